@@ -1,0 +1,274 @@
+"""The persistent request queue: plan, claim, complete, fail, release.
+
+Every function takes an open connection from `store.db.connect`. Writes that
+belong together happen in one `BEGIN IMMEDIATE` transaction, so a process killed
+at any instant leaves either the old state or the new one, never half of each.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from store.db import utc_now
+
+STATUSES = ("pending", "running", "done", "failed")
+
+
+@contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def claim_owner() -> str:
+    """Who holds a claim: host and pid, so a later run can tell a dead holder."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def upsert_study(conn: sqlite3.Connection, name: str, method: str, spec: dict[str, Any],
+                 source_path: str | None) -> int:
+    now = utc_now()
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+        if row:
+            conn.execute(
+                "UPDATE studies SET method = ?, spec_json = ?, source_path = ?, updated_at = ? WHERE id = ?",
+                (method, json.dumps(spec), source_path, now, row["id"]),
+            )
+            return row["id"]
+        cur = conn.execute(
+            "INSERT INTO studies (name, method, source_path, spec_json, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (name, method, source_path, json.dumps(spec), now, now),
+        )
+        return cur.lastrowid
+
+
+def upsert_model(conn: sqlite3.Connection, *, identity: str, spec: str, engine: str, name: str,
+                 base_url: str | None, file_path: str | None, file_hash: str | None,
+                 params: dict[str, Any]) -> int:
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
+        if row:
+            return row["id"]
+        cur = conn.execute(
+            "INSERT INTO models (identity, spec, engine, name, base_url, file_path, file_hash, "
+            "params_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (identity, spec, engine, name, base_url, file_path, file_hash, json.dumps(params), utc_now()),
+        )
+        return cur.lastrowid
+
+
+def insert_questions(conn: sqlite3.Connection, study_id: int, questions: Iterable[Any]) -> dict[tuple, int]:
+    """Store questions (idempotent); returns (topic, cluster, text) -> question id."""
+    with transaction(conn):
+        conn.executemany(
+            "INSERT OR IGNORE INTO questions (study_id, topic, cluster, cluster_label, position, text, source) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source) for q in questions],
+        )
+    rows = conn.execute("SELECT id, topic, cluster, text FROM questions WHERE study_id = ?", (study_id,))
+    return {(r["topic"], r["cluster"], r["text"]): r["id"] for r in rows}
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    key: str
+    stage: str
+    payload: dict[str, Any]
+    question_id: int | None = None
+    repetition: int | None = None
+    seed: int | None = None
+
+
+def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Iterable[PlannedRequest]) -> int:
+    """Insert requests that are not there yet; returns how many were new."""
+    now = utc_now()
+    rows = [
+        (r.key, study_id, model_id, r.stage, r.question_id, r.repetition, r.seed,
+         json.dumps(r.payload, sort_keys=True), now, now)
+        for r in requests
+    ]
+    with transaction(conn):
+        before = conn.total_changes
+        conn.executemany(
+            "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, question_id, repetition, seed, "
+            "payload_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+        return conn.total_changes - before
+
+
+def requeue_failed(conn: sqlite3.Connection, study_id: int, model_ids: list[int]) -> int:
+    """A new run gives failed requests another chance."""
+    marks = ",".join("?" * len(model_ids))
+    with transaction(conn):
+        cur = conn.execute(
+            f"UPDATE requests SET status = 'pending', claimed_by = NULL, updated_at = ? "
+            f"WHERE study_id = ? AND model_id IN ({marks}) AND status = 'failed'",
+            (utc_now(), study_id, *model_ids),
+        )
+        return cur.rowcount
+
+
+def release_stale_claims(conn: sqlite3.Connection) -> int:
+    """Requests left 'running' by a process that no longer exists go back to pending.
+
+    A claim is stale when its holder ran on this host and its pid is gone. Claims
+    of live processes (another `workbench run` on the same database) are left alone.
+    """
+    host = socket.gethostname()
+    rows = conn.execute("SELECT DISTINCT claimed_by FROM requests WHERE status = 'running'").fetchall()
+    stale = []
+    for (owner,) in rows:
+        owner_host, _, pid = (owner or "").rpartition(":")
+        if owner is None or (owner_host == host and not _pid_alive(pid)):
+            stale.append(owner)
+    released = 0
+    with transaction(conn):
+        for owner in stale:
+            cur = conn.execute(
+                "UPDATE requests SET status = 'pending', claimed_by = NULL "
+                "WHERE status = 'running' AND claimed_by IS ?",
+                (owner,),
+            )
+            released += cur.rowcount
+    return released
+
+
+def _pid_alive(pid: str) -> bool:
+    try:
+        os.kill(int(pid), 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True
+    # A zombie still answers kill(0); treat it as dead.
+    try:
+        with open(f"/proc/{int(pid)}/stat") as handle:
+            return handle.read().split(") ", 1)[1][:1] != "Z"
+    except OSError:
+        return True
+
+
+def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, owner: str,
+          count: int) -> list[sqlite3.Row]:
+    """Mark up to `count` pending requests as running for `owner` and return them."""
+    with transaction(conn):
+        return conn.execute(
+            "UPDATE requests SET status = 'running', claimed_by = ?, updated_at = ? "
+            "WHERE key IN (SELECT key FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
+            "AND status = 'pending' ORDER BY rowid LIMIT ?) "
+            "RETURNING key, payload_json, seed, attempts",
+            (owner, utc_now(), study_id, model_id, stage, count),
+        ).fetchall()
+
+
+def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finish_reason: str | None,
+             prompt_tokens: int | None, completion_tokens: int | None, logprobs: Any,
+             latency_s: float, model_identity: str, seed: int | None, started_at: str,
+             attempts: int) -> bool:
+    """Store a response and mark its request done, atomically. False if someone
+    else already answered it (the response is then not stored twice)."""
+    now = utc_now()
+    with transaction(conn):
+        cur = conn.execute(
+            "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
+            "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, text, finish_reason, prompt_tokens, completion_tokens,
+             json.dumps(logprobs) if logprobs is not None else None,
+             latency_s, model_identity, seed, started_at, now),
+        )
+        conn.execute(
+            "UPDATE requests SET status = 'done', attempts = attempts + ?, last_error = NULL, "
+            "claimed_by = NULL, updated_at = ? WHERE key = ?",
+            (attempts, now, key),
+        )
+        return cur.rowcount == 1
+
+
+def record_error(conn: sqlite3.Connection, key: str, attempt: int, kind: str, message: str) -> None:
+    """An error a request met that a retry may still survive."""
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 0, ?)",
+            (key, attempt, kind, message, utc_now()),
+        )
+
+
+def fail(conn: sqlite3.Connection, key: str, attempts: int, kind: str, message: str) -> None:
+    """Give up on a request for this run, keeping the reason."""
+    now = utc_now()
+    with transaction(conn):
+        conn.execute(
+            "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 1, ?)",
+            (key, attempts, kind, message, now),
+        )
+        conn.execute(
+            "UPDATE requests SET status = 'failed', attempts = attempts + ?, last_error = ?, "
+            "claimed_by = NULL, updated_at = ? WHERE key = ?",
+            (attempts, f"{kind}: {message}", now, key),
+        )
+
+
+def release(conn: sqlite3.Connection, keys: list[str], owner: str) -> int:
+    """Give unfinished claims back (on cancel), so the next run takes them."""
+    if not keys:
+        return 0
+    with transaction(conn):
+        total = 0
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            cur = conn.execute(
+                f"UPDATE requests SET status = 'pending', claimed_by = NULL "
+                f"WHERE status = 'running' AND claimed_by = ? AND key IN ({','.join('?' * len(chunk))})",
+                (owner, *chunk),
+            )
+            total += cur.rowcount
+        return total
+
+
+def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Requests per study, model and stage, with a count per status."""
+    where, args = ("WHERE r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT s.name AS study, m.spec AS model, r.stage, r.status, COUNT(*) AS n "
+        f"FROM requests r JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
+        f"{where} GROUP BY s.name, m.spec, r.stage, r.status ORDER BY s.name, m.spec, r.stage",
+        args,
+    ).fetchall()
+    grouped: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        entry = grouped.setdefault(
+            (row["study"], row["model"], row["stage"]),
+            {"study": row["study"], "model": row["model"], "stage": row["stage"],
+             **{status: 0 for status in STATUSES}},
+        )
+        entry[row["status"]] = row["n"]
+    return list(grouped.values())
+
+
+def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Errors met per study, model and kind: how many were survived, how many final."""
+    where, args = ("WHERE r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT s.name AS study, m.spec AS model, e.kind, "
+        f"SUM(e.final = 0) AS survived, SUM(e.final = 1) AS final, MAX(e.message) AS example "
+        f"FROM request_errors e JOIN requests r ON r.key = e.request_key "
+        f"JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
+        f"{where} GROUP BY s.name, m.spec, e.kind ORDER BY s.name, m.spec, e.kind",
+        args,
+    ).fetchall()
+    return [dict(row) for row in rows]

@@ -1,0 +1,344 @@
+"""`workbench ...`: the headless command line. A thin layer over the core."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from store import queue
+from store.db import StoreError, connect
+from workbench import exports
+from workbench.literal import literal_text, visible
+from workbench.models import ModelNotFound
+from workbench.specs import SpecError, parse_spec
+from workbench.studies.spec import StudyError, load_study
+
+DEFAULT_DB = "workbench.db"
+
+MAIN_HELP = """\
+Audit which brands, cultures and people language models favour when they recommend.
+
+Quick start:
+  workbench demo                         run the bundled demo study on the bundled local model
+  workbench run study.toml --db my.db    run your own study (Ctrl-C stops; run again to resume)
+  workbench status --db my.db            what is answered, pending, failed, and the errors met
+  workbench export --db my.db --what responses --format csv > responses.csv
+
+Model specs (in a study's `models` or with --model):
+  llama:default                          the bundled Gemma 3 270M GGUF (CPU, or GPU with n_gpu_layers)
+  llama:/path/model.gguf,n_ctx=4096      any local GGUF
+  openai:MODEL@http://host:port/v1       any OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
+  options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
+           ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
+"""
+
+
+class UserError(Exception):
+    """Something the user can fix; printed as one line, exit status 2."""
+
+
+def _console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, no_color=bool(os.environ.get("NO_COLOR")))
+
+
+def _open_db(path: str):
+    try:
+        return connect(path)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def _study_id(conn, name: str | None) -> int | None:
+    if name is None:
+        return None
+    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        known = [r[0] for r in conn.execute("SELECT name FROM studies ORDER BY name")]
+        raise UserError(f"no study named {name!r} in this database (known: {', '.join(known) or 'none'})")
+    return row[0]
+
+
+# -- run ---------------------------------------------------------------------
+
+
+def _format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: int | None,
+              concurrency: int | None, console: Console, quiet: bool = False) -> int:
+    """Plan and run a study with a live progress display; returns the exit status."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from workbench.audit import prepare, run_prepared
+    from workbench.runner import RunOptions
+
+    try:
+        study = load_study(study_path)
+        specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
+    except (StudyError, SpecError) as exc:
+        raise UserError(str(exc)) from None
+    if concurrency:
+        specs = [s.with_options(concurrency=concurrency) for s in specs]
+    conn = _open_db(db)
+    try:
+        prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg))
+    except ModelNotFound as exc:
+        raise UserError(str(exc)) from None
+    for model in prepared.models:
+        console.print(
+            f"[bold]{study.name}[/] · {visible(model.resolved.label)}: {model.total} requests "
+            f"({model.planned} newly planned) · database {db}"
+        )
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"),
+        console=console,
+        disable=quiet,
+        transient=False,
+    )
+    tasks: dict[str, Any] = {}
+
+    def on_progress(p) -> None:
+        if p.model not in tasks:
+            tasks[p.model] = progress.add_task(
+                f"{visible(p.model)} [dim]{p.stage}[/]", total=p.total, failed=0, rate="0.0", eta="--:--"
+            )
+        progress.update(
+            tasks[p.model], completed=p.done + p.failed, total=p.total, failed=p.failed,
+            rate=f"{p.tokens_per_s:.1f}", eta=_format_eta(p.eta_s),
+        )
+
+    options = RunOptions(limit=limit)
+    try:
+        with progress:
+            summary = asyncio.run(run_prepared(conn, prepared, options, on_progress))
+    except KeyboardInterrupt:
+        left = conn.execute(
+            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND status IN ('pending', 'running')",
+            (prepared.study_id,),
+        ).fetchone()[0]
+        console.print(f"Interrupted. {left} requests left pending; run the same command again to resume.")
+        return 130
+    except Exception as exc:  # an engine that cannot start: one line, not a traceback
+        from workbench.engines.base import EngineError
+
+        if isinstance(exc, EngineError):
+            raise UserError(str(exc)) from None
+        raise
+    for p in summary.progress:
+        if p.stopped_reason:
+            console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red")
+    if summary.failed:
+        last = next((p.last_error for p in summary.progress if p.last_error), "")
+        console.print(literal_text(
+            f"{summary.failed} requests failed (last error: {last}); "
+            f"`workbench status --db {db}` shows why, and running again retries them."
+        ), style="red")
+        return 1
+    if summary.pending:
+        console.print(f"Stopped with {summary.pending} requests still pending (--limit); run again to continue.")
+        return 0
+    done = sum(p.done for p in summary.progress)
+    console.print(f"All {done} requests answered.")
+    return 0
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    return run_study(args.study, args.db, args.model, args.limit, args.concurrency, _console(), args.quiet)
+
+
+# -- status ------------------------------------------------------------------
+
+
+def print_status(conn, study: str | None, console: Console) -> None:
+    records = exports.status_records(conn, _study_id(conn, study))
+    if not records:
+        console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
+        return
+    table = Table(title="Requests", title_justify="left")
+    for column in ("study", "model", "stage", "done", "pending", "running", "failed", "errors survived"):
+        table.add_column(column, justify="right" if column not in ("study", "model", "stage") else "left")
+    for r in records:
+        table.add_row(literal_text(r["study"]), literal_text(r["model"]), r["stage"], str(r["done"]),
+                      str(r["pending"]), str(r["running"]), str(r["failed"]), str(r["errors_survived"]))
+    console.print(table)
+    errors = queue.error_summary(conn, _study_id(conn, study))
+    if errors:
+        table = Table(title="Errors met (survived = a retry succeeded or is pending; final = gave up)",
+                      title_justify="left")
+        for column in ("model", "kind", "survived", "final", "example"):
+            table.add_column(column, overflow="fold")
+        for e in errors:
+            table.add_row(literal_text(e["model"]), e["kind"], str(e["survived"]), str(e["final"]),
+                          literal_text(e["example"][:120]))
+        console.print(table)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    conn = _open_db(args.db)
+    if args.json:
+        print(json.dumps(exports.status_records(conn, _study_id(conn, args.study)), indent=2))
+        return 0
+    print_status(conn, args.study, _console())
+    return 0
+
+
+# -- export ------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    conn = _open_db(args.db)
+    _study_id(conn, args.study)
+    records = exports.response_records(conn, args.study)
+    out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
+    try:
+        count = exports.write_records(records, args.format, exports.RESPONSE_FIELDS, out)
+    finally:
+        if args.output:
+            out.close()
+    if args.output:
+        _console(stderr=True).print(f"Wrote {count} records to {args.output}")
+    return 0
+
+
+# -- demo --------------------------------------------------------------------
+
+
+def demo_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "audit-workbench" / "demo.db"
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    console = _console()
+    db = args.db or str(demo_db_path())
+    study_path = str(files("assets").joinpath("studies/demo.toml"))
+    console.print("[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled "
+                  "Gemma 3 270M on this machine.")
+    status = run_study(study_path, db, None, None, None, console)
+    conn = _open_db(db)
+    print_status(conn, "demo", console)
+    print_samples(conn, "demo", console, count=3)
+    console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
+    return status
+
+
+def print_samples(conn, study: str, console: Console, count: int) -> None:
+    rows = [r for r in exports.response_records(conn, study) if r["text"] is not None][:count]
+    for r in rows:
+        console.print(literal_text(f"\n[{r['topic']} · {r['cluster']}] {r['question']}", style="bold"))
+        console.print(literal_text(r["text"].strip() or "(empty answer)"))
+
+
+# -- doctor ------------------------------------------------------------------
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from workbench import doctor
+
+    return doctor.run(args.model or [], args.study, _console())
+
+
+# -- parser ------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser(
+        "run", help="run (or resume) a study", formatter_class=fmt,
+        description="Plan every request of a study and answer the ones not answered yet.\n\n"
+        "Safe to interrupt (Ctrl-C) or kill at any moment: run the same command again and it\n"
+        "resumes exactly where it stopped, asking nothing twice. Failed requests are retried.",
+        epilog="examples:\n"
+        "  workbench run study.toml --db audit.db\n"
+        "  workbench run study.toml --db audit.db --model 'openai:llama3@http://127.0.0.1:8000/v1,concurrency=16'\n"
+        "  workbench run study.toml --db audit.db --limit 20      # try 20 requests first",
+    )
+    p.add_argument("study", help="study file (TOML), e.g. the demo at assets/studies/demo.toml")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--model", action="append", metavar="SPEC",
+                   help="model spec replacing the study's models (repeat for several)")
+    p.add_argument("--limit", type=int, metavar="N", help="answer at most N requests in this run")
+    p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight per model")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "status", help="counts per study, model, stage and status; errors met", formatter_class=fmt,
+        description="What is done, pending, running and failed, and which errors the runs met\n"
+        "(including the ones a retry survived).",
+        epilog="examples:\n  workbench status --db audit.db\n  workbench status --db audit.db --json | jq .",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--study", help="only this study")
+    p.add_argument("--json", action="store_true", help="machine-readable: an array of records")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "export", help="export responses as CSV or JSON", formatter_class=fmt,
+        description="Export stored results. Text is exported exactly as the model wrote it.",
+        epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
+        "  workbench export --db audit.db --what responses --format json --output responses.json",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--what", choices=["responses"], default="responses", help="what to export")
+    p.add_argument("--format", choices=["csv", "json"], default="csv")
+    p.add_argument("--study", help="only this study")
+    p.add_argument("--output", "-o", help="write to this file instead of standard output")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "demo", help="run the bundled demo study on the bundled local model", formatter_class=fmt,
+        description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default,\n"
+        "then prints the status and a few answers. Run it again: it resumes or reports.",
+        epilog="examples:\n  workbench demo\n  workbench demo --db /tmp/demo.db",
+    )
+    p.add_argument("--db", help=f"database (default: {demo_db_path()})")
+    p.add_argument("--no-tui", action="store_true", help="print the results instead of opening the app")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "doctor", help="check llama.cpp features, the default model and configured engines",
+        formatter_class=fmt,
+        description="Reports the llama.cpp build (GPU offload or not, threads), where the bundled\n"
+        "model is, and whether each configured engine answers.",
+        epilog="examples:\n  workbench doctor\n  workbench doctor --model 'openai:m@http://127.0.0.1:8000/v1'\n"
+        "  workbench doctor --study study.toml",
+    )
+    p.add_argument("--model", action="append", metavar="SPEC", help="also check this model spec")
+    p.add_argument("--study", help="also check the models of this study")
+    p.set_defaults(func=cmd_doctor)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except UserError as exc:
+        _console(stderr=True).print(literal_text(f"error: {exc}"), style="red")
+        return 2
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,81 @@
+"""The one protocol every engine speaks, and the errors it raises.
+
+An engine turns a `GenerationRequest` into a `Completion` (`generate`) and gives
+the exact log-probability of continuations of a prompt (`score`). Retrying is the
+runner's business: an engine raises `EngineError` saying whether trying again
+could help and, when the server said so, how long to wait first.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    messages: list[dict[str, str]]
+    temperature: float = 0.7
+    top_p: float | None = None
+    max_tokens: int = 256
+    seed: int | None = None
+    stop: list[str] = field(default_factory=list)
+    logprobs: int | None = None  # top-N log-probs per generated token, when asked
+    json_schema: dict[str, Any] | None = None
+    grammar: str | None = None  # GBNF, llama only
+
+    @classmethod
+    def from_payload(cls, payload: dict[str, Any]) -> "GenerationRequest":
+        params = payload.get("params", {})
+        return cls(
+            messages=payload["messages"],
+            temperature=params.get("temperature", 0.7),
+            top_p=params.get("top_p"),
+            max_tokens=params.get("max_tokens", 256),
+            seed=params.get("seed"),
+            stop=list(params.get("stop", [])),
+            logprobs=params.get("logprobs"),
+            json_schema=params.get("json_schema"),
+            grammar=params.get("grammar"),
+        )
+
+
+@dataclass
+class Completion:
+    text: str
+    finish_reason: str | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    latency_s: float
+    logprobs: list[dict[str, Any]] | None = None
+
+
+class EngineError(Exception):
+    """A request that did not produce a completion.
+
+    `kind` is a short stable label (http_429, http_500, timeout, connection,
+    bad_response, context_overflow, ...) used for counting in `status`.
+    """
+
+    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None):
+        super().__init__(message)
+        self.kind = kind
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.args[0]}"
+
+
+@runtime_checkable
+class Engine(Protocol):
+    identity: str  # what makes answers comparable: file hash, or model@url
+    concurrency: int  # requests the runner should keep in flight
+
+    async def start(self) -> None: ...
+
+    async def generate(self, request: GenerationRequest) -> Completion: ...
+
+    async def score(self, prompt: str, continuations: list[str]) -> list[float]: ...
+
+    async def aclose(self) -> None: ...

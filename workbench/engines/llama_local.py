@@ -1,0 +1,297 @@
+"""The `llama` engine: llama.cpp in-process, through llama-cpp-python.
+
+A `Llama` object is not thread-safe, so each model instance lives on its own
+single-thread executor and every call to it runs there; `concurrency` is the
+number of instances. Generation uses chat mode when the GGUF carries a chat
+template and completion mode otherwise (the bundled Gemma 3 270M is a base
+model without one). `score` evaluates a prompt once and every continuation
+on top of the cached prompt, reading only the logits it needs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+from workbench.engines.base import Completion, EngineError, GenerationRequest
+from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
+from workbench.models import ResolvedModel
+
+DEFAULT_N_CTX = 2048
+
+
+def log_softmax(logits: np.ndarray) -> np.ndarray:
+    shifted = logits.astype(np.float64) - float(np.max(logits))
+    return shifted - np.log(np.exp(shifted).sum())
+
+
+class _Instance:
+    """One Llama object and the one thread allowed to touch it."""
+
+    def __init__(self, resolved: ResolvedModel, options: dict[str, Any], index: int):
+        self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{index}")
+        self.resolved = resolved
+        self.options = options
+        self.llm = None
+        self.cancel = threading.Event()
+        self.chat_template: str | None = None
+
+    def load(self) -> None:
+        import llama_cpp
+
+        opts = self.options
+        threads = opts.get("threads") or max(1, (os.cpu_count() or 2) // max(1, opts.get("concurrency", 1)))
+        try:
+            self.llm = llama_cpp.Llama(
+                model_path=self.resolved.file_path,
+                n_ctx=opts.get("n_ctx", DEFAULT_N_CTX),
+                n_gpu_layers=opts.get("n_gpu_layers", 0),
+                n_threads=threads,
+                n_threads_batch=threads,
+                n_batch=opts.get("n_batch", 512),
+                seed=opts.get("seed", 0) if opts.get("seed") is not None else 0,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise EngineError("load", f"cannot load {self.resolved.file_path}: {exc}", retryable=False) from None
+        self.chat_template = self.llm.metadata.get("tokenizer.chat_template")
+
+    # -- generation ---------------------------------------------------------
+
+    def use_chat(self) -> bool:
+        mode = self.options.get("mode", "auto")
+        return mode == "chat" or (mode == "auto" and bool(self.chat_template))
+
+    def generate(self, request: GenerationRequest) -> Completion:
+        import llama_cpp
+
+        assert self.llm is not None
+        self.cancel.clear()
+        started = time.perf_counter()
+        stop_check = llama_cpp.StoppingCriteriaList([lambda _ids, _logits: self.cancel.is_set()])
+        common: dict[str, Any] = dict(
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            seed=request.seed,
+            stop=request.stop or None,
+            stopping_criteria=stop_check,
+        )
+        if request.top_p is not None:
+            common["top_p"] = request.top_p
+        if request.grammar:
+            common["grammar"] = llama_cpp.LlamaGrammar.from_string(request.grammar, verbose=False)
+        try:
+            if self.use_chat():
+                if request.json_schema is not None and "grammar" not in common:
+                    common["response_format"] = {"type": "json_object", "schema": request.json_schema}
+                reply = self.llm.create_chat_completion(messages=request.messages, **common)
+                choice = reply["choices"][0]
+                text = choice["message"]["content"] or ""
+                prompt_text = None
+            else:
+                if request.json_schema is not None and "grammar" not in common:
+                    common["grammar"] = llama_cpp.LlamaGrammar.from_json_schema(
+                        json.dumps(request.json_schema), verbose=False
+                    )
+                prompt_text = render_completion_prompt(request.messages)
+                # A base model happily writes the next "Question:" itself; the
+                # answer ends where the rendered conversation would go on.
+                common["stop"] = list(request.stop) + list(COMPLETION_STOPS)
+                reply = self.llm.create_completion(prompt=prompt_text, **common)
+                choice = reply["choices"][0]
+                text = choice["text"]
+        except ValueError as exc:
+            # llama-cpp-python raises ValueError for a prompt longer than n_ctx.
+            raise EngineError("context_overflow", str(exc), retryable=False) from None
+        if self.cancel.is_set():
+            raise EngineError("cancelled", "generation cancelled", retryable=False)
+        usage = reply.get("usage", {})
+        logprobs = None
+        if request.logprobs is not None and prompt_text is not None:
+            logprobs = self.token_logprobs(prompt_text, text, request.logprobs)
+        return Completion(
+            text=text,
+            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            latency_s=time.perf_counter() - started,
+            logprobs=logprobs,
+        )
+
+    # -- scoring ------------------------------------------------------------
+
+    def _split_tokens(self, prompt: str, continuation: str) -> tuple[list[int], list[int]]:
+        """Prompt and continuation tokens, split where the prompt's own tokens end.
+
+        Tokenising prompt+continuation together gives the tokens the model would
+        really see; when a token straddles the boundary we fall back to separate
+        tokenisation of the continuation.
+        """
+        assert self.llm is not None
+        prompt_tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
+        full = self.llm.tokenize((prompt + continuation).encode("utf-8"), add_bos=True, special=True)
+        if full[: len(prompt_tokens)] == prompt_tokens:
+            return prompt_tokens, full[len(prompt_tokens):]
+        return prompt_tokens, self.llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=True)
+
+    def _eval_prompt(self, prompt_tokens: list[int]) -> np.ndarray:
+        """Evaluate the prompt once (reusing whatever prefix is already cached) and
+        return the log-distribution of the next token."""
+        import llama_cpp
+
+        llm = self.llm
+        assert llm is not None
+        if len(prompt_tokens) >= llm.n_ctx():
+            raise EngineError("context_overflow", f"prompt of {len(prompt_tokens)} tokens exceeds n_ctx={llm.n_ctx()}",
+                              retryable=False)
+        cached = 0
+        limit = min(llm.n_tokens, len(prompt_tokens) - 1)  # always re-decode the last prompt token
+        while cached < limit and llm.input_ids[cached] == prompt_tokens[cached]:
+            cached += 1
+        llm.n_tokens = cached
+        llm.eval(prompt_tokens[cached:])
+        row = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1), shape=(llm.n_vocab(),))
+        return log_softmax(row)
+
+    def _continuation_logprob_rows(self, n_prompt: int, tokens: list[int]) -> list[np.ndarray]:
+        """Decode `tokens` after the cached prompt; the log-distribution after each one."""
+        import llama_cpp
+        from llama_cpp import _internals
+
+        llm = self.llm
+        assert llm is not None
+        if not tokens:
+            return []
+        if n_prompt + len(tokens) > llm.n_ctx():
+            raise EngineError("context_overflow", "prompt + continuation exceed n_ctx", retryable=False)
+        llm._ctx.kv_cache_seq_rm(0, n_prompt, -1)
+        llm.n_tokens = n_prompt
+        rows: list[np.ndarray] = []
+        step = llm.n_batch
+        for start in range(0, len(tokens), step):
+            chunk = tokens[start : start + step]
+            batch = _internals.LlamaBatch(n_tokens=len(chunk), embd=0, n_seq_max=1, verbose=False)
+            batch.set_batch(chunk, n_past=n_prompt + start, logits_all=True)
+            llm._ctx.decode(batch)
+            for i in range(len(chunk)):
+                logits = np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, i), shape=(llm.n_vocab(),))
+                rows.append(log_softmax(logits))
+            batch.close()
+        # The cache now holds continuation tokens past the prompt; forget them so
+        # llama-cpp-python's own prefix matching never trusts stale entries.
+        llm._ctx.kv_cache_seq_rm(0, n_prompt, -1)
+        llm.n_tokens = n_prompt
+        return rows
+
+    def score(self, prompt: str, continuations: list[str]) -> list[float]:
+        assert self.llm is not None
+        results = []
+        first_row: np.ndarray | None = None
+        prompt_tokens: list[int] | None = None
+        for continuation in continuations:
+            p_tokens, c_tokens = self._split_tokens(prompt, continuation)
+            if not c_tokens:
+                results.append(0.0)
+                continue
+            if prompt_tokens != p_tokens:
+                prompt_tokens = p_tokens
+                first_row = self._eval_prompt(p_tokens)
+            assert first_row is not None
+            total = float(first_row[c_tokens[0]])
+            rows = self._continuation_logprob_rows(len(p_tokens), c_tokens[:-1])
+            for row, token in zip(rows, c_tokens[1:]):
+                total += float(row[token])
+            results.append(total)
+        return results
+
+    def token_logprobs(self, prompt: str, text: str, top_n: int) -> list[dict[str, Any]]:
+        """Log-prob of each generated token and the top-N alternatives, computed
+        exactly by one batched pass over the completion after the cached prompt."""
+        assert self.llm is not None
+        p_tokens, c_tokens = self._split_tokens(prompt, text)
+        if not c_tokens:
+            return []
+        rows = [self._eval_prompt(p_tokens)] + self._continuation_logprob_rows(len(p_tokens), c_tokens[:-1])
+        out = []
+        for row, token in zip(rows, c_tokens):
+            top = np.argpartition(row, -top_n)[-top_n:] if top_n > 0 else []
+            out.append({
+                "token": self._piece(token),
+                "logprob": float(row[token]),
+                "top_logprobs": {self._piece(int(t)): float(row[t]) for t in sorted(top, key=lambda t: -row[t])},
+            })
+        return out
+
+    def _piece(self, token: int) -> str:
+        assert self.llm is not None
+        return self.llm.detokenize([token]).decode("utf-8", "replace")
+
+    def close(self) -> None:
+        self.cancel.set()
+        llm, self.llm = self.llm, None
+        if llm is not None:
+            self.executor.submit(llm.close).result()
+        self.executor.shutdown(wait=True)
+
+
+class LlamaEngine:
+    def __init__(self, resolved: ResolvedModel, options: dict[str, Any]):
+        self.resolved = resolved
+        self.options = options
+        self.identity = resolved.identity
+        self.concurrency = int(options.get("concurrency", 1))
+        self._instances = [_Instance(resolved, options, i) for i in range(self.concurrency)]
+        self._free: asyncio.Queue[_Instance] | None = None
+        self._started = False
+
+    @property
+    def chat_mode(self) -> bool:
+        return self._instances[0].use_chat()
+
+    async def start(self) -> None:
+        if self._started:
+            return
+        loop = asyncio.get_running_loop()
+        await asyncio.gather(*(loop.run_in_executor(i.executor, i.load) for i in self._instances))
+        self._free = asyncio.Queue()
+        for instance in self._instances:
+            self._free.put_nowait(instance)
+        self._started = True
+
+    async def _call(self, method: str, *args: Any) -> Any:
+        await self.start()
+        assert self._free is not None
+        free = self._free
+        loop = asyncio.get_running_loop()
+        instance = await free.get()
+        future = instance.executor.submit(getattr(instance, method), *args)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            # Ask the generation loop to stop at its next token.
+            instance.cancel.set()
+            raise
+        finally:
+            if future.done():
+                free.put_nowait(instance)
+            else:
+                # Hand the instance back only once its thread is free again.
+                future.add_done_callback(lambda _f: loop.call_soon_threadsafe(free.put_nowait, instance))
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        return await self._call("generate", request)
+
+    async def score(self, prompt: str, continuations: list[str]) -> list[float]:
+        return await self._call("score", prompt, continuations)
+
+    async def aclose(self) -> None:
+        for instance in self._instances:
+            await asyncio.get_running_loop().run_in_executor(None, instance.close)
+        self._started = False

