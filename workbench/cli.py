@@ -142,13 +142,13 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
         raise
     for p in summary.progress:
         if p.stopped_reason:
-            console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red")
+            console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)
     if summary.failed:
         last = next((p.last_error for p in summary.progress if p.last_error), "")
         console.print(literal_text(
             f"{summary.failed} requests failed (last error: {last}); "
             f"`workbench status --db {db}` shows why, and running again retries them."
-        ), style="red")
+        ), style="red", soft_wrap=True)
         return 1
     if summary.pending:
         console.print(f"Stopped with {summary.pending} requests still pending (--limit); run again to continue.")
@@ -338,7 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserError as exc:
-        _console(stderr=True).print(literal_text(f"error: {exc}"), style="red")
+        _console(stderr=True).print(literal_text(f"error: {exc}"), style="red", soft_wrap=True)
         return 2
     except BrokenPipeError:
         return 0

@@ -1,0 +1,48 @@
+import sqlite3
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from openai_server import ServerConfig, ServerThread  # noqa: E402
+
+SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return tmp_path / "audit.db"
+
+
+@pytest.fixture
+def fake_server():
+    """Start a fault-injecting OpenAI-compatible server; call with a ServerConfig."""
+    threads = []
+
+    def start(config: ServerConfig | None = None):
+        thread = ServerThread(config)
+        server = thread.__enter__()
+        threads.append(thread)
+        return server
+
+    yield start
+    for thread in threads:
+        thread.__exit__(None, None, None)
+
+
+def rows(db: Path, sql: str, *args):
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(sql, args).fetchall()
+    finally:
+        conn.close()
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    data = SHARED / "data"
+    if not data.exists():
+        pytest.skip("../shared/data is not present (only in the development checkout)")
+    return data

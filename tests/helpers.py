@@ -1,0 +1,34 @@
+"""Small builders shared by the tests: study files and CLI runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def write_study(path: Path, *, models: list[str], questions: int = 10, repetitions: int = 1,
+                name: str = "t", max_tokens: int = 16, temperature: float = 0.7,
+                extra_generation: str = "") -> Path:
+    """A study with one cluster and `questions` distinct questions (questions x repetitions requests)."""
+    qs = [f"Which brand of item number {i} would you recommend?" for i in range(questions)]
+    path.write_text(
+        f'name = "{name}"\nmethod = "choice"\nrepetitions = {repetitions}\nseed = 3\n'
+        f"models = {json.dumps(models)}\n"
+        f"[generation]\ntemperature = {temperature}\nmax_tokens = {max_tokens}\n{extra_generation}\n"
+        '[[clusters]]\nname = "Budget-Conscious"\ndescription = "Wants value."\n'
+        '[[topics]]\nname = "gadgets"\n[topics.questions]\n'
+        f'"Budget-Conscious" = {json.dumps(qs)}\n'
+    )
+    return path
+
+
+def run_cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
+    """Run `python -m workbench ARGS` as a user would, in a child process."""
+    full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
+    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
+                          env=full_env, timeout=timeout, cwd=ROOT)

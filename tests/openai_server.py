@@ -1,0 +1,189 @@
+"""A real OpenAI-compatible HTTP server on 127.0.0.1 that can misbehave on purpose.
+
+Used by the tests and by `bench/`: it speaks `/v1/chat/completions`,
+`/v1/completions` and `/v1/models`, answers deterministically from the prompt,
+and injects faults either by a seeded rate or always:
+
+    429 with Retry-After, 500, a reply slower than the client's timeout, a dropped
+    connection, and malformed JSON.
+
+It is a real peer over TCP, not an object standing in for the engine.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import threading
+from collections import Counter
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+FAULTS = ("429", "500", "slow", "drop", "garbage")
+
+
+@dataclass
+class ServerConfig:
+    fault_rate: float = 0.0  # share of requests that get a fault
+    faults: tuple[str, ...] = FAULTS  # which faults to draw from
+    always_fail: str | None = None  # a fault every request gets
+    retry_after: float = 0.05
+    slow_s: float = 2.0
+    latency_s: float = 0.0  # added to every good reply
+    seed: int = 0
+    reply_text: str | None = None  # fixed text instead of the derived one
+    require_key: str | None = None  # expected bearer token
+
+
+@dataclass
+class ServerStats:
+    requests: int = 0
+    faults: Counter = field(default_factory=Counter)
+    ok: int = 0
+    auth_headers: list = field(default_factory=list)
+
+
+def answer_for(prompt: str) -> str:
+    """A deterministic, list-shaped answer derived from the prompt."""
+    digest = hashlib.sha256(prompt.encode()).hexdigest()
+    brands = ["Nike", "Adidas", "Asics", "Brooks", "Hoka", "New Balance", "Saucony", "Puma"]
+    picks = [brands[int(digest[i : i + 2], 16) % len(brands)] for i in range(0, 10, 2)]
+    return "Here are my picks:\n" + "\n".join(f"{i}. {b}" for i, b in enumerate(dict.fromkeys(picks), 1))
+
+
+class FaultyOpenAIServer:
+    def __init__(self, config: ServerConfig | None = None):
+        self.config = config or ServerConfig()
+        self.stats = ServerStats()
+        self._rng = random.Random(self.config.seed)
+        self._runner: web.AppRunner | None = None
+        self.port: int | None = None
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def _app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_post("/v1/completions", self._completions)
+        app.router.add_get("/v1/models", self._models)
+        return app
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(self._app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]
+
+    async def stop(self) -> None:
+        if self._runner:
+            await self._runner.cleanup()
+
+    def _pick_fault(self) -> str | None:
+        if self.config.always_fail:
+            return self.config.always_fail
+        if self._rng.random() < self.config.fault_rate:
+            return self._rng.choice(self.config.faults)
+        return None
+
+    async def _fault(self, request: web.Request, fault: str) -> web.StreamResponse:
+        self.stats.faults[fault] += 1
+        if fault == "429":
+            return web.json_response({"error": {"message": "rate limited"}}, status=429,
+                                     headers={"Retry-After": str(self.config.retry_after)})
+        if fault == "500":
+            return web.json_response({"error": {"message": "internal error"}}, status=500)
+        if fault == "slow":
+            await asyncio.sleep(self.config.slow_s)
+            return web.json_response({"error": "too late"}, status=200)
+        if fault == "drop":
+            request.transport.close()  # the connection dies mid-request
+            return web.Response(status=500)
+        # garbage: a 200 whose body is not JSON
+        return web.Response(status=200, text='{"choices": [ {"message": oops', content_type="application/json")
+
+    async def _common(self, request: web.Request):
+        self.stats.requests += 1
+        self.stats.auth_headers.append(request.headers.get("Authorization"))
+        if self.config.require_key and request.headers.get("Authorization") != f"Bearer {self.config.require_key}":
+            return None, web.json_response({"error": {"message": "bad key"}}, status=401)
+        body = await request.json()
+        fault = self._pick_fault()
+        if fault:
+            return None, await self._fault(request, fault)
+        if self.config.latency_s:
+            await asyncio.sleep(self.config.latency_s)
+        return body, None
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body, early = await self._common(request)
+        if early is not None:
+            return early
+        prompt = "\n".join(m["content"] for m in body["messages"])
+        text = self.config.reply_text if self.config.reply_text is not None else answer_for(prompt)
+        self.stats.ok += 1
+        return web.json_response({
+            "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
+                      "total_tokens": len(prompt.split()) + len(text.split())},
+        })
+
+    async def _completions(self, request: web.Request) -> web.StreamResponse:
+        body, early = await self._common(request)
+        if early is not None:
+            return early
+        text = self.config.reply_text if self.config.reply_text is not None else answer_for(body["prompt"])
+        self.stats.ok += 1
+        return web.json_response({
+            "id": "cmpl-test", "object": "text_completion", "model": body.get("model"),
+            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
+            "usage": {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(text.split())},
+        })
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        return web.json_response({"object": "list", "data": [{"id": "test-model", "object": "model"}]})
+
+
+class ServerThread:
+    """Runs a FaultyOpenAIServer on its own event loop in a background thread, so
+    a test (or a separate `workbench run` process) can talk to it over TCP."""
+
+    def __init__(self, config: ServerConfig | None = None):
+        self.server = FaultyOpenAIServer(config)
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+
+    def __enter__(self) -> FaultyOpenAIServer:
+        self._thread.start()
+        asyncio.run_coroutine_threadsafe(self.server.start(), self._loop).result(10)
+        return self.server
+
+    def __exit__(self, *exc) -> None:
+        asyncio.run_coroutine_threadsafe(self.server.stop(), self._loop).result(10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+
+def main() -> None:
+    """`python tests/openai_server.py --port 8000 --fault-rate 0.3`: serve until Ctrl-C."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--fault-rate", type=float, default=0.0)
+    parser.add_argument("--always-fail", choices=FAULTS)
+    parser.add_argument("--latency", type=float, default=0.0)
+    args = parser.parse_args()
+    server = FaultyOpenAIServer(ServerConfig(fault_rate=args.fault_rate, always_fail=args.always_fail,
+                                             latency_s=args.latency))
+    web.run_app(server._app(), host="127.0.0.1", port=args.port)
+
+
+if __name__ == "__main__":
+    main()
