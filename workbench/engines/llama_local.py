@@ -75,6 +75,7 @@ class _Instance:
         assert self.llm is not None
         self.cancel.clear()
         started = time.perf_counter()
+        self._forget_cache()
         stop_check = llama_cpp.StoppingCriteriaList([lambda _ids, _logits: self.cancel.is_set()])
         common: dict[str, Any] = dict(
             max_tokens=request.max_tokens,
@@ -124,6 +125,18 @@ class _Instance:
             latency_s=time.perf_counter() - started,
             logprobs=logprobs,
         )
+
+    def _forget_cache(self) -> None:
+        """Start from an empty context: a fresh session per request.
+
+        Reusing a cached prompt prefix changes the logits in the last bits
+        (batched vs incremental evaluation), which is enough to change what a
+        seeded sampler draws. An audit needs the same seed to give the same
+        answer, so each generation evaluates its whole prompt.
+        """
+        assert self.llm is not None
+        self.llm.reset()
+        self.llm._ctx.kv_cache_seq_rm(-1, 0, -1)
 
     # -- scoring ------------------------------------------------------------
 
