@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from store import queue
@@ -98,10 +99,10 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
     except ModelNotFound as exc:
         raise UserError(str(exc)) from None
     for model in prepared.models:
-        console.print(
-            f"[bold]{study.name}[/] · {visible(model.resolved.label)}: {model.total} requests "
+        console.print(literal_text(
+            f"{study.name} · {model.resolved.label}: {model.total} requests "
             f"({model.planned} newly planned) · database {db}"
-        )
+        ), soft_wrap=True)
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -116,7 +117,7 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
     def on_progress(p) -> None:
         if p.model not in tasks:
             tasks[p.model] = progress.add_task(
-                f"{visible(p.model)} [dim]{p.stage}[/]", total=p.total, failed=0, rate="0.0", eta="--:--"
+                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--"
             )
         progress.update(
             tasks[p.model], completed=p.done + p.failed, total=p.total, failed=p.failed,

@@ -1,0 +1,124 @@
+"""Study files: what loads, and errors that name the file, the key and the expectation."""
+
+import json
+from importlib.resources import files
+
+import pytest
+
+from workbench.keys import request_key
+from workbench.studies.choice import default_clusters, plan_requests
+from workbench.studies.spec import StudyError, load_study
+
+GOOD = """
+name = "s"
+method = "choice"
+repetitions = 2
+models = ["llama:default"]
+[generation]
+temperature = 0.5
+[[topics]]
+name = "laptops"
+[topics.questions]
+"Budget-Conscious" = ["What is a cheap laptop?", "Best laptop under 500?"]
+"""
+
+
+def write(tmp_path, text, name="study.toml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_the_demo_study_loads_with_the_nine_default_clusters():
+    study = load_study(str(files("assets").joinpath("studies/demo.toml")))
+    assert [c.name for c in study.clusters] == [c.name for c in default_clusters()]
+    assert len(study.clusters) == 9
+    assert len(study.topics) == 3 and len(study.questions) == 27
+    assert {q.cluster for q in study.questions} == {c.name for c in study.clusters}
+
+
+def test_inline_questions_and_planning(tmp_path):
+    study = load_study(write(tmp_path, GOOD))
+    assert [q.text for q in study.questions] == ["What is a cheap laptop?", "Best laptop under 500?"]
+    ids = {(q.topic, q.cluster, q.text): i for i, q in enumerate(study.questions)}
+    planned = list(plan_requests(study, "llama:sha256:x", {"temperature": 0.5, "max_tokens": 8}, ids))
+    assert len(planned) == 4
+    assert len({p.key for p in planned}) == 4  # repetitions are distinct requests
+    assert [p.seed for p in planned] == [0, 1, 0, 1]
+    again = list(plan_requests(study, "llama:sha256:x", {"temperature": 0.5, "max_tokens": 8}, ids))
+    assert [p.key for p in again] == [p.key for p in planned]  # deterministic
+    other = list(plan_requests(study, "llama:sha256:y", {"temperature": 0.5, "max_tokens": 8}, ids))
+    assert not {p.key for p in other} & {p.key for p in planned}  # another model, other keys
+
+
+def test_request_key_ignores_dict_order():
+    a = request_key(stage="answer", model_identity="m", payload={"a": 1, "b": 2}, repetition=1)
+    b = request_key(stage="answer", model_identity="m", payload={"b": 2, "a": 1}, repetition=1)
+    assert a == b
+
+
+@pytest.mark.parametrize("replace, expected", [
+    (('method = "choice"', 'method = "magic"'), "key 'method': expected one of: choice, got 'magic'"),
+    (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
+    (("repetitions = 2", "repetitions = 0"), "key 'repetitions': expected at least 1"),
+    (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),
+    (('models = ["llama:default"]', ""), "key 'models': missing"),
+    (("temperature = 0.5", 'temperature = "hot"'), "key 'generation.temperature': expected a number"),
+    (("temperature = 0.5", "temprature = 0.5"), "key 'generation.temprature': unknown key"),
+    (('"Budget-Conscious"', '"Budget"'), "key 'topics[0].questions.Budget': unknown cluster"),
+    (('name = "laptops"', "name = 3"), "key 'topics[0].name': expected a topic name"),
+    (("[topics.questions]", "[topics.questionz]"), "key 'topics[0].questionz': unknown key"),
+])
+def test_validation_errors_name_file_key_and_expectation(tmp_path, replace, expected):
+    path = write(tmp_path, GOOD.replace(*replace))
+    with pytest.raises(StudyError) as info:
+        load_study(path)
+    assert str(path) in str(info.value)
+    assert expected in str(info.value)
+
+
+def test_toml_syntax_errors_give_the_line(tmp_path):
+    path = write(tmp_path, GOOD + "\nthis is not toml\n")
+    with pytest.raises(StudyError, match=r"not valid TOML: .*line 13"):
+        load_study(path)
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(StudyError, match="no such study file"):
+        load_study(tmp_path / "nope.toml")
+
+
+def test_choiceeval_json_maps_clusters_by_position(tmp_path):
+    bank = {f"Adapted cluster {i}": [f"question {i}.{j}" for j in range(4)] for i in range(9)}
+    (tmp_path / "bank.json").write_text(json.dumps(bank))
+    text = GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "bank.json"\n' \
+        "questions_per_cluster = 2\n"
+    study = load_study(write(tmp_path, text))
+    assert len(study.questions) == 18
+    first = study.questions[0]
+    assert (first.cluster, first.cluster_label, first.text) == (
+        "Performance and Quality", "Adapted cluster 0", "question 0.0")
+    assert study.questions[-1].cluster == "Cultural and Social Influences"
+
+
+def test_choiceeval_file_with_wrong_cluster_count(tmp_path):
+    (tmp_path / "bank.json").write_text(json.dumps({"only one": ["q"]}))
+    text = GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "bank.json"\n'
+    with pytest.raises(StudyError, match="has 1 clusters but the study defines 9"):
+        load_study(write(tmp_path, text))
+
+
+def test_csv_questions(tmp_path):
+    (tmp_path / "q.csv").write_text("topic,cluster,question\nshoes,Convenience,Fast shoes?\n"
+                                    "bags,Convenience,A bag?\nshoes,Budget-Conscious,Cheap shoes?\n")
+    text = GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "q.csv"\n'
+    study = load_study(write(tmp_path, text))
+    assert [(q.cluster, q.text) for q in study.questions] == [
+        ("Convenience", "Fast shoes?"), ("Budget-Conscious", "Cheap shoes?")]
+
+
+def test_real_choiceeval_banks_load(tmp_path, shared_data):
+    for bank in sorted((shared_data / "choiceeval").glob("*.json")):
+        text = GOOD.split("[[topics]]")[0] + f'[[topics]]\nname = "{bank.stem}"\nquestions_file = "{bank}"\n'
+        study = load_study(write(tmp_path, text))
+        assert len(study.questions) == 207, bank
