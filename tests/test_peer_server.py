@@ -66,9 +66,11 @@ def test_study_runs_through_the_peer_server(tmp_path, peer_server, mode):
     assert "All 8 requests answered" in result.stdout
     stored = rows(db, "SELECT text, completion_tokens, model_identity FROM responses")
     assert len(stored) == 8
-    # A base model may stop at once (an empty answer is still an answer, kept).
     assert all(isinstance(t, str) and n is not None and 0 <= n <= 16 for t, n, _ in stored)
-    assert any(t.strip() for t, _, _ in stored)
+    if mode == "completion":
+        # Through the server's fallback chat format (llama-2) the base model tends
+        # to stop at once: empty answers, kept as answers. Completion mode talks.
+        assert any(t.strip() for t, _, _ in stored)
     assert {i for _, _, i in stored} == {f"openai:gemma-270m@{peer_server},mode={mode}"}
     status = json.loads(run_cli("status", "--db", str(db), "--json").stdout)
     assert status[0]["done"] == 8
