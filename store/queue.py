@@ -78,7 +78,13 @@ def insert_questions(conn: sqlite3.Connection, study_id: int, questions: Iterabl
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source) for q in questions],
         )
-    rows = conn.execute("SELECT id, topic, cluster, text FROM questions WHERE study_id = ?", (study_id,))
+    return study_questions(conn, study_id)
+
+
+def study_questions(conn: sqlite3.Connection, study_id: int) -> dict[tuple, int]:
+    """Every question of a study (from its file, imported or generated): key -> id."""
+    rows = conn.execute("SELECT id, topic, cluster, text FROM questions WHERE study_id = ? ORDER BY id",
+                        (study_id,))
     return {(r["topic"], r["cluster"], r["text"]): r["id"] for r in rows}
 
 
@@ -90,6 +96,7 @@ class PlannedRequest:
     question_id: int | None = None
     repetition: int | None = None
     seed: int | None = None
+    parent_key: str | None = None
 
 
 def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Iterable[PlannedRequest]) -> int:
@@ -97,17 +104,36 @@ def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Itera
     now = utc_now()
     rows = [
         (r.key, study_id, model_id, r.stage, r.question_id, r.repetition, r.seed,
-         json.dumps(r.payload, sort_keys=True), now, now)
+         json.dumps(r.payload, sort_keys=True), r.parent_key, now, now)
         for r in requests
     ]
     with transaction(conn):
         before = conn.total_changes
         conn.executemany(
             "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, question_id, repetition, seed, "
-            "payload_json, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "payload_json, parent_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
         return conn.total_changes - before
+
+
+def supersede_others(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, keys: list[str]) -> int:
+    """Mark the model's requests of this stage that are not in `keys` (the current
+    plan) as superseded, and those in it as current. Returns how many are superseded."""
+    with transaction(conn):
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS current_plan (key TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM current_plan")
+        conn.executemany("INSERT OR IGNORE INTO current_plan (key) VALUES (?)", ((k,) for k in keys))
+        conn.execute(
+            "UPDATE requests SET superseded = (key NOT IN (SELECT key FROM current_plan)) "
+            "WHERE study_id = ? AND model_id = ? AND stage = ?",
+            (study_id, model_id, stage),
+        )
+        conn.execute("DELETE FROM current_plan")
+        return conn.execute(
+            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? AND superseded = 1",
+            (study_id, model_id, stage),
+        ).fetchone()[0]
 
 
 def requeue_failed(conn: sqlite3.Connection, study_id: int, model_ids: list[int]) -> int:
@@ -116,7 +142,7 @@ def requeue_failed(conn: sqlite3.Connection, study_id: int, model_ids: list[int]
     with transaction(conn):
         cur = conn.execute(
             f"UPDATE requests SET status = 'pending', claimed_by = NULL, updated_at = ? "
-            f"WHERE study_id = ? AND model_id IN ({marks}) AND status = 'failed'",
+            f"WHERE study_id = ? AND model_id IN ({marks}) AND status = 'failed' AND superseded = 0",
             (utc_now(), study_id, *model_ids),
         )
         return cur.rowcount
@@ -169,7 +195,7 @@ def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, ow
         return conn.execute(
             "UPDATE requests SET status = 'running', claimed_by = ?, updated_at = ? "
             "WHERE key IN (SELECT key FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
-            "AND status = 'pending' ORDER BY rowid LIMIT ?) "
+            "AND status = 'pending' AND superseded = 0 ORDER BY rowid LIMIT ?) "
             "RETURNING key, payload_json, seed, attempts",
             (owner, utc_now(), study_id, model_id, stage, count),
         ).fetchall()
@@ -242,11 +268,11 @@ def release(conn: sqlite3.Connection, keys: list[str], owner: str) -> int:
 
 def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
     """Requests per study, model and stage, with a count per status."""
-    where, args = ("WHERE r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
     rows = conn.execute(
         f"SELECT s.name AS study, m.spec AS model, r.stage, r.status, COUNT(*) AS n "
         f"FROM requests r JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
-        f"{where} GROUP BY s.name, m.spec, r.stage, r.status ORDER BY s.name, m.spec, r.stage",
+        f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, r.stage, r.status ORDER BY s.name, m.spec, r.stage",
         args,
     ).fetchall()
     grouped: dict[tuple, dict[str, Any]] = {}

@@ -99,6 +99,70 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX request_errors_key ON request_errors (request_key);
     """,
+    # 2: ChoiceEval results — entities, surface forms, ranked lists per response.
+    """
+    CREATE TABLE entities (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        region TEXT,
+        attributes_json TEXT NOT NULL DEFAULT '{}',
+        created_at TEXT NOT NULL
+    );
+
+    -- Surface form (normalised) -> entity. Metrics always join through here, so
+    -- a reviewer's merge changes every table at once.
+    CREATE TABLE aliases (
+        surface_key TEXT PRIMARY KEY,
+        entity_id INTEGER NOT NULL REFERENCES entities(id)
+    );
+    CREATE INDEX aliases_entity ON aliases (entity_id);
+
+    -- One ranked list per answer (question x repetition x model): voted from the
+    -- experts, parsed by the list extractor, or imported.
+    CREATE TABLE mention_lists (
+        id INTEGER PRIMARY KEY,
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        model TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        cluster TEXT,
+        question TEXT NOT NULL,
+        repetition INTEGER NOT NULL,
+        source TEXT NOT NULL,
+        response_key TEXT,
+        n_experts INTEGER,
+        agreement REAL,
+        UNIQUE (study_id, model, topic, question, repetition)
+    );
+
+    CREATE TABLE mentions (
+        list_id INTEGER NOT NULL REFERENCES mention_lists(id) ON DELETE CASCADE,
+        rank INTEGER NOT NULL,
+        surface TEXT NOT NULL,
+        surface_key TEXT NOT NULL,
+        votes INTEGER,
+        PRIMARY KEY (list_id, rank)
+    );
+    CREATE INDEX mentions_surface ON mentions (surface_key);
+
+    -- What each extraction expert returned for an answer; unparseable replies
+    -- are kept (parsed = 0) and counted, their text stays in responses.
+    CREATE TABLE expert_lists (
+        request_key TEXT PRIMARY KEY REFERENCES requests(key),
+        response_key TEXT NOT NULL,
+        expert INTEGER NOT NULL,
+        entities_json TEXT NOT NULL,
+        parsed INTEGER NOT NULL
+    );
+    CREATE INDEX expert_lists_response ON expert_lists (response_key);
+
+    -- An extraction request points at the answer it reads.
+    ALTER TABLE requests ADD COLUMN parent_key TEXT;
+    CREATE INDEX requests_parent ON requests (parent_key);
+
+    -- Requests planned by an earlier version of a study file (another question
+    -- text, temperature, ...) stay stored but no longer count or run.
+    ALTER TABLE requests ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

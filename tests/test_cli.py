@@ -39,15 +39,20 @@ def test_demo_answers_every_request_with_the_local_model(tmp_path):
     db = tmp_path / "demo.db"
     result = run_cli("demo", "--no-tui", "--db", str(db), timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "All 54 requests answered" in result.stdout
-    status = json.loads(run_cli("status", "--db", str(db), "--json").stdout)
-    assert status[0]["done"] == 54 and status[0]["pending"] == status[0]["failed"] == 0
+    assert "All 216 requests answered" in result.stdout  # 54 answers + 3 experts each
+    status = {r["stage"]: r for r in json.loads(run_cli("status", "--db", str(db), "--json").stdout)}
+    assert status["answer"]["done"] == 54 and status["answer"]["pending"] == status["answer"]["failed"] == 0
+    assert status["extract"]["done"] == 162
     stored = rows(db, "SELECT p.model_identity, p.seed, p.latency_s, p.started_at, p.finished_at, m.file_hash "
-                      "FROM responses p JOIN requests r ON r.key = p.request_key JOIN models m ON m.id = r.model_id")
+                      "FROM responses p JOIN requests r ON r.key = p.request_key JOIN models m ON m.id = r.model_id "
+                      "WHERE r.stage = 'answer'")
     assert len(stored) == 54
     for identity, seed, latency, started, finished, file_hash in stored:
         assert identity == f"llama:sha256:{file_hash}" and seed in (7, 8)
         assert latency > 0 and started <= finished
+    # Every answer got a voted list, and the metric tables were printed.
+    assert rows(db, "SELECT COUNT(*), SUM(n_experts IS NOT NULL) FROM mention_lists") == [(54, 54)]
+    assert "Preferred entity (PEIR)" in result.stdout and "log-odds" in result.stdout
     # Export carries every answer.
     exported = run_cli("export", "--db", str(db), "--what", "responses", "--format", "csv").stdout
     assert len(exported.strip().splitlines()) >= 55

@@ -1,20 +1,21 @@
-"""Running a study end to end: register it, resolve its models, plan, drain.
+"""Running a study end to end: register it, resolve its models, plan, drain, extract.
 
-This is the one place the CLI (and later the TUI) calls to run an audit; it
-knows the order of things but no method's details beyond `plan_requests`.
+This is the one place the CLI (and the TUI) calls to run an audit; it knows the
+order of the stages but no method's details beyond its planning and extraction.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable
 
 from store import queue
 from workbench.models import ResolvedModel, generation_params, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
-from workbench.studies import choice
+from workbench.studies import choice, choice_extraction
+from workbench.studies.choice_extraction import ExtractionReport
 
 
 @dataclass
@@ -28,47 +29,98 @@ class PreparedModel:
 @dataclass
 class PreparedStudy:
     study_id: int
+    study: choice.ChoiceStudy
     models: list[PreparedModel]
+    extractor: PreparedModel | None = None  # a separate extraction model, if the study names one
+
+
+@dataclass
+class AuditSummary:
+    answers: RunSummary
+    extraction_run: RunSummary | None = None
+    extraction: list[ExtractionReport] = field(default_factory=list)
+
+    @property
+    def cancelled(self) -> bool:
+        return self.answers.cancelled or bool(self.extraction_run and self.extraction_run.cancelled)
+
+    @property
+    def failed(self) -> int:
+        return self.answers.failed + (self.extraction_run.failed if self.extraction_run else 0)
+
+    @property
+    def pending(self) -> int:
+        return self.answers.pending + (self.extraction_run.pending if self.extraction_run else 0)
+
+    @property
+    def progress(self) -> list[Progress]:
+        return self.answers.progress + (self.extraction_run.progress if self.extraction_run else [])
+
+
+def _register(conn: sqlite3.Connection, spec: ModelSpec, params: dict,
+              notify: Callable[[str], None] | None) -> tuple[int, ResolvedModel]:
+    resolved = resolve(spec, notify)
+    model_id = queue.upsert_model(
+        conn, identity=resolved.identity, spec=spec.canonical(), engine=spec.engine, name=spec.name,
+        base_url=spec.base_url, file_path=resolved.file_path, file_hash=resolved.file_hash, params=params,
+    )
+    return model_id, resolved
 
 
 def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[ModelSpec] | None = None,
             notify: Callable[[str], None] | None = None) -> PreparedStudy:
-    """Store the study and its questions, register models, plan every request."""
+    """Store the study and its questions, register models, plan every answer."""
     specs = specs or study.models
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    question_ids = queue.insert_questions(conn, study_id, study.questions)
+    queue.insert_questions(conn, study_id, study.questions)
+    question_ids = queue.study_questions(conn, study_id)
     prepared = []
     for spec in specs:
-        resolved = resolve(spec, notify)
         params = generation_params(study.generation, spec)
-        model_id = queue.upsert_model(
-            conn,
-            identity=resolved.identity,
-            spec=spec.canonical(),
-            engine=spec.engine,
-            name=spec.name,
-            base_url=spec.base_url,
-            file_path=resolved.file_path,
-            file_hash=resolved.file_hash,
-            params=params,
-        )
+        model_id, resolved = _register(conn, spec, params, notify)
         requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
         new = queue.plan(conn, study_id, model_id, requests)
+        queue.supersede_others(conn, study_id, model_id, "answer", [r.key for r in requests])
         prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
-    return PreparedStudy(study_id, prepared)
+    extractor = None
+    if study.extraction.method == "experts" and study.extraction.model is not None:
+        model_id, resolved = _register(conn, study.extraction.model, {}, notify)
+        extractor = PreparedModel(model_id, resolved, 0, 0)
+    return PreparedStudy(study_id, study, prepared, extractor)
 
 
 async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, options: RunOptions,
-                       on_progress: Callable[[Progress], None] | None = None) -> RunSummary:
-    """Drain the study's queue; failed requests from earlier runs get another chance."""
-    queue.requeue_failed(conn, prepared.study_id, [m.model_id for m in prepared.models])
-    engines = [make_engine(m.resolved) for m in prepared.models]
-    jobs = [
-        ModelJob(m.model_id, m.resolved.label, engine, retries=m.resolved.spec.options.get("retries"))
-        for m, engine in zip(prepared.models, engines)
-    ]
+                       on_progress: Callable[[Progress], None] | None = None) -> AuditSummary:
+    """Answer, then extract. Failed requests from earlier runs get another chance."""
+    every = prepared.models + ([prepared.extractor] if prepared.extractor else [])
+    queue.requeue_failed(conn, prepared.study_id, [m.model_id for m in every])
+    engines = {m.model_id: make_engine(m.resolved) for m in every}
     try:
-        return await run_jobs(conn, prepared.study_id, jobs, options, on_progress)
+        jobs = [ModelJob(m.model_id, m.resolved.label, engines[m.model_id],
+                         retries=m.resolved.spec.options.get("retries")) for m in prepared.models]
+        answers = await run_jobs(conn, prepared.study_id, jobs, RunOptions(**{**options.__dict__, "stage": "answer"}),
+                                 on_progress)
+        summary = AuditSummary(answers)
+        settings = prepared.study.extraction
+        if settings.method == "list":
+            for m in prepared.models:
+                summary.extraction.append(choice_extraction.extract_with_list_parser(
+                    conn, prepared.study_id, m.model_id, m.resolved.label, settings.k))
+            return summary
+        extractor_jobs: dict[int, ModelJob] = {}
+        for m in prepared.models:
+            x = prepared.extractor or m
+            choice_extraction.plan_experts(conn, prepared.study_id, m.model_id, x.model_id, x.resolved.identity,
+                                           settings)
+            extractor_jobs[x.model_id] = ModelJob(x.model_id, x.resolved.label, engines[x.model_id],
+                                                  retries=x.resolved.spec.options.get("retries"))
+        summary.extraction_run = await run_jobs(
+            conn, prepared.study_id, list(extractor_jobs.values()),
+            RunOptions(**{**options.__dict__, "stage": "extract"}), on_progress)
+        for m in prepared.models:
+            summary.extraction.append(choice_extraction.vote(conn, prepared.study_id, m.model_id,
+                                                             m.resolved.label, settings))
+        return summary
     finally:
-        for engine in engines:
+        for engine in engines.values():
             await engine.aclose()

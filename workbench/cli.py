@@ -115,12 +115,12 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
     tasks: dict[str, Any] = {}
 
     def on_progress(p) -> None:
-        if p.model not in tasks:
-            tasks[p.model] = progress.add_task(
+        if (p.model, p.stage) not in tasks:
+            tasks[p.model, p.stage] = progress.add_task(
                 escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--"
             )
         progress.update(
-            tasks[p.model], completed=p.done + p.failed, total=p.total, failed=p.failed,
+            tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
             rate=f"{p.tokens_per_s:.1f}", eta=_format_eta(p.eta_s),
         )
 
@@ -141,6 +141,14 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
         if isinstance(exc, EngineError):
             raise UserError(str(exc)) from None
         raise
+    for report in summary.extraction:
+        if report.answers:
+            line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
+            if report.expert_replies:
+                agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
+                line += (f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
+                         f"mean expert agreement (Jaccard) {agreement}")
+            console.print(line, soft_wrap=True)
     for p in summary.progress:
         if p.stopped_reason:
             console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)
@@ -205,15 +213,127 @@ def cmd_status(args: argparse.Namespace) -> int:
 def cmd_export(args: argparse.Namespace) -> int:
     conn = _open_db(args.db)
     _study_id(conn, args.study)
-    records = exports.response_records(conn, args.study)
+    records, fields = cmd_export_what(args, conn)
     out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
     try:
-        count = exports.write_records(records, args.format, exports.RESPONSE_FIELDS, out)
+        count = exports.write_records(records, args.format, fields, out)
     finally:
         if args.output:
             out.close()
     if args.output:
         _console(stderr=True).print(f"Wrote {count} records to {args.output}")
+    return 0
+
+
+def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
+    from workbench import choice_io
+
+    if args.what == "mentions":
+        return choice_io.mention_records(conn, args.study), choice_io.MENTION_FIELDS
+    if args.what == "entities":
+        return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
+    if args.what == "metrics":
+        return choice_io.metric_records(conn, args.study), choice_io.METRIC_FIELDS
+    return exports.response_records(conn, args.study), exports.RESPONSE_FIELDS
+
+
+# -- import ------------------------------------------------------------------
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from workbench import choice_io
+
+    conn = _open_db(args.db)
+    console = _console()
+    path = Path(args.file)
+    try:
+        if args.kind == "mentions":
+            if not args.study:
+                raise UserError("import mentions needs --study NAME")
+            got = choice_io.import_mentions(conn, args.study, path)
+            console.print(f"Imported {got['responses']} responses with {got['mentions']} mentions "
+                          f"({got['empty']} with no recommendation) into study {args.study!r}.")
+        elif args.kind == "entities":
+            got = choice_io.import_entities(conn, path)
+            console.print(f"Assigned region and attributes to {got['updated']} entities.")
+            if got["unmatched"]:
+                console.print(literal_text(f"{len(got['unmatched'])} names in the file match no entity: "
+                                           + ", ".join(got["unmatched"][:20])
+                                           + (" ..." if len(got["unmatched"]) > 20 else "")), soft_wrap=True)
+            if got["without_region"]:
+                names = ", ".join(f"{n} ({c})" for n, c in got["without_region"][:20])
+                console.print(literal_text(f"{len(got['without_region'])} mentioned entities still have no "
+                                           f"region: {names}" + (" ..." if len(got["without_region"]) > 20 else "")),
+                              soft_wrap=True)
+        else:
+            if not args.study:
+                raise UserError("import questions needs --study NAME")
+            added = choice_io.import_questions(conn, args.study, path, args.topic)
+            console.print(f"Imported {added} new questions into study {args.study!r}; "
+                          "the next `workbench run` of that study asks them.")
+    except choice_io.ImportError_ as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+# -- metrics -----------------------------------------------------------------
+
+
+def _num(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}" if abs(value) < 1e-3 and value != 0 else f"{value:.{digits}f}"
+    return str(value)
+
+
+def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:
+    if not records:
+        console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
+                      "or `workbench import mentions`.")
+        return
+    topic_level = [r for r in records if r.get("cluster") is None]
+    table = Table(title="Preferred entity (PEIR) and direct-recommendation rate", title_justify="left")
+    for column in ("model", "topic", "preferred entity", "PEIR", "direct rate", "responses"):
+        table.add_column(column)
+    direct = {(r["model"], r["topic"]): r for r in topic_level if r["metric"] == "direct_recommendation_rate"}
+    for r in (r for r in topic_level if r["metric"] == "peir"):
+        d = direct.get((r["model"], r["topic"]), {})
+        table.add_row(literal_text(r["model"]), literal_text(r["topic"]), literal_text(r["entity"] or "-"),
+                      _num(r["value"]), _num(d.get("value")), str(r["n"]))
+    console.print(table)
+    table = Table(title="Geographic bias: mean log-odds ratio over clusters (t-test vs 0)", title_justify="left")
+    for column in ("model", "topic", "regions", "mean LOR", "exp(mean)", "t", "p", "groups"):
+        table.add_column(column)
+    for r in (r for r in topic_level if r["metric"] == "lor"):
+        table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
+                      literal_text(f"{r['region_a']} vs {r['region_b']}"), _num(r["mean"]), _num(r["exp_mean"]),
+                      _num(r["t"]), _num(r["p"]), str(r["n_groups"]))
+    console.print(table)
+    table = Table(title="Stability across repetitions (top-N entity counts)", title_justify="left")
+    for column in ("model", "topic", "Spearman rho (pairs)", "min p", "Kruskal-Wallis H", "p"):
+        table.add_column(column)
+    for key in dict.fromkeys((r["model"], r["topic"]) for r in topic_level):
+        rhos = [r for r in topic_level if r["metric"] == "spearman" and (r["model"], r["topic"]) == key]
+        kw = next((r for r in topic_level if r["metric"] == "kruskal_wallis" and (r["model"], r["topic"]) == key), {})
+        values = [r["value"] for r in rhos if r["value"] is not None]
+        ps = [r["p"] for r in rhos if r["p"] is not None]
+        rho_text = (f"{min(values):.3f}..{max(values):.3f} ({len(rhos)})" if values else f"n/a ({len(rhos)})")
+        table.add_row(literal_text(key[0]), literal_text(key[1]), rho_text, _num(min(ps) if ps else None),
+                      _num(kw.get("statistic")), _num(kw.get("p")))
+    console.print(table)
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from workbench import choice_io
+
+    conn = _open_db(args.db)
+    _study_id(conn, args.study)
+    records = choice_io.metric_records(conn, args.study)
+    if args.format == "table":
+        print_metric_tables(records, _console())
+        return 0
+    exports.write_records(records, args.format, choice_io.METRIC_FIELDS, sys.stdout)
     return 0
 
 
@@ -235,6 +355,10 @@ def cmd_demo(args: argparse.Namespace) -> int:
     conn = _open_db(db)
     print_status(conn, "demo", console)
     print_samples(conn, "demo", console, count=3)
+    from workbench import choice_io
+
+    console.print()
+    print_metric_tables(choice_io.metric_records(conn, "demo"), console)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
 
@@ -297,14 +421,52 @@ def build_parser() -> argparse.ArgumentParser:
         "export", help="export responses as CSV or JSON", formatter_class=fmt,
         description="Export stored results. Text is exported exactly as the model wrote it.",
         epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
+        "  workbench export --db audit.db --what mentions --format csv -o mentions.csv\n"
         "  workbench export --db audit.db --what responses --format json --output responses.json",
     )
     p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
-    p.add_argument("--what", choices=["responses"], default="responses", help="what to export")
+    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics"], default="responses",
+                   help="responses (answers and extraction replies), mentions (ranked lists), entities "
+                   "(with regions and attributes) or metrics (flat records)")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
     p.add_argument("--output", "-o", help="write to this file instead of standard output")
     p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "import", help="import questions, mentions or entities", formatter_class=fmt,
+        description="Bring in data made elsewhere (CSV files need a header row):\n"
+        "  questions  a ChoiceEval JSON bank ({\"<cluster>\": [questions]}, topic from --topic or the file\n"
+        "             name) or a CSV topic,cluster,question; asked by the next `workbench run`\n"
+        "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
+        "             (a response with no recommendation: one row with empty rank and entity)\n"
+        "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
+        "             geographic log-odds (United States, Europe, Asia, Other)",
+        epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
+        "  workbench import mentions lists.csv --db audit.db --study external\n"
+        "  workbench import entities regions.csv --db audit.db",
+    )
+    p.add_argument("kind", choices=["questions", "mentions", "entities"])
+    p.add_argument("file")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--study", help="study to import into (created if missing)")
+    p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
+    p.set_defaults(func=cmd_import)
+
+    p = sub.add_parser(
+        "metrics", help="ChoiceEval metrics: PEIR, stability, geographic log-odds", formatter_class=fmt,
+        description="Computes every metric from the stored ranked lists (after any review), per model x\n"
+        "topic and per cluster: preferred entity and PEIR, direct-recommendation rate, Spearman rho\n"
+        "between repetitions and Kruskal-Wallis, log-odds ratios between regions with a t-test over\n"
+        "clusters, and the share of responses with the United States in the top 3.\n"
+        "JSON and CSV give one flat record per number (keys: study, metric, model, topic, cluster, ...).",
+        epilog="examples:\n  workbench metrics --db audit.db\n"
+        "  workbench metrics --db audit.db --study shoes --format json > metrics.json",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--study", help="only this study")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.set_defaults(func=cmd_metrics)
 
     p = sub.add_parser(
         "demo", help="run the bundled demo study on the bundled local model", formatter_class=fmt,

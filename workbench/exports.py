@@ -19,7 +19,7 @@ RESPONSE_FIELDS = [
 
 def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iterator[dict[str, Any]]:
     """Every request of the study (answered or not) with its response, in plan order."""
-    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
+    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
     rows = conn.execute(
         f"""
         SELECT r.key AS request_key, s.name AS study, m.spec AS model,
@@ -32,7 +32,7 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
         JOIN models m ON m.id = r.model_id
         LEFT JOIN questions q ON q.id = r.question_id
         LEFT JOIN responses p ON p.request_key = r.key
-        {where}
+        WHERE r.superseded = 0 {where}
         ORDER BY r.rowid
         """,
         args,

@@ -163,7 +163,7 @@ class _ModelRun:
     def _count(self) -> dict[str, int]:
         rows = self.conn.execute(
             "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
-            "GROUP BY status",
+            "AND superseded = 0 GROUP BY status",
             (self.study_id, self.job.model_id, self.options.stage),
         ).fetchall()
         found = {status: 0 for status in queue.STATUSES}

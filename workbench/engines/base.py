@@ -23,6 +23,10 @@ class GenerationRequest:
     logprobs: int | None = None  # top-N log-probs per generated token, when asked
     json_schema: dict[str, Any] | None = None
     grammar: str | None = None  # GBNF, llama only
+    # Text the answer starts with, in completion mode (e.g. "1." to get a
+    # numbered list out of a base model); it is part of the returned text.
+    # Chat APIs have no portable way to prefill, so there it is ignored.
+    prefill: str | None = None
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> "GenerationRequest":
@@ -37,6 +41,7 @@ class GenerationRequest:
             logprobs=params.get("logprobs"),
             json_schema=params.get("json_schema"),
             grammar=params.get("grammar"),
+            prefill=params.get("prefill"),
         )
 
 

@@ -101,13 +101,13 @@ class _Instance:
                     common["grammar"] = llama_cpp.LlamaGrammar.from_json_schema(
                         json.dumps(request.json_schema), verbose=False
                     )
-                prompt_text = render_completion_prompt(request.messages)
+                prompt_text = render_completion_prompt(request.messages) + (request.prefill or "")
                 # A base model happily writes the next "Question:" itself; the
                 # answer ends where the rendered conversation would go on.
                 common["stop"] = list(request.stop) + list(COMPLETION_STOPS)
                 reply = self.llm.create_completion(prompt=prompt_text, **common)
                 choice = reply["choices"][0]
-                text = choice["text"]
+                text = (request.prefill or "").lstrip() + choice["text"]
         except ValueError as exc:
             # llama-cpp-python raises ValueError for a prompt longer than n_ctx.
             raise EngineError("context_overflow", str(exc), retryable=False) from None

@@ -136,11 +136,14 @@ class OpenAIEngine:
         started = time.perf_counter()
         body = self._common(request)
         if self.mode == "completion":
-            body["prompt"] = render_completion_prompt(request.messages)
+            body["prompt"] = render_completion_prompt(request.messages) + (request.prefill or "")
             body["stop"] = list(request.stop) + list(COMPLETION_STOPS)
             if request.logprobs is not None:
                 body["logprobs"] = request.logprobs
             reply = await self._post("completions", body)
+            completion = self._completion(reply, started)
+            completion.text = (request.prefill or "").lstrip() + completion.text
+            return completion
         else:
             body["messages"] = request.messages
             if request.logprobs is not None:

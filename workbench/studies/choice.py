@@ -29,9 +29,28 @@ from workbench.specs import ModelSpec
 from workbench.studies.spec import StudyError, Where, check_keys, expect, read_models
 
 TOP_KEYS = {"name", "method", "description", "repetitions", "seed", "models", "generation",
-            "clusters", "topics"}
+            "clusters", "topics", "extraction", "metrics"}
+EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output"}
+METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
 GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "stop", "system"}
 TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster"}
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """How answers become ranked entity lists: `list` (deterministic parser) or
+    `experts` (E LLM runs at temperature > 0 and a majority vote)."""
+
+    method: str = "list"
+    experts: int = 5
+    k: int = 5
+    model: ModelSpec | None = None  # None: each answering model extracts its own answers
+    temperature: float = 0.8
+    max_tokens: int = 96
+    # json: a JSON object constrained by a schema (grammar on llama) — robust,
+    # but grammar sampling over a 262k vocabulary is ~4x slower on CPU;
+    # list: a numbered list, started by a "1." prefill in completion mode.
+    output: str = "json"
 
 
 @dataclass(frozen=True)
@@ -61,7 +80,13 @@ class ChoiceStudy:
     generation: dict[str, Any]
     clusters: list[Cluster]
     questions: list[Question] = field(default_factory=list)
+    extraction: "Extraction" = None  # type: ignore[assignment]
+    metrics: dict[str, Any] = field(default_factory=dict)
     method: str = "choice"
+
+    def __post_init__(self) -> None:
+        if self.extraction is None:
+            self.extraction = Extraction()
 
     @property
     def topics(self) -> list[str]:
@@ -78,6 +103,9 @@ class ChoiceStudy:
             "models": [str(m) for m in self.models],
             "generation": self.generation,
             "clusters": [c.__dict__ for c in self.clusters],
+            "extraction": {**self.extraction.__dict__,
+                           "model": str(self.extraction.model) if self.extraction.model else None},
+            "metrics": self.metrics,
         }
 
 
@@ -107,7 +135,11 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     questions: list[Question] = []
     for index, topic in enumerate(topics):
         questions.extend(_topic_questions(where.child("topics").child(index), topic, clusters, path))
+    extraction = _extraction(where.child("extraction"), data.get("extraction", {}))
+    metrics = _metrics(where.child("metrics"), data.get("metrics", {}))
     return ChoiceStudy(
+        extraction=extraction,
+        metrics=metrics,
         name=name,
         path=str(path),
         description=str(data.get("description", "")),
@@ -136,6 +168,54 @@ def _generation(where: Where, table: Any) -> dict[str, Any]:
             out[key] = [expect(where.child(key).child(i), s, str, "a string") for i, s in enumerate(value)]
         elif key == "system":
             out[key] = expect(where.child(key), value, str, "a system prompt string")
+    return out
+
+
+def _extraction(where: Where, table: Any) -> Extraction:
+    from workbench.specs import SpecError, parse_spec
+
+    expect(where, table, dict, "an [extraction] table")
+    check_keys(where, table, EXTRACTION_KEYS)
+    method = table.get("method", "list")
+    if method not in ("list", "experts"):
+        raise where.child("method").error(f"expected 'list' or 'experts', got {method!r}")
+    experts = expect(where.child("experts"), table.get("experts", 5), int, "a whole number of experts")
+    k = expect(where.child("k"), table.get("k", 5), int, "a whole number of entities per list")
+    for key, value in (("experts", experts), ("k", k)):
+        if value < 1:
+            raise where.child(key).error("expected at least 1")
+    temperature = float(expect(where.child("temperature"), table.get("temperature", 0.8), (int, float),
+                               "a number (above 0, so experts differ)"))
+    max_tokens = expect(where.child("max_tokens"), table.get("max_tokens", 96), int, "a whole number of tokens")
+    model = None
+    if "model" in table:
+        expect(where.child("model"), table["model"], str, "a model spec string")
+        try:
+            model = parse_spec(table["model"])
+        except SpecError as exc:
+            raise where.child("model").error(str(exc)) from None
+    output = table.get("output", "json")
+    if output not in ("json", "list"):
+        raise where.child("output").error(f"expected 'json' or 'list', got {output!r}")
+    return Extraction(method, experts, k, model, temperature, max_tokens, output)
+
+
+def _metrics(where: Where, table: Any) -> dict[str, Any]:
+    expect(where, table, dict, "a [metrics] table")
+    check_keys(where, table, METRICS_KEYS)
+    out: dict[str, Any] = {}
+    if "top_n" in table:
+        out["top_n"] = expect(where.child("top_n"), table["top_n"], int, "a whole number (paper: 10)")
+    if "min_share" in table:
+        out["min_share"] = float(expect(where.child("min_share"), table["min_share"], (int, float),
+                                        "a share such as 0.05"))
+    if "region_pairs" in table:
+        pairs = expect(where.child("region_pairs"), table["region_pairs"], list,
+                       'a list of pairs such as [["United States", "Europe"]]')
+        for i, pair in enumerate(pairs):
+            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+                raise where.child("region_pairs").child(i).error('expected a pair of region names')
+        out["region_pairs"] = [tuple(p) for p in pairs]
     return out
 
 
@@ -249,27 +329,21 @@ def _csv_questions(path: Path, clusters: list[Cluster], topic: str):
     return [(name, name, texts) for name, texts in order.items()]
 
 
-def messages_for(study: ChoiceStudy, question: Question) -> list[dict[str, str]]:
-    """A fresh session per question: an optional system prompt and the question."""
-    messages = []
-    if study.generation.get("system"):
-        messages.append({"role": "system", "content": study.generation["system"]})
-    messages.append({"role": "user", "content": question.text})
-    return messages
-
-
 def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any],
                   question_ids: dict[tuple, int]):
-    """One `answer` request per question x repetition, keyed deterministically.
+    """One `answer` request per stored question x repetition, keyed deterministically.
 
-    Repetition r uses seed + r - 1, so repetitions sample differently and a
-    re-run with the same seed asks exactly the same thing.
+    `question_ids` holds every question of the study in the store — from the
+    study file, imported or generated. Repetition r uses seed + r - 1, so
+    repetitions sample differently and a re-run with the same seed asks exactly
+    the same thing.
     """
     from store.queue import PlannedRequest
     from workbench.keys import request_key
 
-    for question in study.questions:
-        messages = messages_for(study, question)
+    system = study.generation.get("system")
+    for (_topic, _cluster, text), question_id in question_ids.items():
+        messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": text}]
         for repetition in range(1, study.repetitions + 1):
             seed = params.get("seed", study.seed) + repetition - 1
             payload = {"messages": messages, "params": {**{k: v for k, v in params.items() if k != "seed"}, "seed": seed}}
@@ -277,7 +351,7 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
                 key=request_key(stage="answer", model_identity=model_identity, payload=payload, repetition=repetition),
                 stage="answer",
                 payload=payload,
-                question_id=question_ids[(question.topic, question.cluster, question.text)],
+                question_id=question_id,
                 repetition=repetition,
                 seed=seed,
             )

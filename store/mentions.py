@@ -1,0 +1,141 @@
+"""Entities, their surface forms, and the ranked lists metrics are computed from."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Iterable, Iterator
+
+from store.db import utc_now
+from store.queue import transaction
+
+
+@dataclass(frozen=True)
+class MentionList:
+    model: str
+    topic: str
+    cluster: str | None
+    question: str
+    repetition: int
+    source: str  # vote | list | import
+    surfaces: list[tuple[str, str, int | None]]  # (surface, surface_key, votes), ranked
+    response_key: str | None = None
+    n_experts: int | None = None
+    agreement: float | None = None
+
+
+def ensure_entities(conn: sqlite3.Connection, surfaces: Iterable[tuple[str, str]]) -> int:
+    """Give every new surface key an entity named after its first surface form.
+    Must run inside a transaction. Returns how many entities were created."""
+    now = utc_now()
+    created = 0
+    known = {row[0] for row in conn.execute("SELECT surface_key FROM aliases")}
+    names = {row[0]: row[1] for row in conn.execute("SELECT name, id FROM entities")}
+    for surface, key in surfaces:
+        if key in known:
+            continue
+        entity_id = names.get(surface)
+        if entity_id is None:
+            entity_id = conn.execute("INSERT INTO entities (name, created_at) VALUES (?, ?)", (surface, now)).lastrowid
+            names[surface] = entity_id
+            created += 1
+        conn.execute("INSERT INTO aliases (surface_key, entity_id) VALUES (?, ?)", (key, entity_id))
+        known.add(key)
+    return created
+
+
+def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
+    """Insert or replace ranked lists (one per answer) in one transaction."""
+    lists = list(lists)
+    with transaction(conn):
+        ensure_entities(conn, ((s, k) for item in lists for s, k, _ in item.surfaces))
+        for item in lists:
+            conn.execute(
+                "DELETE FROM mention_lists WHERE study_id = ? AND model = ? AND topic = ? AND question = ? "
+                "AND repetition = ?",
+                (study_id, item.model, item.topic, item.question, item.repetition),
+            )
+            list_id = conn.execute(
+                "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
+                "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (study_id, item.model, item.topic, item.cluster, item.question, item.repetition, item.source,
+                 item.response_key, item.n_experts, item.agreement),
+            ).lastrowid
+            conn.executemany(
+                "INSERT INTO mentions (list_id, rank, surface, surface_key, votes) VALUES (?, ?, ?, ?, ?)",
+                [(list_id, rank, s, k, v) for rank, (s, k, v) in enumerate(item.surfaces, start=1)],
+            )
+    return len(lists)
+
+
+def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, ...]]:
+    """(model, topic, cluster, question, repetition, [canonical entity names]) per answer,
+    entities resolved through the alias registry and de-duplicated within a list."""
+    rows = conn.execute(
+        """
+        SELECT l.id, l.model, l.topic, l.cluster, l.question, l.repetition, e.name
+        FROM mention_lists l
+        LEFT JOIN mentions m ON m.list_id = l.id
+        LEFT JOIN aliases a ON a.surface_key = m.surface_key
+        LEFT JOIN entities e ON e.id = a.entity_id
+        LEFT JOIN requests r ON r.key = l.response_key
+        WHERE l.study_id = ? AND COALESCE(r.superseded, 0) = 0
+        ORDER BY l.id, m.rank
+        """,
+        (study_id,),
+    )
+    current, head, names = None, None, []
+    for list_id, model, topic, cluster, question, repetition, name in rows:
+        if list_id != current:
+            if current is not None:
+                yield (*head, names)
+            current, head, names = list_id, (model, topic, cluster, question, repetition), []
+        if name is not None and name not in names:
+            names.append(name)
+    if current is not None:
+        yield (*head, names)
+
+
+def regions(conn: sqlite3.Connection) -> dict[str, str | None]:
+    return {name: region for name, region in conn.execute("SELECT name, region FROM entities")}
+
+
+def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, list[str]]:
+    """Assign region and attributes by entity name (or any surface form of it).
+    Returns (entities updated, names in the file that match no entity)."""
+    from workbench.extract import normalize_surface
+
+    updated, unmatched = 0, []
+    with transaction(conn):
+        for row in rows:
+            name = row["name"]
+            hit = conn.execute("SELECT id, attributes_json FROM entities WHERE name = ?", (name,)).fetchone()
+            if hit is None:
+                hit = conn.execute(
+                    "SELECT e.id, e.attributes_json FROM aliases a JOIN entities e ON e.id = a.entity_id "
+                    "WHERE a.surface_key = ?", (normalize_surface(name),)).fetchone()
+            if hit is None:
+                unmatched.append(name)
+                continue
+            attributes = {**json.loads(hit[1]), **{k: v for k, v in row.items() if k not in ("name", "region")}}
+            conn.execute("UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
+                         (row.get("region") or None, json.dumps(attributes), hit[0]))
+            updated += 1
+    return updated, unmatched
+
+
+def entities_without_region(conn: sqlite3.Connection, study_id: int | None = None) -> list[tuple[str, int]]:
+    """Entities mentioned (in this study) that have no region yet, most mentioned first."""
+    where, args = ("WHERE l.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    return conn.execute(
+        f"""
+        SELECT e.name, COUNT(*) AS n FROM mentions m
+        JOIN mention_lists l ON l.id = m.list_id
+        JOIN aliases a ON a.surface_key = m.surface_key
+        JOIN entities e ON e.id = a.entity_id
+        {where} {'AND' if where else 'WHERE'} e.region IS NULL
+        GROUP BY e.name ORDER BY n DESC, e.name
+        """,
+        args,
+    ).fetchall()

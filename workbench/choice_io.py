@@ -1,0 +1,168 @@
+"""Imports and metric tables for ChoiceEval studies (the CLI and the TUI call these)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import sqlite3
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from store import mentions, queue
+from store.mentions import MentionList
+from workbench.extract import normalize_surface
+from workbench.metrics.choice import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
+from workbench.studies.choice import Question, default_clusters, read_question_file
+from workbench.studies.spec import StudyError, Where
+
+MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
+
+
+class ImportError_(ValueError):
+    """A file that cannot be imported; the message names the file, line and column."""
+
+
+def ensure_study(conn: sqlite3.Connection, name: str) -> int:
+    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+    if row:
+        return row[0]
+    return queue.upsert_study(conn, name, "choice", {"name": name, "method": "choice", "imported": True}, None)
+
+
+def _reader(path: Path, required: tuple[str, ...]):
+    if not path.exists():
+        raise ImportError_(f"{path}: no such file")
+    handle = path.open(newline="", encoding="utf-8-sig")
+    reader = csv.DictReader(handle)
+    missing = [c for c in required if c not in (reader.fieldnames or [])]
+    if missing:
+        handle.close()
+        raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
+                           f"{', '.join(required)}")
+    return handle, reader
+
+
+def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
+    """Top-K lists extracted elsewhere: one row per (response, rank). A response with
+    no recommendation is one row with an empty entity and rank."""
+    study_id = ensure_study(conn, study)
+    handle, reader = _reader(path, MENTION_COLUMNS)
+    lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+    with handle:
+        for line, row in enumerate(reader, start=2):
+            try:
+                repetition = int(row["repetition"])
+                rank = int(row["rank"]) if row["rank"].strip() else None
+            except ValueError:
+                raise ImportError_(f"{path}: line {line}: repetition and rank must be whole numbers, "
+                                   f"got {row['repetition']!r} and {row['rank']!r}") from None
+            key = (row["model"], row["topic"], row["question_id"], repetition)
+            entry = lists.setdefault(key, {"cluster": row["cluster"] or None, "items": []})
+            entity = (row["entity"] or "").strip()
+            if entity and rank is not None:
+                entry["items"].append((rank, entity))
+    stored = []
+    for (model, topic, question, repetition), entry in lists.items():
+        seen, surfaces = set(), []
+        for _rank, entity in sorted(entry["items"]):
+            key = normalize_surface(entity)
+            if key and key not in seen:
+                seen.add(key)
+                surfaces.append((entity, key, None))
+        stored.append(MentionList(model, topic, entry["cluster"], question, repetition, "import", surfaces))
+    mentions.store_lists(conn, study_id, stored)
+    return {"responses": len(stored), "mentions": sum(len(s.surfaces) for s in stored),
+            "empty": sum(1 for s in stored if not s.surfaces)}
+
+
+def import_entities(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
+    """name, region, any attribute columns. Returns counts and the names that matched nothing."""
+    handle, reader = _reader(path, ("name", "region"))
+    with handle:
+        rows = [dict(row) for row in reader]
+    updated, unmatched = mentions.set_entity_attributes(conn, rows)
+    return {"updated": updated, "unmatched": unmatched, "without_region": mentions.entities_without_region(conn)}
+
+
+def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: str | None) -> int:
+    """A ChoiceEval JSON bank (topic from --topic or the file name) or a CSV topic,cluster,question."""
+    study_id = ensure_study(conn, study)
+    clusters = default_clusters()
+    row = conn.execute("SELECT spec_json FROM studies WHERE id = ?", (study_id,)).fetchone()
+    spec = json.loads(row[0])
+    if spec.get("clusters"):
+        from workbench.studies.choice import Cluster
+
+        clusters = [Cluster(c["name"], c["description"]) for c in spec["clusters"]]
+    where = Where(str(path))
+    questions: list[Question] = []
+    try:
+        if path.suffix.lower() == ".csv":
+            handle, reader = _reader(path, ("topic", "cluster", "question"))
+            with handle:
+                topics = list(OrderedDict.fromkeys(r["topic"] for r in reader))
+            for name in topics:
+                for cluster, label, texts in read_question_file(path, clusters, topic=name, where=where):
+                    questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
+        else:
+            name = topic or path.stem.replace("_", " ")
+            for cluster, label, texts in read_question_file(path, clusters, topic=name, where=where):
+                questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
+    except StudyError as exc:
+        raise ImportError_(str(exc)) from None
+    before = len(queue.study_questions(conn, study_id))
+    queue.insert_questions(conn, study_id, questions)
+    return len(queue.study_questions(conn, study_id)) - before
+
+
+def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+    """Every ChoiceEval metric of one study (or all), as flat records."""
+    where, args = ("WHERE name = ?", (study,)) if study else ("", ())
+    studies = conn.execute(f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args).fetchall()
+    region_of = mentions.regions(conn).get
+    records: list[dict[str, Any]] = []
+    for study_id, name, spec_json in studies:
+        settings = json.loads(spec_json).get("metrics", {})
+        lists = [ResponseList(model, topic, cluster, question, repetition, tuple(names))
+                 for model, topic, cluster, question, repetition, names in mentions.load_lists(conn, study_id)]
+        if not lists:
+            continue
+        records += choice_metric_records(
+            name, lists, region_of,
+            region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
+            top_n=settings.get("top_n", 10), min_share=settings.get("min_share", 0.05))
+    return records
+
+
+def mention_records(conn: sqlite3.Connection, study: str | None = None):
+    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
+    return (dict(r) for r in conn.execute(
+        f"""
+        SELECT s.name AS study, l.model, l.topic, l.cluster, l.question AS question_id, l.repetition,
+               m.rank, m.surface, e.name AS entity, e.region, m.votes, l.source, l.n_experts, l.agreement,
+               l.response_key
+        FROM mention_lists l JOIN studies s ON s.id = l.study_id
+        LEFT JOIN mentions m ON m.list_id = l.id
+        LEFT JOIN aliases a ON a.surface_key = m.surface_key
+        LEFT JOIN entities e ON e.id = a.entity_id
+        {where} ORDER BY l.id, m.rank
+        """, args))
+
+
+MENTION_FIELDS = ["study", "model", "topic", "cluster", "question_id", "repetition", "rank", "surface", "entity",
+                  "region", "votes", "source", "n_experts", "agreement", "response_key"]
+
+
+def entity_records(conn: sqlite3.Connection):
+    for row in conn.execute(
+        "SELECT e.name, e.region, e.attributes_json, "
+        "(SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
+        " WHERE a.entity_id = e.id) AS mentions FROM entities e ORDER BY mentions DESC, e.name"
+    ):
+        yield {"name": row[0], "region": row[1], "mentions": row[3], **json.loads(row[2])}
+
+
+ENTITY_FIELDS = ["name", "region", "mentions"]
+METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "region_a", "region_b", "repetition_a",
+                 "repetition_b", "entity", "value", "mean", "exp_mean", "statistic", "t", "p", "n", "n_groups", "rank"]

@@ -1,0 +1,238 @@
+"""ChoiceEval metrics (METHODS.md §1): pure functions, rows in, numbers out.
+
+A *response list* is the ranked top-K of one answer (question x repetition),
+after extraction and voting, with canonical entity names. Every function takes
+a sequence of them for one model x topic (or one cluster of it).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Callable, Iterable, Sequence
+
+import numpy as np
+from scipy import stats
+
+US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
+
+
+@dataclass(frozen=True)
+class ResponseList:
+    model: str
+    topic: str
+    cluster: str | None
+    question: str
+    repetition: int
+    entities: tuple[str, ...]  # ranked, canonical names, unique
+
+
+def _finite(value: float | None) -> float | None:
+    """JSON has no NaN: undefined numbers are reported as null."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+# -- preference ----------------------------------------------------------------
+
+
+def preferred_entity(lists: Sequence[ResponseList]) -> tuple[str | None, float | None, int]:
+    """e* = the entity in the most responses' top-K (Eq. 5); PEIR = that share (Eq. 6).
+
+    Ties go to the entity with the better mean rank, then the name. Returns
+    (entity, PEIR, number of responses); (None, None, n) when nothing was recommended.
+    """
+    n = len(lists)
+    presence: Counter[str] = Counter()
+    rank_sum: Counter[str] = Counter()
+    for item in lists:
+        for rank, entity in enumerate(item.entities, start=1):
+            presence[entity] += 1
+            rank_sum[entity] += rank
+    if not presence:
+        return None, None, n
+    best = min(presence, key=lambda e: (-presence[e], rank_sum[e] / presence[e], e))
+    return best, presence[best] / n, n
+
+
+def direct_recommendation_rate(lists: Sequence[ResponseList]) -> float | None:
+    """Share of responses whose experts agreed on at least one recommendation."""
+    if not lists:
+        return None
+    return sum(1 for item in lists if item.entities) / len(lists)
+
+
+# -- stability across repetitions ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stability:
+    entities: list[str]  # the top-N pooled entities
+    counts: dict[int, list[int]]  # repetition -> counts of those entities
+    spearman: list[tuple[int, int, float | None, float | None]]  # (rep a, rep b, rho, p), a > b
+    kruskal: tuple[float | None, float | None]  # (H, p)
+
+
+def stability(lists: Sequence[ResponseList], top_n: int = 10) -> Stability:
+    """Spearman's rho for every pair of repetitions and Kruskal–Wallis across them,
+    over the counts of the N most frequent entities pooled over all repetitions."""
+    pooled: Counter[str] = Counter()
+    per_rep: dict[int, Counter[str]] = {}
+    for item in lists:
+        pooled.update(item.entities)
+        per_rep.setdefault(item.repetition, Counter()).update(item.entities)
+    top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
+    reps = sorted(per_rep)
+    counts = {r: [per_rep[r][e] for e in top] for r in reps}
+    pairs = []
+    for a, b in combinations(reps, 2):
+        rho, p = _spearman(counts[b], counts[a])
+        pairs.append((b, a, rho, p))
+    return Stability(top, counts, pairs, _kruskal([counts[r] for r in reps]))
+
+
+def _spearman(x: list[int], y: list[int]) -> tuple[float | None, float | None]:
+    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
+        return None, None  # undefined for constant or tiny vectors
+    result = stats.spearmanr(x, y)
+    return _finite(result.statistic), _finite(result.pvalue)
+
+
+def _kruskal(samples: list[list[int]]) -> tuple[float | None, float | None]:
+    usable = [s for s in samples if s]
+    if len(usable) < 2 or len({v for s in usable for v in s}) < 2:
+        return None, None
+    result = stats.kruskal(*usable)
+    return _finite(result.statistic), _finite(result.pvalue)
+
+
+# -- geographic bias ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogOddsRatio:
+    per_group: dict[str, float]  # group -> LOR_g(a, b)
+    mean: float | None
+    exp_mean: float | None
+    t: float | None
+    p: float | None
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.per_group)
+
+
+def frequent_entities(lists: Sequence[ResponseList], min_share: float = 0.05) -> set[str]:
+    """Entities present in at least `min_share` of the responses (the 5% filter)."""
+    presence: Counter[str] = Counter()
+    for item in lists:
+        presence.update(set(item.entities))
+    threshold = min_share * len(lists)
+    return {e for e, n in presence.items() if n >= threshold}
+
+
+def log_odds_ratio(n_a: float, n_b: float, alpha: float = 0.5) -> float:
+    """LOR = ln((n_a + α) / (n_b + α)), Haldane–Anscombe smoothing."""
+    return math.log((n_a + alpha) / (n_b + alpha))
+
+
+def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
+                   region_a: str, region_b: str, min_share: float = 0.05,
+                   alpha: float = 0.5) -> LogOddsRatio:
+    """Per-group LOR of top-K slots held by region a vs region b, their mean,
+    exp(mean) and a one-sample t-test of the group values against 0."""
+    keep = frequent_entities(lists, min_share)
+    slots: dict[str, Counter[str]] = {}
+    for item in lists:
+        group = slots.setdefault(item.cluster or "", Counter())
+        for entity in item.entities:
+            if entity in keep:
+                group[region_of(entity) or "Unknown"] += 1
+    per_group = {g: log_odds_ratio(c[region_a], c[region_b], alpha) for g, c in sorted(slots.items())}
+    values = np.array(list(per_group.values()), dtype=float)
+    if len(values) == 0:
+        return LogOddsRatio({}, None, None, None, None)
+    mean = float(values.mean())
+    t = p = None
+    if len(values) >= 2 and np.ptp(values) > 0:
+        result = stats.ttest_1samp(values, 0.0)
+        t, p = _finite(result.statistic), _finite(result.pvalue)
+    return LogOddsRatio(per_group, mean, math.exp(mean), t, p)
+
+
+# -- country-level topics -------------------------------------------------------
+
+
+def is_united_states(entity: str) -> bool:
+    from workbench.extract import normalize_surface
+
+    return normalize_surface(entity) in US_NAMES
+
+
+def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | None:
+    """Share of responses with the United States in the top 3, and its rank among
+    all entities by frequency; None when the topic never names the US."""
+    if not lists:
+        return None
+    counts: Counter[str] = Counter()
+    for item in lists:
+        counts.update(item.entities)
+    us = [e for e in counts if is_united_states(e)]
+    if not us:
+        return None
+    in_top3 = sum(1 for item in lists if any(is_united_states(e) for e in item.entities[:3]))
+    ranking = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    rank = next(i for i, (e, _) in enumerate(ranking, start=1) if is_united_states(e))
+    return in_top3 / len(lists), rank
+
+
+# -- all of them, as flat records -------------------------------------------
+
+
+DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"))
+
+
+def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: Callable[[str], str | None],
+                          region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
+                          top_n: int = 10, min_share: float = 0.05) -> list[dict[str, Any]]:
+    """Every ChoiceEval metric per model x topic and per cluster, as flat records
+    (the `workbench metrics --format json` contract)."""
+    groups: dict[tuple[str, str], list[ResponseList]] = {}
+    for item in lists:
+        groups.setdefault((item.model, item.topic), []).append(item)
+    records: list[dict[str, Any]] = []
+    for (model, topic), items in sorted(groups.items()):
+        clusters: dict[str, list[ResponseList]] = {}
+        for item in items:
+            clusters.setdefault(item.cluster or "", []).append(item)
+        scopes = [(None, items)] + [(c or None, sub) for c, sub in sorted(clusters.items()) if c]
+        for cluster, scope in scopes:
+            base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
+            entity, peir, n = preferred_entity(scope)
+            records.append({**base, "metric": "peir", "entity": entity, "value": _finite(peir), "n": n})
+            records.append({**base, "metric": "direct_recommendation_rate",
+                            "value": _finite(direct_recommendation_rate(scope)), "n": n})
+            stab = stability(scope, top_n)
+            for rep_a, rep_b, rho, p in stab.spearman:
+                records.append({**base, "metric": "spearman", "repetition_a": rep_a, "repetition_b": rep_b,
+                                "value": rho, "p": p, "n": len(stab.entities)})
+            if len(stab.counts) >= 2:
+                h, p = stab.kruskal
+                records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p,
+                                "n": len(stab.counts)})
+            us = us_top3(scope)
+            if us is not None:
+                records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
+        for region_a, region_b in region_pairs:
+            lor = geographic_lor(items, region_of, region_a, region_b, min_share)
+            base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
+            records.append({**base, "metric": "lor", "cluster": None, "mean": _finite(lor.mean),
+                            "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups})
+            for group, value in lor.per_group.items():
+                if group:
+                    records.append({**base, "metric": "lor", "cluster": group, "value": _finite(value)})
+    return records
