@@ -174,19 +174,20 @@ def is_united_states(entity: str) -> bool:
 
 
 def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | None:
-    """Share of responses with the United States in the top 3, and its rank among
-    all entities by frequency; None when the topic never names the US."""
+    """Share of responses with the United States in the top 3, and the US's rank
+    among all entities by the number of responses naming it (its spellings —
+    USA, United States, ... — count as one); None when the topic never names the US."""
     if not lists:
         return None
-    counts: Counter[str] = Counter()
+    us_key = "\x00United States"  # cannot collide with a real entity name
+    presence: Counter[str] = Counter()
     for item in lists:
-        counts.update(item.entities)
-    us = [e for e in counts if is_united_states(e)]
-    if not us:
+        presence.update({us_key if is_united_states(e) else e for e in item.entities})
+    if us_key not in presence:
         return None
     in_top3 = sum(1 for item in lists if any(is_united_states(e) for e in item.entities[:3]))
-    ranking = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-    rank = next(i for i, (e, _) in enumerate(ranking, start=1) if is_united_states(e))
+    ranking = sorted(presence.items(), key=lambda kv: (-kv[1], kv[0]))
+    rank = next(i for i, (e, _) in enumerate(ranking, start=1) if e == us_key)
     return in_top3 / len(lists), rank
 
 

@@ -1,0 +1,150 @@
+"""ChoiceEval metrics against scipy and hand-computed cases (METHODS.md §1)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from workbench.metrics.choice import (
+    ResponseList,
+    choice_metric_records,
+    direct_recommendation_rate,
+    frequent_entities,
+    geographic_lor,
+    log_odds_ratio,
+    preferred_entity,
+    stability,
+    us_top3,
+)
+
+
+def rl(entities, rep=1, cluster="c1", question="q", model="m", topic="t"):
+    return ResponseList(model, topic, cluster, question, rep, tuple(entities))
+
+
+def test_peir_hand_computed():
+    lists = [rl(["Nike", "Adidas"]), rl(["Nike"]), rl(["Asics", "Nike"]), rl([])]
+    assert preferred_entity(lists) == ("Nike", 0.75, 4)
+
+
+def test_peir_tie_goes_to_better_mean_rank_then_name():
+    lists = [rl(["B", "A"]), rl(["A", "B"]), rl(["A"]), rl(["B"])]
+    # A and B both in 3 of 4; A's ranks 2,1,1 (mean 1.33) beat B's 1,2,1 (1.33)? equal -> name
+    assert preferred_entity(lists)[0] == "A"
+    lists = [rl(["B", "A"]), rl(["B", "A"])]
+    assert preferred_entity(lists)[0] == "B"  # same count, B ranks better
+
+
+def test_peir_and_direct_rate_on_empty_lists():
+    assert preferred_entity([]) == (None, None, 0)
+    assert preferred_entity([rl([]), rl([])]) == (None, None, 2)
+    assert direct_recommendation_rate([rl([]), rl(["x"]), rl(["y"]), rl([])]) == 0.5
+    assert direct_recommendation_rate([]) is None
+
+
+def test_stability_matches_scipy():
+    rng = np.random.default_rng(0)
+    names = [f"e{i}" for i in range(15)]
+    lists = []
+    for rep in (1, 2, 3):
+        for q in range(40):
+            picks = rng.choice(names, size=3, replace=False, p=np.linspace(2, 0.2, 15) / np.linspace(2, 0.2, 15).sum())
+            lists.append(rl(list(picks), rep=rep, question=str(q)))
+    result = stability(lists, top_n=10)
+    assert len(result.entities) == 10
+    for rep_a, rep_b, rho, p in result.spearman:
+        expected = stats.spearmanr(result.counts[rep_a], result.counts[rep_b])
+        assert rho == pytest.approx(expected.statistic) and p == pytest.approx(expected.pvalue)
+    assert [(a, b) for a, b, _, _ in result.spearman] == [(2, 1), (3, 1), (3, 2)]  # lower triangle
+    h, p = result.kruskal
+    expected = stats.kruskal(*result.counts.values())
+    assert h == pytest.approx(expected.statistic) and p == pytest.approx(expected.pvalue)
+
+
+def test_stability_paper_scale_value():
+    # Two repetitions whose top-10 orders differ by four adjacent swaps
+    # (sum d^2 = 8): the paper's Table 5 reports rho = 0.952, p = 2.28e-5 for n = 10.
+    a = [50, 40, 35, 30, 20, 18, 15, 10, 8, 5]
+    b = [40, 50, 30, 35, 18, 20, 10, 15, 8, 5]
+    lists = []
+    for rep, counts in ((1, a), (2, b)):
+        for i, n in enumerate(counts):
+            lists += [rl([f"e{i}"], rep=rep, question=f"{i}-{j}") for j in range(n)]
+    (rep_a, rep_b, rho, p), = stability(lists, top_n=10).spearman
+    assert rho == pytest.approx(0.952, abs=1e-3) and p == pytest.approx(2.28e-5, rel=0.01)
+
+
+def test_stability_undefined_cases_are_reported_not_crashing():
+    lists = [rl(["a"], rep=1), rl(["a"], rep=2)]
+    result = stability(lists)
+    assert result.spearman == [(2, 1, None, None)]
+    assert result.kruskal == (None, None)
+    assert stability([]).spearman == []
+
+
+def test_log_odds_ratio_smoothing_handles_zero_mentions():
+    assert log_odds_ratio(3, 0) == pytest.approx(math.log(3.5 / 0.5))
+    assert log_odds_ratio(0, 0) == 0.0
+    assert log_odds_ratio(0, 4) == pytest.approx(math.log(0.5 / 4.5))
+
+
+def test_geographic_lor_hand_computed_and_ttest():
+    region = {"Nike": "United States", "Apple": "United States", "Adidas": "Europe", "Sony": "Asia"}.get
+    lists = (
+        [rl(["Nike", "Adidas"], cluster="g1", question=f"a{i}") for i in range(4)]  # g1: US 4, EU 4
+        + [rl(["Nike", "Apple"], cluster="g2", question=f"b{i}") for i in range(3)]  # g2: US 6, EU 0
+        + [rl(["Adidas", "Sony"], cluster="g3", question=f"c{i}") for i in range(2)]  # g3: US 0, EU 2
+    )
+    lor = geographic_lor(lists, region, "United States", "Europe")
+    expected = {"g1": math.log(4.5 / 4.5), "g2": math.log(6.5 / 0.5), "g3": math.log(0.5 / 2.5)}
+    assert lor.per_group == pytest.approx(expected)
+    values = list(expected.values())
+    assert lor.mean == pytest.approx(np.mean(values))
+    assert lor.exp_mean == pytest.approx(math.exp(np.mean(values)))
+    t = stats.ttest_1samp(values, 0.0)
+    assert lor.t == pytest.approx(t.statistic) and lor.p == pytest.approx(t.pvalue)
+    assert lor.n_groups == 3
+
+
+def test_geographic_lor_single_group_has_no_ttest():
+    lor = geographic_lor([rl(["Nike"], cluster="only")], lambda e: "United States", "United States", "Asia")
+    assert lor.n_groups == 1 and lor.mean == pytest.approx(math.log(1.5 / 0.5))
+    assert lor.t is None and lor.p is None
+
+
+def test_five_percent_filter():
+    lists = [rl(["Common"], question=str(i)) for i in range(99)] + [rl(["Common", "Rare"], question="x")]
+    assert frequent_entities(lists) == {"Common"}  # Rare is in 1% of responses
+    region = {"Common": "Europe", "Rare": "United States"}.get
+    lor = geographic_lor(lists, region, "United States", "Europe")
+    assert lor.per_group["c1"] == pytest.approx(math.log(0.5 / 100.5))
+
+
+def test_us_top3_share_and_rank():
+    lists = [rl(["France", "USA", "Italy"]), rl(["Italy", "Spain", "Japan", "United States"]),
+             rl(["United States of America"]), rl(["France"])]
+    share, rank = us_top3(lists)
+    assert share == 0.5  # in the top 3 of responses 1 and 3
+    # Named (in some spelling) by 3 responses: ahead of France and Italy (2 each).
+    assert rank == 1
+    assert us_top3([rl(["France"])]) is None
+
+
+def test_records_have_the_documented_keys():
+    region = {"Nike": "United States", "Adidas": "Europe"}.get
+    lists = [rl(["Nike", "Adidas"], rep=r, cluster=c, question=f"{c}{q}")
+             for r in (1, 2) for c in ("g1", "g2") for q in range(3)]
+    records = choice_metric_records("s", lists, region)
+    metrics = {r["metric"] for r in records}
+    assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor"}
+    peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
+    assert peir == {"study": "s", "model": "m", "topic": "t", "cluster": None, "metric": "peir",
+                    "entity": "Nike", "value": 1.0, "n": 12}  # tie on presence: Nike ranks first
+    lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None]
+    assert {(r["region_a"], r["region_b"]) for r in lor} == {("United States", "Europe"), ("United States", "Asia")}
+    assert set(lor[0]) >= {"mean", "exp_mean", "p", "t", "n_groups"}
+    per_cluster = [r for r in records if r["metric"] == "lor" and r["cluster"] == "g1"]
+    assert per_cluster and "value" in per_cluster[0]
+    spearman = [r for r in records if r["metric"] == "spearman"][0]
+    assert {"repetition_a", "repetition_b", "value", "p"} <= set(spearman)
