@@ -1,0 +1,126 @@
+"""ChoiceEval from the command line: imports, metrics, exports."""
+
+import csv
+import json
+import math
+
+import pytest
+
+from conftest import rows
+from helpers import run_cli, write_study
+from openai_server import ServerConfig
+
+
+def write_mentions(path, lists):
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for (model, topic, cluster, question, rep), entities in lists.items():
+            if not entities:
+                writer.writerow([model, topic, cluster, question, rep, "", ""])
+            for rank, entity in enumerate(entities, start=1):
+                writer.writerow([model, topic, cluster, question, rep, rank, entity])
+
+
+def test_import_mentions_entities_then_metrics_json(tmp_path):
+    db = str(tmp_path / "m.db")
+    lists = {}
+    for rep in (1, 2):
+        for cluster in ("Budget-Conscious", "Convenience", "Health and Wellness"):
+            for q in range(4):
+                lists["gpt", "shoes", cluster, f"{cluster}-{q}", rep] = ["Nike", "Adidas", "Asics"][: 1 + q % 3]
+    lists["gpt", "shoes", "Convenience", "empty", 1] = []
+    write_mentions(tmp_path / "mentions.csv", lists)
+    (tmp_path / "entities.csv").write_text("name,region,country\nNike,United States,US\nAdidas,Europe,DE\n"
+                                           "Asics,Asia,JP\nPuma,Europe,DE\n")
+
+    out = run_cli("import", "mentions", str(tmp_path / "mentions.csv"), "--db", db, "--study", "ext")
+    assert out.returncode == 0, out.stderr
+    assert "Imported 25 responses" in out.stdout and "1 with no recommendation" in out.stdout
+    out = run_cli("import", "entities", str(tmp_path / "entities.csv"), "--db", db)
+    assert "Assigned region and attributes to 3 entities" in out.stdout
+    assert "match no entity: Puma" in out.stdout
+
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]
+    assert peir == [{"study": "ext", "model": "gpt", "topic": "shoes", "cluster": None, "metric": "peir",
+                     "entity": "Nike", "value": 24 / 25, "n": 25}]
+    direct = [r for r in records if r["metric"] == "direct_recommendation_rate" and r["cluster"] is None]
+    assert direct[0]["value"] == 24 / 25
+    lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"][0]
+    # Per cluster and repetition the lists are [Nike], [Nike, Adidas], [Nike, Adidas, Asics], [Nike]:
+    # Nike (US) holds 8 slots, Adidas (EU) 4 -> ln(8.5/4.5) in each of the 3 clusters (the
+    # empty response adds nothing); the values are equal, so the t-test is undefined.
+    assert lor["mean"] == pytest.approx(math.log(8.5 / 4.5))
+    assert lor["n_groups"] == 3 and lor["t"] is None and lor["p"] is None
+    assert {r["metric"] for r in records} >= {"spearman", "kruskal_wallis"}
+    table = run_cli("metrics", "--db", db).stdout
+    assert "Nike" in table and "0.960" in table
+
+    exported = run_cli("export", "--db", db, "--what", "mentions", "--format", "csv").stdout.splitlines()
+    assert exported[0].startswith("study,model,topic,cluster,question_id,repetition,rank,surface,entity,region")
+    assert len(exported) == 1 + 42 + 1  # header, 7 mentions x 3 clusters x 2 repetitions, one empty list
+    entities = json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)
+    assert entities[0] == {"name": "Nike", "region": "United States", "mentions": 24, "country": "US"}
+    metrics_csv = run_cli("export", "--db", db, "--what", "metrics", "--format", "csv").stdout
+    assert metrics_csv.startswith("study,metric,model,topic,cluster")
+
+
+def test_import_errors_name_the_file_and_line(tmp_path):
+    db = str(tmp_path / "m.db")
+    bad = tmp_path / "bad.csv"
+    bad.write_text("model,topic,cluster,question_id,repetition,rank,entity\ngpt,t,c,q,one,1,Nike\n")
+    out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
+    assert out.returncode == 2 and f"{bad}: line 2: repetition and rank must be whole numbers" in out.stderr
+    bad.write_text("model,topic\nx,y\n")
+    out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
+    assert out.returncode == 2 and "missing column(s) cluster, question_id, repetition, rank, entity" in out.stderr
+
+
+def test_imported_questions_are_asked_by_the_next_run(tmp_path, fake_server):
+    server = fake_server(ServerConfig())
+    db = str(tmp_path / "q.db")
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=2, name="qs")
+    assert run_cli("run", str(study), "--db", db, "--quiet").returncode == 0
+    (tmp_path / "more.csv").write_text("topic,cluster,question\ngadgets,Budget-Conscious,Cheapest phone?\n"
+                                       "gadgets,Budget-Conscious,Cheapest laptop?\n")
+    out = run_cli("import", "questions", str(tmp_path / "more.csv"), "--db", db, "--study", "qs")
+    assert "Imported 2 new questions" in out.stdout, out.stdout + out.stderr
+    again = run_cli("run", str(study), "--db", db, "--quiet")
+    assert "All 4 requests answered" in again.stdout
+    # The list extractor turned the server's numbered answers into ranked lists.
+    assert rows(tmp_path / "q.db", "SELECT COUNT(*), MIN(source) FROM mention_lists") == [(4, "list")]
+    assert rows(tmp_path / "q.db", "SELECT COUNT(*) > 4 FROM mentions") == [(1,)]
+
+
+def test_editing_the_study_supersedes_old_requests(tmp_path, fake_server):
+    server = fake_server(ServerConfig())
+    db = tmp_path / "e.db"
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3)
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    write_study(study, models=[f"openai:m@{server.base_url}"], questions=3, temperature=0.2)
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert "All 3 requests answered" in out.stdout
+    status = json.loads(run_cli("status", "--db", str(db), "--json").stdout)
+    assert status[0]["done"] == 3  # the three answers at temperature 0.7 no longer count
+    assert rows(db, "SELECT COUNT(*) FROM requests WHERE superseded = 1") == [(3,)]
+    exported = json.loads(run_cli("export", "--db", str(db), "--format", "json").stdout)
+    assert len(exported) == 3
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    assert [r["n"] for r in records if r["metric"] == "peir" and r["cluster"] is None] == [3]
+
+
+def test_expert_extraction_through_the_http_engine(tmp_path, fake_server):
+    server = fake_server(ServerConfig())
+    db = tmp_path / "x.db"
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3,
+                        extra_generation="")
+    study.write_text(study.read_text() + "\n[extraction]\nmethod = \"experts\"\nexperts = 5\nk = 3\n")
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "All 18 requests answered" in out.stdout  # 3 answers + 15 expert replies
+    assert "15 expert replies, 0 unparseable" in out.stdout
+    # Every expert's list is stored, and the voted list is at most k long.
+    assert rows(db, "SELECT COUNT(*), SUM(parsed) FROM expert_lists") == [(15, 15)]
+    assert rows(db, "SELECT MAX(rank) <= 3, COUNT(DISTINCT list_id) FROM mentions") == [(1, 3)]
+    assert rows(db, "SELECT MIN(n_experts) FROM mention_lists") == [(5,)]
