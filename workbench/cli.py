@@ -11,6 +11,7 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
@@ -45,6 +46,11 @@ Model specs (in a study's `models` or with --model):
 
 class UserError(Exception):
     """Something the user can fix; printed as one line, exit status 2."""
+
+
+def _table(title: str, **kwargs: Any) -> Table:
+    # Light borders leave room for the numbers in an 80-column terminal.
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **kwargs)
 
 
 def _console(stderr: bool = False) -> Console:
@@ -179,16 +185,19 @@ def print_status(conn, study: str | None, console: Console) -> None:
     if not records:
         console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
         return
-    table = Table(title="Requests", title_justify="left")
-    for column in ("study", "model", "stage", "done", "pending", "running", "failed", "errors survived"):
-        table.add_column(column, justify="right" if column not in ("study", "model", "stage") else "left")
+    table = _table(title="Requests (retried: errors met and retried)")
+    table.add_column("study", overflow="fold")
+    table.add_column("model", overflow="fold", min_width=13)
+    table.add_column("stage")
+    for column in ("done", "pending", "running", "failed", "retried"):
+        table.add_column(column, justify="right")
     for r in records:
         table.add_row(literal_text(r["study"]), literal_text(r["model"]), r["stage"], str(r["done"]),
                       str(r["pending"]), str(r["running"]), str(r["failed"]), str(r["errors_survived"]))
     console.print(table)
     errors = queue.error_summary(conn, _study_id(conn, study))
     if errors:
-        table = Table(title="Errors met (survived = a retry succeeded or is pending; final = gave up)",
+        table = _table(title="Errors met (survived = a retry succeeded or is pending; final = gave up)",
                       title_justify="left")
         for column in ("model", "kind", "survived", "final", "example"):
             table.add_column(column, overflow="fold")
@@ -287,41 +296,72 @@ def _num(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+REGION_SHORT = {"United States": "US", "Europe": "EU"}
+
+
+def _pair(a: str, b: str) -> str:
+    return f"{REGION_SHORT.get(a, a)}/{REGION_SHORT.get(b, b)}"
+
+
 def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:
     if not records:
         console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
                       "or `workbench import mentions`.")
         return
     topic_level = [r for r in records if r.get("cluster") is None]
-    table = Table(title="Preferred entity (PEIR) and direct-recommendation rate", title_justify="left")
-    for column in ("model", "topic", "preferred entity", "PEIR", "direct rate", "responses"):
-        table.add_column(column)
+    table = _table(title="Preferred entity (PEIR) and direct-recommendation rate")
+    table.add_column("model", overflow="fold", min_width=13)
+    table.add_column("topic", overflow="fold")
+    table.add_column("preferred entity", overflow="fold")
+    for column in ("PEIR", "direct", "n"):
+        table.add_column(column, justify="right")
     direct = {(r["model"], r["topic"]): r for r in topic_level if r["metric"] == "direct_recommendation_rate"}
     for r in (r for r in topic_level if r["metric"] == "peir"):
         d = direct.get((r["model"], r["topic"]), {})
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]), literal_text(r["entity"] or "-"),
                       _num(r["value"]), _num(d.get("value")), str(r["n"]))
     console.print(table)
-    table = Table(title="Geographic bias: mean log-odds ratio over clusters (t-test vs 0)", title_justify="left")
-    for column in ("model", "topic", "regions", "mean LOR", "exp(mean)", "t", "p", "groups"):
-        table.add_column(column)
+    table = _table(title="Geographic bias: mean log-odds ratio over clusters (t-test against 0)")
+    table.add_column("model", overflow="fold", min_width=13)
+    table.add_column("topic", overflow="fold")
+    table.add_column("regions")
+    for column in ("LOR", "exp", "t", "p", "G"):
+        table.add_column(column, justify="right")
     for r in (r for r in topic_level if r["metric"] == "lor"):
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
-                      literal_text(f"{r['region_a']} vs {r['region_b']}"), _num(r["mean"]), _num(r["exp_mean"]),
+                      literal_text(_pair(r["region_a"], r["region_b"])), _num(r["mean"]), _num(r["exp_mean"]),
                       _num(r["t"]), _num(r["p"]), str(r["n_groups"]))
     console.print(table)
-    table = Table(title="Stability across repetitions (top-N entity counts)", title_justify="left")
-    for column in ("model", "topic", "Spearman rho (pairs)", "min p", "Kruskal-Wallis H", "p"):
-        table.add_column(column)
+    table = _table(title="Stability across repetitions (counts of the top-N entities)")
+    table.add_column("model", overflow="fold", min_width=13)
+    table.add_column("topic", overflow="fold")
+    for column in ("Spearman rho", "pairs", "min p", "K-W H", "p"):
+        table.add_column(column, justify="right")
     for key in dict.fromkeys((r["model"], r["topic"]) for r in topic_level):
         rhos = [r for r in topic_level if r["metric"] == "spearman" and (r["model"], r["topic"]) == key]
         kw = next((r for r in topic_level if r["metric"] == "kruskal_wallis" and (r["model"], r["topic"]) == key), {})
         values = [r["value"] for r in rhos if r["value"] is not None]
         ps = [r["p"] for r in rhos if r["p"] is not None]
-        rho_text = (f"{min(values):.3f}..{max(values):.3f} ({len(rhos)})" if values else f"n/a ({len(rhos)})")
-        table.add_row(literal_text(key[0]), literal_text(key[1]), rho_text, _num(min(ps) if ps else None),
-                      _num(kw.get("statistic")), _num(kw.get("p")))
+        if not values:
+            rho_text = "n/a"
+        elif len(values) == 1:
+            rho_text = f"{values[0]:.3f}"
+        else:
+            rho_text = f"{min(values):.2f}..{max(values):.2f}"
+        table.add_row(literal_text(key[0]), literal_text(key[1]), rho_text, str(len(rhos)),
+                      _num(min(ps) if ps else None), _num(kw.get("statistic")), _num(kw.get("p")))
     console.print(table)
+
+
+def print_region_hint(conn, study: str | None, console: Console) -> None:
+    from store.mentions import entities_without_region
+
+    missing = entities_without_region(conn, _study_id(conn, study))
+    if missing:
+        console.print(literal_text(
+            f"{len(missing)} mentioned entities have no region yet (e.g. {', '.join(n for n, _ in missing[:3])}); "
+            "they count as Unknown in the log-odds. Assign regions with `workbench import entities FILE.csv`."
+        ), style="dim", soft_wrap=True)
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
@@ -331,7 +371,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     _study_id(conn, args.study)
     records = choice_io.metric_records(conn, args.study)
     if args.format == "table":
-        print_metric_tables(records, _console())
+        console = _console()
+        print_metric_tables(records, console)
+        if records:
+            print_region_hint(conn, args.study, console)
         return 0
     exports.write_records(records, args.format, choice_io.METRIC_FIELDS, sys.stdout)
     return 0
@@ -359,6 +402,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     console.print()
     print_metric_tables(choice_io.metric_records(conn, "demo"), console)
+    print_region_hint(conn, "demo", console)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
 
