@@ -197,8 +197,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
     console.print(table)
     errors = queue.error_summary(conn, _study_id(conn, study))
     if errors:
-        table = _table(title="Errors met (survived = a retry succeeded or is pending; final = gave up)",
-                      title_justify="left")
+        table = _table(title="Errors met (survived: retried; final: the request failed)")
         for column in ("model", "kind", "survived", "final", "example"):
             table.add_column(column, overflow="fold")
         for e in errors:
