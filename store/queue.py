@@ -70,22 +70,38 @@ def upsert_model(conn: sqlite3.Connection, *, identity: str, spec: str, engine: 
         return cur.lastrowid
 
 
-def insert_questions(conn: sqlite3.Connection, study_id: int, questions: Iterable[Any]) -> dict[tuple, int]:
+def insert_questions(conn: sqlite3.Connection, study_id: int, questions: Iterable[Any],
+                     provenance: dict[str, Any] | None = None) -> dict[tuple, int]:
     """Store questions (idempotent); returns (topic, cluster, text) -> question id."""
     with transaction(conn):
         conn.executemany(
-            "INSERT OR IGNORE INTO questions (study_id, topic, cluster, cluster_label, position, text, source) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source) for q in questions],
+            "INSERT OR IGNORE INTO questions (study_id, topic, cluster, cluster_label, position, text, source, "
+            "provenance_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source,
+              json.dumps(provenance) if provenance else None) for q in questions],
         )
     return study_questions(conn, study_id)
 
 
-def study_questions(conn: sqlite3.Connection, study_id: int) -> dict[tuple, int]:
+def study_questions(conn: sqlite3.Connection, study_id: int, verified_only: bool = False) -> dict[tuple, int]:
     """Every question of a study (from its file, imported or generated): key -> id."""
-    rows = conn.execute("SELECT id, topic, cluster, text FROM questions WHERE study_id = ? ORDER BY id",
-                        (study_id,))
+    rows = conn.execute(
+        "SELECT id, topic, cluster, text FROM questions WHERE study_id = ? "
+        + ("AND verified = 1 " if verified_only else "") + "ORDER BY id",
+        (study_id,),
+    )
     return {(r["topic"], r["cluster"], r["text"]): r["id"] for r in rows}
+
+
+def set_verified(conn: sqlite3.Connection, study_id: int, ids: list[int] | None, verified: bool = True) -> int:
+    """Mark questions verified (all of the study's when `ids` is None)."""
+    with transaction(conn):
+        if ids is None:
+            cur = conn.execute("UPDATE questions SET verified = ? WHERE study_id = ?", (int(verified), study_id))
+        else:
+            cur = conn.executemany("UPDATE questions SET verified = ? WHERE study_id = ? AND id = ?",
+                                   [(int(verified), study_id, i) for i in ids])
+        return cur.rowcount
 
 
 @dataclass(frozen=True)

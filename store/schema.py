@@ -163,6 +163,10 @@ MIGRATIONS: list[str] = [
     -- text, temperature, ...) stay stored but no longer count or run.
     ALTER TABLE requests ADD COLUMN superseded INTEGER NOT NULL DEFAULT 0;
     """,
+    # 3: where a generated question came from (model, request, adapted cluster).
+    """
+    ALTER TABLE questions ADD COLUMN provenance_json TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -54,6 +54,24 @@ def answer_for(prompt: str) -> str:
     return "Here are my picks:\n" + "\n".join(f"{i}. {b}" for i, b in enumerate(dict.fromkeys(picks), 1))
 
 
+def instance_for(schema: dict, seed: str, name: str = "value"):
+    """A JSON value that satisfies the (simple) schema, derived from `seed`: what a
+    server with structured outputs returns for `response_format: json_schema`."""
+    digest = hashlib.sha256(seed.encode()).hexdigest()
+    kind = schema.get("type")
+    if kind == "object":
+        return {prop: instance_for(sub, seed + prop, prop) for prop, sub in schema.get("properties", {}).items()}
+    if kind == "array":
+        count = schema.get("minItems", 3)
+        count = min(max(count, 1), schema.get("maxItems", count))
+        if name == "recommended":  # brand names, as an extraction expert would list them
+            return [line.split(". ", 1)[1] for line in answer_for(seed).splitlines()[1:]][:count]
+        return [instance_for(schema.get("items", {}), f"{seed}{i}", name) + f" #{i + 1}" for i in range(count)]
+    if name == "questions":
+        return f"Which option would you recommend for need {digest[:6]}?"
+    return f"{name.title()} {digest[:6]}"
+
+
 class FaultyOpenAIServer:
     def __init__(self, config: ServerConfig | None = None):
         self.config = config or ServerConfig()
@@ -126,6 +144,9 @@ class FaultyOpenAIServer:
             return early
         prompt = "\n".join(m["content"] for m in body["messages"])
         text = self.config.reply_text if self.config.reply_text is not None else answer_for(prompt)
+        schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")
+        if schema and self.config.reply_text is None:
+            text = json.dumps(instance_for(schema, prompt))
         self.stats.ok += 1
         return web.json_response({
             "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),

@@ -73,7 +73,7 @@ def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[Mod
     specs = specs or study.models
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     queue.insert_questions(conn, study_id, study.questions)
-    question_ids = queue.study_questions(conn, study_id)
+    question_ids = queue.study_questions(conn, study_id, study.verified_only)
     prepared = []
     for spec in specs:
         params = generation_params(study.generation, spec)
@@ -124,3 +124,28 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
     finally:
         for engine in engines.values():
             await engine.aclose()
+
+
+async def generate_questions(conn: sqlite3.Connection, study: choice.ChoiceStudy, spec: ModelSpec | None,
+                             options: RunOptions, on_progress: Callable[[Progress], None] | None = None,
+                             notify: Callable[[str], None] | None = None):
+    """Adapt the clusters to each `generate` topic and write its questions (stored unverified)."""
+    from workbench.studies import choice_generation as generation
+
+    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+    queue.insert_questions(conn, study_id, study.questions)
+    spec = spec or study.question_generation.model or study.models[0]
+    model_id, resolved = _register(conn, spec, {}, notify)
+    engine = make_engine(resolved)
+    report = generation.GenerationReport()
+    job = ModelJob(model_id, resolved.label, engine, retries=spec.options.get("retries"))
+    try:
+        generation.plan_adaptations(conn, study, study_id, model_id, resolved.identity)
+        queue.requeue_failed(conn, study_id, [model_id])
+        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "adapt"}), on_progress)
+        generation.plan_questions(conn, study, study_id, model_id, resolved.identity, report)
+        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "generate"}), on_progress)
+        generation.store_generated(conn, study_id, model_id, resolved.identity, report)
+    finally:
+        await engine.aclose()
+    return report

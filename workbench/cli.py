@@ -84,12 +84,39 @@ def _format_eta(seconds: float | None) -> str:
     return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
 
 
+def progress_display(console: Console, quiet: bool):
+    """A rich progress display with one bar per model and stage, and its callback."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"),
+        console=console,
+        disable=quiet,
+        transient=False,
+    )
+    tasks: dict[Any, Any] = {}
+
+    def on_progress(p) -> None:
+        if (p.model, p.stage) not in tasks:
+            tasks[p.model, p.stage] = progress.add_task(
+                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--"
+            )
+        progress.update(
+            tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
+            rate=f"{p.tokens_per_s:.1f}", eta=_format_eta(p.eta_s),
+        )
+
+    return progress, on_progress
+
+
 def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: int | None,
               concurrency: int | None, console: Console, quiet: bool = False) -> int:
     """Plan and run a study with a live progress display; returns the exit status."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from workbench.audit import prepare, run_prepared
+    from workbench.engines.base import EngineError
     from workbench.runner import RunOptions
 
     try:
@@ -109,26 +136,7 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
             f"{study.name} · {model.resolved.label}: {model.total} requests "
             f"({model.planned} newly planned) · database {db}"
         ), soft_wrap=True)
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"),
-        console=console,
-        disable=quiet,
-        transient=False,
-    )
-    tasks: dict[str, Any] = {}
-
-    def on_progress(p) -> None:
-        if (p.model, p.stage) not in tasks:
-            tasks[p.model, p.stage] = progress.add_task(
-                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--"
-            )
-        progress.update(
-            tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
-            rate=f"{p.tokens_per_s:.1f}", eta=_format_eta(p.eta_s),
-        )
+    progress, on_progress = progress_display(console, quiet)
 
     options = RunOptions(limit=limit)
     try:
@@ -136,17 +144,14 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
             summary = asyncio.run(run_prepared(conn, prepared, options, on_progress))
     except KeyboardInterrupt:
         left = conn.execute(
-            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND status IN ('pending', 'running')",
+            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND status IN ('pending', 'running') "
+            "AND superseded = 0",
             (prepared.study_id,),
         ).fetchone()[0]
         console.print(f"Interrupted. {left} requests left pending; run the same command again to resume.")
         return 130
-    except Exception as exc:  # an engine that cannot start: one line, not a traceback
-        from workbench.engines.base import EngineError
-
-        if isinstance(exc, EngineError):
-            raise UserError(str(exc)) from None
-        raise
+    except EngineError as exc:  # an engine that cannot start: one line, not a traceback
+        raise UserError(str(exc)) from None
     for report in summary.extraction:
         if report.answers:
             line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
@@ -175,6 +180,74 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
 
 def cmd_run(args: argparse.Namespace) -> int:
     return run_study(args.study, args.db, args.model, args.limit, args.concurrency, _console(), args.quiet)
+
+
+# -- generate and questions -------------------------------------------------
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from workbench.audit import generate_questions
+    from workbench.engines.base import EngineError
+    from workbench.runner import RunOptions
+
+    console = _console()
+    try:
+        study = load_study(args.study)
+        spec = parse_spec(args.model) if args.model else None
+    except (StudyError, SpecError) as exc:
+        raise UserError(str(exc)) from None
+    if not study.generate:
+        raise UserError(f"{args.study}: no topic asks for questions; add `generate = N` to a [[topics]] table")
+    conn = _open_db(args.db)
+    progress, on_progress = progress_display(console, args.quiet)
+    try:
+        with progress:
+            report = asyncio.run(generate_questions(conn, study, spec, RunOptions(), on_progress,
+                                                    notify=lambda msg: console.print(msg)))
+    except KeyboardInterrupt:
+        console.print("Interrupted; run the same command again to resume.")
+        return 130
+    except (EngineError, ModelNotFound) as exc:
+        raise UserError(str(exc)) from None
+    console.print(f"Adapted {report.adapted} clusters ({report.adapt_unparseable} kept their general name: "
+                  f"unparseable or failed replies, kept in the store).")
+    for topic, count in report.per_topic.items():
+        console.print(literal_text(f"{topic}: {count} new questions"))
+    if report.generate_unparseable:
+        console.print(f"{report.generate_unparseable} question lists could not be parsed (kept in the store; "
+                      "`workbench export --what responses` shows them).")
+    console.print(f"Questions start unverified: review them with `workbench questions --db {args.db} "
+                  f"--study {study.name}`; `workbench run` asks them (only verified ones with verified_only = true).",
+                  soft_wrap=True)
+    return 0
+
+
+def cmd_questions(args: argparse.Namespace) -> int:
+    conn = _open_db(args.db)
+    study_id = _study_id(conn, args.study)
+    if args.verify or args.verify_all or args.unverify:
+        ids = None if args.verify_all else (args.verify or args.unverify)
+        changed = queue.set_verified(conn, study_id, ids, verified=not args.unverify)
+        _console().print(f"{'Unverified' if args.unverify else 'Verified'} {changed} questions.")
+        return 0
+    rows = [dict(r) for r in conn.execute(
+        "SELECT id, topic, cluster, cluster_label, text, source, verified, provenance_json FROM questions "
+        "WHERE study_id = ? ORDER BY topic, cluster, position, id", (study_id,))]
+    if args.format != "table":
+        exports.write_records(rows, args.format, ["id", "topic", "cluster", "cluster_label", "text", "source",
+                                                  "verified", "provenance_json"], sys.stdout)
+        return 0
+    table = _table(title=f"Questions of {args.study} (✓ = verified)")
+    table.add_column("id", justify="right")
+    table.add_column("✓")
+    table.add_column("topic / cluster", overflow="fold", max_width=28)
+    table.add_column("question", overflow="fold")
+    for r in rows:
+        label = r["cluster_label"] if r["cluster_label"] and r["cluster_label"] != r["cluster"] else r["cluster"]
+        table.add_row(str(r["id"]), "✓" if r["verified"] else "", literal_text(f"{r['topic']} / {label}"),
+                      literal_text(r["text"]))
+    _console().print(table)
+    return 0
 
 
 # -- status ------------------------------------------------------------------
@@ -448,6 +521,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight per model")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser(
+        "generate", help="LLM-assisted questions: adapt clusters to topics, then write questions",
+        formatter_class=fmt,
+        description="For every [[topics]] table with `generate = N`, an LLM rewrites each user cluster in\n"
+        "the topic's terms (stage adapt), then writes N questions per adapted cluster (stage generate),\n"
+        "as schema-constrained JSON. Questions are stored unverified, with their provenance; edit the\n"
+        "prompts in assets/prompts/ or point [question_generation] adapt_prompt / generate_prompt at\n"
+        "your own. Resumable like `run`.",
+        epilog="examples:\n  workbench generate study.toml --db audit.db\n"
+        "  workbench generate study.toml --db audit.db --model 'openai:gpt-4o@https://api.openai.com/v1,"
+        "api_key_env=OPENAI_API_KEY'",
+    )
+    p.add_argument("study", help="study file (TOML) with `generate = N` in some [[topics]]")
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--model", metavar="SPEC", help="generator model (default: [question_generation] model, "
+                   "else the study's first model)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_generate)
+
+    p = sub.add_parser(
+        "questions", help="list a study's questions; mark them verified", formatter_class=fmt,
+        description="Lists the questions of a study (from its file, imported or generated) with their\n"
+        "verified flag, or sets the flag. With `verified_only = true` in the study, `run` asks only\n"
+        "verified questions.",
+        epilog="examples:\n  workbench questions --db audit.db --study shoes\n"
+        "  workbench questions --db audit.db --study shoes --verify 12 13 14\n"
+        "  workbench questions --db audit.db --study shoes --verify-all",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--study", required=True, help="the study")
+    p.add_argument("--verify", type=int, nargs="+", metavar="ID", help="mark these questions verified")
+    p.add_argument("--unverify", type=int, nargs="+", metavar="ID", help="clear their verified flag")
+    p.add_argument("--verify-all", action="store_true", help="mark every question of the study verified")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.set_defaults(func=cmd_questions)
 
     p = sub.add_parser(
         "status", help="counts per study, model, stage and status; errors met", formatter_class=fmt,

@@ -29,11 +29,12 @@ from workbench.specs import ModelSpec
 from workbench.studies.spec import StudyError, Where, check_keys, expect, read_models
 
 TOP_KEYS = {"name", "method", "description", "repetitions", "seed", "models", "generation",
-            "clusters", "topics", "extraction", "metrics"}
+            "clusters", "topics", "extraction", "metrics", "question_generation", "verified_only"}
 EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output"}
 METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
 GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "stop", "system"}
-TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster"}
+TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster", "generate"}
+QUESTION_GENERATION_KEYS = {"model", "temperature", "max_tokens", "adapt_prompt", "generate_prompt"}
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,18 @@ class Extraction:
     # but grammar sampling over a 262k vocabulary is ~4x slower on CPU;
     # list: a numbered list, started by a "1." prefill in completion mode.
     output: str = "json"
+
+
+@dataclass(frozen=True)
+class QuestionGeneration:
+    """LLM-assisted questions (METHODS.md §1): adapt each cluster to the topic,
+    then write N questions per adapted cluster, as schema-constrained JSON."""
+
+    model: ModelSpec | None = None  # None: the study's first model
+    temperature: float = 0.9
+    max_tokens: int = 600
+    adapt_prompt: str | None = None  # a file; None: assets/prompts/adapt_cluster.txt
+    generate_prompt: str | None = None  # None: assets/prompts/generate_questions.txt
 
 
 @dataclass(frozen=True)
@@ -82,15 +95,20 @@ class ChoiceStudy:
     questions: list[Question] = field(default_factory=list)
     extraction: "Extraction" = None  # type: ignore[assignment]
     metrics: dict[str, Any] = field(default_factory=dict)
+    generate: dict[str, int] = field(default_factory=dict)  # topic -> questions per adapted cluster
+    question_generation: "QuestionGeneration" = None  # type: ignore[assignment]
+    verified_only: bool = False  # ask only questions a reviewer has verified
     method: str = "choice"
 
     def __post_init__(self) -> None:
         if self.extraction is None:
             self.extraction = Extraction()
+        if self.question_generation is None:
+            self.question_generation = QuestionGeneration()
 
     @property
     def topics(self) -> list[str]:
-        return list(dict.fromkeys(q.topic for q in self.questions))
+        return list(dict.fromkeys([q.topic for q in self.questions] + list(self.generate)))
 
     def to_json(self) -> dict[str, Any]:
         """What the store keeps of the study (enough to re-plan it)."""
@@ -106,6 +124,8 @@ class ChoiceStudy:
             "extraction": {**self.extraction.__dict__,
                            "model": str(self.extraction.model) if self.extraction.model else None},
             "metrics": self.metrics,
+            "generate": self.generate,
+            "verified_only": self.verified_only,
         }
 
 
@@ -133,13 +153,22 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     if not topics:
         raise where.child("topics").error("expected at least one [[topics]] table")
     questions: list[Question] = []
+    generate: dict[str, int] = {}
     for index, topic in enumerate(topics):
-        questions.extend(_topic_questions(where.child("topics").child(index), topic, clusters, path))
+        found, count = _topic_questions(where.child("topics").child(index), topic, clusters, path)
+        questions.extend(found)
+        if count:
+            generate[topic["name"]] = count
+    verified_only = expect(where.child("verified_only"), data.get("verified_only", False), bool, "true or false")
     extraction = _extraction(where.child("extraction"), data.get("extraction", {}))
     metrics = _metrics(where.child("metrics"), data.get("metrics", {}))
     return ChoiceStudy(
         extraction=extraction,
         metrics=metrics,
+        generate=generate,
+        question_generation=_question_generation(where.child("question_generation"),
+                                                 data.get("question_generation", {}), path),
+        verified_only=verified_only,
         name=name,
         path=str(path),
         description=str(data.get("description", "")),
@@ -237,7 +266,36 @@ def _clusters(where: Where, value: Any) -> list[Cluster]:
     return clusters
 
 
-def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_path: Path) -> list[Question]:
+def _question_generation(where: Where, table: Any, study_path: Path) -> QuestionGeneration:
+    from workbench.specs import SpecError, parse_spec
+
+    expect(where, table, dict, "a [question_generation] table")
+    check_keys(where, table, QUESTION_GENERATION_KEYS)
+    model = None
+    if "model" in table:
+        expect(where.child("model"), table["model"], str, "a model spec string")
+        try:
+            model = parse_spec(table["model"])
+        except SpecError as exc:
+            raise where.child("model").error(str(exc)) from None
+    prompts = {}
+    for key in ("adapt_prompt", "generate_prompt"):
+        if key in table:
+            value = expect(where.child(key), table[key], str, "a path to a prompt file")
+            prompt_path = (study_path.parent / value).resolve()
+            if not prompt_path.is_file():
+                raise where.child(key).error(f"file {prompt_path} does not exist")
+            prompts[key] = str(prompt_path)
+    return QuestionGeneration(
+        model=model,
+        temperature=float(expect(where.child("temperature"), table.get("temperature", 0.9), (int, float), "a number")),
+        max_tokens=expect(where.child("max_tokens"), table.get("max_tokens", 600), int, "a whole number of tokens"),
+        **prompts,
+    )
+
+
+def _topic_questions(where: Where, topic: Any, clusters: list[Cluster],
+                     study_path: Path) -> tuple[list[Question], int]:
     expect(where, topic, dict, "a [[topics]] table")
     check_keys(where, topic, TOPIC_KEYS)
     name = expect(where.child("name"), topic.get("name"), str, "a topic name such as \"running shoes\"")
@@ -246,8 +304,18 @@ def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_pa
         expect(where.child("questions_per_cluster"), limit, int, "a whole number")
         if limit < 1:
             raise where.child("questions_per_cluster").error("expected at least 1")
-    if ("questions" in topic) == ("questions_file" in topic):
-        raise where.error("expected exactly one of 'questions' (inline table) or 'questions_file'")
+    generate = 0
+    if "generate" in topic:
+        generate = expect(where.child("generate"), topic["generate"], int,
+                          "a whole number of questions to generate per adapted cluster (paper: 23)")
+        if generate < 1:
+            raise where.child("generate").error("expected at least 1")
+    if "questions" in topic and "questions_file" in topic:
+        raise where.error("expected one of 'questions' (inline table) or 'questions_file', not both")
+    if not ({"questions", "questions_file"} & set(topic)):
+        if generate:
+            return [], generate
+        raise where.error("expected 'questions' (inline table), 'questions_file' or 'generate = N'")
     if "questions" in topic:
         q_where = where.child("questions")
         table = expect(q_where, topic["questions"], dict,
@@ -264,7 +332,7 @@ def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_pa
     for cluster_name, label, texts in grouped:
         for position, text in enumerate(texts[:limit] if limit else texts):
             questions.append(Question(name, cluster_name, label, position, text, source))
-    return questions
+    return questions, generate
 
 
 def _inline_questions(where: Where, table: dict[str, Any], clusters: list[Cluster]):

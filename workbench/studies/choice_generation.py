@@ -1,0 +1,152 @@
+"""LLM-assisted questions (METHODS.md §1): adapt clusters to a topic, then generate questions.
+
+Both steps go through the persistent queue (stages `adapt` and `generate`), so a
+killed generation resumes without asking twice. Replies are JSON constrained by a
+schema (a grammar on llama.cpp) so that small models stay parseable; replies that
+still cannot be parsed are kept in `responses` and counted. Each generated
+question records its provenance (generator model, request, prompt and seed are in
+that request) and starts unverified.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
+
+from store import queue
+from workbench.keys import request_key
+from workbench.studies.choice import ChoiceStudy, Question
+
+ADAPT_SCHEMA = {
+    "type": "object",
+    "properties": {"name": {"type": "string", "maxLength": 80}, "description": {"type": "string", "maxLength": 200}},
+    "required": ["name", "description"],
+}
+
+
+def questions_schema(n: int) -> dict:
+    return {
+        "type": "object",
+        "properties": {"questions": {"type": "array", "minItems": n, "maxItems": n,
+                                     "items": {"type": "string", "maxLength": 200}}},
+        "required": ["questions"],
+    }
+
+
+def load_prompt(path: str | None, default: str) -> str:
+    if path:
+        return Path(path).read_text("utf-8")
+    return files("assets").joinpath("prompts", default).read_text("utf-8")
+
+
+def fill(template: str, **values: str) -> str:
+    """Replace {name} placeholders by plain substitution: user prompts are data,
+    never evaluated (no str.format, so braces elsewhere are left alone)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+@dataclass
+class GenerationReport:
+    adapted: int = 0
+    adapt_unparseable: int = 0
+    generated: int = 0  # questions stored
+    generate_unparseable: int = 0
+    per_topic: dict[str, int] = field(default_factory=dict)
+
+
+def plan_adaptations(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int,
+                     identity: str) -> int:
+    settings = study.question_generation
+    template = load_prompt(settings.adapt_prompt, "adapt_cluster.txt")
+    planned = []
+    for topic in study.generate:
+        for cluster in study.clusters:
+            payload = {
+                "messages": [{"role": "user", "content": fill(template, topic=topic, cluster=cluster.name,
+                                                              description=cluster.description)}],
+                "params": {"temperature": settings.temperature, "max_tokens": 160, "seed": study.seed,
+                           "json_schema": ADAPT_SCHEMA},
+                "meta": {"topic": topic, "cluster": cluster.name},
+            }
+            planned.append(queue.PlannedRequest(
+                request_key(stage="adapt", model_identity=identity, payload=payload, repetition=None),
+                "adapt", payload, seed=study.seed))
+    return queue.plan(conn, study_id, model_id, planned)
+
+
+def _replies(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str):
+    return conn.execute(
+        "SELECT r.key, r.status, r.payload_json, p.text FROM requests r LEFT JOIN responses p ON p.request_key = r.key "
+        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = ? AND r.superseded = 0 ORDER BY r.rowid",
+        (study_id, model_id, stage),
+    ).fetchall()
+
+
+def _json_object(text: str | None) -> dict | None:
+    if not text:
+        return None
+    start, end = text.find("{"), text.rfind("}")
+    try:
+        data = json.loads(text[start : end + 1]) if 0 <= start < end else None
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def plan_questions(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int, identity: str,
+                   report: GenerationReport) -> int:
+    """One `generate` request per adapted cluster. A cluster whose adaptation
+    failed or could not be parsed keeps its general name (and is counted)."""
+    settings = study.question_generation
+    template = load_prompt(settings.generate_prompt, "generate_questions.txt")
+    descriptions = {c.name: c.description for c in study.clusters}
+    planned = []
+    for _key, status, payload_json, text in _replies(conn, study_id, model_id, "adapt"):
+        meta = json.loads(payload_json)["meta"]
+        if meta["topic"] not in study.generate:
+            continue
+        adapted = _json_object(text) if status == "done" else None
+        if adapted and isinstance(adapted.get("name"), str) and adapted["name"].strip():
+            name, description = adapted["name"].strip(), str(adapted.get("description", "")).strip()
+            report.adapted += 1
+        else:
+            name, description = meta["cluster"], descriptions.get(meta["cluster"], "")
+            report.adapt_unparseable += 1
+        n = study.generate[meta["topic"]]
+        payload = {
+            "messages": [{"role": "user", "content": fill(template, topic=meta["topic"], cluster=name,
+                                                          description=description, n=str(n))}],
+            "params": {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "seed": study.seed,
+                       "json_schema": questions_schema(n)},
+            "meta": {**meta, "label": name, "n": n},
+        }
+        planned.append(queue.PlannedRequest(
+            request_key(stage="generate", model_identity=identity, payload=payload, repetition=None),
+            "generate", payload, seed=study.seed))
+    new = queue.plan(conn, study_id, model_id, planned)
+    queue.supersede_others(conn, study_id, model_id, "generate", [p.key for p in planned])
+    return new
+
+
+def store_generated(conn: sqlite3.Connection, study_id: int, model_id: int, identity: str,
+                    report: GenerationReport) -> None:
+    for key, status, payload_json, text in _replies(conn, study_id, model_id, "generate"):
+        meta = json.loads(payload_json)["meta"]
+        data = _json_object(text) if status == "done" else None
+        texts = data.get("questions") if data else None
+        if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
+            report.generate_unparseable += 1
+            continue
+        questions = [Question(meta["topic"], meta["cluster"], meta["label"], i, " ".join(t.split()), "generated")
+                     for i, t in enumerate(texts[: meta["n"]]) if t.strip()]
+        before = len(queue.study_questions(conn, study_id))
+        queue.insert_questions(conn, study_id, questions,
+                               provenance={"model": identity, "request_key": key, "adapted_cluster": meta["label"]})
+        added = len(queue.study_questions(conn, study_id)) - before
+        report.generated += added
+        report.per_topic[meta["topic"]] = report.per_topic.get(meta["topic"], 0) + added
