@@ -460,10 +460,33 @@ def demo_db_path() -> Path:
     return Path(base) / "audit-workbench" / "demo.db"
 
 
+def cmd_tui(args: argparse.Namespace) -> int:
+    if args.study:
+        try:
+            load_study(args.study)
+        except StudyError as exc:
+            raise UserError(str(exc)) from None
+    _open_db(args.db).close()
+    from workbench.app import WorkbenchApp
+
+    WorkbenchApp(args.db, args.study, autostart=args.start).run()
+    return 0
+
+
 def cmd_demo(args: argparse.Namespace) -> int:
     console = _console()
     db = args.db or str(demo_db_path())
     study_path = str(files("assets").joinpath("studies/demo.toml"))
+    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+        from workbench.models import default_model_path
+
+        default_model_path(notify=console.print)  # assemble before the screen takes over
+        _open_db(db).close()
+        from workbench.app import WorkbenchApp
+
+        WorkbenchApp(db, study_path, autostart=True).run()
+        console.print(f"Database: {db}\nThe same results headless: `workbench demo --no-tui --db {db}`")
+        return 0
     console.print("[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled "
                   "Gemma 3 270M on this machine.")
     status = run_study(study_path, db, None, None, None, console)
@@ -622,13 +645,27 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "demo", help="run the bundled demo study on the bundled local model", formatter_class=fmt,
-        description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default,\n"
-        "then prints the status and a few answers. Run it again: it resumes or reports.",
+        description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default. In a\n"
+        "terminal it opens the app and runs the demo live; with --no-tui (or without a terminal) it\n"
+        "prints the status, a few answers and the metric tables. Run it again: it resumes or reports.",
         epilog="examples:\n  workbench demo\n  workbench demo --db /tmp/demo.db",
     )
     p.add_argument("--db", help=f"database (default: {demo_db_path()})")
-    p.add_argument("--no-tui", action="store_true", help="print the results instead of opening the app")
+    p.add_argument("--no-tui", action="store_true",
+                   help="print the results instead of opening the app (the default without a terminal)")
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "tui", help="the terminal app: run with live progress, metrics", formatter_class=fmt,
+        description="Opens the keyboard-driven app on a database. 1 = Run screen, 2 = Metrics,\n"
+        "F1 or ? = help, Ctrl+P = every action. Works over SSH in 80x24. It follows runs started\n"
+        "elsewhere on the same database without locking it.",
+        epilog="examples:\n  workbench tui --db audit.db\n  workbench tui --db audit.db --study study.toml --start",
+    )
+    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    p.add_argument("--study", help="study file the Run screen starts (s) and resumes")
+    p.add_argument("--start", action="store_true", help="start the study at once")
+    p.set_defaults(func=cmd_tui)
 
     p = sub.add_parser(
         "doctor", help="check llama.cpp features, the default model and configured engines",

@@ -1,0 +1,129 @@
+"""The Metrics screen: ChoiceEval tables with models side by side, filters, a chart, export."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, Static
+
+from workbench import metric_views as views
+from workbench.literal import visible
+
+
+class MetricsScreen(Screen):
+    BINDINGS = [
+        Binding("t", "next_topic", "Topic", tooltip="Cycle the topic filter"),
+        Binding("k", "next_cluster", "Cluster", tooltip="Cycle the cluster filter (all = topic level)"),
+        Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
+        Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: list[dict] = []
+        self.topic = views.ALL
+        self.cluster = views.ALL
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="metrics-filters")
+        with VerticalScroll(id="metrics-body"):
+            yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section")
+            yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True)
+            yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section")
+            yield DataTable(id="lor-table", show_cursor=False, zebra_stripes=True)
+            yield Label("Stability across repetitions", classes="section")
+            yield DataTable(id="stability-table", show_cursor=False, zebra_stripes=True)
+            yield Label("LOR US vs Europe per cluster (left: Europe, right: US)", classes="section")
+            yield Static(id="lor-chart")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._show_filters("computing…")
+        self.action_recompute()
+
+    def _show_filters(self, note: str = "") -> None:
+        text = f" topic: {self.topic} (t) · cluster: {self.cluster} (k)"
+        self.query_one("#metrics-filters", Static).update(Text(visible(text + (f" · {note}" if note else "")),
+                                                                no_wrap=True, overflow="ellipsis"))
+
+    @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
+    def action_recompute(self) -> None:
+        from store.db import connect
+        from workbench import choice_io
+
+        conn = connect(self.app.db_path)
+        try:
+            records = choice_io.metric_records(conn)
+        finally:
+            conn.close()
+        self.app.call_from_thread(self._loaded, records)
+
+    def _loaded(self, records: list[dict]) -> None:
+        self.records = records
+        topics, clusters = views.filter_options(records)
+        if self.topic not in topics:
+            self.topic = views.ALL
+        if self.cluster not in clusters:
+            self.cluster = views.ALL
+        self.refresh_tables()
+
+    def refresh_tables(self) -> None:
+        if not self.records:
+            self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
+        else:
+            self._show_filters(f"{len(self.records)} numbers")
+        shown = views.select(self.records, self.topic, self.cluster)
+        self._fill("#peir-table", *views.peir_table(shown))
+        self._fill("#lor-table", *views.lor_table(shown))
+        self._fill("#stability-table", *views.stability_table(shown))
+        topic_records = [r for r in self.records if self.topic == views.ALL or r.get("topic") == self.topic]
+        bars = views.lor_bars(topic_records)
+        chart = Text()
+        for label, value, bar in bars[:40]:
+            chart.append(f"{visible(label)[:28]:<28} {value:+.2f} ")
+            chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
+        self.query_one("#lor-chart", Static).update(chart if bars else Text("(no per-cluster values yet)"))
+
+    def _fill(self, selector: str, header: list[str], rows: list[list[str]]) -> None:
+        table = self.query_one(selector, DataTable)
+        table.clear(columns=True)
+        table.add_columns(*[Text(visible(h)) for h in header])
+        table.add_rows([[Text(visible(c)) for c in row] for row in rows])
+
+    def _cycle(self, options: list[str], current: str) -> str:
+        return options[(options.index(current) + 1) % len(options)] if current in options else options[0]
+
+    def action_next_topic(self) -> None:
+        self.topic = self._cycle(views.filter_options(self.records)[0], self.topic)
+        self.refresh_tables()
+
+    def action_next_cluster(self) -> None:
+        self.cluster = self._cycle(views.filter_options(self.records)[1], self.cluster)
+        self.refresh_tables()
+
+    def action_export(self) -> None:
+        if not self.records:
+            self.notify("Nothing to export yet.", severity="warning")
+            return
+        from workbench.choice_io import METRIC_FIELDS
+        from workbench.exports import write_records
+
+        base = Path(self.app.db_path).with_suffix("")
+        with open(f"{base}.metrics.csv", "w", newline="", encoding="utf-8") as out:
+            write_records(self.records, "csv", METRIC_FIELDS, out)
+        Path(f"{base}.metrics.json").write_text(json.dumps(self.records, indent=1), encoding="utf-8")
+        shown = views.select(self.records, self.topic, self.cluster)
+        markdown = "".join(views.to_markdown(title, *table) + "\n" for title, table in (
+            ("Preferred entity (PEIR)", views.peir_table(shown)),
+            ("Geographic log-odds ratio", views.lor_table(shown)),
+            ("Stability", views.stability_table(shown))))
+        Path(f"{base}.metrics.md").write_text(markdown, encoding="utf-8")
+        self.notify(f"Exported {base.name}.metrics.csv, .json and .md")

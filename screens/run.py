@@ -1,0 +1,199 @@
+"""The Run screen: start, follow, cancel and retry a study's requests, live."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, RichLog, Static
+from textual.worker import Worker, WorkerState
+
+from workbench import monitor
+from workbench.literal import visible
+from workbench.run_control import AuditRun, RunOutcome
+from workbench.runner import Progress
+
+STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
+
+
+def _eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class ProgressRow(Horizontal):
+    """One model x stage: a bar and its numbers."""
+
+    DEFAULT_CSS = """
+    ProgressRow { height: 1; }
+    ProgressRow > .name { width: 24; }
+    ProgressRow > ProgressBar { width: 24; }
+    ProgressRow > .numbers { width: 1fr; }
+    """
+
+    def __init__(self, title: str, **kwargs):
+        super().__init__(**kwargs)
+        self.title = title
+
+    def compose(self) -> ComposeResult:
+        yield Label(Text(visible(self.title), overflow="ellipsis", no_wrap=True), classes="name")
+        yield ProgressBar(show_eta=False, show_percentage=True)
+        yield Label("", classes="numbers")
+
+    def show(self, p: Progress) -> None:
+        self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done + p.failed)
+        self.query_one(".numbers", Label).update(
+            f" {p.done}/{p.total} done · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
+        )
+
+
+class RunScreen(Screen):
+    BINDINGS = [
+        Binding("s", "start", "Start/resume", tooltip="Plan the study and answer what is not answered yet"),
+        Binding("c", "cancel", "Cancel", tooltip="Stop the run; nothing is lost, start resumes"),
+        Binding("f", "retry_failed", "Retry failed", tooltip="Run again: failed requests get another chance"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._run: AuditRun | None = None
+        self._pending_progress: dict[tuple[str, str], Progress] = {}
+        self._lock = threading.Lock()
+        self._seen_error_id = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="run-title")
+        yield Vertical(id="progress-rows")
+        yield DataTable(id="status-table", cursor_type="row", zebra_stripes=True)
+        yield Label("Errors (latest last)", classes="section")
+        yield RichLog(id="error-log", max_lines=500, wrap=False, markup=False, highlight=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#status-table", DataTable)
+        for column in STATUS_COLUMNS:
+            table.add_column(column, key=column)
+        self._show_title("idle")
+        self.set_interval(1.0, self.poll_store)
+        self.set_interval(0.25, self._apply_progress)
+        self.poll_store()
+
+    # -- title ---------------------------------------------------------------
+
+    def _show_title(self, state: str) -> None:
+        study = self.app.study_path
+        db = Path(self.app.db_path).name
+        what = f"study {Path(study).name}" if study else "no study file (start the app with --study FILE)"
+        self.query_one("#run-title", Static).update(Text(f" {what} · database {db} · {state}", no_wrap=True,
+                                                          overflow="ellipsis"))
+
+    # -- polling the store ---------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="poll", description="Reading request counts")
+    def poll_store(self) -> None:
+        snap = monitor.snapshot(self.app.db_path)
+        self.app.call_from_thread(self._show_snapshot, snap)
+
+    def _show_snapshot(self, snap: dict) -> None:
+        table = self.query_one("#status-table", DataTable)
+        seen = set()
+        for record in snap["status"]:
+            key = f"{record['study']}|{record['model']}|{record['stage']}"
+            seen.add(key)
+            values = [record["study"], record["model"], record["stage"], record["done"], record["pending"],
+                      record["running"], record["failed"], record["errors_survived"]]
+            cells = [Text(visible(str(v))) for v in values]
+            if key in table.rows:
+                for column, cell in zip(STATUS_COLUMNS, cells):
+                    table.update_cell(key, column, cell)
+            else:
+                table.add_row(*cells, key=key)
+        for key in [k.value for k in table.rows if k.value not in seen]:
+            table.remove_row(key)
+        log = self.query_one("#error-log", RichLog)
+        for error in snap["errors"]:
+            if error["id"] > self._seen_error_id:
+                self._seen_error_id = error["id"]
+                mark = "gave up" if error["final"] else "retried"
+                log.write(Text(visible(f"{error['at'][11:19]} {error['model']} {error['stage']} "
+                                       f"{error['kind']} ({mark}): {error['message']}")))
+
+    # -- running -------------------------------------------------------------
+
+    def _on_progress(self, progress: Progress) -> None:
+        # Called from the run's thread: keep only the latest per row; a timer paints.
+        with self._lock:
+            self._pending_progress[progress.model, progress.stage] = progress
+
+    def _apply_progress(self) -> None:
+        with self._lock:
+            updates, self._pending_progress = self._pending_progress, {}
+        rows = self.query_one("#progress-rows", Vertical)
+        for (model, stage), progress in updates.items():
+            row_id = "p-" + str(abs(hash((model, stage))))
+            try:
+                row = rows.query_one(f"#{row_id}", ProgressRow)
+            except Exception:
+                row = ProgressRow(f"{model} {stage}", id=row_id)
+                rows.mount(row)
+                self.call_after_refresh(row.show, progress)
+                continue
+            row.show(progress)
+
+    def action_start(self) -> None:
+        if self.app.study_path is None:
+            self.notify("No study file: start the app with `workbench tui --study FILE --db DB`.",
+                        severity="error")
+            return
+        if self._run is not None:
+            self.notify("A run is already going; c cancels it.")
+            return
+        self._run = AuditRun(self.app.db_path, self.app.study_path, on_progress=self._on_progress,
+                             notify=lambda msg: self.app.call_from_thread(self.notify, msg))
+        self._show_title("running")
+        self.run_audit()
+
+    def action_retry_failed(self) -> None:
+        self.action_start()
+
+    @work(thread=True, exclusive=True, group="run", description="Running the study", exit_on_error=False)
+    def run_audit(self) -> RunOutcome:
+        assert self._run is not None
+        return self._run.run_blocking()
+
+    def action_cancel(self) -> None:
+        if self._run is None:
+            self.notify("Nothing is running.")
+            return
+        self._run.cancel()
+        self._show_title("cancelling…")
+
+    @on(Worker.StateChanged)
+    def _run_finished(self, event: Worker.StateChanged) -> None:
+        if event.worker.group != "run" or event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        self._run = None
+        outcome: RunOutcome | None = event.worker.result if event.state == WorkerState.SUCCESS else None
+        self._apply_progress()
+        self.poll_store()
+        if outcome is None or outcome.error:
+            message = outcome.error if outcome else str(event.worker.error)
+            self._show_title("stopped by an error")
+            self.app.show_error("The run stopped", message)
+        elif outcome.cancelled:
+            self._show_title("cancelled — s resumes")
+            self.notify("Run cancelled; nothing was lost. Press s to resume.")
+        else:
+            summary = outcome.summary
+            state = f"finished: {summary.failed} failed" if summary and summary.failed else "finished"
+            self._show_title(state)
+            self.notify(f"Run {state}.")

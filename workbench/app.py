@@ -1,0 +1,72 @@
+"""The Textual app: screens as modes, app-wide bindings, the command palette, errors.
+
+The only module of the core that imports Textual; screens call the core, never
+the reverse.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from screens.metrics import MetricsScreen
+from screens.run import RunScreen
+from widgets.modals import ErrorModal, HelpScreen
+
+
+class WorkbenchApp(App):
+    TITLE = "Audit Workbench"
+    CSS_PATH = str(Path(__file__).resolve().parent.parent / "assets" / "workbench.tcss")
+    MODES = {"run": RunScreen, "metrics": MetricsScreen}
+    DEFAULT_MODE = "run"
+    BINDINGS = [
+        Binding("1", "switch_mode('run')", "Run", id="go-run", tooltip="Live progress of the study"),
+        Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", tooltip="PEIR, stability, LOR"),
+        Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and what they do"),
+        Binding("q", "quit", "Quit", id="quit"),
+    ]
+
+    def __init__(self, db_path: str | Path, study_path: str | Path | None = None, autostart: bool = False):
+        super().__init__()
+        self.db_path = str(db_path)
+        self.study_path = str(study_path) if study_path else None
+        self.autostart = autostart
+
+    def on_mount(self) -> None:
+        self.sub_title = Path(self.db_path).name
+        if self.autostart:
+            self.call_after_refresh(self._autostart)
+
+    def _autostart(self) -> None:
+        screen = self.screen
+        if isinstance(screen, RunScreen):
+            screen.action_start()
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def show_error(self, title: str, message: str) -> None:
+        self.push_screen(ErrorModal(title, message))
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.switch_mode("run"))
+        yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
+        yield SystemCommand("Help", "Every key and what it does", self.action_help)
+        if isinstance(screen, RunScreen):
+            yield SystemCommand("Run: start or resume the study", "Answer what is not answered yet",
+                                screen.action_start)
+            yield SystemCommand("Run: cancel", "Stop; nothing is lost", screen.action_cancel)
+            yield SystemCommand("Run: retry failed requests", "Failed requests get another chance",
+                                screen.action_retry_failed)
+        if isinstance(screen, MetricsScreen):
+            yield SystemCommand("Metrics: next topic", "Cycle the topic filter", screen.action_next_topic)
+            yield SystemCommand("Metrics: next cluster", "Cycle the cluster filter", screen.action_next_cluster)
+            yield SystemCommand("Metrics: recompute", "From the stored lists", screen.action_recompute)
+            yield SystemCommand("Metrics: export CSV, JSON and Markdown", "Next to the database",
+                                screen.action_export)

@@ -1,0 +1,113 @@
+"""Shaping metric records for display: side-by-side tables, filters, bar charts, Markdown.
+
+Pure functions over the flat records of `choice_io.metric_records`, shared by the
+TUI's Metrics screen and its exports (no Textual here).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+ALL = "all"
+
+
+def filter_options(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    topics = sorted({r["topic"] for r in records if r.get("topic")})
+    clusters = sorted({r["cluster"] for r in records if r.get("cluster")})
+    return [ALL] + topics, [ALL] + clusters
+
+
+def select(records: list[dict[str, Any]], topic: str, cluster: str) -> list[dict[str, Any]]:
+    """Records of one topic (or all) at one cluster (or topic level)."""
+    wanted_cluster = None if cluster == ALL else cluster
+    return [r for r in records
+            if (topic == ALL or r.get("topic") == topic) and r.get("cluster") == wanted_cluster]
+
+
+def models(records: list[dict[str, Any]]) -> list[str]:
+    return sorted({r["model"] for r in records})
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: topic; columns: one per model with 'entity (PEIR)', models side by side."""
+    names = models(records)
+    by = {(r["topic"], r["model"]): r for r in records if r["metric"] == "peir"}
+    direct = {(r["topic"], r["model"]): r for r in records if r["metric"] == "direct_recommendation_rate"}
+    rows = []
+    for topic in sorted({t for t, _ in by}):
+        row = [topic]
+        for model in names:
+            r, d = by.get((topic, model)), direct.get((topic, model))
+            row.append(f"{r['entity'] or '-'} {fmt(r['value'], 2)} · direct {fmt(d['value'] if d else None, 2)}"
+                       if r else "")
+        rows.append(row)
+    return ["topic"] + names, rows
+
+
+def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    names = models(records)
+    by = {(r["topic"], r["region_a"], r["region_b"], r["model"]): r for r in records if r["metric"] == "lor"}
+    rows = []
+    for topic, a, b in sorted({k[:3] for k in by}):
+        row = [topic, f"{a} vs {b}"]
+        for model in names:
+            r = by.get((topic, a, b, model))
+            if r is None:
+                row.append("")
+            elif "mean" in r:  # topic level: mean over clusters and its test
+                row.append(f"{fmt(r['mean'], 2)} (p {fmt(r['p'], 3)})")
+            else:  # one cluster
+                row.append(fmt(r.get("value"), 2))
+        rows.append(row)
+    return ["topic", "regions"] + names, rows
+
+
+def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    names = models(records)
+    rows = []
+    for topic in sorted({r["topic"] for r in records if r["metric"] in ("spearman", "kruskal_wallis")}):
+        row = [topic]
+        for model in names:
+            rhos = [r["value"] for r in records if r["metric"] == "spearman" and r["topic"] == topic
+                    and r["model"] == model and r["value"] is not None]
+            kw = next((r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic
+                       and r["model"] == model), None)
+            rho = f"rho {min(rhos):.2f}..{max(rhos):.2f}" if rhos else "rho n/a"
+            row.append(f"{rho} · KW p {fmt(kw['p'], 3) if kw else 'n/a'}")
+        rows.append(row)
+    return ["topic"] + names, rows
+
+
+def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
+    """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0."""
+    values = [r for r in records if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None
+              and r["region_b"] == "Europe"]
+    if not values:
+        return []
+    scale = max(abs(r["value"]) for r in values) or 1.0
+    half = width // 2
+    out = []
+    for r in sorted(values, key=lambda r: (r["model"], r["cluster"])):
+        n = round(abs(r["value"]) / scale * half)
+        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if r["value"] < 0 else (
+            " " * half + "│" + "█" * n + " " * (half - n))
+        out.append((f"{r['model']} · {r['cluster']}", r["value"], bar))
+    return out
+
+
+def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
+    def cell(text: str) -> str:
+        return text.replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"### {title}", "", "| " + " | ".join(cell(h) for h in header) + " |",
+             "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,37 @@
+"""Read-only views of a store for live displays (the TUI's Run and Metrics screens).
+
+Everything here opens its own connection per call, so it can run in any thread
+while another process (a headless `workbench run`) writes to the same file.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from store import queue
+from store.db import connect
+from workbench import exports
+
+
+def snapshot(db_path: str | Path) -> dict[str, Any]:
+    """Request counts per study/model/stage and the latest errors, for polling."""
+    conn = connect(db_path)
+    try:
+        status = exports.status_records(conn)
+        errors = [dict(r) for r in conn.execute(
+            "SELECT e.id, e.at, e.kind, e.message, e.final, m.spec AS model, r.stage "
+            "FROM request_errors e JOIN requests r ON r.key = e.request_key JOIN models m ON m.id = r.model_id "
+            "ORDER BY e.id DESC LIMIT 200").fetchall()]
+        studies = [dict(r) for r in conn.execute("SELECT name, method, source_path FROM studies ORDER BY name")]
+        return {"status": status, "errors": list(reversed(errors)), "studies": studies}
+    finally:
+        conn.close()
+
+
+def error_counts(db_path: str | Path) -> list[dict[str, Any]]:
+    conn = connect(db_path)
+    try:
+        return queue.error_summary(conn)
+    finally:
+        conn.close()
