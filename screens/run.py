@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, RichLog, Static
 from textual.worker import Worker, WorkerState
@@ -34,24 +35,34 @@ class ProgressRow(Horizontal):
 
     DEFAULT_CSS = """
     ProgressRow { height: 1; }
-    ProgressRow > .name { width: 24; }
-    ProgressRow > ProgressBar { width: 24; }
+    ProgressRow > .name { width: 22; }
+    ProgressRow > ProgressBar { width: 16; }
     ProgressRow > .numbers { width: 1fr; }
     """
 
     def __init__(self, title: str, **kwargs):
         super().__init__(**kwargs)
         self.title = title
+        self._latest: Progress | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(Text(visible(self.title), overflow="ellipsis", no_wrap=True), classes="name")
-        yield ProgressBar(show_eta=False, show_percentage=True)
+        yield ProgressBar(show_eta=False, show_percentage=False)
         yield Label("", classes="numbers")
 
+    def on_mount(self) -> None:
+        if self._latest is not None:
+            self.show(self._latest)
+
     def show(self, p: Progress) -> None:
-        self.query_one(ProgressBar).update(total=max(p.total, 1), progress=p.done + p.failed)
-        self.query_one(".numbers", Label).update(
-            f" {p.done}/{p.total} done · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
+        self._latest = p
+        try:
+            bar, numbers = self.query_one(ProgressBar), self.query_one(".numbers", Label)
+        except NoMatches:  # not composed yet: on_mount paints the latest
+            return
+        bar.update(total=max(p.total, 1), progress=p.done + p.failed)
+        numbers.update(
+            f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
         )
 
 
@@ -142,11 +153,9 @@ class RunScreen(Screen):
             row_id = "p-" + str(abs(hash((model, stage))))
             try:
                 row = rows.query_one(f"#{row_id}", ProgressRow)
-            except Exception:
+            except NoMatches:
                 row = ProgressRow(f"{model} {stage}", id=row_id)
                 rows.mount(row)
-                self.call_after_refresh(row.show, progress)
-                continue
             row.show(progress)
 
     def action_start(self) -> None:

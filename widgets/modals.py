@@ -12,23 +12,29 @@ from textual.widgets import Button, Static
 from workbench.literal import visible
 
 HELP_TEXT = """\
-[b]Audit Workbench[/b] — every action has a key; Ctrl+P opens the command palette.
+[b]Audit Workbench[/b]: every action has a key; Ctrl+P finds them all.
 
 [b]Anywhere[/b]
-  1  Run screen        2  Metrics screen        F1 or ?  this help        q  quit
-  Ctrl+P  command palette (every action, searchable)
+  1        Run screen
+  2        Metrics screen
+  F1, ?    this help
+  Ctrl+P   command palette (search every action)
+  q        quit
 
-[b]Run[/b] (live progress of the study's requests)
-  s  start or resume the study          c  cancel (nothing is lost; s resumes)
-  f  retry failed requests              the table also follows runs started
-                                        elsewhere (`workbench run`) on this database
+[b]Run[/b]: live progress of the study's requests
+  s        start, or resume where it stopped
+  c        cancel (nothing is lost; s resumes)
+  f        retry the failed requests
+  The table also follows a `workbench run` started
+  elsewhere on the same database.
 
-[b]Metrics[/b] (ChoiceEval: PEIR, stability, geographic log-odds)
-  t  next topic filter     k  next cluster filter     r  recompute
-  e  export CSV, JSON and Markdown next to the database
+[b]Metrics[/b]: ChoiceEval tables, models side by side
+  t        next topic        k   next cluster
+  r        recompute         e   export CSV, JSON, Markdown
 
-Model text is always shown literally: markup and escape codes are not interpreted.
-Methods: see the ChoiceEval paper (Table 1 clusters; PEIR Eq. 5–6; LOR with α = 0.5).
+Model text is shown literally: markup and escape codes
+are never interpreted. Methods: METHODS.md and the papers
+(ChoiceEval: PEIR Eq. 5-6, log-odds with alpha = 0.5).
 """
 
 
@@ -36,7 +42,7 @@ class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss", "Close")]
     DEFAULT_CSS = """
     HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll { width: 90%; max-width: 96; height: auto; max-height: 90%;
+    HelpScreen > VerticalScroll { width: 64; max-width: 100%; height: auto; max-height: 90%;
                                   border: round $accent; padding: 0 1; background: $surface; }
     """
 

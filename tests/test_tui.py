@@ -1,0 +1,188 @@
+"""The Textual app driven by keys only, as a person at an 80x24 terminal would."""
+
+import asyncio
+import csv
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import rows
+from helpers import run_cli, write_study
+from openai_server import ServerConfig
+from widgets.modals import HelpScreen
+from workbench.app import WorkbenchApp
+
+
+async def wait_for(pilot, condition, timeout=30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await pilot.pause(0.1)
+    return False
+
+
+def table_text(app, selector):
+    table = app.screen.query_one(selector)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+def write_mentions(path: Path) -> Path:
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for model, top in (("gpt", "Nike"), ("gemini", "Adidas")):
+            for topic in ("shoes", "phones"):
+                for cluster in ("Budget-Conscious", "Convenience"):
+                    for rep in (1, 2):
+                        for q in range(3):
+                            entities = [top, "Asics", "Puma"][: 1 + q]
+                            for rank, entity in enumerate(entities, 1):
+                                writer.writerow([model, topic, cluster, f"{cluster}{q}", rep, rank, entity])
+    return path
+
+
+@pytest.fixture
+def metrics_db(tmp_path) -> Path:
+    db = tmp_path / "audit.db"
+    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db),
+                   "--study", "ext").returncode == 0
+    (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
+    assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
+    return db
+
+
+def test_run_screen_shows_what_a_headless_run_did(tmp_path, fake_server):
+    server = fake_server(ServerConfig(fault_rate=0.3, faults=("500",), seed=3, reply_text="[bold]x[/bold]"))
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url},retries=6"], questions=12)
+    db = tmp_path / "audit.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+
+    async def scenario():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            assert await wait_for(pilot, lambda: app.screen.query_one("#status-table").row_count == 1)
+            row = table_text(app, "#status-table")[0]
+            assert row[:4] == ["t", f"openai:m@{server.base_url}", "answer", "12"]
+            log = "\n".join(str(line.text) for line in app.screen.query_one("#error-log").lines)
+            assert "http_500 (retried)" in log
+    asyncio.run(scenario())
+
+
+def test_start_cancel_and_resume_by_keys(tmp_path, fake_server):
+    server = fake_server(ServerConfig(latency_s=0.1))
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url},concurrency=2"], questions=80)
+    db = tmp_path / "audit.db"
+
+    def done():
+        return rows(db, "SELECT COUNT(*) FROM responses")[0][0] if db.exists() else 0
+
+    async def scenario():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("s")
+            assert await wait_for(pilot, lambda: done() >= 5)
+            await pilot.press("c")
+            assert await wait_for(pilot, lambda: "cancelled" in str(app.screen.query_one("#run-title").render()))
+            stopped_at = done()
+            assert 5 <= stopped_at < 80
+            assert rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'running'") == [(0,)]
+            # The progress bar shows where it stopped.
+            assert f"{stopped_at}/80" in str(app.screen.query_one(".numbers").render())
+            await pilot.press("s")
+            assert await wait_for(pilot, lambda: "finished" in str(app.screen.query_one("#run-title").render()),
+                                  timeout=60)
+            assert done() == 80
+            assert await wait_for(pilot, lambda: table_text(app, "#status-table")[0][3] == "80")
+    asyncio.run(scenario())
+    assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(80, 80)]
+
+
+def test_start_without_a_study_says_how(tmp_path):
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "audit.db")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("s")
+            await pilot.pause(0.2)
+            assert any("--study FILE" in n.message for n in app._notifications)
+    asyncio.run(scenario())
+
+
+def test_metrics_screen_filters_and_export_by_keys(metrics_db):
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#peir-table").row_count == 2)
+            header = [str(c.label) for c in app.screen.query_one("#peir-table").columns.values()]
+            assert header == ["topic", "gemini", "gpt"]  # models side by side
+            peir = table_text(app, "#peir-table")
+            assert peir[0][0] == "phones" and peir[0][1].startswith("Adidas 1.00") and peir[0][2].startswith("Nike 1.00")
+            await pilot.press("t")  # topic: phones
+            assert [r[0] for r in table_text(app, "#peir-table")] == ["phones"]
+            await pilot.press("k")  # cluster: Budget-Conscious
+            filters = str(app.screen.query_one("#metrics-filters").render())
+            assert "topic: phones" in filters and "cluster: Budget-Conscious" in filters
+            lor = table_text(app, "#lor-table")
+            assert lor and all(r[0] == "phones" for r in lor)
+            chart = str(app.screen.query_one("#lor-chart").render())
+            assert "gpt · Budget-Conscious" in chart and "█" in chart
+            await pilot.press("e")
+            await pilot.pause(0.2)
+    asyncio.run(scenario())
+    base = metrics_db.with_suffix("")
+    for suffix in (".metrics.csv", ".metrics.json", ".metrics.md"):
+        assert Path(f"{base}{suffix}").stat().st_size > 100
+    assert "| topic | gemini | gpt |" in Path(f"{base}.metrics.md").read_text()
+
+
+def test_help_and_command_palette(metrics_db):
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("f1")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("question_mark")
+            assert isinstance(app.screen, HelpScreen)
+            await pilot.press("escape")
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.2)
+            await pilot.press(*"go to metrics")
+            await pilot.pause(0.5)
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda: app.current_mode == "metrics")
+    asyncio.run(scenario())
+
+
+# -- layout snapshots (80x24 and 120x40) -------------------------------------------
+
+
+async def _settle(pilot):
+    await pilot.pause(0.5)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause(0.3)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_run_screen(snap_compare, metrics_db, size):
+    assert snap_compare(WorkbenchApp(metrics_db), terminal_size=size, run_before=_settle)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_metrics_screen(snap_compare, metrics_db, size):
+    async def go(pilot):
+        await pilot.press("2")
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(metrics_db), terminal_size=size, run_before=go)
+
+
+def test_snapshot_help(snap_compare, metrics_db):
+    async def go(pilot):
+        await pilot.press("f1")
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(metrics_db), terminal_size=(80, 24), run_before=go)
