@@ -71,30 +71,39 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
 
 def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, ...]]:
     """(model, topic, cluster, question, repetition, [canonical entity names]) per answer,
-    entities resolved through the alias registry and de-duplicated within a list."""
+    entities resolved through the alias registry and de-duplicated within a list.
+
+    Two flat queries (lists, then mentions as integer pairs) keep this fast on
+    stores with millions of mentions.
+    """
+    lists = conn.execute(
+        """
+        SELECT l.id, l.model, l.topic, l.cluster, l.question, l.repetition
+        FROM mention_lists l LEFT JOIN requests r ON r.key = l.response_key
+        WHERE l.study_id = ? AND COALESCE(r.superseded, 0) = 0
+        ORDER BY l.id
+        """,
+        (study_id,),
+    ).fetchall()
+    names = dict(conn.execute("SELECT id, name FROM entities").fetchall())
+    entities: dict[int, list[str]] = {}
     rows = conn.execute(
         """
-        SELECT l.id, l.model, l.topic, l.cluster, l.question, l.repetition, e.name
-        FROM mention_lists l
-        LEFT JOIN mentions m ON m.list_id = l.id
-        LEFT JOIN aliases a ON a.surface_key = m.surface_key
-        LEFT JOIN entities e ON e.id = a.entity_id
-        LEFT JOIN requests r ON r.key = l.response_key
-        WHERE l.study_id = ? AND COALESCE(r.superseded, 0) = 0
-        ORDER BY l.id, m.rank
+        SELECT m.list_id, a.entity_id FROM mentions m
+        JOIN mention_lists l ON l.id = m.list_id
+        JOIN aliases a ON a.surface_key = m.surface_key
+        WHERE l.study_id = ?
+        ORDER BY m.list_id, m.rank
         """,
         (study_id,),
     )
-    current, head, names = None, None, []
-    for list_id, model, topic, cluster, question, repetition, name in rows:
-        if list_id != current:
-            if current is not None:
-                yield (*head, names)
-            current, head, names = list_id, (model, topic, cluster, question, repetition), []
-        if name is not None and name not in names:
-            names.append(name)
-    if current is not None:
-        yield (*head, names)
+    for list_id, entity_id in rows:
+        found = entities.setdefault(list_id, [])
+        name = names[entity_id]
+        if name not in found:
+            found.append(name)
+    for list_id, model, topic, cluster, question, repetition in lists:
+        yield model, topic, cluster, question, repetition, entities.get(list_id, [])
 
 
 def regions(conn: sqlite3.Connection) -> dict[str, str | None]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass
-from itertools import combinations
+from functools import lru_cache
+from itertools import chain, combinations
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
@@ -47,16 +48,24 @@ def preferred_entity(lists: Sequence[ResponseList]) -> tuple[str | None, float |
     (entity, PEIR, number of responses); (None, None, n) when nothing was recommended.
     """
     n = len(lists)
-    presence: Counter[str] = Counter()
-    rank_sum: Counter[str] = Counter()
-    for item in lists:
-        for rank, entity in enumerate(item.entities, start=1):
-            presence[entity] += 1
-            rank_sum[entity] += rank
+    presence = _presence(lists)
     if not presence:
         return None, None, n
-    best = min(presence, key=lambda e: (-presence[e], rank_sum[e] / presence[e], e))
-    return best, presence[best] / n, n
+    top = max(presence.values())
+    tied = {e for e, count in presence.items() if count == top}
+    rank_sum: Counter[str] = Counter()
+    if len(tied) > 1:  # rank sums only where they decide something (large stores)
+        for item in lists:
+            for rank, entity in enumerate(item.entities, start=1):
+                if entity in tied:
+                    rank_sum[entity] += rank
+    best = min(tied, key=lambda e: (rank_sum[e], e))
+    return best, top / n, n
+
+
+def _presence(lists: Sequence[ResponseList]) -> Counter[str]:
+    """Responses naming each entity (entities are unique within a list)."""
+    return Counter(chain.from_iterable(item.entities for item in lists))
 
 
 def direct_recommendation_rate(lists: Sequence[ResponseList]) -> float | None:
@@ -80,11 +89,11 @@ class Stability:
 def stability(lists: Sequence[ResponseList], top_n: int = 10) -> Stability:
     """Spearman's rho for every pair of repetitions and Kruskal–Wallis across them,
     over the counts of the N most frequent entities pooled over all repetitions."""
-    pooled: Counter[str] = Counter()
-    per_rep: dict[int, Counter[str]] = {}
+    by_rep: dict[int, list[ResponseList]] = {}
     for item in lists:
-        pooled.update(item.entities)
-        per_rep.setdefault(item.repetition, Counter()).update(item.entities)
+        by_rep.setdefault(item.repetition, []).append(item)
+    per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
+    pooled: Counter[str] = sum(per_rep.values(), Counter())
     top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
     reps = sorted(per_rep)
     counts = {r: [per_rep[r][e] for e in top] for r in reps}
@@ -128,9 +137,7 @@ class LogOddsRatio:
 
 def frequent_entities(lists: Sequence[ResponseList], min_share: float = 0.05) -> set[str]:
     """Entities present in at least `min_share` of the responses (the 5% filter)."""
-    presence: Counter[str] = Counter()
-    for item in lists:
-        presence.update(set(item.entities))
+    presence = _presence(lists)
     threshold = min_share * len(lists)
     return {e for e, n in presence.items() if n >= threshold}
 
@@ -146,12 +153,17 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     """Per-group LOR of top-K slots held by region a vs region b, their mean,
     exp(mean) and a one-sample t-test of the group values against 0."""
     keep = frequent_entities(lists, min_share)
-    slots: dict[str, Counter[str]] = {}
+    by_group: dict[str, list[ResponseList]] = {}
     for item in lists:
-        group = slots.setdefault(item.cluster or "", Counter())
-        for entity in item.entities:
+        by_group.setdefault(item.cluster or "", []).append(item)
+    slots: dict[str, Counter[str]] = {}
+    for group, items in by_group.items():
+        held = _presence(items)  # slots per entity in this group
+        regions: Counter[str] = Counter()
+        for entity, count in held.items():
             if entity in keep:
-                group[region_of(entity) or "Unknown"] += 1
+                regions[region_of(entity) or "Unknown"] += count
+        slots[group] = regions
     per_group = {g: log_odds_ratio(c[region_a], c[region_b], alpha) for g, c in sorted(slots.items())}
     values = np.array(list(per_group.values()), dtype=float)
     if len(values) == 0:
@@ -167,6 +179,7 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
 # -- country-level topics -------------------------------------------------------
 
 
+@lru_cache(maxsize=65536)
 def is_united_states(entity: str) -> bool:
     from workbench.extract import normalize_surface
 
@@ -180,12 +193,13 @@ def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | 
     if not lists:
         return None
     us_key = "\x00United States"  # cannot collide with a real entity name
-    presence: Counter[str] = Counter()
-    for item in lists:
-        presence.update({us_key if is_united_states(e) else e for e in item.entities})
-    if us_key not in presence:
+    per_entity = _presence(lists)
+    us_forms = {e for e in per_entity if is_united_states(e)}
+    if not us_forms:
         return None
-    in_top3 = sum(1 for item in lists if any(is_united_states(e) for e in item.entities[:3]))
+    presence = Counter({e: c for e, c in per_entity.items() if e not in us_forms})
+    presence[us_key] = sum(1 for item in lists if us_forms.intersection(item.entities))
+    in_top3 = sum(1 for item in lists if us_forms.intersection(item.entities[:3]))
     ranking = sorted(presence.items(), key=lambda kv: (-kv[1], kv[0]))
     rank = next(i for i, (e, _) in enumerate(ranking, start=1) if e == us_key)
     return in_top3 / len(lists), rank
