@@ -50,12 +50,15 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
     lists = list(lists)
     with transaction(conn):
         ensure_entities(conn, ((s, k) for item in lists for s, k, _ in item.surfaces))
+        # A first import into a study replaces nothing: skip a lookup per list.
+        replacing = conn.execute("SELECT 1 FROM mention_lists WHERE study_id = ? LIMIT 1", (study_id,)).fetchone()
         for item in lists:
-            conn.execute(
-                "DELETE FROM mention_lists WHERE study_id = ? AND model = ? AND topic = ? AND question = ? "
-                "AND repetition = ?",
-                (study_id, item.model, item.topic, item.question, item.repetition),
-            )
+            if replacing:
+                conn.execute(
+                    "DELETE FROM mention_lists WHERE study_id = ? AND model = ? AND topic = ? AND question = ? "
+                    "AND repetition = ?",
+                    (study_id, item.model, item.topic, item.question, item.repetition),
+                )
             list_id = conn.execute(
                 "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
                 "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",

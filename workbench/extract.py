@@ -13,6 +13,7 @@ import json
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any, Sequence
 
@@ -26,6 +27,7 @@ _DESCRIPTION = re.compile(r"\s*(?::|\s[-–—]\s|\s\(|,\s(?:which|that|known|a|
 _EDGE = re.compile(r"^[\s\"'“”‘’`*_#>\[\]]+|[\s\"'“”‘’`*_#>\[\].,;:!?]+$")
 
 
+@lru_cache(maxsize=200_000)
 def normalize_surface(text: str) -> str:
     """The key under which surface forms count as the same: case, accents,
     punctuation and spacing ignored ("Nike, Inc." ~ "nike inc")."""

@@ -15,7 +15,6 @@ from itertools import chain, combinations
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
-from scipy import stats
 
 US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
 
@@ -107,6 +106,8 @@ def stability(lists: Sequence[ResponseList], top_n: int = 10) -> Stability:
 def _spearman(x: list[int], y: list[int]) -> tuple[float | None, float | None]:
     if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
         return None, None  # undefined for constant or tiny vectors
+    from scipy import stats  # imported on use: it costs ~0.5 s at start-up
+
     result = stats.spearmanr(x, y)
     return _finite(result.statistic), _finite(result.pvalue)
 
@@ -115,6 +116,8 @@ def _kruskal(samples: list[list[int]]) -> tuple[float | None, float | None]:
     usable = [s for s in samples if s]
     if len(usable) < 2 or len({v for s in usable for v in s}) < 2:
         return None, None
+    from scipy import stats
+
     result = stats.kruskal(*usable)
     return _finite(result.statistic), _finite(result.pvalue)
 
@@ -171,6 +174,8 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     mean = float(values.mean())
     t = p = None
     if len(values) >= 2 and np.ptp(values) > 0:
+        from scipy import stats
+
         result = stats.ttest_1samp(values, 0.0)
         t, p = _finite(result.statistic), _finite(result.pvalue)
     return LogOddsRatio(per_group, mean, math.exp(mean), t, p)
