@@ -167,6 +167,19 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE questions ADD COLUMN provenance_json TEXT;
     """,
+    # 4: reviewers' edits of question texts, so that re-reading the study file
+    # does not bring the old wording back.
+    """
+    CREATE TABLE question_edits (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        topic TEXT NOT NULL,
+        cluster TEXT NOT NULL,
+        old_text TEXT NOT NULL,
+        new_text TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (study_id, topic, cluster, old_text)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

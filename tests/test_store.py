@@ -115,3 +115,21 @@ def test_open_db_gives_sqlite_utils_tables(db_path):
     db = open_db(db_path)
     assert db["requests"].exists() and "superseded" in db["requests"].columns_dict
     assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_edited_questions_stay_edited(db_path):
+    from workbench.studies.choice import Question
+
+    conn = connect(db_path)
+    study = queue.upsert_study(conn, "s", "choice", {}, None)
+    original = [Question("t", "c", "c", 0, "Old wording?", "inline"), Question("t", "c", "c", 1, "Other?", "inline")]
+    ids = queue.insert_questions(conn, study, original)
+    queue.edit_question(conn, study, ids["t", "c", "Old wording?"], "New   wording?")
+    queue.edit_question(conn, study, ids["t", "c", "Old wording?"], "Newest wording?")
+    # Reading the study file again does not bring the old wording back.
+    texts = sorted(k[2] for k in queue.insert_questions(conn, study, original))
+    assert texts == ["Newest wording?", "Other?"]
+    with pytest.raises(ValueError, match="already has a question"):
+        queue.edit_question(conn, study, ids["t", "c", "Other?"], "Newest wording?")
+    with pytest.raises(ValueError, match="cannot be empty"):
+        queue.edit_question(conn, study, ids["t", "c", "Other?"], "  ")

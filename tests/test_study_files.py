@@ -122,3 +122,19 @@ def test_real_choiceeval_banks_load(tmp_path, shared_data):
         text = GOOD.split("[[topics]]")[0] + f'[[topics]]\nname = "{bank.stem}"\nquestions_file = "{bank}"\n'
         study = load_study(write(tmp_path, text))
         assert len(study.questions) == 207, bank
+
+
+def test_saved_study_round_trips(tmp_path):
+    from workbench.studies.choice_writer import study_to_toml
+
+    study = load_study(str(files("assets").joinpath("studies/demo.toml")))
+    grouped: dict = {}
+    for q in study.questions:
+        grouped.setdefault(q.topic, {}).setdefault(q.cluster, []).append(q.text)
+    grouped["running shoes"]["Convenience"] = ['Shoes with "quotes" and \\ backslash\nand a newline?']
+    path = write(tmp_path, study_to_toml(study, grouped), name="saved.toml")
+    again = load_study(path)
+    assert again.to_json() == study.to_json()
+    assert [q.text for q in again.questions if q.cluster == "Convenience" and q.topic == "running shoes"] == [
+        'Shoes with "quotes" and \\ backslash\nand a newline?']
+    assert len(again.questions) == 27

@@ -186,3 +186,53 @@ def test_snapshot_help(snap_compare, metrics_db):
         await _settle(pilot)
 
     assert snap_compare(WorkbenchApp(metrics_db), terminal_size=(80, 24), run_before=go)
+
+
+def test_design_verify_edit_save_and_generate_by_keys(tmp_path, fake_server):
+    server = fake_server(ServerConfig())
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3, name="d")
+    study.write_text(study.read_text() + '\n[[topics]]\nname = "airlines"\ngenerate = 2\n')
+    db = tmp_path / "audit.db"
+
+    async def scenario():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3)
+            await pilot.press("down", "v")  # verify the second question
+            assert rows(db, "SELECT text FROM questions WHERE verified = 1") == [
+                ("Which brand of item number 1 would you recommend?",)]
+            await pilot.press("e")
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+u", *"Which brand of gadget do you trust?", "enter")
+            await pilot.pause(0.2)
+            assert ("Which brand of gadget do you trust?",) in rows(db, "SELECT text FROM questions")
+            await pilot.press("w")
+            await pilot.pause(0.2)
+            await pilot.press("g")  # generate questions for "airlines": they fill in
+            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3 + 2,
+                                  timeout=30)
+            await pilot.press("t")  # test the model: the fake server answers
+            assert await wait_for(pilot, lambda: "ok" in str(
+                app.screen.query_one("#models-table").get_row_at(0)[1]), timeout=30)
+    asyncio.run(scenario())
+    saved = study.read_text()
+    # The edited question (the verified second one) is saved with its new wording.
+    assert "Which brand of gadget do you trust?" in saved and "item number 1" not in saved
+    assert "item number 0" in saved and "item number 2" in saved
+    assert rows(db, "SELECT text FROM questions WHERE verified = 1") == [("Which brand of gadget do you trust?",)]
+    assert Path(f"{study}.bak").exists()
+    # The saved file loads, and keeps the edit when read again.
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0 and ": 5 requests" in out.stdout  # 3 file questions + 2 generated
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_design_screen(snap_compare, tmp_path, size):
+    study = write_study(tmp_path / "s.toml", models=["openai:m@http://127.0.0.1:9/v1"], questions=4, name="d")
+
+    async def go(pilot):
+        await pilot.press("3")
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(tmp_path / "audit.db", study), terminal_size=size, run_before=go)

@@ -17,6 +17,7 @@ HELP_TEXT = """\
 [b]Anywhere[/b]
   1        Run screen
   2        Metrics screen
+  3        Design screen
   F1, ?    this help
   Ctrl+P   command palette (search every action)
   q        quit
@@ -27,6 +28,11 @@ HELP_TEXT = """\
   f        retry the failed requests
   The table also follows a `workbench run` started
   elsewhere on the same database.
+
+[b]Design[/b]: the study's questions, clusters and models
+  v        verify / unverify     e   edit the wording
+  g        generate questions    t   test the model
+  w        save the study file (the old one becomes .bak)
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster

@@ -13,6 +13,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
+from screens.design import DesignScreen
 from screens.metrics import MetricsScreen
 from screens.run import RunScreen
 from widgets.modals import ErrorModal, HelpScreen
@@ -21,11 +22,13 @@ from widgets.modals import ErrorModal, HelpScreen
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "assets" / "workbench.tcss")
-    MODES = {"run": RunScreen, "metrics": MetricsScreen}
+    MODES = {"design": DesignScreen, "run": RunScreen, "metrics": MetricsScreen}
     DEFAULT_MODE = "run"
     BINDINGS = [
         Binding("1", "switch_mode('run')", "Run", id="go-run", tooltip="Live progress of the study"),
         Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", tooltip="PEIR, stability, LOR"),
+        Binding("3", "switch_mode('design')", "Design", id="go-design",
+                tooltip="Questions (verify, edit, generate), clusters, models"),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and what they do"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
@@ -57,6 +60,8 @@ class WorkbenchApp(App):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.switch_mode("run"))
         yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
+        yield SystemCommand("Go to Design", "Questions, clusters, models; save the study",
+                            lambda: self.switch_mode("design"))
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
         if isinstance(screen, RunScreen):
             yield SystemCommand("Run: start or resume the study", "Answer what is not answered yet",
@@ -64,6 +69,14 @@ class WorkbenchApp(App):
             yield SystemCommand("Run: cancel", "Stop; nothing is lost", screen.action_cancel)
             yield SystemCommand("Run: retry failed requests", "Failed requests get another chance",
                                 screen.action_retry_failed)
+        if isinstance(screen, DesignScreen):
+            yield SystemCommand("Design: verify or unverify the question", "Toggle its verified flag",
+                                screen.action_toggle_verified)
+            yield SystemCommand("Design: edit the question", "Change its wording", screen.action_edit)
+            yield SystemCommand("Design: generate questions", "LLM-assisted, for topics with generate = N",
+                                screen.action_generate)
+            yield SystemCommand("Design: test the model", "Load it or reach its server", screen.action_test_model)
+            yield SystemCommand("Design: save the study file", "With the current questions", screen.action_save)
         if isinstance(screen, MetricsScreen):
             yield SystemCommand("Metrics: next topic", "Cycle the topic filter", screen.action_next_topic)
             yield SystemCommand("Metrics: next cluster", "Cycle the cluster filter", screen.action_next_cluster)

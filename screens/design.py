@@ -1,0 +1,235 @@
+"""The Design screen: a study's questions (verify, edit, generate), clusters and models."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, Static, TabbedContent, TabPane
+from textual.worker import Worker, WorkerState
+
+from workbench import design
+from workbench.literal import visible
+
+
+class EditQuestion(ModalScreen[str | None]):
+    """Edit one question's wording; Enter saves, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    EditQuestion { align: center middle; }
+    EditQuestion > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
+                              background: $surface; }
+    """
+
+    def __init__(self, text: str):
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Edit the question (Enter saves, Esc cancels)")
+            yield Input(self.text, id="question-input", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        field = self.query_one(Input)
+        field.focus()
+        field.cursor_position = len(self.text)
+
+    @on(Input.Submitted)
+    def _save(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class DesignScreen(Screen):
+    BINDINGS = [
+        Binding("v", "toggle_verified", "Verify", tooltip="Mark the question verified (or not)"),
+        Binding("e", "edit", "Edit", tooltip="Edit the question's wording"),
+        Binding("g", "generate", "Generate", tooltip="LLM-assisted questions for topics with generate = N"),
+        Binding("t", "test_model", "Test model", tooltip="Load the model or reach its server"),
+        Binding("w", "save", "Save study", tooltip="Write the study file with the current questions"),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.study = None
+        self.study_id: int | None = None
+        self.rows: list[dict] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="design-title")
+        with TabbedContent(id="design-tabs"):
+            with TabPane("Questions", id="tab-questions"):
+                yield DataTable(id="questions-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="question-detail")
+            with TabPane("Clusters", id="tab-clusters"):
+                yield DataTable(id="clusters-table", cursor_type="row", zebra_stripes=True)
+            with TabPane("Models", id="tab-models"):
+                yield DataTable(id="models-table", cursor_type="row", zebra_stripes=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        questions = self.query_one("#questions-table", DataTable)
+        for column in ("id", "✓", "topic", "cluster", "question"):
+            questions.add_column(column, key=column)
+        self.query_one("#clusters-table", DataTable).add_columns("cluster", "definition")
+        self.query_one("#models-table", DataTable).add_columns("model", "check")
+        if self.app.study_path is None:
+            self._title("no study file: start the app with --study FILE to design it")
+            return
+        self._title("loading…")
+        self.load_study()
+
+    def _title(self, text: str) -> None:
+        self.query_one("#design-title", Static).update(Text(visible(f" {text}"), no_wrap=True, overflow="ellipsis"))
+
+    @work(thread=True, exclusive=True, group="design-load", description="Loading the study", exit_on_error=False)
+    def load_study(self) -> None:
+        study, study_id = design.register(self.app.db_path, self.app.study_path)
+        rows = design.question_rows(self.app.db_path, study_id)
+        self.app.call_from_thread(self._loaded, study, study_id, rows)
+
+    def _loaded(self, study, study_id: int, rows: list[dict]) -> None:
+        first = self.study is None
+        self.study, self.study_id = study, study_id
+        self._show_questions(rows)
+        if first:
+            self.query_one("#questions-table", DataTable).focus()
+            clusters = self.query_one("#clusters-table", DataTable)
+            for c in study.clusters:
+                clusters.add_row(Text(visible(c.name)), Text(visible(c.description)))
+            models = self.query_one("#models-table", DataTable)
+            for spec in study.models:
+                models.add_row(Text(visible(str(spec))), "t tests", key=str(spec))
+
+    def _show_questions(self, rows: list[dict]) -> None:
+        self.rows = rows
+        table = self.query_one("#questions-table", DataTable)
+        cursor = table.cursor_row
+        table.clear()
+        for r in rows:
+            label = r["cluster_label"] if r["cluster_label"] and r["cluster_label"] != r["cluster"] else r["cluster"]
+            table.add_row(str(r["id"]), "✓" if r["verified"] else "", Text(visible(r["topic"])),
+                          Text(visible(label)), Text(visible(r["text"])), key=str(r["id"]))
+        if rows:
+            table.move_cursor(row=min(cursor, len(rows) - 1))
+        verified = sum(r["verified"] for r in rows)
+        self._title(f"study {self.study.name} · {len(rows)} questions, {verified} verified")
+
+    @on(DataTable.RowHighlighted, "#questions-table")
+    def _show_detail(self, event: DataTable.RowHighlighted) -> None:
+        # The table cuts long questions at 80 columns; the full text shows here.
+        row = self._current()
+        if row is not None:
+            label = row["cluster_label"] or row["cluster"]
+            self.query_one("#question-detail", Static).update(
+                Text(visible(f"{row['topic']} · {label} · {row['source']}\n{row['text']}")))
+
+    def _current(self) -> dict | None:
+        table = self.query_one("#questions-table", DataTable)
+        if not self.rows or table.cursor_row is None or table.cursor_row >= len(self.rows):
+            return None
+        return self.rows[table.cursor_row]
+
+    def _reload(self) -> None:
+        if self.study_id is not None:
+            self._show_questions(design.question_rows(self.app.db_path, self.study_id))
+
+    def action_toggle_verified(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+        design.toggle_verified(self.app.db_path, self.study_id, row["id"])
+        self._reload()
+
+    def action_edit(self) -> None:
+        row = self._current()
+        if row is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            try:
+                design.edit_question(self.app.db_path, self.study_id, row["id"], text)
+            except ValueError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self._reload()
+            self.notify("Question edited; its answers will be asked again at the next run.")
+
+        self.app.push_screen(EditQuestion(row["text"]), done)
+
+    def action_save(self) -> None:
+        if self.study is None:
+            return
+        try:
+            path = design.save_study(self.app.db_path, self.study, self.study_id, self.app.study_path)
+        except Exception as exc:  # shown, never a traceback
+            self.app.show_error("Could not save the study", str(exc))
+            return
+        self.notify(f"Saved {path.name} (previous version: {path.name}.bak)")
+
+    def action_generate(self) -> None:
+        if self.study is None or not self.study.generate:
+            self.notify("No topic asks for questions: add `generate = N` to a [[topics]] table.", severity="warning")
+            return
+        self._title("generating questions… (they appear as they are stored)")
+        self._poll = self.set_interval(1.0, self._reload)
+        self.generate()
+
+    @work(thread=True, exclusive=True, group="generate", description="Generating questions", exit_on_error=False)
+    def generate(self):
+        import asyncio
+
+        from store.db import connect
+        from workbench.audit import generate_questions
+        from workbench.runner import RunOptions
+
+        conn = connect(self.app.db_path)
+        try:
+            return asyncio.run(generate_questions(conn, self.study, None, RunOptions()))
+        finally:
+            conn.close()
+
+    def action_test_model(self) -> None:
+        table = self.query_one("#models-table", DataTable)
+        if self.study is None or not self.study.models:
+            return
+        self.query_one("#design-tabs", TabbedContent).active = "tab-models"
+        spec = self.study.models[min(table.cursor_row or 0, len(self.study.models) - 1)]
+        table.update_cell(str(spec), table.ordered_columns[1].key, "checking…")
+        self.test_model(spec)
+
+    @work(thread=True, group="test-model", description="Testing a model", exit_on_error=False)
+    def test_model(self, spec) -> tuple[str, str]:
+        return str(spec), design.check_model(spec)
+
+    @on(Worker.StateChanged)
+    def _worker_done(self, event: Worker.StateChanged) -> None:
+        if event.state not in (WorkerState.SUCCESS, WorkerState.ERROR):
+            return
+        group = event.worker.group
+        if event.state == WorkerState.ERROR:
+            self.app.show_error(f"{event.worker.description} failed", str(event.worker.error))
+            if group == "design-load":
+                self._title("the study file could not be loaded")
+        if group == "generate":
+            if getattr(self, "_poll", None):
+                self._poll.stop()
+            self._reload()
+            if event.state == WorkerState.SUCCESS:
+                report = event.worker.result
+                self.notify(f"Generated {report.generated} questions ({report.generate_unparseable} unparseable "
+                            "lists kept in the store).")
+        elif group == "test-model" and event.state == WorkerState.SUCCESS:
+            key, result = event.worker.result
+            table = self.query_one("#models-table", DataTable)
+            table.update_cell(key, table.ordered_columns[1].key, Text(visible(result)))

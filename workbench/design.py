@@ -1,0 +1,78 @@
+"""What the Design screen reads and writes: a study's questions, models and file.
+
+Kept outside the UI so the CLI and tests use the same operations.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+from typing import Any
+
+from store import queue
+from store.db import connect
+from workbench.studies.choice import ChoiceStudy
+from workbench.studies.choice_writer import study_to_toml
+from workbench.studies.spec import load_study
+
+
+def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, int]:
+    """Load the study file and store it with its questions (no requests planned)."""
+    study = load_study(study_path)
+    conn = connect(db_path)
+    try:
+        study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+        queue.insert_questions(conn, study_id, study.questions)
+        return study, study_id
+    finally:
+        conn.close()
+
+
+def question_rows(db_path: str | Path, study_id: int) -> list[dict[str, Any]]:
+    conn = connect(db_path)
+    try:
+        return [dict(r) for r in conn.execute(
+            "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
+            "ORDER BY topic, cluster, position, id", (study_id,))]
+    finally:
+        conn.close()
+
+
+def toggle_verified(db_path: str | Path, study_id: int, question_id: int) -> bool:
+    conn = connect(db_path)
+    try:
+        current = conn.execute("SELECT verified FROM questions WHERE id = ?", (question_id,)).fetchone()[0]
+        queue.set_verified(conn, study_id, [question_id], verified=not current)
+        return not current
+    finally:
+        conn.close()
+
+
+def edit_question(db_path: str | Path, study_id: int, question_id: int, text: str) -> None:
+    conn = connect(db_path)
+    try:
+        queue.edit_question(conn, study_id, question_id, text)
+    finally:
+        conn.close()
+
+
+def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str | Path) -> Path:
+    """Write the study with its current questions; the previous file is kept as .bak."""
+    grouped: dict[str, dict[str, list[str]]] = {}
+    for row in question_rows(db_path, study_id):
+        grouped.setdefault(row["topic"], {}).setdefault(row["cluster"], []).append(row["text"])
+    path = Path(path)
+    if path.exists():
+        shutil.copy2(path, path.with_suffix(path.suffix + ".bak"))
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(study_to_toml(study, grouped), encoding="utf-8")
+    load_study(tmp)  # never replace a good file with one that does not load
+    tmp.replace(path)
+    return path
+
+
+def check_model(spec) -> str:
+    from workbench.doctor import check_engine
+
+    return asyncio.run(check_engine(spec))
