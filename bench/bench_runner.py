@@ -28,12 +28,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from helpers import write_study  # noqa: E402
-from store.db import connect  # noqa: E402
-from workbench.audit import prepare, run_prepared  # noqa: E402
-from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt  # noqa: E402
-from workbench.runner import RunOptions  # noqa: E402
-from workbench.studies.spec import load_study  # noqa: E402
+from helpers import write_study
+
+from store.db import connect
+from workbench.audit import prepare, run_prepared
+from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
+from workbench.runner import RunOptions
+from workbench.studies.spec import load_study
 
 MAX_TOKENS = 48
 

@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from store import queue  # noqa: E402
-from store.db import connect, utc_now  # noqa: E402
-from workbench.extract import normalize_surface  # noqa: E402
+from store import queue
+from store.db import connect, utc_now
+from workbench.extract import normalize_surface
 
 
 def build(db: Path, mentions: int) -> None:

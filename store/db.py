@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -19,7 +19,7 @@ class StoreError(Exception):
 
 
 def utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def connect(path: str | Path) -> sqlite3.Connection:

@@ -11,9 +11,10 @@ import json
 import os
 import socket
 import sqlite3
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any
 
 from store.db import utc_now
 

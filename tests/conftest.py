@@ -6,7 +6,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from openai_server import ServerConfig, ServerThread  # noqa: E402
+from openai_server import ServerConfig, ServerThread
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 

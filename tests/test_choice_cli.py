@@ -5,7 +5,6 @@ import json
 import math
 
 import pytest
-
 from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig

@@ -9,7 +9,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import rows
 from helpers import ROOT, run_cli
 
@@ -60,7 +59,7 @@ def test_two_choiceeval_topics_with_five_experts_resume_after_kill(tmp_path, sha
     parsed, unparsed = rows(db, "SELECT SUM(parsed), SUM(1 - parsed) FROM expert_lists")[0]
     assert rows(db, "SELECT COUNT(*), SUM(n_experts) FROM mention_lists") == [(18, parsed)]
     # The kill came before any vote, so the resumed run voted (and reported) all 18.
-    assert f"Extracted ranked lists for 18 answers" in result.stdout
+    assert "Extracted ranked lists for 18 answers" in result.stdout
     assert f"90 expert replies, {unparsed} unparseable (kept)" in result.stdout
     assert rows(db, "SELECT COUNT(DISTINCT topic) FROM mention_lists") == [(2,)]
     records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)

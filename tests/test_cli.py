@@ -4,7 +4,6 @@ import json
 import re
 
 import pytest
-
 from conftest import rows
 from helpers import run_cli
 

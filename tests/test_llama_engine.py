@@ -5,9 +5,9 @@ import json
 
 import numpy as np
 import pytest
-
 from conftest import rows
 from helpers import run_cli, write_study
+
 from workbench.engines.base import GenerationRequest
 from workbench.models import make_engine, resolve
 from workbench.specs import parse_spec

@@ -9,9 +9,9 @@ import time
 import urllib.request
 
 import pytest
-
 from conftest import rows
 from helpers import run_cli, write_study
+
 from workbench.models import default_model_path
 
 pytestmark = pytest.mark.slow

@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from conftest import rows
 from helpers import run_cli
 from openai_server import ServerConfig
@@ -47,7 +46,7 @@ def test_generate_verify_and_ask(tmp_path, fake_server):
     generated = rows(db, "SELECT cluster, cluster_label, text, verified, source, provenance_json FROM questions "
                          "WHERE source = 'generated' ORDER BY id")
     assert len(generated) == 6 and {g[0] for g in generated} == {"Budget-Conscious", "Convenience"}
-    for cluster, label, text, verified, _source, provenance in generated:
+    for _cluster, label, text, verified, _source, provenance in generated:
         assert label.startswith("Name ") and text.endswith(("#1", "#2", "#3")) and verified == 0
         prov = json.loads(provenance)
         assert prov["model"] == f"openai:m@{server.base_url}" and prov["request_key"]

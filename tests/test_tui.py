@@ -6,10 +6,10 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
+
 from widgets.modals import HelpScreen
 from workbench.app import WorkbenchApp
 

@@ -7,8 +7,8 @@ order of the stages but no method's details beyond its planning and extraction.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from store import queue
 from workbench.models import ResolvedModel, generation_params, make_engine, resolve

@@ -521,6 +521,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 # -- parser ------------------------------------------------------------------
 
 
+def add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+
+
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
@@ -537,7 +541,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  workbench run study.toml --db audit.db --limit 20      # try 20 requests first",
     )
     p.add_argument("study", help="study file (TOML), e.g. the demo at assets/studies/demo.toml")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--model", action="append", metavar="SPEC",
                    help="model spec replacing the study's models (repeat for several)")
     p.add_argument("--limit", type=int, metavar="N", help="answer at most N requests in this run")
@@ -558,7 +562,7 @@ def build_parser() -> argparse.ArgumentParser:
         "api_key_env=OPENAI_API_KEY'",
     )
     p.add_argument("study", help="study file (TOML) with `generate = N` in some [[topics]]")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--model", metavar="SPEC", help="generator model (default: [question_generation] model, "
                    "else the study's first model)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -573,7 +577,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  workbench questions --db audit.db --study shoes --verify 12 13 14\n"
         "  workbench questions --db audit.db --study shoes --verify-all",
     )
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--study", required=True, help="the study")
     p.add_argument("--verify", type=int, nargs="+", metavar="ID", help="mark these questions verified")
     p.add_argument("--unverify", type=int, nargs="+", metavar="ID", help="clear their verified flag")
@@ -587,7 +591,7 @@ def build_parser() -> argparse.ArgumentParser:
         "(including the ones a retry survived).",
         epilog="examples:\n  workbench status --db audit.db\n  workbench status --db audit.db --json | jq .",
     )
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--study", help="only this study")
     p.add_argument("--json", action="store_true", help="machine-readable: an array of records")
     p.set_defaults(func=cmd_status)
@@ -599,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
         "  workbench export --db audit.db --what mentions --format csv -o mentions.csv\n"
         "  workbench export --db audit.db --what responses --format json --output responses.json",
     )
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics"], default="responses",
                    help="responses (answers and extraction replies), mentions (ranked lists), entities "
                    "(with regions and attributes) or metrics (flat records)")
@@ -623,7 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("kind", choices=["questions", "mentions", "entities"])
     p.add_argument("file")
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
     p.set_defaults(func=cmd_import)
@@ -638,7 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="examples:\n  workbench metrics --db audit.db\n"
         "  workbench metrics --db audit.db --study shoes --format json > metrics.json",
     )
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--study", help="only this study")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_metrics)
@@ -662,7 +666,7 @@ def build_parser() -> argparse.ArgumentParser:
         "elsewhere on the same database without locking it.",
         epilog="examples:\n  workbench tui --db audit.db\n  workbench tui --db audit.db --study study.toml --start",
     )
-    p.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+    add_db(p)
     p.add_argument("--study", help="study file the Run screen starts (s) and resumes")
     p.add_argument("--start", action="store_true", help="start the study at once")
     p.set_defaults(func=cmd_tui)

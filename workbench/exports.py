@@ -6,7 +6,8 @@ import csv
 import io
 import json
 import sqlite3
-from typing import Any, Iterable, Iterator
+from collections.abc import Iterable, Iterator
+from typing import Any
 
 from store import queue
 

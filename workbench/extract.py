@@ -12,10 +12,11 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
-from typing import Any, Sequence
+from typing import Any
 
 DEFAULT_K = 5
 DEFAULT_EXPERTS = 5
@@ -23,7 +24,7 @@ DEFAULT_EXPERTS = 5
 _ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•+]|#{1,6})\s+(?P<item>.+)$")
 _BOLD = re.compile(r"\*\*(?P<bold>[^*\n]{1,80}?)\*\*|__(?P<under>[^_\n]{1,80}?)__")
 # An item's name ends where its description starts.
-_DESCRIPTION = re.compile(r"\s*(?::|\s[-–—]\s|\s\(|,\s(?:which|that|known|a|an|the)\s).*$", re.S)
+_DESCRIPTION = re.compile(r"\s*(?::|\s[-–—]\s|\s\(|,\s(?:which|that|known|a|an|the)\s).*$", re.DOTALL)
 _EDGE = re.compile(r"^[\s\"'“”‘’`*_#>\[\]]+|[\s\"'“”‘’`*_#>\[\].,;:!?]+$")
 
 
@@ -92,7 +93,7 @@ def expert_schema(k: int) -> dict[str, Any]:
     return schema
 
 
-_NOTHING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:none|nothing|no recommendations?|n/?a)\W*$", re.I)
+_NOTHING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:none|nothing|no recommendations?|n/?a)\W*$", re.IGNORECASE)
 
 
 def parse_expert_reply(text: str, k: int = DEFAULT_K) -> list[str] | None:
@@ -105,7 +106,7 @@ def parse_expert_reply(text: str, k: int = DEFAULT_K) -> list[str] | None:
     if _NOTHING.match(text.strip().splitlines()[0] if text.strip() else ""):
         return []
     candidates = [text]
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
     if fenced:
         candidates.append(fenced.group(1))
     for opener, closer in (("{", "}"), ("[", "]")):

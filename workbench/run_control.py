@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from store.db import connect
 from workbench.audit import AuditSummary, prepare, run_prepared

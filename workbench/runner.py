@@ -10,20 +10,19 @@ picks up exactly where this one stopped.
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import anyio
 
 from store import queue
 from store.db import utc_now
 from workbench.engines.base import Engine, EngineError, GenerationRequest
-
-import json
 
 
 @dataclass

@@ -102,7 +102,7 @@ class ModelSpec:
         opts = "".join(f",{k}={v}" for k, v in self.options.items())
         return f"{self.engine}:{target}{opts}"
 
-    def with_options(self, **extra: Any) -> "ModelSpec":
+    def with_options(self, **extra: Any) -> ModelSpec:
         return ModelSpec(self.engine, self.name, self.base_url, {**self.options, **extra})
 
 

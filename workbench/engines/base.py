@@ -29,7 +29,7 @@ class GenerationRequest:
     prefill: str | None = None
 
     @classmethod
-    def from_payload(cls, payload: dict[str, Any]) -> "GenerationRequest":
+    def from_payload(cls, payload: dict[str, Any]) -> GenerationRequest:
         params = payload.get("params", {})
         return cls(
             messages=payload["messages"],
@@ -53,6 +53,19 @@ class Completion:
     completion_tokens: int | None
     latency_s: float
     logprobs: list[dict[str, Any]] | None = None
+
+
+def completion_from_choice(text: str, choice: dict[str, Any], usage: dict[str, Any], latency_s: float,
+                           logprobs: list[dict[str, Any]] | None = None) -> Completion:
+    """A Completion from an OpenAI-shaped choice and usage (servers and llama-cpp-python alike)."""
+    return Completion(
+        text=text,
+        finish_reason=choice.get("finish_reason"),
+        prompt_tokens=usage.get("prompt_tokens"),
+        completion_tokens=usage.get("completion_tokens"),
+        latency_s=latency_s,
+        logprobs=logprobs,
+    )
 
 
 class EngineError(Exception):

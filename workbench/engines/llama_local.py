@@ -20,7 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from workbench.engines.base import Completion, EngineError, GenerationRequest
+from workbench.engines.base import (
+    Completion,
+    EngineError,
+    GenerationRequest,
+    completion_from_choice,
+)
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.models import ResolvedModel
 
@@ -117,14 +122,7 @@ class _Instance:
         logprobs = None
         if request.logprobs is not None and prompt_text is not None:
             logprobs = self.token_logprobs(prompt_text, text, request.logprobs)
-        return Completion(
-            text=text,
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            latency_s=time.perf_counter() - started,
-            logprobs=logprobs,
-        )
+        return completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
 
     def _forget_cache(self) -> None:
         """Start from an empty context: a fresh session per request.

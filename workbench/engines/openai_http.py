@@ -9,7 +9,6 @@ only in the request header: never in the store, a log or an export.
 
 from __future__ import annotations
 
-import asyncio
 import email.utils
 import json
 import os
@@ -18,7 +17,12 @@ from typing import Any
 
 import aiohttp
 
-from workbench.engines.base import Completion, EngineError, GenerationRequest
+from workbench.engines.base import (
+    Completion,
+    EngineError,
+    GenerationRequest,
+    completion_from_choice,
+)
 from workbench.engines.limiter import AdaptiveLimiter
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
@@ -109,7 +113,7 @@ class OpenAIEngine:
                     f"{url} answered 200 with malformed JSON: {_short(raw.decode('utf-8', 'replace'), 80)!r}",
                     retryable=True,
                 ) from None
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None
         except aiohttp.ClientConnectionError as exc:
             raise EngineError("connection", f"{url}: {exc.__class__.__name__}: {exc}", retryable=True) from None
@@ -175,14 +179,7 @@ class OpenAIEngine:
                 f"reply without a completion ({exc.__class__.__name__}: {exc}): {_short(json.dumps(reply), 80)}",
                 retryable=True,
             ) from None
-        return Completion(
-            text=text,
-            finish_reason=choice.get("finish_reason"),
-            prompt_tokens=usage.get("prompt_tokens"),
-            completion_tokens=usage.get("completion_tokens"),
-            latency_s=time.perf_counter() - started,
-            logprobs=logprobs,
-        )
+        return completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
 
     async def score(self, prompt: str, continuations: list[str]) -> list[float]:
         """Log-probability of each continuation, from `/completions` with echo.

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, combinations
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -26,7 +26,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.specs import ModelSpec
-from workbench.studies.spec import StudyError, Where, check_keys, expect, read_models
+from workbench.studies.spec import (
+    StudyError,
+    Where,
+    check_keys,
+    expect,
+    read_models,
+    read_optional_spec,
+)
 
 TOP_KEYS = {"name", "method", "description", "repetitions", "seed", "models", "generation",
             "clusters", "topics", "extraction", "metrics", "question_generation", "verified_only"}
@@ -93,10 +100,10 @@ class ChoiceStudy:
     generation: dict[str, Any]
     clusters: list[Cluster]
     questions: list[Question] = field(default_factory=list)
-    extraction: "Extraction" = None  # type: ignore[assignment]
+    extraction: Extraction = None  # type: ignore[assignment]
     metrics: dict[str, Any] = field(default_factory=dict)
     generate: dict[str, int] = field(default_factory=dict)  # topic -> questions per adapted cluster
-    question_generation: "QuestionGeneration" = None  # type: ignore[assignment]
+    question_generation: QuestionGeneration = None  # type: ignore[assignment]
     verified_only: bool = False  # ask only questions a reviewer has verified
     method: str = "choice"
 
@@ -201,8 +208,6 @@ def _generation(where: Where, table: Any) -> dict[str, Any]:
 
 
 def _extraction(where: Where, table: Any) -> Extraction:
-    from workbench.specs import SpecError, parse_spec
-
     expect(where, table, dict, "an [extraction] table")
     check_keys(where, table, EXTRACTION_KEYS)
     method = table.get("method", "list")
@@ -216,13 +221,7 @@ def _extraction(where: Where, table: Any) -> Extraction:
     temperature = float(expect(where.child("temperature"), table.get("temperature", 0.8), (int, float),
                                "a number (above 0, so experts differ)"))
     max_tokens = expect(where.child("max_tokens"), table.get("max_tokens", 96), int, "a whole number of tokens")
-    model = None
-    if "model" in table:
-        expect(where.child("model"), table["model"], str, "a model spec string")
-        try:
-            model = parse_spec(table["model"])
-        except SpecError as exc:
-            raise where.child("model").error(str(exc)) from None
+    model = read_optional_spec(where, table)
     output = table.get("output", "json")
     if output not in ("json", "list"):
         raise where.child("output").error(f"expected 'json' or 'list', got {output!r}")
@@ -267,17 +266,9 @@ def _clusters(where: Where, value: Any) -> list[Cluster]:
 
 
 def _question_generation(where: Where, table: Any, study_path: Path) -> QuestionGeneration:
-    from workbench.specs import SpecError, parse_spec
-
     expect(where, table, dict, "a [question_generation] table")
     check_keys(where, table, QUESTION_GENERATION_KEYS)
-    model = None
-    if "model" in table:
-        expect(where.child("model"), table["model"], str, "a model spec string")
-        try:
-            model = parse_spec(table["model"])
-        except SpecError as exc:
-            raise where.child("model").error(str(exc)) from None
+    model = read_optional_spec(where, table)
     prompts = {}
     for key in ("adapt_prompt", "generate_prompt"):
         if key in table:

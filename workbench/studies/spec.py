@@ -23,7 +23,7 @@ class Where:
     path: str
     key: str = ""
 
-    def child(self, key: str | int) -> "Where":
+    def child(self, key: str | int) -> Where:
         if isinstance(key, int):
             return Where(self.path, f"{self.key}[{key}]")
         return Where(self.path, f"{self.key}.{key}" if self.key else key)
@@ -79,6 +79,17 @@ def read_models(where: Where, value: Any) -> list[ModelSpec]:
         except SpecError as exc:
             raise item_where.error(str(exc)) from None
     return specs
+
+
+def read_optional_spec(where: Where, table: dict[str, Any], key: str = "model") -> ModelSpec | None:
+    """A model spec under `key`, if the table has one."""
+    if key not in table:
+        return None
+    expect(where.child(key), table[key], str, "a model spec string")
+    try:
+        return parse_spec(table[key])
+    except SpecError as exc:
+        raise where.child(key).error(str(exc)) from None
 
 
 def load_study(path: str | Path):
