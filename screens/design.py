@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,26 +15,27 @@ from textual.worker import Worker, WorkerState
 
 from workbench import design
 from workbench.literal import visible
+from workbench.specs import SpecError, parse_spec
 
 
-class EditQuestion(ModalScreen[str | None]):
-    """Edit one question's wording; Enter saves, Esc cancels."""
+class EditText(ModalScreen[str | None]):
+    """Edit one line of text (a question, a definition, a model spec); Enter saves, Esc cancels."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel")]
     DEFAULT_CSS = """
-    EditQuestion { align: center middle; }
-    EditQuestion > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
+    EditText { align: center middle; }
+    EditText > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
                               background: $surface; }
     """
 
-    def __init__(self, text: str):
+    def __init__(self, prompt: str, text: str = ""):
         super().__init__()
-        self.text = text
+        self.prompt, self.text = prompt, text
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Label("Edit the question (Enter saves, Esc cancels)")
-            yield Input(self.text, id="question-input", select_on_focus=False)
+            yield Label(Text(visible(f"{self.prompt} (Enter saves, Esc cancels)")))
+            yield Input(self.text, id="edit-input", select_on_focus=False)
 
     def on_mount(self) -> None:
         field = self.query_one(Input)
@@ -50,7 +53,9 @@ class EditQuestion(ModalScreen[str | None]):
 class DesignScreen(Screen):
     BINDINGS = [
         Binding("v", "toggle_verified", "Verify", tooltip="Mark the question verified (or not)"),
-        Binding("e", "edit", "Edit", tooltip="Edit the question's wording"),
+        Binding("e", "edit", "Edit", tooltip="Edit the highlighted question, cluster definition or model spec"),
+        Binding("a", "add", "Add", tooltip="Add a question to the highlighted cluster, or a model"),
+        Binding("d", "delete_model", "Drop model", show=False, tooltip="Remove the highlighted model"),
         Binding("g", "generate", "Generate", tooltip="LLM-assisted questions for topics with generate = N"),
         Binding("t", "test_model", "Test model", tooltip="Load the model or reach its server"),
         Binding("w", "save", "Save study", tooltip="Write the study file with the current questions"),
@@ -61,6 +66,7 @@ class DesignScreen(Screen):
         self.study = None
         self.study_id: int | None = None
         self.rows: list[dict] = []
+        self.unsaved = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -105,9 +111,7 @@ class DesignScreen(Screen):
             clusters = self.query_one("#clusters-table", DataTable)
             for c in study.clusters:
                 clusters.add_row(Text(visible(c.name)), Text(visible(c.description)))
-            models = self.query_one("#models-table", DataTable)
-            for spec in study.models:
-                models.add_row(Text(visible(str(spec))), "t tests", key=str(spec))
+            self._show_models()
 
     def _show_questions(self, rows: list[dict]) -> None:
         self.rows = rows
@@ -121,7 +125,8 @@ class DesignScreen(Screen):
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         verified = sum(r["verified"] for r in rows)
-        self._title(f"study {self.study.name} · {len(rows)} questions, {verified} verified")
+        if not self.unsaved:
+            self._title(f"study {self.study.name} · {len(rows)} questions, {verified} verified")
 
     @on(DataTable.RowHighlighted, "#questions-table")
     def _show_detail(self, event: DataTable.RowHighlighted) -> None:
@@ -149,7 +154,20 @@ class DesignScreen(Screen):
         design.toggle_verified(self.app.db_path, self.study_id, row["id"])
         self._reload()
 
+    def _tab(self) -> str:
+        return self.query_one("#design-tabs", TabbedContent).active
+
+    def _mark_unsaved(self) -> None:
+        self.unsaved = True
+        self._title(f"study {self.study.name} · unsaved changes to the study file: w saves")
+
     def action_edit(self) -> None:
+        if self._tab() == "tab-clusters":
+            self._edit_cluster()
+            return
+        if self._tab() == "tab-models":
+            self._edit_model(new=False)
+            return
         row = self._current()
         if row is None:
             return
@@ -165,7 +183,82 @@ class DesignScreen(Screen):
             self._reload()
             self.notify("Question edited; its answers will be asked again at the next run.")
 
-        self.app.push_screen(EditQuestion(row["text"]), done)
+        self.app.push_screen(EditText("Edit the question", row["text"]), done)
+
+    def action_add(self) -> None:
+        if self._tab() == "tab-models":
+            self._edit_model(new=True)
+            return
+        row = self._current()
+        if row is None or self.study is None:
+            return
+
+        def done(text: str | None) -> None:
+            if not text or not text.strip():
+                return
+            design.add_question(self.app.db_path, self.study_id, row["topic"], row["cluster"], text)
+            self._reload()
+            self.notify("Question added (unverified).")
+
+        self.app.push_screen(EditText(f"New question for {row['topic']} · {row['cluster']}"), done)
+
+    def _edit_cluster(self) -> None:
+        table = self.query_one("#clusters-table", DataTable)
+        if self.study is None or table.cursor_row is None:
+            return
+        index = table.cursor_row
+        cluster = self.study.clusters[index]
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            self.study.clusters[index] = replace(cluster, description=" ".join(text.split()))
+            table.update_cell_at((index, 1), Text(visible(self.study.clusters[index].description)))
+            self._mark_unsaved()
+
+        self.app.push_screen(EditText(f"Definition of {cluster.name}", cluster.description), done)
+
+    def _edit_model(self, new: bool) -> None:
+        table = self.query_one("#models-table", DataTable)
+        if self.study is None:
+            return
+        index = table.cursor_row or 0
+        current = "" if new else str(self.study.models[index])
+
+        def done(text: str | None) -> None:
+            if not text:
+                return
+            try:
+                spec = parse_spec(text)
+            except SpecError as exc:
+                self.app.show_error("Not a model spec", str(exc))
+                return
+            if new:
+                self.study.models.append(spec)
+            else:
+                self.study.models[index] = spec
+            self._show_models()
+            self._mark_unsaved()
+
+        prompt = "New model spec, e.g. openai:MODEL@http://host:port/v1" if new else "Edit the model spec"
+        self.app.push_screen(EditText(prompt, current), done)
+
+    def action_delete_model(self) -> None:
+        table = self.query_one("#models-table", DataTable)
+        if self._tab() != "tab-models" or self.study is None:
+            return
+        if len(self.study.models) == 1:
+            self.notify("A study needs at least one model.", severity="warning")
+            return
+        del self.study.models[table.cursor_row or 0]
+        self._show_models()
+        self._mark_unsaved()
+
+    def _show_models(self) -> None:
+        table = self.query_one("#models-table", DataTable)
+        table.clear()
+        for index, spec in enumerate(self.study.models):
+            table.add_row(Text(visible(str(spec))), "t tests", key=str(index))
 
     def action_save(self) -> None:
         if self.study is None:
@@ -175,6 +268,8 @@ class DesignScreen(Screen):
         except Exception as exc:  # shown, never a traceback
             self.app.show_error("Could not save the study", str(exc))
             return
+        self.unsaved = False
+        self._title(f"study {self.study.name} · saved")
         self.notify(f"Saved {path.name} (previous version: {path.name}.bak)")
 
     def action_generate(self) -> None:
@@ -204,13 +299,13 @@ class DesignScreen(Screen):
         if self.study is None or not self.study.models:
             return
         self.query_one("#design-tabs", TabbedContent).active = "tab-models"
-        spec = self.study.models[min(table.cursor_row or 0, len(self.study.models) - 1)]
-        table.update_cell(str(spec), table.ordered_columns[1].key, "checking…")
-        self.test_model(spec)
+        index = min(table.cursor_row or 0, len(self.study.models) - 1)
+        table.update_cell(str(index), table.ordered_columns[1].key, "checking…")
+        self.test_model(index, self.study.models[index])
 
     @work(thread=True, group="test-model", description="Testing a model", exit_on_error=False)
-    def test_model(self, spec) -> tuple[str, str]:
-        return str(spec), design.check_model(spec)
+    def test_model(self, index: int, spec) -> tuple[str, str]:
+        return str(index), design.check_model(spec)
 
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
@@ -232,4 +327,5 @@ class DesignScreen(Screen):
         elif group == "test-model" and event.state == WorkerState.SUCCESS:
             key, result = event.worker.result
             table = self.query_one("#models-table", DataTable)
-            table.update_cell(key, table.ordered_columns[1].key, Text(visible(result)))
+            if key in table.rows:  # the list may have changed meanwhile
+                table.update_cell(key, table.ordered_columns[1].key, Text(visible(result)))

@@ -236,3 +236,48 @@ def test_snapshot_design_screen(snap_compare, tmp_path, size):
         await _settle(pilot)
 
     assert snap_compare(WorkbenchApp(tmp_path / "audit.db", study), terminal_size=size, run_before=go)
+
+
+def test_design_edits_clusters_and_models_then_saves(tmp_path):
+    study = write_study(tmp_path / "s.toml", models=["openai:m@http://127.0.0.1:9/v1"], questions=2, name="d")
+    db = tmp_path / "audit.db"
+
+    async def scenario():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 2)
+            await pilot.press("a")  # a question for the highlighted cluster
+            await pilot.pause(0.2)
+            await pilot.press(*"What is the best budget tablet?", "enter")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3)
+            app.screen.query_one("#design-tabs").active = "tab-clusters"
+            await pilot.pause(0.1)
+            app.screen.query_one("#clusters-table").focus()
+            await pilot.press("e")
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+u", *"Counts every cent.", "enter")
+            await pilot.pause(0.1)
+            app.screen.query_one("#design-tabs").active = "tab-models"
+            await pilot.pause(0.1)
+            app.screen.query_one("#models-table").focus()
+            await pilot.press("a")
+            await pilot.pause(0.2)
+            await pilot.press(*"not a spec", "enter")
+            await pilot.pause(0.2)
+            assert "Not a model spec" in str(app.screen.query_one("Static").render())
+            await pilot.press("escape")
+            await pilot.press("a")
+            await pilot.pause(0.2)
+            await pilot.press(*"llama:default,temperature=0.2", "enter")
+            await pilot.pause(0.1)
+            assert app.screen.query_one("#models-table").row_count == 2
+            await pilot.press("w")
+            await pilot.pause(0.2)
+    asyncio.run(scenario())
+    from workbench.studies.spec import load_study
+
+    saved = load_study(study)
+    assert saved.clusters[0].description == "Counts every cent."
+    assert [str(m) for m in saved.models] == ["openai:m@http://127.0.0.1:9/v1", "llama:default,temperature=0.2"]
+    assert "What is the best budget tablet?" in [q.text for q in saved.questions]

@@ -30,7 +30,8 @@ HELP_TEXT = """\
   elsewhere on the same database.
 
 [b]Design[/b]: the study's questions, clusters and models
-  v        verify / unverify     e   edit the wording
+  v        verify / unverify     e   edit (question, definition, model)
+  a        add a question or a model     d   drop a model
   g        generate questions    t   test the model
   w        save the study file (the old one becomes .bak)
 

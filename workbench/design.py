@@ -57,6 +57,19 @@ def edit_question(db_path: str | Path, study_id: int, question_id: int, text: st
         conn.close()
 
 
+def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, text: str) -> None:
+    from workbench.studies.choice import Question
+
+    conn = connect(db_path)
+    try:
+        position = conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
+                                "AND topic = ? AND cluster = ?", (study_id, topic, cluster)).fetchone()[0]
+        queue.insert_questions(conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()),
+                                                         "added")])
+    finally:
+        conn.close()
+
+
 def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str | Path) -> Path:
     """Write the study with its current questions; the previous file is kept as .bak."""
     grouped: dict[str, dict[str, list[str]]] = {}
