@@ -41,6 +41,8 @@ class MetricsScreen(Screen):
             yield DataTable(id="lor-table", show_cursor=False, zebra_stripes=True)
             yield Label("Stability across repetitions", classes="section")
             yield DataTable(id="stability-table", show_cursor=False, zebra_stripes=True)
+            yield Label("Share of recommendation slots by region, per model", classes="section")
+            yield Static(id="region-chart")
             yield Label("LOR US vs Europe per cluster (left: Europe, right: US)", classes="section")
             yield Static(id="lor-chart")
         yield Footer()
@@ -91,6 +93,26 @@ class MetricsScreen(Screen):
             chart.append(f"{visible(label)[:28]:<28} {value:+.2f} ")
             chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
         self.query_one("#lor-chart", Static).update(chart if bars else Text("(no per-cluster values yet)"))
+        self.query_one("#region-chart", Static).update(self._region_chart(topic_records))
+
+    def _region_chart(self, records: list[dict]) -> Text:
+        styles = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
+        rows = views.region_share_bars(records)
+        if not rows:
+            return Text("(no ranked lists yet)")
+        regions = sorted({region for _, shares in rows for region, _ in shares})
+        colour = {region: styles[i % len(styles)] for i, region in enumerate(regions)}
+        chart = Text()
+        width = 40
+        for model, shares in rows:
+            chart.append(f"{visible(model)[:28]:<28} ")
+            for region, share in shares:
+                # Letters as well as colours, so the chart reads without colour (NO_COLOR).
+                cells = round(share * width)
+                chart.append((region[:1] or "?") * cells, style=colour[region])
+            chart.append("\n")
+        chart.append("  ".join(f"{r[:1]} = {r}" for r in regions), style="dim")
+        return chart
 
     def _fill(self, selector: str, header: list[str], rows: list[list[str]]) -> None:
         table = self.query_one(selector, DataTable)

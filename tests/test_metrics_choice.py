@@ -14,6 +14,7 @@ from workbench.metrics.choice import (
     geographic_lor,
     log_odds_ratio,
     preferred_entity,
+    region_shares,
     stability,
     us_top3,
 )
@@ -121,6 +122,13 @@ def test_five_percent_filter():
     assert lor.per_group["c1"] == pytest.approx(math.log(0.5 / 100.5))
 
 
+def test_region_shares():
+    region = {"Nike": "United States", "Adidas": "Europe"}.get
+    lists = [rl(["Nike", "Adidas", "Mystery"]), rl(["Nike"])]
+    assert region_shares(lists, region) == {"Europe": 0.25, "Unknown": 0.25, "United States": 0.5}
+    assert region_shares([rl([])], region) == {}
+
+
 def test_us_top3_share_and_rank():
     lists = [rl(["France", "USA", "Italy"]), rl(["Italy", "Spain", "Japan", "United States"]),
              rl(["United States of America"]), rl(["France"])]
@@ -137,7 +145,9 @@ def test_records_have_the_documented_keys():
              for r in (1, 2) for c in ("g1", "g2") for q in range(3)]
     records = choice_metric_records("s", lists, region)
     metrics = {r["metric"] for r in records}
-    assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor"}
+    assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor", "region_share"}
+    shares = {r["region"]: r["value"] for r in records if r["metric"] == "region_share"}
+    assert shares == {"Europe": 0.5, "United States": 0.5}
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
     assert peir == {"study": "s", "model": "m", "topic": "t", "cluster": None, "metric": "peir",
                     "entity": "Nike", "value": 1.0, "n": 12}  # tie on presence: Nike ranks first

@@ -164,5 +164,5 @@ def entity_records(conn: sqlite3.Connection):
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
-METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "region_a", "region_b", "repetition_a",
+METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "region", "region_a", "region_b", "repetition_a",
                  "repetition_b", "entity", "value", "mean", "exp_mean", "statistic", "t", "p", "n", "n_groups", "rank"]

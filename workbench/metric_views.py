@@ -87,19 +87,36 @@ def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
 
 
 def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
-    """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0."""
-    values = [r for r in records if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None
-              and r["region_b"] == "Europe"]
-    if not values:
+    """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0;
+    over several topics, the mean of the topics' values."""
+    grouped: dict[tuple[str, str], list[float]] = {}
+    for r in records:
+        if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None and r["region_b"] == "Europe":
+            grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
+    if not grouped:
         return []
-    scale = max(abs(r["value"]) for r in values) or 1.0
+    values = {key: sum(v) / len(v) for key, v in grouped.items()}
+    scale = max(abs(v) for v in values.values()) or 1.0
     half = width // 2
     out = []
-    for r in sorted(values, key=lambda r: (r["model"], r["cluster"])):
-        n = round(abs(r["value"]) / scale * half)
-        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if r["value"] < 0 else (
+    for (model, cluster), value in sorted(values.items()):
+        n = round(abs(value) / scale * half)
+        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if value < 0 else (
             " " * half + "│" + "█" * n + " " * (half - n))
-        out.append((f"{r['model']} · {r['cluster']}", r["value"], bar))
+        out.append((f"{model} · {cluster}", value, bar))
+    return out
+
+
+def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Per model (pooled over the selected topics, weighted equally): region -> share, for a stacked bar."""
+    per_model: dict[str, dict[str, list[float]]] = {}
+    for r in records:
+        if r["metric"] == "region_share":
+            per_model.setdefault(r["model"], {}).setdefault(r["region"], []).append(r["value"])
+    out = []
+    for model, regions in sorted(per_model.items()):
+        topics = max(len(v) for v in regions.values())
+        out.append((model, [(region, sum(v) / topics) for region, v in sorted(regions.items())]))
     return out
 
 

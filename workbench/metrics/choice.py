@@ -182,6 +182,15 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     return LogOddsRatio(per_group, mean, math.exp(mean), t, p)
 
 
+def region_shares(lists: Sequence[ResponseList], region_of: Callable[[str], str | None]) -> dict[str, float]:
+    """Share of all top-K slots held by each region (entities without one: Unknown)."""
+    regions: Counter[str] = Counter()
+    for entity, count in _presence(lists).items():
+        regions[region_of(entity) or "Unknown"] += count
+    total = sum(regions.values())
+    return {region: count / total for region, count in sorted(regions.items())} if total else {}
+
+
 # -- country-level topics -------------------------------------------------------
 
 
@@ -248,6 +257,9 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             us = us_top3(scope)
             if us is not None:
                 records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
+        for region, share in region_shares(items, region_of).items():
+            records.append({"study": study, "model": model, "topic": topic, "cluster": None,
+                            "metric": "region_share", "region": region, "value": share})
         for region_a, region_b in region_pairs:
             lor = geographic_lor(items, region_of, region_a, region_b, min_share)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
