@@ -56,6 +56,8 @@ class DesignScreen(Screen):
         Binding("e", "edit", "Edit", tooltip="Edit the highlighted question, cluster definition or model spec"),
         Binding("a", "add", "Add", tooltip="Add a question to the highlighted cluster, or a model"),
         Binding("d", "delete_model", "Drop model", show=False, tooltip="Remove the highlighted model"),
+        Binding("n", "new_topic", "New topic", show=False,
+                tooltip="Add a topic whose questions the LLM writes (then g generates them)"),
         Binding("g", "generate", "Generate", tooltip="LLM-assisted questions for topics with generate = N"),
         Binding("t", "test_model", "Test model", tooltip="Load the model or reach its server"),
         Binding("w", "save", "Save study", tooltip="Write the study file with the current questions"),
@@ -242,6 +244,35 @@ class DesignScreen(Screen):
 
         prompt = "New model spec, e.g. openai:MODEL@http://host:port/v1" if new else "Edit the model spec"
         self.app.push_screen(EditText(prompt, current), done)
+
+    def action_new_topic(self) -> None:
+        if self.study is None:
+            return
+
+        def got_count(topic: str, text: str | None) -> None:
+            try:
+                count = int((text or "").strip())
+            except ValueError:
+                self.notify("Give a whole number of questions per cluster.", severity="error")
+                return
+            if count < 1:
+                self.notify("Give at least 1 question per cluster.", severity="error")
+                return
+            self.study.generate[topic] = count
+            self._mark_unsaved()
+            self.notify(f"Topic {topic!r} added: g writes {count} questions per cluster, w saves the study.")
+
+        def got_name(text: str | None) -> None:
+            topic = " ".join((text or "").split())
+            if not topic:
+                return
+            if topic in self.study.topics:
+                self.notify(f"The study already has a topic {topic!r}.", severity="warning")
+                return
+            self.app.push_screen(EditText(f"Questions to generate per cluster for {topic}", "23"),
+                                 lambda count: got_count(topic, count))
+
+        self.app.push_screen(EditText("New topic (e.g. airlines)"), got_name)
 
     def action_delete_model(self) -> None:
         table = self.query_one("#models-table", DataTable)

@@ -272,6 +272,12 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
             await pilot.press(*"llama:default,temperature=0.2", "enter")
             await pilot.pause(0.1)
             assert app.screen.query_one("#models-table").row_count == 2
+            await pilot.press("n")  # a new topic, its questions to be generated
+            await pilot.pause(0.2)
+            await pilot.press(*"tablets", "enter")
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+u", "4", "enter")
+            await pilot.pause(0.1)
             await pilot.press("w")
             await pilot.pause(0.2)
     asyncio.run(scenario())
@@ -281,3 +287,4 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
     assert saved.clusters[0].description == "Counts every cent."
     assert [str(m) for m in saved.models] == ["openai:m@http://127.0.0.1:9/v1", "llama:default,temperature=0.2"]
     assert "What is the best budget tablet?" in [q.text for q in saved.questions]
+    assert saved.generate == {"tablets": 4}

@@ -32,6 +32,7 @@ HELP_TEXT = """\
 [b]Design[/b]: the study's questions, clusters and models
   v        verify / unverify     e   edit (question, definition, model)
   a        add a question or a model     d   drop a model
+  n        new topic (its questions are generated with g)
   g        generate questions    t   test the model
   w        save the study file (the old one becomes .bak)
 

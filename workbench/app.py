@@ -73,6 +73,10 @@ class WorkbenchApp(App):
             yield SystemCommand("Design: verify or unverify the question", "Toggle its verified flag",
                                 screen.action_toggle_verified)
             yield SystemCommand("Design: edit the question", "Change its wording", screen.action_edit)
+            yield SystemCommand("Design: new topic", "Its questions are written by the LLM",
+                                screen.action_new_topic)
+            yield SystemCommand("Design: add a question or a model", "To the highlighted cluster, or a model spec",
+                                screen.action_add)
             yield SystemCommand("Design: generate questions", "LLM-assisted, for topics with generate = N",
                                 screen.action_generate)
             yield SystemCommand("Design: test the model", "Load it or reach its server", screen.action_test_model)
