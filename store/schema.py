@@ -180,6 +180,29 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (study_id, topic, cluster, old_text)
     );
     """,
+    # 5: reviewers' decisions on entities (merge, split, rename, forbid), with who,
+    # when and why, and what each changed, so any of them can be undone and redone.
+    """
+    CREATE TABLE entity_decisions (
+        id INTEGER PRIMARY KEY,
+        action TEXT NOT NULL CHECK (action IN ('merge', 'split', 'rename', 'forbid')),
+        summary TEXT NOT NULL,
+        changes_json TEXT NOT NULL,
+        who TEXT NOT NULL,
+        why TEXT,
+        at TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+
+    -- Pairs a reviewer said are different entities: never suggested again.
+    CREATE TABLE forbidden_pairs (
+        entity_a INTEGER NOT NULL REFERENCES entities(id),
+        entity_b INTEGER NOT NULL REFERENCES entities(id),
+        decision_id INTEGER REFERENCES entity_decisions(id),
+        PRIMARY KEY (entity_a, entity_b),
+        CHECK (entity_a < entity_b)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,206 @@
+"""The entity registry's reviewer decisions: merge, split, rename, forbid — with undo and redo.
+
+Every decision is stored with who, when and why, and as a list of primitive
+changes (alias moved, entity renamed, entity created, pair forbidden), each of
+which can be applied backwards. Undo reverts the latest active decision; redo
+re-applies the most recently undone one; a new decision ends the redo chain.
+Metrics join mentions through `aliases`, so each decision changes them at once.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from store.db import utc_now
+from store.queue import transaction
+
+
+class DecisionError(ValueError):
+    """A decision that cannot be made as asked; the message says why and what to do."""
+
+
+def _normalize(text: str) -> str:
+    from workbench.extract import normalize_surface  # one definition of "the same surface"
+
+    return normalize_surface(text)
+
+
+def find_entity(conn: sqlite3.Connection, name: str) -> tuple[int, str]:
+    """An entity by its name, or by any surface form of it."""
+    row = conn.execute("SELECT id, name FROM entities WHERE name = ?", (name,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT e.id, e.name FROM aliases a JOIN entities e ON e.id = a.entity_id "
+                           "WHERE a.surface_key = ?", (_normalize(name),)).fetchone()
+    if row is None:
+        raise DecisionError(f"no entity named {name!r}")
+    return row[0], row[1]
+
+
+def _apply(conn: sqlite3.Connection, change: dict[str, Any], forward: bool) -> None:
+    op = change["op"]
+    if op == "alias":
+        target = change["to"] if forward else change["from"]
+        conn.execute("UPDATE aliases SET entity_id = ? WHERE surface_key = ?", (target, change["key"]))
+    elif op == "name":
+        conn.execute("UPDATE entities SET name = ? WHERE id = ?",
+                     (change["to"] if forward else change["from"], change["entity"]))
+    elif op == "create":
+        if forward:
+            conn.execute("INSERT INTO entities (id, name, region, attributes_json, created_at) "
+                         "VALUES (?, ?, ?, ?, ?)", (change["entity"], change["name"], change.get("region"),
+                                                    change.get("attributes", "{}"), utc_now()))
+        else:
+            conn.execute("DELETE FROM entities WHERE id = ?", (change["entity"],))
+    elif op == "forbid":
+        if forward:
+            conn.execute("INSERT OR IGNORE INTO forbidden_pairs (entity_a, entity_b, decision_id) VALUES (?, ?, ?)",
+                         (change["a"], change["b"], change.get("decision")))
+        else:
+            conn.execute("DELETE FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (change["a"], change["b"]))
+
+
+def _record(conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]],
+            who: str, why: str | None) -> int:
+    # A new decision ends the redo chain (the undone ones stay in the history).
+    conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0")
+    decision = conn.execute(
+        "INSERT INTO entity_decisions (action, summary, changes_json, who, why, at) VALUES (?, ?, ?, ?, ?, ?)",
+        (action, summary, json.dumps(changes), who, why, utc_now()),
+    ).lastrowid
+    for change in changes:
+        if change["op"] == "forbid":
+            change["decision"] = decision
+        _apply(conn, change, forward=True)
+    conn.execute("UPDATE entity_decisions SET changes_json = ? WHERE id = ?", (json.dumps(changes), decision))
+    return decision
+
+
+def _forbidden(conn: sqlite3.Connection, ids: list[int]) -> tuple[int, int] | None:
+    marks = ",".join("?" * len(ids))
+    row = conn.execute(f"SELECT entity_a, entity_b FROM forbidden_pairs WHERE entity_a IN ({marks}) "
+                       f"AND entity_b IN ({marks})", (*ids, *ids)).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def merge(conn: sqlite3.Connection, names: list[str], into: str | None = None, *, who: str,
+          why: str | None = None) -> int:
+    """Make several entities one. The canonical name is `into` (default: the most
+    mentioned of them); a forbidden pair among them refuses the merge."""
+    with transaction(conn):
+        found = list(dict.fromkeys(find_entity(conn, n) for n in names))
+        if len(found) < 2:
+            raise DecisionError("a merge needs at least two different entities")
+        ids = [i for i, _ in found]
+        clash = _forbidden(conn, ids)
+        if clash:
+            a, b = (conn.execute("SELECT name FROM entities WHERE id = ?", (x,)).fetchone()[0] for x in clash)
+            raise DecisionError(f"a reviewer marked {a!r} and {b!r} as different entities; undo that first")
+        counts = {i: conn.execute("SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
+                                  "WHERE a.entity_id = ?", (i,)).fetchone()[0] for i in ids}
+        target, target_name = max(found, key=lambda f: (counts[f[0]], -f[0]))
+        if into:
+            by_name = {name: i for i, name in found}
+            if into in by_name:
+                target, target_name = by_name[into], into
+            else:
+                other = conn.execute("SELECT id FROM entities WHERE name = ?", (into,)).fetchone()
+                if other:
+                    raise DecisionError(f"{into!r} is another entity's name; include it in the merge")
+        changes: list[dict[str, Any]] = []
+        for entity_id in ids:
+            if entity_id == target:
+                continue
+            for (key,) in conn.execute("SELECT surface_key FROM aliases WHERE entity_id = ?", (entity_id,)).fetchall():
+                changes.append({"op": "alias", "key": key, "from": entity_id, "to": target})
+        if into and into != target_name:
+            changes.append({"op": "name", "entity": target, "from": target_name, "to": into})
+        final = into or target_name
+        return _record(conn, "merge", f"merge {', '.join(n for _, n in found)} into {final}", changes, who, why)
+
+
+def split(conn: sqlite3.Connection, entity: str, surfaces: list[str], new_name: str | None = None, *,
+          who: str, why: str | None = None) -> int:
+    """Move some surface forms of an entity to a new entity of their own."""
+    with transaction(conn):
+        entity_id, entity_name = find_entity(conn, entity)
+        keys = list(dict.fromkeys(_normalize(s) for s in surfaces))
+        owned = {k for (k,) in conn.execute("SELECT surface_key FROM aliases WHERE entity_id = ?", (entity_id,))}
+        missing = [s for s, k in zip(surfaces, keys) if k not in owned]
+        if missing:
+            raise DecisionError(f"{entity_name!r} has no surface form {missing[0]!r}")
+        if len(keys) == len(owned):
+            raise DecisionError("a split must leave the entity at least one surface form; use rename instead")
+        name = new_name or surfaces[0]
+        if conn.execute("SELECT 1 FROM entities WHERE name = ?", (name,)).fetchone():
+            raise DecisionError(f"{name!r} is already an entity; split to another name, then merge")
+        new_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM entities").fetchone()[0]
+        region, attributes = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?",
+                                          (entity_id,)).fetchone()
+        changes: list[dict[str, Any]] = [{"op": "create", "entity": new_id, "name": name, "region": region,
+                                          "attributes": attributes}]
+        changes += [{"op": "alias", "key": k, "from": entity_id, "to": new_id} for k in keys]
+        return _record(conn, "split", f"split {', '.join(surfaces)} from {entity_name} as {name}", changes, who, why)
+
+
+def rename(conn: sqlite3.Connection, entity: str, new_name: str, *, who: str, why: str | None = None) -> int:
+    with transaction(conn):
+        entity_id, old = find_entity(conn, entity)
+        new_name = " ".join(new_name.split())
+        if not new_name:
+            raise DecisionError("a name cannot be empty")
+        if conn.execute("SELECT 1 FROM entities WHERE name = ? AND id != ?", (new_name, entity_id)).fetchone():
+            raise DecisionError(f"{new_name!r} is another entity; merge them instead")
+        return _record(conn, "rename", f"rename {old} to {new_name}",
+                       [{"op": "name", "entity": entity_id, "from": old, "to": new_name}], who, why)
+
+
+def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: str | None = None) -> int:
+    """Record that two entities are different: suggestions never pair them again."""
+    with transaction(conn):
+        (a, a_name), (b, b_name) = find_entity(conn, first), find_entity(conn, second)
+        if a == b:
+            raise DecisionError(f"{first!r} and {second!r} are already one entity; split it instead")
+        low, high = sorted((a, b))
+        return _record(conn, "forbid", f"{a_name} and {b_name} are different",
+                       [{"op": "forbid", "a": low, "b": high}], who, why)
+
+
+def undo(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """Revert the latest active decision; None when there is nothing to undo."""
+    with transaction(conn):
+        row = conn.execute("SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 "
+                           "ORDER BY id DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        for change in reversed(json.loads(row["changes_json"])):
+            _apply(conn, change, forward=False)
+        order = conn.execute("SELECT COALESCE(MAX(undone), 0) + 1 FROM entity_decisions").fetchone()[0]
+        conn.execute("UPDATE entity_decisions SET undone = ? WHERE id = ?", (order, row["id"]))
+        return {"id": row["id"], "summary": row["summary"]}
+
+
+def redo(conn: sqlite3.Connection) -> dict[str, Any] | None:
+    """Re-apply the most recently undone decision; None when there is nothing to redo."""
+    with transaction(conn):
+        row = conn.execute("SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 "
+                           "ORDER BY undone DESC LIMIT 1").fetchone()
+        if row is None:
+            return None
+        for change in json.loads(row["changes_json"]):
+            _apply(conn, change, forward=True)
+        conn.execute("UPDATE entity_decisions SET undone = 0 WHERE id = ?", (row["id"],))
+        return {"id": row["id"], "summary": row["summary"]}
+
+
+def decision_records(conn: sqlite3.Connection):
+    """Every decision with its provenance, for export."""
+    for row in conn.execute("SELECT id, action, summary, who, why, at, undone, changes_json FROM entity_decisions "
+                            "ORDER BY id"):
+        state = "active" if row["undone"] == 0 else "undone"
+        yield {"id": row["id"], "action": row["action"], "summary": row["summary"], "who": row["who"],
+               "why": row["why"], "at": row["at"], "state": state, "changes": row["changes_json"]}
+
+
+DECISION_FIELDS = ["id", "action", "summary", "who", "why", "at", "state", "changes"]
