@@ -95,6 +95,36 @@ def main() -> None:
     print(f"blocked fuzzy pairs alone: {t_blocked:.2f} s; exhaustive all-pairs cdist: {t_exhaustive:.2f} s "
           f"-> {t_exhaustive / t_blocked:.1f}x")
     print(f"recall of blocked pairs vs exhaustive: {found:,}/{len(exhaustive):,} = {recall:.2%} (target >= 98%)")
+    cli_suggest(names)
+
+
+def cli_suggest(names: list[str]) -> None:
+    """The same names as mentions in a store, and `workbench entities suggest` as a user runs it."""
+    import csv
+    import json
+    import subprocess
+    import tempfile
+
+    root = Path(__file__).resolve().parent.parent
+    with tempfile.TemporaryDirectory() as tmp:
+        mentions = Path(tmp) / "mentions.csv"
+        with mentions.open("w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+            for i, name in enumerate(names):
+                writer.writerow(["m", "t", "c", f"q{i // 5}", 1, i % 5 + 1, name])
+        db = str(Path(tmp) / "d.db")
+        subprocess.run([sys.executable, "-m", "workbench", "import", "mentions", str(mentions), "--db", db,
+                        "--study", "s"], check=True, capture_output=True, cwd=root)
+        started = time.perf_counter()
+        out = subprocess.run([sys.executable, "-m", "workbench", "entities", "suggest", "--db", db, "--format",
+                              "json"], check=True, capture_output=True, text=True, cwd=root)
+        elapsed = time.perf_counter() - started
+        entities = subprocess.run([sys.executable, "-c", f"import sqlite3; print(sqlite3.connect({db!r})"
+                                   ".execute('SELECT COUNT(*) FROM entities').fetchone()[0])"],
+                                  capture_output=True, text=True).stdout.strip()
+        print(f"`workbench entities suggest --format json` on a store of {entities} entities: {elapsed:.2f} s "
+              f"end to end, {len(json.loads(out.stdout)):,} clusters")
 
 
 if __name__ == "__main__":

@@ -133,13 +133,19 @@ def split(conn: sqlite3.Connection, entity: str, surfaces: list[str], new_name: 
         if len(keys) == len(owned):
             raise DecisionError("a split must leave the entity at least one surface form; use rename instead")
         name = new_name or surfaces[0]
-        if conn.execute("SELECT 1 FROM entities WHERE name = ?", (name,)).fetchone():
+        existing = conn.execute("SELECT id, (SELECT COUNT(*) FROM aliases WHERE entity_id = e.id) FROM entities e "
+                                "WHERE name = ?", (name,)).fetchone()
+        changes: list[dict[str, Any]] = []
+        if existing and existing[1]:
             raise DecisionError(f"{name!r} is already an entity; split to another name, then merge")
-        new_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM entities").fetchone()[0]
-        region, attributes = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?",
-                                          (entity_id,)).fetchone()
-        changes: list[dict[str, Any]] = [{"op": "create", "entity": new_id, "name": name, "region": region,
-                                          "attributes": attributes}]
+        if existing:  # an entity emptied by an earlier merge takes its surface forms back
+            new_id = existing[0]
+        else:
+            new_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM entities").fetchone()[0]
+            region, attributes = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?",
+                                              (entity_id,)).fetchone()
+            changes.append({"op": "create", "entity": new_id, "name": name, "region": region,
+                            "attributes": attributes})
         changes += [{"op": "alias", "key": k, "from": entity_id, "to": new_id} for k in keys]
         return _record(conn, "split", f"split {', '.join(surfaces)} from {entity_name} as {name}", changes, who, why)
 

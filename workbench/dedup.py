@@ -34,10 +34,17 @@ def _ascii_lower(text: str) -> str:
     return "".join(c for c in text if not unicodedata.combining(c)).casefold()
 
 
+# Legal forms say nothing about which brand is meant ("Nike" / "Nike, Inc.").
+LEGAL_FORMS = {"inc", "incorporated", "ltd", "limited", "llc", "co", "corp", "corporation", "company", "gmbh",
+               "ag", "sa", "plc", "nv", "bv", "spa", "srl", "kk", "oy", "ab", "as"}
+
+
 def fingerprint(text: str) -> str:
-    """Case, accents, punctuation and word order ignored; each word once."""
-    words = re.sub(r"[^\w\s]", " ", _ascii_lower(text)).split()
-    return " ".join(sorted(set(words)))
+    """Case, accents, punctuation, word order and legal forms (Inc., GmbH, ...) ignored;
+    each word once."""
+    words = set(re.sub(r"[^\w\s]", " ", _ascii_lower(text)).split())
+    meaningful = words - LEGAL_FORMS
+    return " ".join(sorted(meaningful or words))
 
 
 def ngram_fingerprint(text: str, n: int = 2) -> str:

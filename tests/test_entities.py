@@ -1,0 +1,124 @@
+"""Entity de-duplication: suggestions, reviewer decisions with provenance, undo/redo, metrics."""
+
+import csv
+import json
+
+import pytest
+
+from helpers import run_cli
+from workbench import dedup
+
+
+def test_fingerprints():
+    assert dedup.fingerprint("Nike, Inc.") == dedup.fingerprint("NIKE") == "nike"
+    assert dedup.fingerprint("Inc.") == "inc"  # a name made only of a legal form keeps it
+    assert dedup.fingerprint("Café Noir") == dedup.fingerprint("cafe noir")
+    assert dedup.ngram_fingerprint("Coca Cola") == dedup.ngram_fingerprint("CocaCola")
+    assert dedup.ngram_fingerprint("Coca Cola") != dedup.ngram_fingerprint("Coca Colab")
+
+
+def test_suggest_is_strict_first_and_respects_forbidden_pairs():
+    names = ["Nike, Inc.", "Inc Nike", "Coca Cola", "CocaCola", "Adidas", "Addidas", "Puma"]
+    counts = [5, 1, 3, 1, 4, 1, 2]
+    found = [s.as_record() for s in dedup.suggest(names, counts)]
+    assert found == [
+        {"canonical": "Nike, Inc.", "members": ["Nike, Inc.", "Inc Nike"], "counts": [5, 1], "score": 100.0,
+         "method": "fingerprint"},
+        {"canonical": "Coca Cola", "members": ["Coca Cola", "CocaCola"], "counts": [3, 1], "score": 100.0,
+         "method": "ngram"},
+        {"canonical": "Adidas", "members": ["Adidas", "Addidas"], "counts": [4, 1], "score": 92.0,
+         "method": "nearest"},
+    ]
+    again = dedup.suggest(names, counts, forbidden=[("Addidas", "Adidas")])
+    assert ["Adidas", "Addidas"] not in [s.members for s in again]
+
+
+def test_blocked_pairs_find_what_all_pairs_find():
+    import random
+
+    rng = random.Random(1)
+    bases = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(5, 12))) for _ in range(300)]
+    names = list(dict.fromkeys(bases + [b[:-1] + "x" for b in bases] + [b.upper() + " co" for b in bases[:100]]))
+    blocked, exhaustive = dedup.similar_pairs(names, 85), dedup.exhaustive_pairs(names, 85)
+    assert exhaustive and len(set(blocked) & set(exhaustive)) / len(exhaustive) >= 0.98
+    assert set(blocked) <= set(exhaustive)  # blocking never invents a pair
+
+
+def write_mentions(path):
+    rows = [("Nike", 6), ("Nike, Inc.", 2), ("Adidas", 4), ("Addidas", 1), ("Paris", 3), ("Paris Hilton", 1)]
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        q = 0
+        for entity, times in rows:
+            for _ in range(times):
+                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
+                q += 1
+    return path
+
+
+def peir(db):
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    r = next(r for r in records if r["metric"] == "peir" and r["cluster"] is None)
+    return r["entity"], r["value"]
+
+
+def test_review_decisions_change_metrics_and_undo(tmp_path):
+    db = str(tmp_path / "e.db")
+    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db,
+                   "--study", "s").returncode == 0
+    assert peir(db) == ("Nike", pytest.approx(6 / 17))
+
+    suggested = json.loads(run_cli("entities", "suggest", "--db", db, "--format", "json").stdout)
+    assert {"canonical": "Nike", "members": ["Nike", "Nike, Inc."], "counts": [6, 2], "score": 100.0,
+            "method": "fingerprint"} in suggested
+    assert any(s["members"] == ["Adidas", "Addidas"] for s in suggested)
+
+    out = run_cli("entities", "merge", "Nike", "Nike, Inc.", "--into", "Nike", "--db", db, "--who", "ana",
+                  "--why", "legal suffix")
+    assert out.returncode == 0 and "Decision 1: merge Nike, Nike, Inc. into Nike (by ana)" in out.stdout
+    assert peir(db) == ("Nike", pytest.approx(8 / 17))  # the table changes at once
+
+    assert "Undo: merge" in run_cli("entities", "undo", "--db", db).stdout
+    assert peir(db) == ("Nike", pytest.approx(6 / 17))  # and changes back
+    assert "Redo: merge" in run_cli("entities", "redo", "--db", db).stdout
+    assert peir(db) == ("Nike", pytest.approx(8 / 17))
+
+    # Forbid a pair: it is never suggested again, and a merge of it is refused.
+    assert run_cli("entities", "forbid", "Adidas", "Addidas", "--db", db, "--why", "different firms").returncode == 0
+    suggested = json.loads(run_cli("entities", "suggest", "--db", db, "--format", "json").stdout)
+    assert not any(set(s["members"]) == {"Adidas", "Addidas"} for s in suggested)
+    refused = run_cli("entities", "merge", "Adidas", "Addidas", "--db", db)
+    assert refused.returncode == 2 and "marked 'Adidas' and 'Addidas' as different" in refused.stderr
+
+    # Rename and split, then undo the split.
+    assert run_cli("entities", "merge", "Paris", "Paris Hilton", "--db", db).returncode == 0
+    out = run_cli("entities", "split", "Paris", "Paris Hilton", "--as", "Paris Hilton", "--db", db)
+    assert out.returncode == 0, out.stderr
+    listed = run_cli("entities", "list", "--db", db, "--format", "csv").stdout
+    assert "Paris Hilton,,1" in listed and "Paris,,3" in listed
+    run_cli("entities", "undo", "--db", db)
+    listed = run_cli("entities", "list", "--db", db, "--format", "csv").stdout
+    assert "Paris,,4" in listed
+    assert run_cli("entities", "rename", "Adidas", "adidas AG", "--db", db).returncode == 0
+
+    # Every decision survives (a new process each time) and is exported with its provenance.
+    decisions = json.loads(run_cli("export", "--db", db, "--what", "decisions", "--format", "json").stdout)
+    assert [d["action"] for d in decisions] == ["merge", "forbid", "merge", "split", "rename"]
+    assert decisions[0]["who"] == "ana" and decisions[0]["why"] == "legal suffix" and decisions[0]["at"]
+    assert [d["state"] for d in decisions] == ["active", "active", "active", "undone", "active"]
+
+
+def test_decision_errors_are_clear(tmp_path):
+    db = str(tmp_path / "e.db")
+    run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db, "--study", "s")
+    for args, message in (
+        (["merge", "Nike"], "at least two different entities"),
+        (["merge", "Nike", "Nobody"], "no entity named 'Nobody'"),
+        (["rename", "Nike", "Adidas"], "merge them instead"),
+        (["split", "Nike", "Nike"], "at least one surface form"),
+        (["forbid", "Nike", "nike"], "already one entity"),
+    ):
+        out = run_cli("entities", *args, "--db", db)
+        assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
+    assert "Nothing to undo." in run_cli("entities", "undo", "--db", db).stdout
