@@ -4,8 +4,8 @@ import csv
 import json
 
 import pytest
-
 from helpers import run_cli
+
 from workbench import dedup
 
 
