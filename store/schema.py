@@ -203,6 +203,22 @@ MIGRATIONS: list[str] = [
         CHECK (entity_a < entity_b)
     );
     """,
+    # 6: reviewers' verdicts on extracted lists (accept, edit, reject), undoable,
+    # optionally within a named validation sample for a second reviewer.
+    """
+    CREATE TABLE reviews (
+        id INTEGER PRIMARY KEY,
+        list_id INTEGER NOT NULL REFERENCES mention_lists(id),
+        reviewer TEXT NOT NULL,
+        decision TEXT NOT NULL CHECK (decision IN ('accept', 'edit', 'reject')),
+        before_json TEXT NOT NULL,
+        after_json TEXT NOT NULL,
+        sample TEXT,
+        at TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX reviews_list ON reviews (list_id);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

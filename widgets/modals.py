@@ -18,6 +18,8 @@ HELP_TEXT = """\
   1        Run screen
   2        Metrics screen
   3        Design screen
+  4        Review screen
+  5        Entities screen
   F1, ?    this help
   Ctrl+P   command palette (search every action)
   q        quit
@@ -35,6 +37,15 @@ HELP_TEXT = """\
   n        new topic (its questions are generated with g)
   g        generate questions    t   test the model
   w        save the study file (the old one becomes .bak)
+
+[b]Review[/b]: one response at a time
+  a accept   e edit   x reject (recommends nothing)
+  n / p      next / previous      u   undo your latest verdict
+  f          filter: unreviewed, expert disagreements, all
+
+[b]Entities[/b]: suggested merges, strict to lax
+  a merge    e choose the name, then merge    x forbid
+  s skip     u undo    r re-cluster    m method
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster

@@ -6,6 +6,7 @@ the reverse.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -14,7 +15,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from screens.design import DesignScreen
+from screens.entities import EntitiesScreen
 from screens.metrics import MetricsScreen
+from screens.review import ReviewScreen
 from screens.run import RunScreen
 from widgets.modals import ErrorModal, HelpScreen
 
@@ -22,19 +25,26 @@ from widgets.modals import ErrorModal, HelpScreen
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
     CSS_PATH = str(Path(__file__).resolve().parent.parent / "assets" / "workbench.tcss")
-    MODES = {"design": DesignScreen, "run": RunScreen, "metrics": MetricsScreen}
+    MODES = {"design": DesignScreen, "run": RunScreen, "metrics": MetricsScreen, "review": ReviewScreen,
+             "entities": EntitiesScreen}
     DEFAULT_MODE = "run"
     BINDINGS = [
         Binding("1", "switch_mode('run')", "Run", id="go-run", tooltip="Live progress of the study"),
         Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", tooltip="PEIR, stability, LOR"),
         Binding("3", "switch_mode('design')", "Design", id="go-design",
                 tooltip="Questions (verify, edit, generate), clusters, models"),
+        Binding("4", "switch_mode('review')", "Review", id="go-review",
+                tooltip="Accept, edit or reject extracted lists"),
+        Binding("5", "switch_mode('entities')", "Entities", id="go-entities",
+                tooltip="Merge duplicate entities, strict to lax"),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and what they do"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, db_path: str | Path, study_path: str | Path | None = None, autostart: bool = False):
+    def __init__(self, db_path: str | Path, study_path: str | Path | None = None, autostart: bool = False,
+                 reviewer: str | None = None):
         super().__init__()
+        self.reviewer = reviewer or os.environ.get("USER") or "reviewer"
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart
@@ -62,6 +72,8 @@ class WorkbenchApp(App):
         yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
         yield SystemCommand("Go to Design", "Questions, clusters, models; save the study",
                             lambda: self.switch_mode("design"))
+        yield SystemCommand("Go to Review", "Accept, edit or reject extracted lists", lambda: self.switch_mode("review"))
+        yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.switch_mode("entities"))
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
         if isinstance(screen, RunScreen):
             yield SystemCommand("Run: start or resume the study", "Answer what is not answered yet",
@@ -81,6 +93,19 @@ class WorkbenchApp(App):
                                 screen.action_generate)
             yield SystemCommand("Design: test the model", "Load it or reach its server", screen.action_test_model)
             yield SystemCommand("Design: save the study file", "With the current questions", screen.action_save)
+        if isinstance(screen, ReviewScreen):
+            for title, action in (("accept the list", "accept"), ("reject the list", "reject")):
+                yield SystemCommand(f"Review: {title}", "For the response on screen",
+                                    lambda a=action: screen.action_verdict(a))
+            yield SystemCommand("Review: edit the list", "Type the right entities", screen.action_edit)
+            yield SystemCommand("Review: undo", "Take back your latest verdict", screen.action_undo)
+            yield SystemCommand("Review: next filter", "Unreviewed, disagreements, all", screen.action_next_filter)
+        if isinstance(screen, EntitiesScreen):
+            yield SystemCommand("Entities: merge the cluster", "Under its proposed name", screen.action_accept)
+            yield SystemCommand("Entities: forbid the cluster", "Never suggest them together",
+                                screen.action_forbid)
+            yield SystemCommand("Entities: undo", "The latest entity decision", screen.action_undo)
+            yield SystemCommand("Entities: re-cluster", "Suggest again", screen.action_recluster)
         if isinstance(screen, MetricsScreen):
             yield SystemCommand("Metrics: next topic", "Cycle the topic filter", screen.action_next_topic)
             yield SystemCommand("Metrics: next cluster", "Cycle the cluster filter", screen.action_next_cluster)

@@ -319,6 +319,31 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_review(args: argparse.Namespace) -> int:
+    from store import reviews
+
+    conn = _open_db(args.db)
+    _study_id(conn, args.study)
+    ids = reviews.sample_list_ids(conn, args.study, args.per_topic, args.seed)
+    if args.action == "sample":
+        records = [dict(r) for r in reviews.review_items(conn, args.study, list_ids=ids)]
+        exports.write_records(records, args.format, ["id", "model", "topic", "cluster", "question", "repetition",
+                                                     "verdict"], sys.stdout)
+        return 0
+    if not (args.first and args.second):
+        raise UserError("agreement needs --first REVIEWER and --second REVIEWER")
+    result = reviews.agreement(conn, ids, args.first, args.second)
+    if args.format == "json":
+        print(json.dumps(result))
+        return 0
+    rate = f"{result['agreement']:.1%}" if result["agreement"] is not None else "n/a"
+    kappa = f"{result['kappa']:.3f}" if result["kappa"] is not None else "n/a (too few or identical labels)"
+    _console().print(f"Validation sample: {result['items']} lists ({args.per_topic} questions per topic, seed "
+                     f"{args.seed}); both reviewed {result['both_reviewed']}. Agreement {rate}; Cohen's kappa "
+                     f"{kappa}.", soft_wrap=True)
+    return 0
+
+
 # -- status ------------------------------------------------------------------
 
 
@@ -689,6 +714,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--why", help="reason recorded with the decision")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_entities)
+
+    p = sub.add_parser(
+        "review", help="validation sample for a second reviewer; agreement and Cohen's kappa",
+        formatter_class=fmt,
+        description="Reviewers accept, edit or reject extracted lists in the app (4 = Review). For a\n"
+        "validation, a second reviewer reviews a seeded random sample (default 15 questions per topic;\n"
+        "the app's Review filter 'validation sample' shows the same one); `agreement` compares the two\n"
+        "reviewers' verdicts on it (edits agree when they give the same list).",
+        epilog="examples:\n  workbench review sample --db audit.db --study shoes\n"
+        "  workbench review agreement --db audit.db --study shoes --first ana --second bo",
+    )
+    p.add_argument("action", choices=["sample", "agreement"])
+    add_db(p)
+    p.add_argument("--study", required=True)
+    p.add_argument("--per-topic", type=int, default=15, help="questions per topic in the sample (paper: 15)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--first", help="agreement: one reviewer")
+    p.add_argument("--second", help="agreement: the other reviewer")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.set_defaults(func=cmd_review)
 
     p = sub.add_parser(
         "status", help="counts per study, model, stage and status; errors met", formatter_class=fmt,

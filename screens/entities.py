@@ -1,0 +1,156 @@
+"""The Entities screen: suggested merges, strict to lax, one key per decision, undo."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from screens.design import EditText
+from store import entities as registry
+from store.db import connect
+from workbench import dedup
+from workbench.literal import visible
+
+
+class EntitiesScreen(Screen):
+    BINDINGS = [
+        Binding("a", "accept", "Merge", tooltip="Merge the cluster under its proposed name"),
+        Binding("e", "rename_and_accept", "Edit name", tooltip="Choose the canonical name, then merge"),
+        Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
+        Binding("s", "skip", "Skip", tooltip="Leave this cluster for now"),
+        Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
+        Binding("r", "recluster", "Re-cluster", tooltip="Suggest again from the current entities"),
+        Binding("m", "next_method", "Method", tooltip="All methods, or fingerprint / ngram / nearest only"),
+    ]
+    METHODS = ("all", "fingerprint", "ngram", "nearest")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.suggestions: list[dedup.Suggestion] = []
+        self.skipped: set[tuple[str, ...]] = set()
+        self.method = "all"
+        self.entity_count = 0
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="entities-status")
+        yield DataTable(id="suggestions-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="suggestion-detail")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        table = self.query_one("#suggestions-table", DataTable)
+        for column in ("method", "score", "canonical", "members"):
+            table.add_column(column, key=column)
+        self.action_recluster()
+
+    @property
+    def who(self) -> str:
+        return self.app.reviewer
+
+    def _status(self, note: str = "") -> None:
+        left = len(self.visible_suggestions())
+        text = (f" {left} clusters left of {len(self.suggestions)} · {self.entity_count} entities · "
+                f"method {self.method}" + (f" · {note}" if note else ""))
+        self.query_one("#entities-status", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
+
+    def visible_suggestions(self) -> list[dedup.Suggestion]:
+        return [s for s in self.suggestions if tuple(s.members) not in self.skipped]
+
+    @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
+    def action_recluster(self) -> None:
+        conn = connect(self.app.db_path)
+        try:
+            index = dedup.load_entities(conn)
+        finally:
+            conn.close()
+        methods = dedup.METHODS if self.method == "all" else (self.method,)
+        found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
+        self.app.call_from_thread(self._show, found, len(index.names))
+
+    def _show(self, found: list[dedup.Suggestion], entity_count: int) -> None:
+        self.suggestions, self.entity_count = found, entity_count
+        table = self.query_one("#suggestions-table", DataTable)
+        cursor = table.cursor_row or 0
+        table.clear()
+        for s in self.visible_suggestions():
+            members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
+            table.add_row(s.method, f"{s.score:.0f}", Text(visible(s.canonical)), Text(visible(members)))
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
+        table.focus()
+        self._status()
+        self._detail()
+
+    def _detail(self) -> None:
+        s = self.current()
+        text = "" if s is None else "\n".join(f"{m}  ({c} mentions)" for m, c in zip(s.members, s.counts))
+        self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
+
+    def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        self._detail()
+
+    def current(self) -> dedup.Suggestion | None:
+        shown = self.visible_suggestions()
+        row = self.query_one("#suggestions-table", DataTable).cursor_row
+        return shown[row] if shown and row is not None and row < len(shown) else None
+
+    def _decide(self, action, note: str) -> None:
+        conn = connect(self.app.db_path)
+        try:
+            action(conn)
+        except registry.DecisionError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        finally:
+            conn.close()
+        self.notify(note)
+        self.action_recluster()
+
+    def action_accept(self, name: str | None = None) -> None:
+        s = self.current()
+        if s is None:
+            return
+        into = name or s.canonical
+        self._decide(lambda conn: registry.merge(conn, s.members, into, who=self.who, why=f"{s.method} suggestion"),
+                     f"Merged {len(s.members)} into {into}; u undoes it.")
+
+    def action_rename_and_accept(self) -> None:
+        s = self.current()
+        if s is not None:
+            self.app.push_screen(EditText("Canonical name for the merged entity", s.canonical),
+                                 lambda name: self.action_accept(name) if name else None)
+
+    def action_forbid(self) -> None:
+        s = self.current()
+        if s is None:
+            return
+
+        def forbid_all(conn) -> None:
+            for other in s.members[1:]:
+                registry.forbid(conn, s.members[0], other, who=self.who, why="rejected suggestion")
+
+        self._decide(forbid_all, "Marked as different; they will not be suggested together again.")
+
+    def action_skip(self) -> None:
+        s = self.current()
+        if s is not None:
+            self.skipped.add(tuple(s.members))
+            self._show(self.suggestions, self.entity_count)
+
+    def action_undo(self) -> None:
+        conn = connect(self.app.db_path)
+        try:
+            undone = registry.undo(conn)
+        finally:
+            conn.close()
+        self.notify(f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
+        self.action_recluster()
+
+    def action_next_method(self) -> None:
+        self.method = self.METHODS[(self.METHODS.index(self.method) + 1) % len(self.METHODS)]
+        self.action_recluster()

@@ -1,0 +1,137 @@
+"""Review and entity de-duplication in the app, by keys only."""
+
+import asyncio
+import csv
+import json
+
+from conftest import rows
+from helpers import run_cli, write_study
+from openai_server import ServerConfig
+from test_tui import wait_for
+
+from workbench.app import WorkbenchApp
+
+
+def test_review_ten_responses_with_undo(tmp_path, fake_server):
+    server = fake_server(ServerConfig())
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=12)
+    study.write_text(study.read_text() + '\n[extraction]\nmethod = "experts"\nexperts = 3\nk = 3\n')
+    db = tmp_path / "audit.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    first_list = rows(db, "SELECT surface FROM mentions WHERE list_id = 1 ORDER BY rank")
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            await pilot.pause(0.3)
+            screen = app.screen
+            text = str(screen.query_one("#review-answer").render())
+            assert "Here are my picks" in text  # the answer, literally
+            assert "expert 1:" in str(screen.query_one("#review-lists").render())
+            await pilot.press("x")  # reject the first: it recommends nothing
+            await pilot.pause(0.1)
+            assert rows(db, "SELECT COUNT(*) FROM mentions WHERE list_id = 1") == [(0,)]
+            await pilot.press("u")  # undo restores the list exactly
+            await pilot.pause(0.1)
+            assert rows(db, "SELECT surface FROM mentions WHERE list_id = 1 ORDER BY rank") == first_list
+            for _ in range(8):
+                await pilot.press("a")
+                await pilot.pause(0.05)
+            await pilot.press("e")
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+u", *"Nike, Hoka", "enter")
+            await pilot.pause(0.1)
+            await pilot.press("a")
+            await pilot.pause(0.1)
+            assert "unreviewed: 1/2" in str(screen.query_one("#review-status").render())
+            await pilot.press("f")  # disagreements between experts
+            await pilot.press("f")  # all
+            assert "all: 1/12" in str(screen.query_one("#review-status").render())
+    asyncio.run(scenario())
+    verdicts = rows(db, "SELECT decision, COUNT(*) FROM reviews WHERE undone = 0 GROUP BY decision")
+    assert dict(verdicts) == {"accept": 9, "edit": 1}
+    assert rows(db, "SELECT COUNT(*) FROM reviews WHERE undone = 1") == [(1,)]
+    edited = rows(db, "SELECT list_id FROM reviews WHERE decision = 'edit'")[0][0]
+    assert rows(db, "SELECT surface FROM mentions WHERE list_id = ? ORDER BY rank", edited) == [("Nike",), ("Hoka",)]
+    assert rows(db, "SELECT DISTINCT reviewer FROM reviews") == [("ana",)]
+
+
+def test_merge_changes_metrics_undo_and_forbid(tmp_path):
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        q = 0
+        for entity, times in (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6), ("Addidas", 1)):
+            for _ in range(times):
+                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
+                q += 1
+    db = tmp_path / "audit.db"
+    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
+
+    def peir_cell(app):
+        table = app.screen.query_one("#peir-table")
+        return str(table.get_row_at(0)[1]) if table.row_count else ""
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas 0.43"))
+            await pilot.press("5")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 2)
+            first = app.screen.current()
+            assert first.method == "fingerprint" and first.members == ["Nike", "Nike, Inc."]
+            await pilot.press("a")  # merge Nike and Nike, Inc.
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 1)
+            await pilot.press("2", "r")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Nike 0.50"))  # 7 of 14
+            await pilot.press("5", "u")  # undo the merge
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 2)
+            await pilot.press("2", "r")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas 0.43"))  # back
+            await pilot.press("5")
+            await pilot.pause(0.2)
+            await pilot.press("down", "x")  # Adidas / Addidas are different
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 1)
+            await pilot.press("r")  # re-cluster: the forbidden pair does not come back
+            await pilot.pause(0.5)
+            members = [s.members for s in app.screen.suggestions]
+            assert members == [["Nike", "Nike, Inc."]]
+    asyncio.run(scenario())
+    decisions = json.loads(run_cli("export", "--db", str(db), "--what", "decisions", "--format", "json").stdout)
+    assert [(d["action"], d["state"], d["who"]) for d in decisions] == [("merge", "undone", "bo"),
+                                                                       ("forbid", "active", "bo")]
+
+
+def test_validation_sample_and_kappa(tmp_path):
+    from store import reviews
+    from store.db import connect
+
+    assert reviews.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
+    # Hand-computed: po = 0.6, pe = 0.6*0.6 + 0.4*0.4 = 0.52 -> kappa = 0.08 / 0.48 = 1/6.
+    assert abs(reviews.cohen_kappa(["a", "a", "a", "r", "r"] * 2, ["a", "a", "r", "r", "a"] * 2) - 1 / 6) < 1e-9
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for topic in ("shoes", "phones"):
+            for q in range(20):
+                writer.writerow(["gpt", topic, "c", f"q{q}", 1, 1, "Nike"])
+    db = tmp_path / "audit.db"
+    run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s")
+    conn = connect(db)
+    sample = reviews.sample_list_ids(conn, "s", per_topic=15, seed=1)
+    assert len(sample) == 30 and sample == reviews.sample_list_ids(conn, "s", per_topic=15, seed=1)
+    for n, list_id in enumerate(sample):
+        reviews.review(conn, list_id, "ana", "accept")
+        reviews.review(conn, list_id, "bo", "accept" if n % 5 else "reject")
+    conn.close()
+    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo",
+                  "--format", "json")
+    result = json.loads(out.stdout)
+    assert result["items"] == 30 and result["both_reviewed"] == 30 and result["agreement"] == 24 / 30
+    assert result["kappa"] == 0.0  # ana always accepts: no agreement beyond chance
+    assert "Cohen's kappa" in run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana",
+                                      "--second", "bo").stdout
