@@ -288,3 +288,12 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
     assert [str(m) for m in saved.models] == ["openai:m@http://127.0.0.1:9/v1", "llama:default,temperature=0.2"]
     assert "What is the best budget tablet?" in [q.text for q in saved.questions]
     assert saved.generate == {"tablets": 4}
+
+
+@pytest.mark.parametrize("key", ["4", "5"])
+def test_snapshot_review_and_entities(snap_compare, metrics_db, key):
+    async def go(pilot):
+        await pilot.press(key)
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(metrics_db, reviewer="reviewer"), terminal_size=(80, 24), run_before=go)
