@@ -21,6 +21,8 @@ class EntitiesScreen(Screen):
         Binding("a", "accept", "Merge", tooltip="Merge the cluster under its proposed name"),
         Binding("e", "rename_and_accept", "Edit name", tooltip="Choose the canonical name, then merge"),
         Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
+        Binding("d", "drop_members", "Drop member", tooltip="Edit the member list before merging"),
+        Binding("g", "set_region", "Region", tooltip="Assign a region to every member (bulk)"),
         Binding("s", "skip", "Skip", tooltip="Leave this cluster for now"),
         Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
         Binding("r", "recluster", "Re-cluster", tooltip="Suggest again from the current entities"),
@@ -135,6 +137,44 @@ class EntitiesScreen(Screen):
                 registry.forbid(conn, s.members[0], other, who=self.who, why="rejected suggestion")
 
         self._decide(forbid_all, "Marked as different; they will not be suggested together again.")
+
+    def action_drop_members(self) -> None:
+        s = self.current()
+        if s is None:
+            return
+
+        def done(text: str | None) -> None:
+            if text is None:
+                return
+            keep = [m.strip() for m in text.split(";") if m.strip() in s.members]
+            if len(keep) < 2:
+                self.notify("Keep at least two members to merge.", severity="warning")
+                return
+            counts = [s.counts[s.members.index(m)] for m in keep]
+            index = self.suggestions.index(s)
+            self.suggestions[index] = dedup.Suggestion(keep[0], keep, counts, s.score, s.method)
+            self._show(self.suggestions, self.entity_count)
+
+        self.app.push_screen(EditText("Members to merge, separated by ;", "; ".join(s.members)), done)
+
+    def action_set_region(self) -> None:
+        s = self.current()
+        if s is None:
+            return
+
+        def done(region: str | None) -> None:
+            if not region or not region.strip():
+                return
+            from store.mentions import set_entity_attributes
+
+            conn = connect(self.app.db_path)
+            try:
+                updated, _ = set_entity_attributes(conn, [{"name": m, "region": region.strip()} for m in s.members])
+            finally:
+                conn.close()
+            self.notify(f"Region {region.strip()} assigned to {updated} entities.")
+
+        self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", "Europe"), done)
 
     def action_skip(self) -> None:
         s = self.current()

@@ -150,3 +150,18 @@ def agreement(conn: sqlite3.Connection, list_ids: list[int], first: str, second:
     rate = sum(x == y for x, y in zip(labels_a, labels_b)) / len(both) if both else None
     return {"items": len(list_ids), "both_reviewed": len(both), "agreement": rate,
             "kappa": cohen_kappa(labels_a, labels_b)}
+
+
+def review_records(conn: sqlite3.Connection):
+    """Every verdict with its provenance, for export."""
+    for row in conn.execute(
+            "SELECT v.id, s.name AS study, l.model, l.topic, l.cluster, l.question, l.repetition, v.reviewer, "
+            "v.decision, v.before_json, v.after_json, v.at, v.undone FROM reviews v "
+            "JOIN mention_lists l ON l.id = v.list_id JOIN studies s ON s.id = l.study_id ORDER BY v.id"):
+        record = dict(row)
+        record["state"] = "undone" if record.pop("undone") else "active"
+        yield record
+
+
+REVIEW_FIELDS = ["id", "study", "model", "topic", "cluster", "question", "repetition", "reviewer", "decision",
+                 "before_json", "after_json", "at", "state"]

@@ -55,6 +55,9 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
     edited = rows(db, "SELECT list_id FROM reviews WHERE decision = 'edit'")[0][0]
     assert rows(db, "SELECT surface FROM mentions WHERE list_id = ? ORDER BY rank", edited) == [("Nike",), ("Hoka",)]
     assert rows(db, "SELECT DISTINCT reviewer FROM reviews") == [("ana",)]
+    exported = json.loads(run_cli("export", "--db", str(db), "--what", "reviews", "--format", "json").stdout)
+    assert len(exported) == 11 and exported[0]["decision"] == "reject" and exported[0]["state"] == "undone"
+    assert exported[0]["reviewer"] == "ana" and exported[0]["at"] and json.loads(exported[0]["before_json"])
 
 
 def test_merge_changes_metrics_undo_and_forbid(tmp_path):
@@ -99,7 +102,13 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
             await pilot.pause(0.5)
             members = [s.members for s in app.screen.suggestions]
             assert members == [["Nike", "Nike, Inc."]]
+            await pilot.press("g")  # a region for every member of the cluster
+            await pilot.pause(0.2)
+            await pilot.press("ctrl+u", *"United States", "enter")
+            await pilot.pause(0.2)
     asyncio.run(scenario())
+    assert rows(db, "SELECT name, region FROM entities WHERE name LIKE 'Nike%' ORDER BY name") == [
+        ("Nike", "United States"), ("Nike, Inc.", "United States")]
     decisions = json.loads(run_cli("export", "--db", str(db), "--what", "decisions", "--format", "json").stdout)
     assert [(d["action"], d["state"], d["who"]) for d in decisions] == [("merge", "undone", "bo"),
                                                                        ("forbid", "active", "bo")]

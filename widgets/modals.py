@@ -46,6 +46,7 @@ HELP_TEXT = """\
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid
   s skip     u undo    r re-cluster    m method
+  d drop members before merging    g region for every member
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster

@@ -409,6 +409,10 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
         return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
     if args.what == "metrics":
         return choice_io.metric_records(conn, args.study), choice_io.METRIC_FIELDS
+    if args.what == "reviews":
+        from store.reviews import REVIEW_FIELDS, review_records
+
+        return review_records(conn), REVIEW_FIELDS
     if args.what == "decisions":
         from store.entities import DECISION_FIELDS, decision_records
 
@@ -754,11 +758,12 @@ def build_parser() -> argparse.ArgumentParser:
         "  workbench export --db audit.db --what responses --format json --output responses.json",
     )
     add_db(p)
-    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions"],
+    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews"],
                    default="responses",
                    help="responses (answers and extraction replies), mentions (ranked lists), entities "
                    "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
-                   "decisions with who, when and why)")
+                   "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
+                   "before and after)")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
     p.add_argument("--output", "-o", help="write to this file instead of standard output")
