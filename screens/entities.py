@@ -27,8 +27,13 @@ class EntitiesScreen(Screen):
         Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
         Binding("r", "recluster", "Re-cluster", tooltip="Suggest again from the current entities"),
         Binding("m", "next_method", "Method", tooltip="All methods, or fingerprint / ngram / nearest only"),
+        Binding("z", "next_size", "Size", show=False, tooltip="Only clusters of at least 2 / 3 / 5 members"),
+        Binding("c", "next_score", "Score", show=False, tooltip="Only clusters scoring at least 100 / 95 / 90"),
+        Binding("y", "redo", "Redo", show=False, tooltip="Redo the latest undone entity decision"),
     ]
     METHODS = ("all", "fingerprint", "ngram", "nearest")
+    SIZES = (2, 3, 5)
+    SCORES = (0.0, 100.0, 95.0, 90.0)
 
     def __init__(self) -> None:
         super().__init__()
@@ -36,6 +41,8 @@ class EntitiesScreen(Screen):
         self.skipped: set[tuple[str, ...]] = set()
         self.method = "all"
         self.entity_count = 0
+        self.min_size = 2
+        self.min_score = 0.0
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -57,11 +64,13 @@ class EntitiesScreen(Screen):
     def _status(self, note: str = "") -> None:
         left = len(self.visible_suggestions())
         text = (f" {left} clusters left of {len(self.suggestions)} · {self.entity_count} entities · "
-                f"method {self.method}" + (f" · {note}" if note else ""))
+                f"method {self.method} · size >= {self.min_size}"
+                + (f" · score >= {self.min_score:g}" if self.min_score else "") + (f" · {note}" if note else ""))
         self.query_one("#entities-status", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
 
     def visible_suggestions(self) -> list[dedup.Suggestion]:
-        return [s for s in self.suggestions if tuple(s.members) not in self.skipped]
+        return [s for s in self.suggestions if tuple(s.members) not in self.skipped
+                and len(s.members) >= self.min_size and s.score >= self.min_score]
 
     @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def action_recluster(self) -> None:
@@ -189,6 +198,23 @@ class EntitiesScreen(Screen):
         finally:
             conn.close()
         self.notify(f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
+        self.action_recluster()
+
+    def action_next_size(self) -> None:
+        self.min_size = self.SIZES[(self.SIZES.index(self.min_size) + 1) % len(self.SIZES)]
+        self._show(self.suggestions, self.entity_count)
+
+    def action_next_score(self) -> None:
+        self.min_score = self.SCORES[(self.SCORES.index(self.min_score) + 1) % len(self.SCORES)]
+        self._show(self.suggestions, self.entity_count)
+
+    def action_redo(self) -> None:
+        conn = connect(self.app.db_path)
+        try:
+            redone = registry.redo(conn)
+        finally:
+            conn.close()
+        self.notify(f"Redid: {redone['summary']}" if redone else "Nothing to redo.")
         self.action_recluster()
 
     def action_next_method(self) -> None:

@@ -28,6 +28,8 @@ class ReviewScreen(Screen):
         Binding("u", "undo", "Undo", tooltip="Take back your latest verdict"),
         Binding("f", "next_filter", "Filter",
                 tooltip="Unreviewed, disagreements between experts, all, or the validation sample"),
+        Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
+        Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
     ]
 
     def __init__(self) -> None:
@@ -36,6 +38,8 @@ class ReviewScreen(Screen):
         self.items: list[dict] = []
         self.position = 0
         self.total = 0
+        self.topic: str | None = None
+        self.model: str | None = None
 
     @property
     def reviewer(self) -> str:
@@ -61,9 +65,9 @@ class ReviewScreen(Screen):
                 # The same seeded sample for every reviewer, so their verdicts can be compared.
                 ids = [i for (study,) in conn.execute("SELECT name FROM studies")
                        for i in reviews.sample_list_ids(conn, study, SAMPLE_PER_TOPIC, SAMPLE_SEED)]
-                self.items = reviews.review_items(conn, list_ids=ids)
+                self.items = reviews.review_items(conn, list_ids=ids, topic=self.topic, model=self.model)
             else:
-                self.items = reviews.review_items(conn, only=self.filter)
+                self.items = reviews.review_items(conn, only=self.filter, topic=self.topic, model=self.model)
             self.total, done = conn.execute(
                 "SELECT COUNT(*), (SELECT COUNT(DISTINCT list_id) FROM reviews WHERE undone = 0) FROM mention_lists"
             ).fetchone()
@@ -91,7 +95,8 @@ class ReviewScreen(Screen):
     def show(self) -> None:
         item = self.current()
         reviewed = sum(1 for i in self.items if i["verdict"])
-        status = (f" {self.filter}: {self.position + 1 if item else 0}/{len(self.items)} · "
+        scope = "".join(f" · {v}" for v in (self.topic, self.model) if v)
+        status = (f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.items)} · "
                   f"reviewer {self.reviewer} · {reviewed} of these reviewed")
         self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
         if item is None:
@@ -161,6 +166,25 @@ class ReviewScreen(Screen):
         if undone["list_id"] in ids:
             self.position = ids.index(undone["list_id"])
             self.show()
+
+    def _cycle(self, column: str, current: str | None) -> str | None:
+        conn = connect(self.app.db_path)
+        try:
+            values = [None] + [r[0] for r in conn.execute(
+                f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]  # column is ours, not input
+        finally:
+            conn.close()
+        return values[(values.index(current) + 1) % len(values)] if current in values else None
+
+    def action_next_topic(self) -> None:
+        self.topic = self._cycle("topic", self.topic)
+        self.position = 0
+        self.load()
+
+    def action_next_model(self) -> None:
+        self.model = self._cycle("model", self.model)
+        self.position = 0
+        self.load()
 
     def action_next_filter(self) -> None:
         self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]

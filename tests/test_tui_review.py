@@ -48,6 +48,10 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
             await pilot.press("f")  # disagreements between experts
             await pilot.press("f")  # all
             assert "all: 1/12" in str(screen.query_one("#review-status").render())
+            await pilot.press("t")  # the one topic
+            assert "all · gadgets: 1/12" in str(screen.query_one("#review-status").render())
+            await pilot.press("o", "o")  # one model, then all models again
+            assert "all · gadgets: 1/12" in str(screen.query_one("#review-status").render())
     asyncio.run(scenario())
     verdicts = rows(db, "SELECT decision, COUNT(*) FROM reviews WHERE undone = 0 GROUP BY decision")
     assert dict(verdicts) == {"accept": 9, "edit": 1}
@@ -92,6 +96,9 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Nike 0.50"))  # 7 of 14
             await pilot.press("5", "u")  # undo the merge
             assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 2)
+            await pilot.press("c")  # only key collisions (score 100): the fuzzy Adidas pair hides
+            assert app.screen.query_one("#suggestions-table").row_count == 1
+            await pilot.press("c", "c", "c")  # back to every score
             await pilot.press("2", "r")
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas 0.43"))  # back
             await pilot.press("5")

@@ -41,12 +41,14 @@ HELP_TEXT = """\
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
   n / p      next / previous      u   undo your latest verdict
-  f          filter: unreviewed, expert disagreements, all
+  f          filter: unreviewed, expert disagreements, all, sample
+  t / o      only one topic / one model (cycle)
 
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid
   s skip     u undo    r re-cluster    m method
   d drop members before merging    g region for every member
+  z min size   c min score   y redo
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster
