@@ -63,7 +63,8 @@ class MetricsScreen(Screen):
 
         conn = connect(self.app.db_path)
         try:
-            records = choice_io.metric_records(conn)
+            # The ChoiceEval tables of this screen; cold-start records have their own CLI table.
+            records = [r for r in choice_io.metric_records(conn) if "persona" not in r]
         finally:
             conn.close()
         self.app.call_from_thread(self._loaded, records)

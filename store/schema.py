@@ -219,6 +219,21 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX reviews_list ON reviews (list_id);
     """,
+    # 7: cold-start re-ranking — ranked catalog items per model, seed and user persona.
+    """
+    CREATE TABLE rankings (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        model TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        persona_category TEXT NOT NULL,
+        persona TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        surface TEXT,
+        match_score REAL,
+        PRIMARY KEY (study_id, model, seed, persona_category, persona, rank)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -117,6 +117,13 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
 
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+    """Every metric of one study (or all), as flat records: ChoiceEval, then cold-start."""
+    from workbench import coldstart_io
+
+    return choice_metric_records_of(conn, study) + coldstart_io.metric_records(conn, study)
+
+
+def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every ChoiceEval metric of one study (or all), as flat records."""
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     studies = conn.execute(f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args).fetchall()
@@ -166,5 +173,6 @@ def entity_records(conn: sqlite3.Connection):
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
-METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "region", "region_a", "region_b", "repetition_a",
-                 "repetition_b", "entity", "value", "mean", "exp_mean", "statistic", "t", "p", "n", "n_groups", "rank"]
+METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "region", "region_a",
+                 "region_b", "repetition_a", "repetition_b", "entity", "value", "mean", "std", "exp_mean", "statistic",
+                 "t", "p", "n", "n_groups", "rank"]

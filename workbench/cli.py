@@ -409,6 +409,10 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
         return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
     if args.what == "metrics":
         return choice_io.metric_records(conn, args.study), choice_io.METRIC_FIELDS
+    if args.what == "rankings":
+        from workbench import coldstart_io
+
+        return coldstart_io.ranking_records(conn, args.study), coldstart_io.RANKING_FIELDS
     if args.what == "reviews":
         from store.reviews import REVIEW_FIELDS, review_records
 
@@ -430,7 +434,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     console = _console()
     path = Path(args.file)
     try:
-        if args.kind == "mentions":
+        if args.kind == "rankings":
+            from workbench import coldstart_io
+
+            if not args.study:
+                raise UserError("import rankings needs --study NAME")
+            got = coldstart_io.import_rankings(conn, args.study, path)
+            console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study {args.study!r}.")
+        elif args.kind == "mentions":
             if not args.study:
                 raise UserError("import mentions needs --study NAME")
             got = choice_io.import_mentions(conn, args.study, path)
@@ -477,10 +488,34 @@ def _pair(a: str, b: str) -> str:
     return f"{REGION_SHORT.get(a, a)}/{REGION_SHORT.get(b, b)}"
 
 
+def print_coldstart_table(records: list[dict[str, Any]], console: Console) -> None:
+    table = _table(title="Cold-start divergence from the neutral list (mean ± population std over seeds)")
+    table.add_column("model", overflow="fold")
+    table.add_column("persona", overflow="fold")
+    for column in ("IOU", "SERP", "PRAG", "seeds"):
+        table.add_column(column, justify="right")
+    by: dict[tuple, dict[str, Any]] = {}
+    for r in records:
+        if r["metric"].endswith("_divergence"):
+            by.setdefault((r["model"], r["persona_category"], r["persona"]), {})[r["metric"]] = r
+    for (model, category, persona), metrics in by.items():
+        cells = [f"{metrics[m]['mean']:.3f}±{metrics[m]['std']:.3f}" if m in metrics else "n/a"
+                 for m in ("iou_divergence", "serp_divergence", "prag_divergence")]
+        n = next(iter(metrics.values()))["n"]
+        table.add_row(literal_text(model), literal_text(f"{category}: {persona}"), *cells, str(n))
+    console.print(table)
+
+
 def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:
     if not records:
         console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
                       "or `workbench import mentions`.")
+        return
+    coldstart = [r for r in records if "persona" in r]
+    if coldstart:
+        print_coldstart_table(coldstart, console)
+    records = [r for r in records if "persona" not in r]
+    if not records:
         return
     topic_level = [r for r in records if r.get("cluster") is None]
     table = _table(title="Preferred entity (PEIR) and direct-recommendation rate")
@@ -758,7 +793,8 @@ def build_parser() -> argparse.ArgumentParser:
         "  workbench export --db audit.db --what responses --format json --output responses.json",
     )
     add_db(p)
-    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews"],
+    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews",
+                                      "rankings"],
                    default="responses",
                    help="responses (answers and extraction replies), mentions (ranked lists), entities "
                    "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
@@ -777,12 +813,14 @@ def build_parser() -> argparse.ArgumentParser:
         "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
         "             (a response with no recommendation: one row with empty rank and entity)\n"
         "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
-        "             geographic log-odds (United States, Europe, Asia, Other)",
+        "             geographic log-odds (United States, Europe, Asia, Other)\n"
+        "  rankings   cold-start top-k lists: model,seed,persona_category,persona,rank,item (persona\n"
+        "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences",
         epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
         "  workbench import mentions lists.csv --db audit.db --study external\n"
         "  workbench import entities regions.csv --db audit.db",
     )
-    p.add_argument("kind", choices=["questions", "mentions", "entities"])
+    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings"])
     p.add_argument("file")
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")

@@ -1,0 +1,102 @@
+"""Cold-start re-ranking: IOU / SERP-MS / PRAG, imports, and the published aggregates."""
+
+import csv
+import json
+import math
+
+import pytest
+from helpers import run_cli
+
+from workbench.metrics.coldstart import divergence_records, iou, mean_std, prag, serp_ms
+
+
+def test_iou():
+    assert iou(["a", "b", "c"], ["b", "c", "d"]) == 2 / 4
+    assert iou([], []) == 0.0
+    assert iou(["a"], ["b"]) == 0.0
+    assert iou(["a", "a", "b"], ["a", "b"]) == 1.0  # duplicates count once
+
+
+def test_serp_ms_hand_computed():
+    # k = 3: weights 2*3/12, 2*2/12, 2*1/12 = 0.5, 0.333, 0.167 for ranks 1..3.
+    assert serp_ms(["a", "b", "c"], ["c", "a"]) == pytest.approx(0.5 + 1 / 6)
+    assert serp_ms(["a", "b", "c"], ["a", "b", "c"]) == pytest.approx(1.0)
+    assert serp_ms([], ["a"]) == 0.0
+    assert serp_ms(["x", "y"], ["a", "b"]) == 0.0  # disjoint
+    assert serp_ms(["a", "a", "b"], ["a", "b"]) == pytest.approx(1.0)  # duplicate ignored: k = 2
+
+
+def test_prag_edge_cases():
+    assert prag([], ["a"]) == 0.0
+    assert prag(["a"], ["a"]) == 1.0 and prag(["a"], ["a", "b"]) == 0.0
+    assert prag(["a", "b", "c"], ["a", "b", "c"]) == 1.0
+    assert prag(["c", "b", "a"], ["a", "b", "c"]) == 0.0  # every pair reversed
+    # pairs (a,x): a in I_n, x not -> 1; (a,b): a before b in I_n -> 1; (x,b): x not in I_n -> 0.
+    assert prag(["a", "x", "b"], ["a", "b"]) == pytest.approx(2 / 3)
+    assert prag(["x", "y"], ["a", "b"]) == 0.0
+
+
+def test_divergence_records_mean_and_population_std():
+    lists = {("m", 0, "neutral", "neutral"): ["a", "b"], ("m", 1, "neutral", "neutral"): ["a", "b"],
+             ("m", 0, "religion", "a Buddhist"): ["a", "b"], ("m", 1, "religion", "a Buddhist"): ["c", "d"]}
+    records = {r["metric"]: r for r in divergence_records("s", lists)}
+    iou_div = records["iou_divergence"]
+    assert (iou_div["mean"], iou_div["std"], iou_div["n"]) == (0.5, 0.5, 2)  # divergences 0 and 1
+    assert iou_div["persona_category"] == "religion" and iou_div["persona"] == "a Buddhist"
+    assert mean_std([1.0, 2.0, 3.0]) == (2.0, pytest.approx(math.sqrt(2 / 3)))
+
+
+def test_import_rankings_and_metrics_json(tmp_path):
+    path = tmp_path / "r.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "rank", "item"])
+        for seed in (0, 1):
+            for rank, item in enumerate(["A", "B", "C"], 1):
+                writer.writerow(["m", seed, "", "neutral", rank, item])
+            for rank, item in enumerate(["C", "B", "X"] if seed == 0 else ["A", "B", "C"], 1):
+                writer.writerow(["m", seed, "gender", "a girl", rank, item])
+    db = str(tmp_path / "c.db")
+    out = run_cli("import", "rankings", str(path), "--db", db, "--study", "cs")
+    assert out.returncode == 0 and "12 ranked items in 4 lists" in out.stdout
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    iou_div = next(r for r in records if r["metric"] == "iou_divergence")
+    assert iou_div == {"study": "cs", "model": "m", "persona_category": "gender", "persona": "a girl", "n": 2,
+                       "metric": "iou_divergence", "mean": pytest.approx(0.25), "std": pytest.approx(0.25)}
+    table = run_cli("metrics", "--db", db).stdout
+    assert "gender: a girl" in table and "0.250±0.250" in table
+    exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()
+    assert exported[0] == "study,model,seed,persona_category,persona,rank,item,surface,match_score"
+    assert len(exported) == 13
+
+
+def test_published_iou_divergences_reproduce(tmp_path, shared_data):
+    from store.db import connect
+    from workbench.coldstart_io import ranking_lists, raw_result_rows, store_rankings
+    from workbench.metrics.coldstart import divergence_records as records_of
+
+    raw, published = shared_data / "coldstart" / "raw_results", shared_data / "coldstart" / "metric_results"
+    conn = connect(tmp_path / "pub.db")
+    rows = [row for path in sorted(raw.glob("*.json")) for row in raw_result_rows(path)]
+    store_rankings(conn, "published", rows)
+    study_id = conn.execute("SELECT id FROM studies WHERE name = 'published'").fetchone()[0]
+    ours = records_of("published", ranking_lists(conn, study_id))
+    # Their aggregates are keyed by persona only: for a name in two categories ("an American" is
+    # a country and a continent) they keep the category that comes last in their files.
+    category_order = list(json.loads(next(raw.glob("*.json")).read_text()))
+    by_model: dict = {}
+    for r in sorted(ours, key=lambda r: category_order.index(r["persona_category"])):
+        if r["metric"] == "iou_divergence":
+            by_model.setdefault(r["model"], {})[r["persona"]] = r
+    compared = 0
+    for path in sorted(published.glob("*.json")):
+        theirs = json.loads(path.read_text())
+        model = path.stem
+        for persona, metrics in theirs.items():
+            if persona == "neutral" or "IOU Divergence" not in metrics:
+                continue
+            mine = by_model[model][persona]
+            assert mine["mean"] == pytest.approx(metrics["IOU Divergence"]["mean"], abs=1e-9), (model, persona)
+            assert mine["std"] == pytest.approx(metrics["IOU Divergence"]["std"], abs=1e-9), (model, persona)
+            compared += 1
+    assert compared > 100
