@@ -221,6 +221,7 @@ MIGRATIONS: list[str] = [
     """,
     # 7: cold-start re-ranking — ranked catalog items per model, seed and user persona.
     """
+    -- item is NULL for an out-of-catalog item; duplicate marks a repeat.
     CREATE TABLE rankings (
         study_id INTEGER NOT NULL REFERENCES studies(id),
         model TEXT NOT NULL,
@@ -228,10 +229,20 @@ MIGRATIONS: list[str] = [
         persona_category TEXT NOT NULL,
         persona TEXT NOT NULL,
         rank INTEGER NOT NULL,
-        item TEXT NOT NULL,
+        item TEXT,
         surface TEXT,
         match_score REAL,
+        duplicate INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (study_id, model, seed, persona_category, persona, rank)
+    );
+
+    -- The catalog a study ranks from, in its given order (position = catalog rank).
+    CREATE TABLE catalog_items (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        position INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        attributes_json TEXT NOT NULL DEFAULT '{}',
+        PRIMARY KEY (study_id, position)
     );
     """,
 ]

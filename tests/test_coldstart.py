@@ -66,7 +66,7 @@ def test_import_rankings_and_metrics_json(tmp_path):
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "0.250±0.250" in table
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()
-    assert exported[0] == "study,model,seed,persona_category,persona,rank,item,surface,match_score"
+    assert exported[0] == "study,model,seed,persona_category,persona,rank,item,surface,match_score,duplicate"
     assert len(exported) == 13
 
 
@@ -100,3 +100,61 @@ def test_published_iou_divergences_reproduce(tmp_path, shared_data):
             assert mine["std"] == pytest.approx(metrics["IOU Divergence"]["std"], abs=1e-9), (model, persona)
             compared += 1
     assert compared > 100
+
+
+def test_catalog_matching_keeps_out_of_catalog_and_duplicates(tmp_path):
+    from workbench.catalog import load_catalog, match_items, recommended
+
+    (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
+                                      "The Matrix,Western\n")
+    catalog = load_catalog(tmp_path / "cat.csv")
+    text = "Here you go:\n1. **The Dark Knight** - a classic\n2. The Matrix (1999)\n3. Some Film Nobody Knows\n" \
+           "4. the dark knight\n5. Seven Samurai"
+    matches = match_items(text, catalog)
+    assert [(m.surface, m.item, m.duplicate) for m in matches] == [
+        ("The Dark Knight", "The Dark Knight", False), ("The Matrix", "The Matrix", False),
+        ("Some Film Nobody Knows", None, False), ("the dark knight", "The Dark Knight", True),
+        ("Seven Samurai", "Seven Samurai", False)]
+    assert recommended(matches) == ["The Dark Knight", "The Matrix", "Seven Samurai"]
+
+
+def test_import_responses_and_fidelity_metrics(tmp_path):
+    (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
+                                      "The Matrix,Western\nOldboy,Korean\n")
+    path = tmp_path / "responses.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
+        writer.writerow(["m", 0, "", "neutral", "1. The Dark Knight\n2. The Matrix"])
+        writer.writerow(["m", 0, "country", "a Korean", "1. Oldboy\n2. Unknown Film\n3. The Matrix\n4. Oldboy"])
+    db = str(tmp_path / "r.db")
+    out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
+                  "--study", "cs")
+    assert out.returncode == 0, out.stderr
+    assert "into 6 items (1 out of catalog, kept)" in out.stdout
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    korean = {(r["metric"], r.get("value_label")): r for r in records if r.get("persona") == "a Korean"}
+    assert korean["out_of_catalog_rate", None]["mean"] == 0.25
+    assert korean["diversity", None]["mean"] == pytest.approx(2 / 3)  # Oldboy twice among three found
+    assert korean["mean_catalog_rank", None]["mean"] == pytest.approx((4 + 3) / 2)
+    assert korean["group_share", "Korean"]["mean"] == 0.5 and korean["group_share", "Western"]["mean"] == 0.5
+    assert korean["iou_divergence", None]["mean"] == pytest.approx(1 - 1 / 3)
+    exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "json").stdout
+    assert '"surface": "Unknown Film"' in exported and '"item": null' in exported
+
+
+def test_reparsing_published_responses_recovers_their_items(shared_data):
+    from workbench.catalog import load_catalog, match_items, recommended
+
+    base = shared_data / "coldstart"
+    catalogs = {name: load_catalog(base / "catalogs" / f"{name}.json") for name in ("college", "movie", "music")}
+    total = recovered = 0
+    for path in sorted((base / "raw_results").glob("*.json")):
+        catalog = next(c for name, c in catalogs.items() if f"_{name}_" in path.name)
+        data = json.loads(path.read_text())
+        blocks = [data["neutral"]] + [v for c, b in data.items() if c != "neutral" for v in b.values()]
+        for block in blocks:
+            mine = set(recommended(match_items(block["response"], catalog)))
+            total += len(block["recommended_list"])
+            recovered += len(set(block["recommended_list"]) & mine)
+    assert recovered / total >= 0.97, f"{recovered}/{total}"

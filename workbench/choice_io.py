@@ -174,5 +174,6 @@ def entity_records(conn: sqlite3.Connection):
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
 METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "region", "region_a",
-                 "region_b", "repetition_a", "repetition_b", "entity", "value", "mean", "std", "exp_mean", "statistic",
+                 "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
+                 "exp_mean", "statistic",
                  "t", "p", "n", "n_groups", "rank"]

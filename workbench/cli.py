@@ -434,13 +434,21 @@ def cmd_import(args: argparse.Namespace) -> int:
     console = _console()
     path = Path(args.file)
     try:
-        if args.kind == "rankings":
+        if args.kind in ("rankings", "responses"):
             from workbench import coldstart_io
 
             if not args.study:
-                raise UserError("import rankings needs --study NAME")
-            got = coldstart_io.import_rankings(conn, args.study, path)
-            console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study {args.study!r}.")
+                raise UserError(f"import {args.kind} needs --study NAME")
+            if args.kind == "responses":
+                if not args.catalog:
+                    raise UserError("import responses needs --catalog CATALOG (JSON list or CSV)")
+                got = coldstart_io.import_responses(conn, args.study, path, Path(args.catalog))
+                console.print(f"Parsed {got['lists']} responses into {got['rows']} items "
+                              f"({got['out_of_catalog']} out of catalog, kept) in study {args.study!r}.")
+            else:
+                got = coldstart_io.import_rankings(conn, args.study, path)
+                console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
+                              f"{args.study!r}.")
         elif args.kind == "mentions":
             if not args.study:
                 raise UserError("import mentions needs --study NAME")
@@ -815,16 +823,19 @@ def build_parser() -> argparse.ArgumentParser:
         "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
         "             geographic log-odds (United States, Europe, Asia, Other)\n"
         "  rankings   cold-start top-k lists: model,seed,persona_category,persona,rank,item (persona\n"
-        "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences",
+        "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences\n"
+        "  responses  raw cold-start answers model,seed,persona_category,persona,response, parsed\n"
+        "             against --catalog (exact, then fuzzy); out-of-catalog items are kept and counted",
         epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
         "  workbench import mentions lists.csv --db audit.db --study external\n"
         "  workbench import entities regions.csv --db audit.db",
     )
-    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings"])
+    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses"])
     p.add_argument("file")
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
+    p.add_argument("--catalog", help="responses: the catalog (JSON list or CSV with attribute columns)")
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser(

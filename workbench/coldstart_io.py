@@ -15,7 +15,8 @@ from workbench.choice_io import ImportError_, ensure_study
 from workbench.metrics.coldstart import divergence_records
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
-RANKING_FIELDS = ["study", "model", "seed", "persona_category", "persona", "rank", "item", "surface", "match_score"]
+RANKING_FIELDS = ["study", "model", "seed", "persona_category", "persona", "rank", "item", "surface", "match_score",
+                  "duplicate"]
 
 
 def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
@@ -41,11 +42,13 @@ def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
 
 
 def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> dict[str, int]:
+    """Rows: (model, seed, category, persona, rank, item or None, surface, match_score[, duplicate])."""
     study_id = ensure_study(conn, study)
     with transaction(conn):
         conn.executemany(
             "INSERT OR REPLACE INTO rankings (study_id, model, seed, persona_category, persona, rank, item, surface, "
-            "match_score) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [(study_id, *row) for row in rows])
+            "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows])
     lists = {(r[0], r[1], r[2], r[3]) for r in rows}
     return {"rows": len(rows), "lists": len(lists)}
 
@@ -71,12 +74,58 @@ def raw_result_rows(path: Path) -> Iterator[tuple]:
 
 
 def ranking_lists(conn: sqlite3.Connection, study_id: int) -> dict[tuple, list[str]]:
+    """Recommended catalog items per (model, seed, category, persona), in rank order;
+    out-of-catalog items are not part of the list (they count in fidelity metrics)."""
     lists: dict[tuple, list[str]] = {}
     for model, seed, category, persona, item in conn.execute(
             "SELECT model, seed, persona_category, persona, item FROM rankings WHERE study_id = ? "
             "ORDER BY model, seed, persona_category, persona, rank", (study_id,)):
-        lists.setdefault((model, seed, category, persona), []).append(item)
+        items = lists.setdefault((model, seed, category, persona), [])
+        if item is not None:
+            items.append(item)
     return lists
+
+
+def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path,
+                     threshold: float | None = None) -> dict[str, int]:
+    """Raw texts (model, seed, persona_category, persona, response) parsed against the catalog."""
+    from workbench.catalog import DEFAULT_THRESHOLD, load_catalog, match_items
+
+    try:
+        catalog = load_catalog(catalog_path)
+    except (OSError, ValueError) as exc:
+        raise ImportError_(f"{catalog_path}: {exc}") from None
+    if not path.exists():
+        raise ImportError_(f"{path}: no such file")
+    rows, out_of_catalog = [], 0
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        needed = ("model", "seed", "persona_category", "persona", "response")
+        missing = [c for c in needed if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}")
+        for line, row in enumerate(reader, start=2):
+            try:
+                seed = int(row["seed"])
+            except ValueError:
+                raise ImportError_(f"{path}: line {line}: seed must be a whole number") from None
+            category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
+            for m in match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD):
+                rows.append((row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score,
+                             int(m.duplicate)))
+                out_of_catalog += m.item is None
+    got = store_rankings(conn, study, rows)
+    store_catalog(conn, study, catalog)
+    return {**got, "out_of_catalog": out_of_catalog}
+
+
+def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
+    study_id = ensure_study(conn, study)
+    with transaction(conn):
+        conn.execute("DELETE FROM catalog_items WHERE study_id = ?", (study_id,))
+        conn.executemany("INSERT INTO catalog_items (study_id, position, item, attributes_json) VALUES (?, ?, ?, ?)",
+                         [(study_id, i, item, json.dumps(catalog.attributes.get(item, {})))
+                          for i, item in enumerate(catalog.items, start=1)])
 
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -86,6 +135,50 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
         lists = ranking_lists(conn, study_id)
         if lists:
             records += divergence_records(name, lists)
+            records += fidelity_records(conn, study_id, name)
+    return records
+
+
+def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[dict[str, Any]]:
+    """Per model x persona, mean and population std over seeds of: out-of-catalog rate,
+    diversity (unique / total items), mean catalog rank and, for each catalog attribute
+    value, the share of recommended items carrying it (group_share)."""
+    from workbench.metrics.coldstart import mean_std
+
+    positions, attributes = {}, {}
+    for position, item, attrs in conn.execute("SELECT position, item, attributes_json FROM catalog_items "
+                                              "WHERE study_id = ?", (study_id,)):
+        positions[item], attributes[item] = position, json.loads(attrs)
+    per_list: dict[tuple, list[tuple]] = {}
+    for model, seed, category, persona, item, duplicate in conn.execute(
+            "SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ?",
+            (study_id,)):
+        per_list.setdefault((model, category, persona, seed), []).append((item, duplicate))
+    grouped: dict[tuple, dict[str, list[float]]] = {}
+    for (model, category, persona, _seed), entries in per_list.items():
+        values = grouped.setdefault((model, category, persona), {})
+        found = [item for item, _ in entries if item is not None]
+        values.setdefault("out_of_catalog_rate", []).append(1 - len(found) / len(entries))
+        if found:
+            values.setdefault("diversity", []).append(len(set(found)) / len(found))
+            ranks = [positions[i] for i in dict.fromkeys(found) if i in positions]
+            if ranks:
+                values.setdefault("mean_catalog_rank", []).append(sum(ranks) / len(ranks))
+            unique = list(dict.fromkeys(found))
+            for attribute in sorted({k for i in unique for k in attributes.get(i, {})}):
+                for value in sorted({str(attributes[i].get(attribute)) for i in unique if i in attributes}):
+                    share = sum(1 for i in unique if str(attributes.get(i, {}).get(attribute)) == value) / len(unique)
+                    values.setdefault(f"group_share|{attribute}|{value}", []).append(share)
+    records = []
+    for (model, category, persona), values in sorted(grouped.items()):
+        for key, series in values.items():
+            mean, std = mean_std(series)
+            record = {"study": study, "model": model, "persona_category": category, "persona": persona,
+                      "metric": key, "mean": mean, "std": std, "n": len(series)}
+            if key.startswith("group_share|"):
+                _, attribute, value = key.split("|", 2)
+                record.update(metric="group_share", attribute=attribute, value_label=value)
+            records.append(record)
     return records
 
 
@@ -93,6 +186,6 @@ def ranking_records(conn: sqlite3.Connection, study: str | None = None):
     where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
     for row in conn.execute(
             f"SELECT s.name AS study, r.model, r.seed, r.persona_category, r.persona, r.rank, r.item, r.surface, "
-            f"r.match_score FROM rankings r JOIN studies s ON s.id = r.study_id {where} "
+            f"r.match_score, r.duplicate FROM rankings r JOIN studies s ON s.id = r.study_id {where} "
             f"ORDER BY s.name, r.model, r.seed, r.persona_category, r.persona, r.rank", args):
         yield dict(row)

@@ -1,0 +1,100 @@
+"""Catalog-constrained parsing for cold-start studies (METHODS.md §3).
+
+A response is split into items (numbered or bulleted lines, else lines), and each
+item is matched to the catalog: exactly after normalisation, then by rapidfuzz
+similarity above a threshold. Items outside the catalog and repeated items are
+kept as recorded facts (task fidelity, diversity), never silently dropped.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rapidfuzz import fuzz, process, utils
+
+from workbench.extract import clean_item
+
+DEFAULT_THRESHOLD = 86.0
+_LINE_ITEM = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•+])\s+(?P<item>.+)$")
+
+
+@dataclass(frozen=True)
+class Catalog:
+    items: list[str]  # exactly as given (some carry trailing spaces; they are kept)
+    attributes: dict[str, dict[str, str]]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_processed", [utils.default_process(i) for i in self.items])
+        object.__setattr__(self, "_exact", {p: i for p, i in zip(self._processed, self.items)})
+
+
+def load_catalog(path: str | Path) -> Catalog:
+    """A JSON list of names (or of objects with a name/title), or a CSV whose first
+    column (or `item`/`name`/`title`) names the item and other columns are attributes."""
+    path = Path(path)
+    if path.suffix.lower() == ".csv":
+        with path.open(newline="", encoding="utf-8-sig") as handle:
+            reader = csv.DictReader(handle)
+            fields = reader.fieldnames or []
+            key = next((f for f in ("item", "name", "title") if f in fields), fields[0] if fields else None)
+            if key is None:
+                raise ValueError(f"{path}: empty catalog")
+            rows = list(reader)
+        return Catalog([r[key] for r in rows], {r[key]: {k: v for k, v in r.items() if k != key} for r in rows})
+    data = json.loads(path.read_text("utf-8"))
+    if not isinstance(data, list):
+        raise ValueError(f"{path}: expected a JSON list of items")
+    items, attributes = [], {}
+    for entry in data:
+        if isinstance(entry, str):
+            items.append(entry)
+        elif isinstance(entry, dict):
+            name = entry.get("name") or entry.get("title") or entry.get("item")
+            items.append(name)
+            attributes[name] = {k: v for k, v in entry.items() if k not in ("name", "title", "item")}
+    return Catalog(items, attributes)
+
+
+@dataclass(frozen=True)
+class Match:
+    rank: int
+    surface: str  # what the response said
+    item: str | None  # the catalog item, None when out of catalog
+    score: float
+    duplicate: bool  # the same catalog item appeared earlier in the response
+
+
+def split_items(text: str) -> list[str]:
+    """The listed items of a response, cleaned of numbering and descriptions."""
+    lines = [m.group("item") for m in map(_LINE_ITEM.match, text.splitlines()) if m]
+    if not lines:
+        lines = [line for line in text.splitlines() if line.strip()]
+    return [name for name in (clean_item(line) for line in lines) if name]
+
+
+def match_items(text: str, catalog: Catalog, threshold: float = DEFAULT_THRESHOLD) -> list[Match]:
+    out: list[Match] = []
+    seen: set[str] = set()
+    for rank, surface in enumerate(split_items(text), start=1):
+        key = utils.default_process(surface)
+        item, score = catalog._exact.get(key), 100.0
+        if item is None and key:
+            found = process.extractOne(key, catalog._processed, scorer=fuzz.WRatio, processor=None,
+                                       score_cutoff=threshold)
+            if found:
+                item, score = catalog.items[found[2]], float(found[1])
+        if item is None:
+            score = 0.0
+        out.append(Match(rank, surface, item, score, item is not None and item in seen))
+        if item is not None:
+            seen.add(item)
+    return out
+
+
+def recommended(matches: list[Match]) -> list[str]:
+    """The catalog items recommended, in order, without repeats."""
+    return [m.item for m in matches if m.item is not None and not m.duplicate]
