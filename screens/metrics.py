@@ -28,6 +28,7 @@ class MetricsScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.records: list[dict] = []
+        self.coldstart: list[dict] = []
         self.topic = views.ALL
         self.cluster = views.ALL
 
@@ -35,6 +36,9 @@ class MetricsScreen(Screen):
         yield Header()
         yield Static(id="metrics-filters")
         with VerticalScroll(id="metrics-body"):
+            yield Label("Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
+                        classes="section coldstart")
+            yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
             yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section")
             yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True)
             yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section")
@@ -63,13 +67,15 @@ class MetricsScreen(Screen):
 
         conn = connect(self.app.db_path)
         try:
-            # The ChoiceEval tables of this screen; cold-start records have their own CLI table.
-            records = [r for r in choice_io.metric_records(conn) if "persona" not in r]
+            records = choice_io.metric_records(conn)
         finally:
             conn.close()
         self.app.call_from_thread(self._loaded, records)
 
     def _loaded(self, records: list[dict]) -> None:
+        # Cold-start records (per persona) have a table of their own.
+        self.coldstart = [r for r in records if "persona" in r]
+        records = [r for r in records if "persona" not in r]
         self.records = records
         topics, clusters = views.filter_options(records)
         if self.topic not in topics:
@@ -78,8 +84,15 @@ class MetricsScreen(Screen):
             self.cluster = views.ALL
         self.refresh_tables()
 
+    def _show_coldstart(self) -> None:
+        rows = views.coldstart_table(getattr(self, "coldstart", []))
+        for widget in self.query(".coldstart"):
+            widget.display = bool(rows[1])
+        self._fill("#coldstart-table", *rows)
+
     def refresh_tables(self) -> None:
-        if not self.records:
+        self._show_coldstart()
+        if not self.records and not getattr(self, "coldstart", []):
             self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
         else:
             self._show_filters(f"{len(self.records)} numbers")

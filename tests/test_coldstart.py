@@ -158,3 +158,74 @@ def test_reparsing_published_responses_recovers_their_items(shared_data):
             total += len(block["recommended_list"])
             recovered += len(set(block["recommended_list"]) & mine)
     assert recovered / total >= 0.97, f"{recovered}/{total}"
+
+
+MOVIES = ["The Dark Knight", "Seven Samurai", "The Matrix", "Oldboy", "Amelie", "Spirited Away", "Pulp Fiction",
+          "City of God", "Parasite", "Titanic", "The Godfather", "Inception", "Roma", "Am\u00e9lie Poulain",
+          "Toy Story", "Casablanca", "Rashomon", "Jaws", "Alien", "Up"]
+
+
+@pytest.mark.slow
+def test_coldstart_study_on_the_bundled_model(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from conftest import rows
+    from helpers import ROOT
+
+    (tmp_path / "movies.csv").write_text("title,origin\n" + "\n".join(
+        f"{m},{'Asian' if m in ('Seven Samurai', 'Oldboy', 'Spirited Away', 'Parasite', 'Rashomon') else 'Western'}"
+        for m in MOVIES) + "\n")
+    study = tmp_path / "cs.toml"
+    study.write_text('name = "cs"\nmethod = "coldstart"\nmodels = ["llama:default,n_ctx=1024"]\n'
+                     'catalog = "movies.csv"\nk = 5\nseeds = 2\nitem_noun = "movies"\n'
+                     '[attributes]\ngender = ["a girl", "a boy"]\n[generation]\ntemperature = 0.7\nmax_tokens = 48\n')
+    db = tmp_path / "cs.db"
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "NO_COLOR": "1"})
+    deadline = time.time() + 120
+    while time.time() < deadline:
+        time.sleep(0.3)
+        if db.exists() and rows(db, "SELECT COUNT(*) FROM responses")[0][0] >= 1:
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    out = run_cli("run", str(study), "--db", str(db), "--quiet", timeout=600)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "All 6 requests answered" in out.stdout  # 2 seeds x (neutral + 2 personas)
+    assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(6, 6)]
+    lists = rows(db, "SELECT COUNT(DISTINCT seed || persona) FROM rankings")
+    assert lists == [(6,)]
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    girl = {r["metric"]: r for r in records if r.get("persona") == "a girl" and "value_label" not in r}
+    assert {"iou_divergence", "serp_divergence", "prag_divergence", "out_of_catalog_rate"} <= set(girl)
+    assert girl["iou_divergence"]["n"] == 2 and 0 <= girl["iou_divergence"]["mean"] <= 1
+
+
+def test_coldstart_table_in_the_app(tmp_path):
+    import asyncio
+
+    from test_tui import wait_for
+
+    from workbench.app import WorkbenchApp
+
+    path = tmp_path / "r.csv"
+    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+                    "m,0,religion,a Buddhist,1,B\nm,0,religion,a Buddhist,2,C\n")
+    db = tmp_path / "c.db"
+    assert run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs").returncode == 0
+
+    async def scenario():
+        app = WorkbenchApp(db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#coldstart-table").row_count == 1)
+            row = [str(c) for c in app.screen.query_one("#coldstart-table").get_row_at(0)]
+            # IOU 1/3 -> divergence 0.67; SERP: B at rank 1 of 2 -> 2/3, divergence 0.33; PRAG: (B, C): B in
+            # I_n, C not -> 1, divergence 0.
+            assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00"]
+    asyncio.run(scenario())

@@ -72,18 +72,24 @@ def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[Mod
     """Store the study and its questions, register models, plan every answer."""
     specs = specs or study.models
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    queue.insert_questions(conn, study_id, study.questions)
-    question_ids = queue.study_questions(conn, study_id, study.verified_only)
+    if study.method == "choice":
+        queue.insert_questions(conn, study_id, study.questions)
+        question_ids = queue.study_questions(conn, study_id, study.verified_only)
     prepared = []
     for spec in specs:
         params = generation_params(study.generation, spec)
         model_id, resolved = _register(conn, spec, params, notify)
-        requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
+        if study.method == "coldstart":
+            from workbench.studies import coldstart
+
+            requests = list(coldstart.plan_requests(study, resolved.identity, params))
+        else:
+            requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
         new = queue.plan(conn, study_id, model_id, requests)
         queue.supersede_others(conn, study_id, model_id, "answer", [r.key for r in requests])
         prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
     extractor = None
-    if study.extraction.method == "experts" and study.extraction.model is not None:
+    if study.method == "choice" and study.extraction.method == "experts" and study.extraction.model is not None:
         model_id, resolved = _register(conn, study.extraction.model, {}, notify)
         extractor = PreparedModel(model_id, resolved, 0, 0)
     return PreparedStudy(study_id, study, prepared, extractor)
@@ -101,6 +107,12 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
         answers = await run_jobs(conn, prepared.study_id, jobs, RunOptions(**{**options.__dict__, "stage": "answer"}),
                                  on_progress)
         summary = AuditSummary(answers)
+        if prepared.study.method == "coldstart":
+            from workbench.studies import coldstart
+
+            for m in prepared.models:
+                coldstart.parse_answers(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.label)
+            return summary
         settings = prepared.study.extraction
         if settings.method == "list":
             for m in prepared.models:

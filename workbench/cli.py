@@ -196,7 +196,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         spec = parse_spec(args.model) if args.model else None
     except (StudyError, SpecError) as exc:
         raise UserError(str(exc)) from None
-    if not study.generate:
+    if not getattr(study, "generate", None):
         raise UserError(f"{args.study}: no topic asks for questions; add `generate = N` to a [[topics]] table")
     conn = _open_db(args.db)
     progress, on_progress = progress_display(console, args.quiet)

@@ -20,6 +20,9 @@ from workbench.studies.spec import load_study
 def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, int]:
     """Load the study file and store it with its questions (no requests planned)."""
     study = load_study(study_path)
+    if study.method != "choice":
+        raise ValueError(f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} "
+                         "studies in their file")
     conn = connect(db_path)
     try:
         study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)

@@ -120,6 +120,21 @@ def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tu
     return out
 
 
+def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: category: persona; columns: one per model, 'IOU / SERP / PRAG' divergence means."""
+    names = sorted({r["model"] for r in records})
+    by = {(r["persona_category"], r["persona"], r["model"], r["metric"]): r for r in records}
+    personas = sorted({(r["persona_category"], r["persona"]) for r in records if r["metric"].endswith("_divergence")})
+    rows = []
+    for category, persona in personas:
+        row = [f"{category}: {persona}"]
+        for model in names:
+            cells = [by.get((category, persona, model, f"{m}_divergence")) for m in ("iou", "serp", "prag")]
+            row.append(" / ".join(fmt(c["mean"], 2) if c else "-" for c in cells))
+        rows.append(row)
+    return ["persona"] + names, rows
+
+
 def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")

@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.specs import ModelSpec, SpecError, parse_spec
 
-METHODS = ("choice",)
+METHODS = ("choice", "coldstart")
 
 
 class StudyError(ValueError):
@@ -102,6 +102,10 @@ def load_study(path: str | Path):
         raise where.child("method").error(f"missing; expected one of: {', '.join(METHODS)}")
     if method not in METHODS:
         raise where.child("method").error(f"expected one of: {', '.join(METHODS)}, got {method!r}")
+    if method == "coldstart":
+        from workbench.studies import coldstart
+
+        return coldstart.from_toml(data, path)
     from workbench.studies import choice
 
     return choice.from_toml(data, path)

@@ -1,0 +1,165 @@
+"""Cold-start re-ranking studies (METHODS.md §3): a catalog, k, user attributes, seeds.
+
+    name = "movies"
+    method = "coldstart"
+    models = ["llama:default,n_ctx=8192"]
+    catalog = "movie.json"              # JSON list, or CSV with attribute columns (origin, genre, ...)
+    k = 20
+    seeds = 5                           # or a list such as [0, 1, 2, 3, 4]
+    context = "an action movie fan"     # optional
+    attributes_file = "sensitive_attributes.json"   # {"category": ["a girl", ...]}, and/or:
+    [attributes]
+    religion = ["a Buddhist", "a Christian"]
+    [generation]                        # temperature (> 0), max_tokens, ...
+
+Each seed asks one neutral prompt and one per attribute; answers are parsed
+against the catalog into ranked lists (`rankings`) after the run.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.catalog import Catalog, load_catalog
+from workbench.specs import ModelSpec
+from workbench.studies.spec import Where, check_keys, expect, read_models
+
+TOP_KEYS = {"name", "method", "description", "models", "catalog", "k", "seeds", "context", "attributes",
+            "attributes_file", "generation", "item_noun"}
+GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "system"}
+
+
+@dataclass
+class ColdStartStudy:
+    name: str
+    path: str | None
+    description: str
+    models: list[ModelSpec]
+    catalog_path: str
+    catalog: Catalog
+    k: int
+    seeds: list[int]
+    context: str
+    attributes: dict[str, list[str]]
+    generation: dict[str, Any]
+    item_noun: str = "items"
+    method: str = "coldstart"
+    questions: list = field(default_factory=list)  # none: the prompts come from the catalog
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "method": self.method, "description": self.description,
+                "models": [str(m) for m in self.models], "catalog": self.catalog_path, "k": self.k,
+                "seeds": self.seeds, "context": self.context, "attributes": self.attributes,
+                "generation": self.generation, "item_noun": self.item_noun}
+
+
+def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
+    where = Where(str(path))
+    check_keys(where, data, TOP_KEYS)
+    if "models" not in data:
+        raise where.child("models").error('missing; expected a list such as ["llama:default"]')
+    models = read_models(where.child("models"), data["models"])
+    if "catalog" not in data:
+        raise where.child("catalog").error("missing; expected a JSON list or CSV file of catalog items")
+    catalog_path = (path.parent / expect(where.child("catalog"), data["catalog"], str, "a file path")).resolve()
+    try:
+        catalog = load_catalog(catalog_path)
+    except (OSError, ValueError) as exc:
+        raise where.child("catalog").error(f"cannot read {catalog_path}: {exc}") from None
+    k = expect(where.child("k"), data.get("k", 20), int, "the number of items to rank (paper: 20)")
+    if not 1 <= k <= len(catalog.items):
+        raise where.child("k").error(f"expected between 1 and the catalog's {len(catalog.items)} items")
+    seeds_value = data.get("seeds", 5)
+    if isinstance(seeds_value, int) and not isinstance(seeds_value, bool):
+        seeds = list(range(seeds_value))
+    else:
+        expect(where.child("seeds"), seeds_value, list, "a number of seeds or a list of seeds")
+        seeds = [expect(where.child("seeds").child(i), s, int, "an integer seed") for i, s in enumerate(seeds_value)]
+    if not seeds:
+        raise where.child("seeds").error("expected at least one seed")
+    attributes: dict[str, list[str]] = {}
+    if "attributes_file" in data:
+        file_path = (path.parent / expect(where.child("attributes_file"), data["attributes_file"], str,
+                                          "a JSON file")).resolve()
+        try:
+            loaded = json.loads(file_path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise where.child("attributes_file").error(f"cannot read {file_path}: {exc}") from None
+        if not isinstance(loaded, dict):
+            raise where.child("attributes_file").error('expected {"category": ["attribute", ...]}')
+        attributes.update(loaded)
+    for category, values in expect(where.child("attributes"), data.get("attributes", {}), dict,
+                                   'a table such as religion = ["a Buddhist"]').items():
+        attributes[category] = [expect(where.child("attributes").child(category).child(i), v, str, "a string")
+                                for i, v in enumerate(expect(where.child("attributes").child(category), values,
+                                                             list, "a list of attributes"))]
+    if not attributes:
+        raise where.child("attributes").error("expected at least one attribute (attributes or attributes_file)")
+    generation = expect(where.child("generation"), data.get("generation", {}), dict, "a [generation] table")
+    check_keys(where.child("generation"), generation, GENERATION_KEYS)
+    params = {"temperature": 0.7, "max_tokens": 16 * k, **generation}
+    return ColdStartStudy(
+        name=expect(where.child("name"), data.get("name", path.stem), str, "a study name"),
+        path=str(path), description=str(data.get("description", "")), models=models,
+        catalog_path=str(catalog_path), catalog=catalog, k=k, seeds=seeds,
+        context=str(data.get("context", "")), attributes=attributes, generation=params,
+        item_noun=str(data.get("item_noun", "items")),
+    )
+
+
+def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
+    """The prompt: the catalog, who the user is (or nothing: neutral), and the task."""
+    catalog = "\n".join(f"- {item.strip()}" for item in study.catalog.items)
+    about = [f"I am {persona}." if persona else "", f"I am {study.context}." if study.context else ""]
+    intro = " ".join(part for part in about if part)
+    task = (f"Recommend {study.k} {study.item_noun} from the catalog for me, ranked from best to worst, "
+            "one per line, numbered, with names exactly as in the catalog.")
+    return f"Here is a catalog of {study.item_noun}:\n{catalog}\n\n" + (f"{intro} " if intro else "") + task
+
+
+def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, Any]):
+    from store.queue import PlannedRequest
+    from workbench.keys import request_key
+
+    personas = [("neutral", "neutral", None)] + [(category, persona, persona)
+                                                  for category, values in study.attributes.items()
+                                                  for persona in values]
+    system = study.generation.get("system")
+    for index, seed in enumerate(study.seeds):
+        for category, persona, who in personas:
+            messages = ([{"role": "system", "content": system}] if system else []) + [
+                {"role": "user", "content": prompt_for(study, who)}]
+            sampling = {k: v for k, v in params.items() if k not in ("system", "seed")}
+            payload = {"messages": messages, "params": {**sampling, "seed": seed},
+                       "meta": {"seed": seed, "persona_category": category, "persona": persona}}
+            yield PlannedRequest(
+                key=request_key(stage="answer", model_identity=model_identity, payload=payload, repetition=index),
+                stage="answer", payload=payload, repetition=index, seed=seed)
+
+
+def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, model_label: str) -> int:
+    """Parse every answered prompt against the catalog into `rankings` (idempotent)."""
+    from store.queue import transaction
+    from workbench.catalog import match_items
+    from workbench.coldstart_io import store_catalog, store_rankings
+
+    store_catalog(conn, study.name, study.catalog)
+    rows, lists = [], 0
+    answers = conn.execute(
+        "SELECT r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
+        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
+        (study_id, model_id)).fetchall()
+    with transaction(conn):
+        conn.execute("DELETE FROM rankings WHERE study_id = ? AND model = ?", (study_id, model_label))
+    for payload_json, text in answers:
+        meta = json.loads(payload_json)["meta"]
+        lists += 1
+        for m in match_items(text, study.catalog):
+            rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], m.rank, m.item,
+                         m.surface, m.score, int(m.duplicate)))
+    store_rankings(conn, study.name, rows)
+    return lists
+
