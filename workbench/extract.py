@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -91,6 +91,24 @@ def expert_schema(k: int) -> dict[str, Any]:
     schema = json.loads(json.dumps(EXPERT_SCHEMA))
     schema["properties"]["recommended"]["maxItems"] = k
     return schema
+
+
+def json_values(text: str) -> Iterator[Any]:
+    """JSON values a model's reply may hold: the whole text, a fenced block, or the
+    outermost {...} / [...] inside prose — each that parses, in that order."""
+    candidates = [text]
+    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
+    if fenced:
+        candidates.append(fenced.group(1))
+    for opener, closer in (("{", "}"), ("[", "]")):
+        start, end = text.find(opener), text.rfind(closer)
+        if 0 <= start < end:
+            candidates.append(text[start : end + 1])
+    for candidate in candidates:
+        try:
+            yield json.loads(candidate)
+        except ValueError:
+            continue
 
 
 _NOTHING = re.compile(r"^\W*(?:\d+[.)]\s*)?(?:none|nothing|no recommendations?|n/?a)\W*$", re.IGNORECASE)

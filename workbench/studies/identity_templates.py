@@ -145,21 +145,9 @@ def sample_prompts(template: Template, per_group: int, seed: int,
 def parse_recommendations(text: str, item_key: str) -> list[dict[str, Any]] | None:
     """The recommended items with explanations from a JSON reply, tolerating code fences,
     prose around the JSON, a top-level list or an object holding one; None if unparseable."""
-    import json
+    from workbench.extract import json_values
 
-    candidates = [text]
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    if fenced:
-        candidates.insert(0, fenced.group(1))
-    for opener, closer in (("[", "]"), ("{", "}")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
+    for data in json_values(text):
         if isinstance(data, dict):
             if item_key in data:
                 data = [data]
