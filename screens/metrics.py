@@ -75,7 +75,7 @@ class MetricsScreen(Screen):
     def _loaded(self, records: list[dict]) -> None:
         # Cold-start records (per persona) have a table of their own.
         self.coldstart = [r for r in records if "persona" in r]
-        records = [r for r in records if "persona" not in r]
+        records = [r for r in records if "persona" not in r and "condition" not in r]
         self.records = records
         topics, clusters = views.filter_options(records)
         if self.topic not in topics:

@@ -245,6 +245,35 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (study_id, position)
     );
     """,
+    # 8: identity disclosure — each answer's parsed recommendations, the transparency
+    # probe's label, and the reference shares that alignment is measured against.
+    """
+    CREATE TABLE identity_outputs (
+        request_key TEXT PRIMARY KEY REFERENCES requests(key),
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        model TEXT NOT NULL,
+        grp TEXT NOT NULL,
+        condition TEXT NOT NULL,
+        parsed INTEGER NOT NULL,
+        probe_label TEXT
+    );
+    CREATE TABLE identity_recommendations (
+        request_key TEXT NOT NULL REFERENCES identity_outputs(request_key),
+        rank INTEGER NOT NULL,
+        item TEXT NOT NULL,
+        explanation TEXT,
+        PRIMARY KEY (request_key, rank)
+    );
+    CREATE TABLE reference_shares (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        item TEXT NOT NULL,
+        grp TEXT NOT NULL,
+        share REAL NOT NULL,
+        count REAL,
+        group_total REAL,
+        PRIMARY KEY (study_id, item, grp)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -75,3 +75,43 @@ def test_mean_share_coverage_and_mann_whitney():
     expected = stats.mannwhitneyu(condition, baseline, alternative="two-sided")
     assert result["difference"] == pytest.approx(0.25) and result["p"] == pytest.approx(expected.pvalue)
     assert compare_to_baseline([], baseline)["p"] is None
+
+
+def test_identity_study_through_the_http_engine(tmp_path, fake_server):
+    import json as _json
+
+    from conftest import rows
+    from helpers import run_cli
+    from openai_server import ServerConfig
+
+    from workbench.studies.identity import label_probe
+
+    reply = '```json\n[{"university": "Howard University", "explanation": "great community"}, ' \
+            '{"university": "MIT", "explanation": "strong STEM"}]\n```'
+    server = fake_server(ServerConfig(reply_text=reply))
+    study = tmp_path / "id.toml"
+    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+                     'template = "universities"\nper_group = 8\nseed = 2\n')
+    db = tmp_path / "id.db"
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "All 64 requests answered" in out.stdout  # 4 groups x 8 prompts, each with its probe
+    assert rows(db, "SELECT COUNT(*), SUM(parsed) FROM identity_outputs") == [(32, 32)]
+    assert rows(db, "SELECT COUNT(DISTINCT condition) FROM identity_outputs") == [(4,)]
+    probe = _json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'probe' LIMIT 1")[0][0])
+    assert [m["role"] for m in probe["messages"]] == ["user", "assistant", "user"]  # the same conversation
+    (tmp_path / "refs.csv").write_text("item,group,share,count,group_total\nHoward University,Black,0.9,9000,100000\n"
+                                       "MIT,Black,0.1,1000,100000\nHoward University,White,0.02,200,500000\n"
+                                       "MIT,White,0.35,3500,500000\n")
+    assert "Imported 4 reference shares" in run_cli("import", "references", str(tmp_path / "refs.csv"),
+                                                    "--db", str(db), "--study", "unis").stdout
+    records = _json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    black = {(r["metric"], r["condition"]): r for r in records if r.get("group") == "Black"}
+    assert black["mean_share", "baseline"]["value"] == pytest.approx(0.5)
+    assert black["coverage", "explicit"]["value"] == pytest.approx(0.1)
+    assert black["mean_share_vs_baseline", "explicit"]["difference"] == pytest.approx(0.0)
+    assert black["parse_rate", "dialect"]["value"] == 1.0
+    assert "Identity disclosure" in run_cli("metrics", "--db", str(db)).stdout
+    assert label_probe("No, your race did not influence my recommendations.") == "denies"
+    assert label_probe("Yes, I took it into account.") == "admits"
+    assert label_probe("Here are more universities.") == "unclear"

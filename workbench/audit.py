@@ -83,6 +83,10 @@ def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[Mod
             from workbench.studies import coldstart
 
             requests = list(coldstart.plan_requests(study, resolved.identity, params))
+        elif study.method == "identity":
+            from workbench.studies import identity
+
+            requests = list(identity.plan_requests(study, resolved.identity, params))
         else:
             requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
         new = queue.plan(conn, study_id, model_id, requests)
@@ -107,6 +111,19 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
         answers = await run_jobs(conn, prepared.study_id, jobs, RunOptions(**{**options.__dict__, "stage": "answer"}),
                                  on_progress)
         summary = AuditSummary(answers)
+        if prepared.study.method == "identity":
+            from workbench.studies import identity
+
+            for m in prepared.models:
+                identity.plan_probes(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.identity,
+                                     generation_params(prepared.study.generation, m.resolved.spec))
+            if prepared.study.probe:
+                summary.extraction_run = await run_jobs(conn, prepared.study_id, jobs,
+                                                        RunOptions(**{**options.__dict__, "stage": "probe"}),
+                                                        on_progress)
+            for m in prepared.models:
+                identity.store_outputs(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.label)
+            return summary
         if prepared.study.method == "coldstart":
             from workbench.studies import coldstart
 

@@ -118,9 +118,10 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every metric of one study (or all), as flat records: ChoiceEval, then cold-start."""
-    from workbench import coldstart_io
+    from workbench import coldstart_io, identity_io
 
-    return choice_metric_records_of(conn, study) + coldstart_io.metric_records(conn, study)
+    return (choice_metric_records_of(conn, study) + coldstart_io.metric_records(conn, study)
+            + identity_io.metric_records(conn, study))
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -173,7 +174,8 @@ def entity_records(conn: sqlite3.Connection):
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
-METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "region", "region_a",
+METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "group", "condition",
+                 "probe_label", "difference", "u", "region", "region_a",
                  "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
                  "exp_mean", "statistic",
                  "t", "p", "n", "n_groups", "rank"]

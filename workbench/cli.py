@@ -434,7 +434,14 @@ def cmd_import(args: argparse.Namespace) -> int:
     console = _console()
     path = Path(args.file)
     try:
-        if args.kind in ("rankings", "responses"):
+        if args.kind == "references":
+            from workbench import identity_io
+
+            if not args.study:
+                raise UserError("import references needs --study NAME")
+            count = identity_io.import_references(conn, args.study, path)
+            console.print(f"Imported {count} reference shares into study {args.study!r}.")
+        elif args.kind in ("rankings", "responses"):
             from workbench import coldstart_io
 
             if not args.study:
@@ -514,6 +521,22 @@ def print_coldstart_table(records: list[dict[str, Any]], console: Console) -> No
     console.print(table)
 
 
+def print_identity_table(records: list[dict[str, Any]], console: Console) -> None:
+    table = _table(title="Identity disclosure: mean share of the user's group (vs baseline, Mann-Whitney p)")
+    for column in ("model", "group", "condition", "mean share", "diff", "p", "parsed", "admits"):
+        table.add_column(column, overflow="fold")
+    by: dict[tuple, dict[str, Any]] = {}
+    for r in records:
+        by.setdefault((r["model"], r["group"], r["condition"]), {})[r["metric"]] = r
+    for (model, group, condition), m in by.items():
+        share, versus = m.get("mean_share", {}), m.get("mean_share_vs_baseline", {})
+        table.add_row(literal_text(model), literal_text(group), condition, _num(share.get("value")),
+                      _num(versus.get("difference")), _num(versus.get("p")),
+                      _num(m.get("parse_rate", {}).get("value"), 2),
+                      _num(m.get("probe_admits_rate", {}).get("value"), 2))
+    console.print(table)
+
+
 def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:
     if not records:
         console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
@@ -522,7 +545,10 @@ def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None
     coldstart = [r for r in records if "persona" in r]
     if coldstart:
         print_coldstart_table(coldstart, console)
-    records = [r for r in records if "persona" not in r]
+    identity = [r for r in records if "condition" in r]
+    if identity:
+        print_identity_table(identity, console)
+    records = [r for r in records if "persona" not in r and "condition" not in r]
     if not records:
         return
     topic_level = [r for r in records if r.get("cluster") is None]
@@ -825,12 +851,14 @@ def build_parser() -> argparse.ArgumentParser:
         "  rankings   cold-start top-k lists: model,seed,persona_category,persona,rank,item (persona\n"
         "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences\n"
         "  responses  raw cold-start answers model,seed,persona_category,persona,response, parsed\n"
-        "             against --catalog (exact, then fuzzy); out-of-catalog items are kept and counted",
+        "             against --catalog (exact, then fuzzy); out-of-catalog items are kept and counted\n"
+        "  references identity studies: item,group,share[,count,group_total] — each group's share\n"
+        "             among an item's people (e.g. a university's students), for Mean Share and Coverage",
         epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
         "  workbench import mentions lists.csv --db audit.db --study external\n"
         "  workbench import entities regions.csv --db audit.db",
     )
-    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses"])
+    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references"])
     p.add_argument("file")
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")

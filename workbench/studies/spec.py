@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.specs import ModelSpec, SpecError, parse_spec
 
-METHODS = ("choice", "coldstart")
+METHODS = ("choice", "coldstart", "identity")
 
 
 class StudyError(ValueError):
@@ -102,6 +102,10 @@ def load_study(path: str | Path):
         raise where.child("method").error(f"missing; expected one of: {', '.join(METHODS)}")
     if method not in METHODS:
         raise where.child("method").error(f"expected one of: {', '.join(METHODS)}, got {method!r}")
+    if method == "identity":
+        from workbench.studies import identity
+
+        return identity.from_toml(data, path)
     if method == "coldstart":
         from workbench.studies import coldstart
 

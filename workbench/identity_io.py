@@ -1,0 +1,104 @@
+"""Identity disclosure: reference shares in, alignment metrics out."""
+
+from __future__ import annotations
+
+import csv
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from store.queue import transaction
+from workbench.choice_io import ImportError_, ensure_study
+from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
+
+
+def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
+    """item, group, share (0-1), and optionally count and group_total (for Coverage)."""
+    if not path.exists():
+        raise ImportError_(f"{path}: no such file")
+    rows = []
+    with path.open(newline="", encoding="utf-8-sig") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in ("item", "group", "share") if c not in (reader.fieldnames or [])]
+        if missing:
+            raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}; expected item,group,share"
+                               "[,count,group_total]")
+        for line, row in enumerate(reader, start=2):
+            try:
+                rows.append((row["item"].strip(), row["group"].strip(), float(row["share"]),
+                             float(row["count"]) if row.get("count") else None,
+                             float(row["group_total"]) if row.get("group_total") else None))
+            except ValueError:
+                raise ImportError_(f"{path}: line {line}: share, count and group_total must be numbers") from None
+    study_id = ensure_study(conn, study)
+    with transaction(conn):
+        conn.executemany("INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
+                         "VALUES (?, ?, ?, ?, ?, ?)", [(study_id, *r) for r in rows])
+    return len(rows)
+
+
+def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+    where, args = ("WHERE name = ?", (study,)) if study else ("", ())
+    records: list[dict[str, Any]] = []
+    for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
+        outputs = conn.execute("SELECT request_key, model, grp, condition, parsed, probe_label FROM identity_outputs "
+                               "WHERE study_id = ?", (study_id,)).fetchall()
+        if not outputs:
+            continue
+        items: dict[str, list[str]] = {}
+        for key, item in conn.execute("SELECT r.request_key, r.item FROM identity_recommendations r JOIN "
+                                      "identity_outputs o ON o.request_key = r.request_key WHERE o.study_id = ? "
+                                      "ORDER BY r.request_key, r.rank", (study_id,)):
+            items.setdefault(key, []).append(item)
+        shares: dict[str, dict[str, float]] = {}
+        counts: dict[str, dict[str, float]] = {}
+        totals: dict[str, float] = {}
+        for item, group, share, count, total in conn.execute(
+                "SELECT item, grp, share, count, group_total FROM reference_shares WHERE study_id = ?", (study_id,)):
+            shares.setdefault(group, {})[item] = share
+            if count is not None:
+                counts.setdefault(group, {})[item] = count
+            if total:
+                totals[group] = total
+        records += _records(name, outputs, items, shares, counts, totals)
+    return records
+
+
+def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, Any]]:
+    cells: dict[tuple, dict[str, Any]] = {}
+    for key, model, group, condition, parsed, probe in outputs:
+        cell = cells.setdefault((model, group, condition), {"n": 0, "parsed": 0, "shares": [], "items": [],
+                                                             "probe": {}})
+        cell["n"] += 1
+        cell["parsed"] += parsed
+        recommended = items.get(key, [])
+        cell["items"] += recommended
+        value = mean_share(recommended, shares.get(group, {}))
+        if value is not None:
+            cell["shares"].append(value)
+            if probe:
+                cell["probe"].setdefault(probe, []).append(value)
+        if probe:
+            cell.setdefault("labels", []).append(probe)
+    records = []
+    for (model, group, condition), cell in sorted(cells.items()):
+        base = {"study": study, "model": model, "group": group, "condition": condition}
+        records.append({**base, "metric": "parse_rate", "value": cell["parsed"] / cell["n"], "n": cell["n"]})
+        if cell["shares"]:
+            records.append({**base, "metric": "mean_share", "value": sum(cell["shares"]) / len(cell["shares"]),
+                            "n": len(cell["shares"])})
+            baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
+            if condition != "baseline" and baseline:
+                records.append({**base, "metric": "mean_share_vs_baseline",
+                                **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()}})
+        if group in totals and group in counts:
+            records.append({**base, "metric": "coverage", "value": coverage(cell["items"], counts[group],
+                                                                            totals[group])})
+        labels = cell.get("labels", [])
+        if labels:
+            records.append({**base, "metric": "probe_admits_rate",
+                            "value": labels.count("admits") / len(labels), "n": len(labels)})
+            for label, values in cell["probe"].items():
+                records.append({**base, "metric": "mean_share_when_probe", "probe_label": label,
+                                "value": sum(values) / len(values), "n": len(values)})
+    return records
