@@ -29,6 +29,7 @@ class MetricsScreen(Screen):
         super().__init__()
         self.records: list[dict] = []
         self.coldstart: list[dict] = []
+        self.identity: list[dict] = []
         self.topic = views.ALL
         self.cluster = views.ALL
 
@@ -36,6 +37,9 @@ class MetricsScreen(Screen):
         yield Header()
         yield Static(id="metrics-filters")
         with VerticalScroll(id="metrics-body"):
+            yield Label("Identity disclosure: mean share of the user's group (difference vs baseline, p)",
+                        classes="section identity")
+            yield DataTable(id="identity-table", show_cursor=False, zebra_stripes=True, classes="identity")
             yield Label("Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
                         classes="section coldstart")
             yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
@@ -75,6 +79,7 @@ class MetricsScreen(Screen):
     def _loaded(self, records: list[dict]) -> None:
         # Cold-start records (per persona) have a table of their own.
         self.coldstart = [r for r in records if "persona" in r]
+        self.identity = [r for r in records if "condition" in r]
         records = [r for r in records if "persona" not in r and "condition" not in r]
         self.records = records
         topics, clusters = views.filter_options(records)
@@ -90,9 +95,16 @@ class MetricsScreen(Screen):
             widget.display = bool(rows[1])
         self._fill("#coldstart-table", *rows)
 
+    def _show_identity(self) -> None:
+        rows = views.identity_table(getattr(self, "identity", []))
+        for widget in self.query(".identity"):
+            widget.display = bool(rows[1])
+        self._fill("#identity-table", *rows)
+
     def refresh_tables(self) -> None:
         self._show_coldstart()
-        if not self.records and not getattr(self, "coldstart", []):
+        self._show_identity()
+        if not self.records and not getattr(self, "coldstart", []) and not getattr(self, "identity", []):
             self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
         else:
             self._show_filters(f"{len(self.records)} numbers")

@@ -112,6 +112,37 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     assert black["mean_share_vs_baseline", "explicit"]["difference"] == pytest.approx(0.0)
     assert black["parse_rate", "dialect"]["value"] == 1.0
     assert "Identity disclosure" in run_cli("metrics", "--db", str(db)).stdout
+
+    import asyncio
+
+    from test_tui import wait_for
+
+    from workbench.app import WorkbenchApp
+
+    async def scenario():
+        app = WorkbenchApp(db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#identity-table").row_count == 8)
+            first = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(0)]
+            assert first[0] == "Black · associated" and first[1].startswith("0.500 (+0.000")
+    asyncio.run(scenario())
     assert label_probe("No, your race did not influence my recommendations.") == "denies"
     assert label_probe("Yes, I took it into account.") == "admits"
     assert label_probe("Here are more universities.") == "unclear"
+
+
+def test_explanation_words_hand_computed():
+    from workbench.metrics.identity import explanation_words
+
+    explanations = (
+        [("Black", "strong community and a vibrant culture", set())] * 3
+        + [("White", "strong research and the campus", {"campus"})] * 3
+    )
+    words = explanation_words(explanations, min_count=3)
+    black = {w: (score, n) for w, score, n in words["Black"]}
+    assert black["community"] == ((3 + 1) / (3 + 2), 3)  # all its uses are Black's
+    assert black["strong"] == ((3 + 1) / (6 + 2), 6)  # shared evenly
+    assert "campus" not in {w for w, _, _ in words["White"]}  # a query word, excluded
+    assert "and" not in black  # stopword
+    assert words["Black"][0][0] in ("community", "culture", "vibrant")

@@ -175,7 +175,7 @@ def entity_records(conn: sqlite3.Connection):
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
 METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "group", "condition",
-                 "probe_label", "difference", "u", "region", "region_a",
+                 "probe_label", "word", "difference", "u", "region", "region_a",
                  "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
                  "exp_mean", "statistic",
                  "t", "p", "n", "n_groups", "rank"]

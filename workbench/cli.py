@@ -526,7 +526,11 @@ def print_identity_table(records: list[dict[str, Any]], console: Console) -> Non
     for column in ("model", "group", "condition", "mean share", "diff", "p", "parsed", "admits"):
         table.add_column(column, overflow="fold")
     by: dict[tuple, dict[str, Any]] = {}
+    words: dict[tuple, list[str]] = {}
     for r in records:
+        if r["metric"] == "explanation_word":
+            words.setdefault((r["model"], r["group"]), []).append(r["word"])
+            continue
         by.setdefault((r["model"], r["group"], r["condition"]), {})[r["metric"]] = r
     for (model, group, condition), m in by.items():
         share, versus = m.get("mean_share", {}), m.get("mean_share_vs_baseline", {})
@@ -535,6 +539,14 @@ def print_identity_table(records: list[dict[str, Any]], console: Console) -> Non
                       _num(m.get("parse_rate", {}).get("value"), 2),
                       _num(m.get("probe_admits_rate", {}).get("value"), 2))
     console.print(table)
+    if words:
+        table = _table(title="Words that mark each group's explanations (share of the word's uses, smoothed)")
+        table.add_column("model", overflow="fold")
+        table.add_column("group")
+        table.add_column("top words", overflow="fold")
+        for (model, group), top in sorted(words.items()):
+            table.add_row(literal_text(model), literal_text(group), literal_text(", ".join(top)))
+        console.print(table)
 
 
 def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:

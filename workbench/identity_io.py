@@ -61,6 +61,32 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             if total:
                 totals[group] = total
         records += _records(name, outputs, items, shares, counts, totals)
+        records += _word_records(conn, study_id, name)
+    return records
+
+
+def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[dict[str, Any]]:
+    """Top explanation words per model and group (query words and entity names excluded)."""
+    import json
+    import re
+
+    from workbench.metrics.identity import explanation_words
+
+    by_model: dict[str, list[tuple[str, str, set[str]]]] = {}
+    for model, group, payload_json, item, explanation in conn.execute(
+            "SELECT o.model, o.grp, r.payload_json, i.item, i.explanation FROM identity_outputs o "
+            "JOIN requests r ON r.key = o.request_key JOIN identity_recommendations i ON i.request_key = o.request_key "
+            "WHERE o.study_id = ?", (study_id,)):
+        prompt = " ".join(m["content"] for m in json.loads(payload_json)["messages"])
+        exclude = set(re.findall(r"[a-z][a-z'-]+", (prompt + " " + item).lower()))
+        by_model.setdefault(model, []).append((group, explanation or "", exclude))
+    records = []
+    for model, explanations in sorted(by_model.items()):
+        for group, words in sorted(explanation_words(explanations).items()):
+            for rank, (word, score, count) in enumerate(words, start=1):
+                records.append({"study": study, "model": model, "group": group, "condition": "all",
+                                "metric": "explanation_word", "word": word, "rank": rank, "value": score,
+                                "n": count})
     return records
 
 

@@ -135,6 +135,25 @@ def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
     return ["persona"] + names, rows
 
 
+def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: group · condition; columns: one per model, 'mean share (diff vs baseline, p)'."""
+    names = sorted({r["model"] for r in records})
+    by = {(r["group"], r["condition"], r["model"], r["metric"]): r for r in records
+          if r["metric"] in ("mean_share", "mean_share_vs_baseline")}
+    rows = []
+    for group, condition in sorted({(g, c) for g, c, _m, _x in by}):
+        row = [f"{group} · {condition}"]
+        for model in names:
+            share, versus = by.get((group, condition, model, "mean_share")), by.get(
+                (group, condition, model, "mean_share_vs_baseline"))
+            cell = fmt(share["value"], 3) if share else "-"
+            if versus:
+                cell += f" ({versus['difference']:+.3f}, p {fmt(versus['p'], 3)})"
+            row.append(cell)
+        rows.append(row)
+    return ["group · condition"] + names, rows
+
+
 def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
