@@ -832,7 +832,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser(
-        "export", help="export responses as CSV or JSON", formatter_class=fmt,
+        "export", help="export responses, mentions, entities, metrics, rankings, decisions, reviews",
+        formatter_class=fmt,
         description="Export stored results. Text is exported exactly as the model wrote it.",
         epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
         "  workbench export --db audit.db --what mentions --format csv -o mentions.csv\n"
@@ -852,7 +853,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
-        "import", help="import questions, mentions or entities", formatter_class=fmt,
+        "import", help="import questions, mentions, entities, rankings, responses or references",
+        formatter_class=fmt,
         description="Bring in data made elsewhere (CSV files need a header row):\n"
         "  questions  a ChoiceEval JSON bank ({\"<cluster>\": [questions]}, topic from --topic or the file\n"
         "             name) or a CSV topic,cluster,question; asked by the next `workbench run`\n"
@@ -879,11 +881,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_import)
 
     p = sub.add_parser(
-        "metrics", help="ChoiceEval metrics: PEIR, stability, geographic log-odds", formatter_class=fmt,
+        "metrics", help="every study's metrics (ChoiceEval, cold-start, identity)", formatter_class=fmt,
         description="Computes every metric from the stored ranked lists (after any review), per model x\n"
         "topic and per cluster: preferred entity and PEIR, direct-recommendation rate, Spearman rho\n"
         "between repetitions and Kruskal-Wallis, log-odds ratios between regions with a t-test over\n"
-        "clusters, and the share of responses with the United States in the top 3.\n"
+        "clusters, and the share of responses with the United States in the top 3. Cold-start studies:\n"
+        "IOU / SERP-MS / PRAG divergence from the neutral list, fidelity and group shares. Identity\n"
+        "studies: mean share and coverage per condition vs baseline, probe admissions, explanation words.\n"
         "JSON and CSV give one flat record per number (keys: study, metric, model, topic, cluster, ...).",
         epilog="examples:\n  workbench metrics --db audit.db\n"
         "  workbench metrics --db audit.db --study shoes --format json > metrics.json",
@@ -906,7 +910,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
-        "tui", help="the terminal app: run with live progress, metrics", formatter_class=fmt,
+        "tui", help="the terminal app: design, run, metrics, review, entities", formatter_class=fmt,
         description="Opens the keyboard-driven app on a database. 1 = Run screen, 2 = Metrics,\n"
         "F1 or ? = help, Ctrl+P = every action. Works over SSH in 80x24. It follows runs started\n"
         "elsewhere on the same database without locking it.",
