@@ -229,3 +229,19 @@ def test_coldstart_table_in_the_app(tmp_path):
             # I_n, C not -> 1, divergence 0.
             assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00"]
     asyncio.run(scenario())
+
+
+def test_an_answer_without_items_is_an_empty_list(tmp_path):
+    path = tmp_path / "responses.csv"
+    (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\n")
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
+        writer.writerow(["m", 0, "", "neutral", ""])  # the model said nothing
+        writer.writerow(["m", 0, "gender", "a girl", "1. The Matrix"])
+    db = str(tmp_path / "e.db")
+    assert run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
+                   "--study", "cs").returncode == 0
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    girl = next(r for r in records if r["metric"] == "iou_divergence")
+    assert girl["n"] == 1 and girl["mean"] == 1.0  # compared with an empty neutral list, not skipped

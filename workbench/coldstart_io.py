@@ -110,10 +110,13 @@ def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_p
             except ValueError:
                 raise ImportError_(f"{path}: line {line}: seed must be a whole number") from None
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
-            for m in match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD):
+            matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
+            for m in matches:
                 rows.append((row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score,
                              int(m.duplicate)))
                 out_of_catalog += m.item is None
+            if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
+                rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
     got = store_rankings(conn, study, rows)
     store_catalog(conn, study, catalog)
     return {**got, "out_of_catalog": out_of_catalog}
@@ -158,6 +161,7 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
     for (model, category, persona, _seed), entries in per_list.items():
         values = grouped.setdefault((model, category, persona), {})
         found = [item for item, _ in entries if item is not None]
+        # An answer with no item at all (one rank-0 row) counts as fully out of catalog.
         values.setdefault("out_of_catalog_rate", []).append(1 - len(found) / len(entries))
         if found:
             values.setdefault("diversity", []).append(len(set(found)) / len(found))

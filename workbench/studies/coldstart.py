@@ -157,9 +157,12 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     for payload_json, text in answers:
         meta = json.loads(payload_json)["meta"]
         lists += 1
-        for m in match_items(text, study.catalog):
+        matches = match_items(text, study.catalog)
+        for m in matches:
             rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], m.rank, m.item,
                          m.surface, m.score, int(m.duplicate)))
+        if not matches:  # answered with no item at all: an empty list, not a missing one
+            rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], 0, None, "", 0.0, 0))
     store_rankings(conn, study.name, rows)
     return lists
 
