@@ -123,19 +123,7 @@ def parse_expert_reply(text: str, k: int = DEFAULT_K) -> list[str] | None:
     """
     if _NOTHING.match(text.strip().splitlines()[0] if text.strip() else ""):
         return []
-    candidates = [text]
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.DOTALL)
-    if fenced:
-        candidates.append(fenced.group(1))
-    for opener, closer in (("{", "}"), ("[", "]")):
-        start, end = text.find(opener), text.rfind(closer)
-        if 0 <= start < end:
-            candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            data = json.loads(candidate)
-        except ValueError:
-            continue
+    for data in json_values(text):
         if isinstance(data, dict):
             data = data.get("recommended", data.get("entities"))
         if isinstance(data, list) and all(isinstance(x, str) for x in data):
