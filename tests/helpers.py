@@ -32,3 +32,33 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 300) -> subpro
     full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
     return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
                           env=full_env, timeout=timeout, cwd=ROOT)
+
+
+def start_run(study: Path, db: Path) -> subprocess.Popen:
+    """`workbench run` in the background, as a user's terminal would hold it."""
+    return subprocess.Popen([sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env={**os.environ, "NO_COLOR": "1"})
+
+
+def kill_run_once(study: Path, db: Path, sql: str, at_least: int, timeout: float = 300) -> None:
+    """Start a run and kill -9 it as soon as `sql` (one count) reaches `at_least`."""
+    import signal
+    import sqlite3
+    import time
+
+    proc = start_run(study, db)
+    deadline = time.time() + timeout
+    while time.time() < deadline and proc.poll() is None:
+        time.sleep(0.3)
+        if db.exists():
+            conn = sqlite3.connect(db)
+            try:
+                if conn.execute(sql).fetchone()[0] >= at_least:
+                    break
+            except sqlite3.OperationalError:  # schema not created yet
+                pass
+            finally:
+                conn.close()
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()

@@ -2,15 +2,10 @@
 the run completes, resumes after a kill, and yields mentions and metrics."""
 
 import json
-import os
-import signal
-import subprocess
-import sys
-import time
 
 import pytest
 from conftest import rows
-from helpers import ROOT, run_cli
+from helpers import kill_run_once, run_cli
 
 pytestmark = pytest.mark.slow
 
@@ -30,18 +25,8 @@ def test_two_choiceeval_topics_with_five_experts_resume_after_kill(tmp_path, sha
         "questions_per_cluster = 1\n"
     )
     db = tmp_path / "ce.db"
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "NO_COLOR": "1"})
     # Kill it once it is into the expert stage.
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        time.sleep(0.5)
-        if db.exists() and rows(db, "SELECT COUNT(*) FROM requests WHERE stage = 'extract' "
-                                    "AND status = 'done'")[0][0] >= 10:
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    kill_run_once(study, db, "SELECT COUNT(*) FROM requests WHERE stage = 'extract' AND status = 'done'", 10)
     assert rows(db, "SELECT COUNT(*) FROM requests WHERE stage = 'answer' AND status = 'done'") == [(18,)]
     done_before = rows(db, "SELECT COUNT(*) FROM responses")[0][0]
 

@@ -167,14 +167,8 @@ MOVIES = ["The Dark Knight", "Seven Samurai", "The Matrix", "Oldboy", "Amelie", 
 
 @pytest.mark.slow
 def test_coldstart_study_on_the_bundled_model(tmp_path):
-    import os
-    import signal
-    import subprocess
-    import sys
-    import time
-
     from conftest import rows
-    from helpers import ROOT
+    from helpers import kill_run_once
 
     (tmp_path / "movies.csv").write_text("title,origin\n" + "\n".join(
         f"{m},{'Asian' if m in ('Seven Samurai', 'Oldboy', 'Spirited Away', 'Parasite', 'Rashomon') else 'Western'}"
@@ -184,16 +178,7 @@ def test_coldstart_study_on_the_bundled_model(tmp_path):
                      'catalog = "movies.csv"\nk = 5\nseeds = 2\nitem_noun = "movies"\n'
                      '[attributes]\ngender = ["a girl", "a boy"]\n[generation]\ntemperature = 0.7\nmax_tokens = 48\n')
     db = tmp_path / "cs.db"
-    proc = subprocess.Popen([sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "NO_COLOR": "1"})
-    deadline = time.time() + 120
-    while time.time() < deadline:
-        time.sleep(0.3)
-        if db.exists() and rows(db, "SELECT COUNT(*) FROM responses")[0][0] >= 1:
-            break
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    kill_run_once(study, db, "SELECT COUNT(*) FROM responses", 1, timeout=120)
     out = run_cli("run", str(study), "--db", str(db), "--quiet", timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "All 6 requests answered" in out.stdout  # 2 seeds x (neutral + 2 personas)

@@ -8,16 +8,8 @@ import sys
 import time
 
 from conftest import rows
-from helpers import ROOT, run_cli, write_study
+from helpers import ROOT, run_cli, start_run, write_study
 from openai_server import ServerConfig
-
-
-def _start_run(study, db):
-    return subprocess.Popen(
-        [sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
 
 
 def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
@@ -27,7 +19,7 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
     rng = random.Random(2)
     progress, left_running = [], []
     for _ in range(10):
-        proc = _start_run(study, db_path)
+        proc = start_run(study, db_path)
         time.sleep(rng.uniform(0.4, 1.6))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
