@@ -315,15 +315,12 @@ class DesignScreen(Screen):
     def generate(self):
         import asyncio
 
-        from store.db import connect
+        from store.db import opened
         from workbench.audit import generate_questions
         from workbench.runner import RunOptions
 
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             return asyncio.run(generate_questions(conn, self.study, None, RunOptions()))
-        finally:
-            conn.close()
 
     def action_test_model(self) -> None:
         table = self.query_one("#models-table", DataTable)

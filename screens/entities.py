@@ -11,7 +11,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from screens.design import EditText
 from store import entities as registry
-from store.db import connect
+from store.db import connect, opened
 from workbench import dedup
 from workbench.literal import visible
 
@@ -74,11 +74,8 @@ class EntitiesScreen(Screen):
 
     @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def action_recluster(self) -> None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             index = dedup.load_entities(conn)
-        finally:
-            conn.close()
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
         self.app.call_from_thread(self._show, found, len(index.names))
@@ -176,11 +173,8 @@ class EntitiesScreen(Screen):
                 return
             from store.mentions import set_entity_attributes
 
-            conn = connect(self.app.db_path)
-            try:
+            with opened(self.app.db_path) as conn:
                 updated, _ = set_entity_attributes(conn, [{"name": m, "region": region.strip()} for m in s.members])
-            finally:
-                conn.close()
             self.notify(f"Region {region.strip()} assigned to {updated} entities.")
 
         self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", "Europe"), done)
@@ -192,11 +186,8 @@ class EntitiesScreen(Screen):
             self._show(self.suggestions, self.entity_count)
 
     def action_undo(self) -> None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             undone = registry.undo(conn)
-        finally:
-            conn.close()
         self.notify(f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
         self.action_recluster()
 
@@ -209,11 +200,8 @@ class EntitiesScreen(Screen):
         self._show(self.suggestions, self.entity_count)
 
     def action_redo(self) -> None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             redone = registry.redo(conn)
-        finally:
-            conn.close()
         self.notify(f"Redid: {redone['summary']}" if redone else "Nothing to redo.")
         self.action_recluster()
 

@@ -66,14 +66,11 @@ class MetricsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
-        from store.db import connect
+        from store.db import opened
         from workbench import choice_io
 
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             records = choice_io.metric_records(conn)
-        finally:
-            conn.close()
         self.app.call_from_thread(self._loaded, records)
 
     def _loaded(self, records: list[dict]) -> None:

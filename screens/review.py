@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, ProgressBar, Static
 
 from screens.design import EditText
 from store import reviews
-from store.db import connect
+from store.db import opened
 from workbench.literal import visible
 
 FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
@@ -59,8 +59,7 @@ class ReviewScreen(Screen):
         self.load()
 
     def load(self, keep: int | None = None) -> None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             if self.filter == "validation sample":
                 # The same seeded sample for every reviewer, so their verdicts can be compared.
                 ids = [i for (study,) in conn.execute("SELECT name FROM studies")
@@ -71,8 +70,6 @@ class ReviewScreen(Screen):
             self.total, done = conn.execute(
                 "SELECT COUNT(*), (SELECT COUNT(DISTINCT list_id) FROM reviews WHERE undone = 0) FROM mention_lists"
             ).fetchone()
-        finally:
-            conn.close()
         self.query_one("#review-progress", ProgressBar).update(total=max(self.total, 1), progress=done)
         if keep is not None:
             ids = [item["id"] for item in self.items]
@@ -85,11 +82,8 @@ class ReviewScreen(Screen):
             return None
         item = self.items[self.position]
         if "entities" not in item:  # details are read for the response on screen only
-            conn = connect(self.app.db_path)
-            try:
+            with opened(self.app.db_path) as conn:
                 item = self.items[self.position] = reviews.review_detail(conn, item)
-            finally:
-                conn.close()
         return item
 
     def show(self) -> None:
@@ -122,11 +116,8 @@ class ReviewScreen(Screen):
         item = self.current()
         if item is None:
             return
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             reviews.review(conn, item["id"], self.reviewer, decision, entities)
-        finally:
-            conn.close()
         self.load(keep=item["id"])
         if self.filter != "unreviewed":
             self.action_move(1)
@@ -152,11 +143,8 @@ class ReviewScreen(Screen):
             self.show()
 
     def action_undo(self) -> None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             undone = reviews.undo_review(conn, self.reviewer)
-        finally:
-            conn.close()
         if undone is None:
             self.notify("Nothing to undo.")
             return
@@ -168,12 +156,9 @@ class ReviewScreen(Screen):
             self.show()
 
     def _cycle(self, column: str, current: str | None) -> str | None:
-        conn = connect(self.app.db_path)
-        try:
+        with opened(self.app.db_path) as conn:
             values = [None] + [r[0] for r in conn.execute(
                 f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]  # column is ours, not input
-        finally:
-            conn.close()
         return values[(values.index(current) + 1) % len(values)] if current in values else None
 
     def action_next_topic(self) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -90,3 +92,13 @@ def open_db(path: str | Path):
     import sqlite_utils  # on use: it adds ~0.1 s to every command's start-up
 
     return sqlite_utils.Database(connect(path))
+
+
+@contextmanager
+def opened(path: str | Path) -> Iterator[sqlite3.Connection]:
+    """A connection for one short piece of work (UI actions, polling), closed after it."""
+    conn = connect(path)
+    try:
+        yield conn
+    finally:
+        conn.close()

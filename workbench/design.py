@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from store import queue
-from store.db import connect
+from store.db import opened
 from workbench.studies.choice import ChoiceStudy
 from workbench.studies.choice_writer import study_to_toml
 from workbench.studies.spec import load_study
@@ -23,54 +23,39 @@ def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, 
     if study.method != "choice":
         raise ValueError(f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} "
                          "studies in their file")
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
         queue.insert_questions(conn, study_id, study.questions)
         return study, study_id
-    finally:
-        conn.close()
 
 
 def question_rows(db_path: str | Path, study_id: int) -> list[dict[str, Any]]:
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         return [dict(r) for r in conn.execute(
             "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
             "ORDER BY topic, cluster, position, id", (study_id,))]
-    finally:
-        conn.close()
 
 
 def toggle_verified(db_path: str | Path, study_id: int, question_id: int) -> bool:
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         current = conn.execute("SELECT verified FROM questions WHERE id = ?", (question_id,)).fetchone()[0]
         queue.set_verified(conn, study_id, [question_id], verified=not current)
         return not current
-    finally:
-        conn.close()
 
 
 def edit_question(db_path: str | Path, study_id: int, question_id: int, text: str) -> None:
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         queue.edit_question(conn, study_id, question_id, text)
-    finally:
-        conn.close()
 
 
 def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, text: str) -> None:
     from workbench.studies.choice import Question
 
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         position = conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
                                 "AND topic = ? AND cluster = ?", (study_id, topic, cluster)).fetchone()[0]
         queue.insert_questions(conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()),
                                                          "added")])
-    finally:
-        conn.close()
 
 
 def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str | Path) -> Path:

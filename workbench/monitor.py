@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from store import queue
-from store.db import connect
+from store.db import opened
 from workbench import exports
 
 
 def snapshot(db_path: str | Path) -> dict[str, Any]:
     """Request counts per study/model/stage and the latest errors, for polling."""
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         status = exports.status_records(conn)
         errors = [dict(r) for r in conn.execute(
             "SELECT e.id, e.at, e.kind, e.message, e.final, m.spec AS model, r.stage "
@@ -25,13 +24,8 @@ def snapshot(db_path: str | Path) -> dict[str, Any]:
             "ORDER BY e.id DESC LIMIT 200").fetchall()]
         studies = [dict(r) for r in conn.execute("SELECT name, method, source_path FROM studies ORDER BY name")]
         return {"status": status, "errors": list(reversed(errors)), "studies": studies}
-    finally:
-        conn.close()
 
 
 def error_counts(db_path: str | Path) -> list[dict[str, Any]]:
-    conn = connect(db_path)
-    try:
+    with opened(db_path) as conn:
         return queue.error_summary(conn)
-    finally:
-        conn.close()
