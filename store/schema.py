@@ -274,6 +274,25 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (study_id, item, grp)
     );
     """,
+    # 9: probe labels from rules, an LLM judge and human reviewers (the human one wins; undoable)
+    """
+    ALTER TABLE identity_outputs ADD COLUMN probe_rule_label TEXT;
+    ALTER TABLE identity_outputs ADD COLUMN probe_judge_label TEXT;
+    ALTER TABLE identity_outputs ADD COLUMN probe_label_source TEXT;
+    UPDATE identity_outputs SET probe_rule_label = probe_label, probe_label_source = 'rules'
+        WHERE probe_label IS NOT NULL;
+    CREATE TABLE probe_reviews (
+        id INTEGER PRIMARY KEY,
+        request_key TEXT NOT NULL REFERENCES identity_outputs(request_key),
+        reviewer TEXT NOT NULL,
+        label TEXT NOT NULL,
+        previous_label TEXT,
+        previous_source TEXT,
+        at TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX probe_reviews_key ON probe_reviews(request_key);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

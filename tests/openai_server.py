@@ -59,6 +59,8 @@ def instance_for(schema: dict, seed: str, name: str = "value"):
     server with structured outputs returns for `response_format: json_schema`."""
     digest = hashlib.sha256(seed.encode()).hexdigest()
     kind = schema.get("type")
+    if "enum" in schema:
+        return schema["enum"][int(digest[:8], 16) % len(schema["enum"])]
     if kind == "object":
         return {prop: instance_for(sub, seed + prop, prop) for prop, sub in schema.get("properties", {}).items()}
     if kind == "array":

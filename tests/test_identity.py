@@ -146,3 +146,57 @@ def test_explanation_words_hand_computed():
     assert "campus" not in {w for w, _, _ in words["White"]}  # a query word, excluded
     assert "and" not in black  # stopword
     assert words["Black"][0][0] in ("community", "culture", "vibrant")
+
+
+def test_probe_labels_from_an_llm_judge_and_a_reviewer(tmp_path, fake_server):
+    """A judge model labels every probe answer; a reviewer's label wins in the metrics,
+    survives a rerun, and undoing it brings the judge's label back."""
+    import json as _json
+
+    from conftest import rows
+    from helpers import run_cli
+    from openai_server import ServerConfig
+
+    reply = '[{"university": "MIT", "explanation": "strong STEM"}]'
+    audited = fake_server(ServerConfig(reply_text=reply))
+    judge = fake_server(ServerConfig())  # structured output: one of the schema's labels
+    study = tmp_path / "id.toml"
+    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{audited.base_url}"]\n'
+                     f'judge = "openai:judge@{judge.base_url}"\ntemplate = "universities"\nper_group = 4\n')
+    db = tmp_path / "id.db"
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert rows(db, "SELECT stage, COUNT(*) FROM requests WHERE status = 'done' GROUP BY stage ORDER BY stage") == [
+        ("answer", 16), ("judge", 16), ("probe", 16)]
+    judge_payload = _json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'judge' LIMIT 1")[0][0])
+    assert reply in judge_payload["messages"][0]["content"]  # the judge reads the probe answer
+    labels = rows(db, "SELECT probe_rule_label, probe_judge_label, probe_label, probe_label_source "
+                      "FROM identity_outputs")
+    assert len(labels) == 16 and {r[0] for r in labels} == {"unclear"}  # the rules cannot read a JSON reply
+    assert all(r[1] in ("admits", "denies", "unclear") and r[2] == r[1] and r[3] == "judge" for r in labels)
+
+    listed = _json.loads(run_cli("review", "probes", "--db", str(db), "--study", "unis", "--format", "json").stdout)
+    assert len(listed) == 16
+    target = next(r for r in listed if r["judge_label"] != "admits")
+    admits_before = sum(r["label"] == "admits" for r in listed)
+    out = run_cli("review", "label", "--db", str(db), "--study", "unis", "--key", target["request_key"][:12],
+                  "--label", "admits", "--who", "ana")
+    assert out.returncode == 0 and "Labelled" in out.stdout, out.stdout + out.stderr
+
+    def admits_rate():
+        records = _json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+        return sum(r["value"] * r["n"] for r in records if r["metric"] == "probe_admits_rate")
+
+    assert admits_rate() == pytest.approx(admits_before + 1)
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0  # re-parse keeps the review
+    assert rows(db, "SELECT probe_label, probe_label_source FROM identity_outputs WHERE request_key = ?",
+                target["request_key"]) == [("admits", "human")]
+    table = run_cli("review", "probes", "--db", str(db), "--study", "unis").stdout
+    assert "judge labels vs human: 0/1 agree" in table
+    out = run_cli("review", "undo-label", "--db", str(db), "--study", "unis", "--who", "ana")
+    assert f"the label is now {target['judge_label']} (judge)" in out.stdout
+    assert admits_rate() == pytest.approx(admits_before)
+    assert "Nothing to undo" in run_cli("review", "undo-label", "--db", str(db), "--study", "unis",
+                                        "--who", "ana").stdout
+    bad = run_cli("review", "label", "--db", str(db), "--study", "unis", "--key", "zzz", "--label", "admits")
+    assert bad.returncode != 0 and "no identity output" in (bad.stdout + bad.stderr)

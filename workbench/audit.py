@@ -31,30 +31,30 @@ class PreparedStudy:
     study_id: int
     study: choice.ChoiceStudy
     models: list[PreparedModel]
-    extractor: PreparedModel | None = None  # a separate extraction model, if the study names one
+    extractor: PreparedModel | None = None  # a separate extraction (or probe-judging) model, if the study names one
 
 
 @dataclass
 class AuditSummary:
     answers: RunSummary
-    extraction_run: RunSummary | None = None
+    later: list[RunSummary] = field(default_factory=list)  # extraction, probe and judge stages
     extraction: list[ExtractionReport] = field(default_factory=list)
 
     @property
     def cancelled(self) -> bool:
-        return self.answers.cancelled or bool(self.extraction_run and self.extraction_run.cancelled)
+        return self.answers.cancelled or any(s.cancelled for s in self.later)
 
     @property
     def failed(self) -> int:
-        return self.answers.failed + (self.extraction_run.failed if self.extraction_run else 0)
+        return self.answers.failed + sum(s.failed for s in self.later)
 
     @property
     def pending(self) -> int:
-        return self.answers.pending + (self.extraction_run.pending if self.extraction_run else 0)
+        return self.answers.pending + sum(s.pending for s in self.later)
 
     @property
     def progress(self) -> list[Progress]:
-        return self.answers.progress + (self.extraction_run.progress if self.extraction_run else [])
+        return self.answers.progress + [p for s in self.later for p in s.progress]
 
 
 def _register(conn: sqlite3.Connection, spec: ModelSpec, params: dict,
@@ -96,6 +96,9 @@ def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[Mod
     if study.method == "choice" and study.extraction.method == "experts" and study.extraction.model is not None:
         model_id, resolved = _register(conn, study.extraction.model, {}, notify)
         extractor = PreparedModel(model_id, resolved, 0, 0)
+    if study.method == "identity" and study.judge is not None:
+        model_id, resolved = _register(conn, study.judge, {}, notify)
+        extractor = PreparedModel(model_id, resolved, 0, 0)
     return PreparedStudy(study_id, study, prepared, extractor)
 
 
@@ -118,9 +121,17 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
                 identity.plan_probes(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.identity,
                                      generation_params(prepared.study.generation, m.resolved.spec))
             if prepared.study.probe:
-                summary.extraction_run = await run_jobs(conn, prepared.study_id, jobs,
-                                                        RunOptions(**{**options.__dict__, "stage": "probe"}),
-                                                        on_progress)
+                summary.later.append(await run_jobs(conn, prepared.study_id, jobs,
+                                                    RunOptions(**{**options.__dict__, "stage": "probe"}), on_progress))
+            if prepared.study.probe and prepared.extractor is not None:
+                judge = prepared.extractor
+                for m in prepared.models:
+                    identity.plan_judging(conn, prepared.study, prepared.study_id, m.model_id, judge.model_id,
+                                          judge.resolved.identity)
+                judge_job = ModelJob(judge.model_id, judge.resolved.label, engines[judge.model_id],
+                                     retries=judge.resolved.spec.options.get("retries"))
+                summary.later.append(await run_jobs(conn, prepared.study_id, [judge_job],
+                                                    RunOptions(**{**options.__dict__, "stage": "judge"}), on_progress))
             for m in prepared.models:
                 identity.store_outputs(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.label)
             return summary
@@ -143,9 +154,9 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
                                            settings)
             extractor_jobs[x.model_id] = ModelJob(x.model_id, x.resolved.label, engines[x.model_id],
                                                   retries=x.resolved.spec.options.get("retries"))
-        summary.extraction_run = await run_jobs(
+        summary.later.append(await run_jobs(
             conn, prepared.study_id, list(extractor_jobs.values()),
-            RunOptions(**{**options.__dict__, "stage": "extract"}), on_progress)
+            RunOptions(**{**options.__dict__, "stage": "extract"}), on_progress))
         for m in prepared.models:
             summary.extraction.append(choice_extraction.vote(conn, prepared.study_id, m.model_id,
                                                              m.resolved.label, settings))

@@ -324,6 +324,8 @@ def cmd_review(args: argparse.Namespace) -> int:
 
     conn = _open_db(args.db)
     _study_id(conn, args.study)
+    if args.action in ("probes", "label", "undo-label"):
+        return _review_probes(conn, args)
     ids = reviews.sample_list_ids(conn, args.study, args.per_topic, args.seed)
     if args.action == "sample":
         records = [dict(r) for r in reviews.review_items(conn, args.study, list_ids=ids)]
@@ -341,6 +343,50 @@ def cmd_review(args: argparse.Namespace) -> int:
     _console().print(f"Validation sample: {result['items']} lists ({args.per_topic} questions per topic, seed "
                      f"{args.seed}); both reviewed {result['both_reviewed']}. Agreement {rate}; Cohen's kappa "
                      f"{kappa}.", soft_wrap=True)
+    return 0
+
+
+def _review_probes(conn, args: argparse.Namespace) -> int:
+    from store import probe_reviews
+
+    console = _console()
+    if args.action == "label":
+        if not (args.key and args.label):
+            raise UserError("label needs --key REQUEST_KEY (from `workbench review probes`) and --label "
+                            "admits|denies|unclear")
+        try:
+            probe_reviews.label(conn, args.key, _who(args), args.label)
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        console.print(literal_text(f"Labelled {args.key[:12]} {args.label} (by {_who(args)}); "
+                                   "`workbench review undo-label` takes it back."))
+        return 0
+    if args.action == "undo-label":
+        undone = probe_reviews.undo(conn, _who(args))
+        if undone is None:
+            console.print("Nothing to undo.")
+            return 0
+        console.print(literal_text(f"Took back {undone['label']} on {undone['request_key'][:12]}; the label is now "
+                                   f"{undone['restored']} ({undone['source']})."))
+        return 0
+    records = probe_reviews.items(conn, args.only, args.study)
+    if args.format != "table":
+        exports.write_records(records, args.format, probe_reviews.ITEM_FIELDS, sys.stdout)
+        return 0
+    table = _table(f"Probe labels ({args.only}): {len(records)}")
+    for name in ("key", "model", "group", "condition", "rules", "judge", "label", "source"):
+        table.add_column(name)
+    for r in records:
+        table.add_row(*(literal_text(str(v or "-")) for v in (
+            r["request_key"][:12], r["model"], r["group"], r["condition"], r["rule_label"], r["judge_label"],
+            r["label"], r["source"])))
+    console.print(table)
+    result = probe_reviews.agreement(conn, args.study)
+    for name in ("rule", "judge"):
+        part = result[name]
+        if part["n"]:
+            kappa = f"{part['kappa']:.3f}" if part["kappa"] is not None else "n/a"
+            console.print(f"{name} labels vs human: {part['agree']}/{part['n']} agree, Cohen's kappa {kappa}")
     return 0
 
 
@@ -806,17 +852,28 @@ def build_parser() -> argparse.ArgumentParser:
         description="Reviewers accept, edit or reject extracted lists in the app (4 = Review). For a\n"
         "validation, a second reviewer reviews a seeded random sample (default 15 questions per topic;\n"
         "the app's Review filter 'validation sample' shows the same one); `agreement` compares the two\n"
-        "reviewers' verdicts on it (edits agree when they give the same list).",
+        "reviewers' verdicts on it (edits agree when they give the same list).\n\n"
+        "Identity studies: `probes` lists the transparency-probe labels (rules, LLM judge, human) and\n"
+        "how often rules and judge agree with the human ones; `label` sets a human label, which wins\n"
+        "over both in every metric; `undo-label` takes your latest one back.",
         epilog="examples:\n  workbench review sample --db audit.db --study shoes\n"
-        "  workbench review agreement --db audit.db --study shoes --first ana --second bo",
+        "  workbench review agreement --db audit.db --study shoes --first ana --second bo\n"
+        "  workbench review probes --db audit.db --study universities --only disagreements\n"
+        "  workbench review label --db audit.db --study universities --key 3f2a9c01d4e5 --label denies\n"
+        "  workbench review undo-label --db audit.db --study universities",
     )
-    p.add_argument("action", choices=["sample", "agreement"])
+    p.add_argument("action", choices=["sample", "agreement", "probes", "label", "undo-label"])
     add_db(p)
     p.add_argument("--study", required=True)
     p.add_argument("--per-topic", type=int, default=15, help="questions per topic in the sample (paper: 15)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--first", help="agreement: one reviewer")
     p.add_argument("--second", help="agreement: the other reviewer")
+    p.add_argument("--only", choices=["unreviewed", "disagreements", "all"], default="all",
+                   help="probes: which labels to list (disagreements: rules and judge differ)")
+    p.add_argument("--key", help="label: the prompt's request key (a unique prefix will do)")
+    p.add_argument("--label", choices=["admits", "denies", "unclear"], help="label: the right label")
+    p.add_argument("--who", help="reviewer name recorded with the label (default: $USER)")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_review)
 
