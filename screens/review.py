@@ -30,6 +30,7 @@ class ReviewScreen(Screen):
                 tooltip="Unreviewed, disagreements between experts, all, or the validation sample"),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
+        Binding("b", "probe_labels", "Probe labels", tooltip="Identity studies: review the transparency-probe labels"),
     ]
 
     def __init__(self) -> None:
@@ -170,6 +171,11 @@ class ReviewScreen(Screen):
         self.model = self._cycle("model", self.model)
         self.position = 0
         self.load()
+
+    def action_probe_labels(self) -> None:
+        from screens.probe_review import ProbeReviewScreen
+
+        self.app.push_screen(ProbeReviewScreen())
 
     def action_next_filter(self) -> None:
         self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]

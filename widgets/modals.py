@@ -37,12 +37,17 @@ HELP_TEXT = """\
   n        new topic (its questions are generated with g)
   g        generate questions    t   test the model
   w        save the study file (the old one becomes .bak)
+  Identity studies: the template editor, with a preview
+  of sampled prompts as you type; Ctrl+S saves it,
+  Ctrl+R draws other samples, Esc leaves the text.
 
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
   n / p      next / previous      u   undo your latest verdict
   f          filter: unreviewed, expert disagreements, all, sample
   t / o      only one topic / one model (cycle)
+  b          transparency-probe labels (identity studies):
+             a admits  d denies  x unclear  u undo  Esc back
 
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid

@@ -19,7 +19,9 @@ from screens.entities import EntitiesScreen
 from screens.metrics import MetricsScreen
 from screens.review import ReviewScreen
 from screens.run import RunScreen
+from screens.template_editor import TemplateScreen
 from widgets.modals import ErrorModal, HelpScreen
+from workbench import design
 
 
 class WorkbenchApp(App):
@@ -48,6 +50,9 @@ class WorkbenchApp(App):
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart
+        if self.study_path and design.study_method(self.study_path) == "identity":
+            # Identity studies are designed through their prompt template.
+            self._modes["design"] = TemplateScreen
 
     def on_mount(self) -> None:
         self.sub_title = Path(self.db_path).name
@@ -100,6 +105,8 @@ class WorkbenchApp(App):
             yield SystemCommand("Review: edit the list", "Type the right entities", screen.action_edit)
             yield SystemCommand("Review: undo", "Take back your latest verdict", screen.action_undo)
             yield SystemCommand("Review: next filter", "Unreviewed, disagreements, all", screen.action_next_filter)
+            yield SystemCommand("Review: transparency-probe labels", "Identity studies: admits / denies",
+                                screen.action_probe_labels)
         if isinstance(screen, EntitiesScreen):
             yield SystemCommand("Entities: merge the cluster", "Under its proposed name", screen.action_accept)
             yield SystemCommand("Entities: forbid the cluster", "Never suggest them together",

@@ -77,3 +77,44 @@ def check_model(spec) -> str:
     from workbench.doctor import check_engine
 
     return asyncio.run(check_engine(spec))
+
+
+def study_method(path: str | Path) -> str | None:
+    """The `method` of a study file, or None when it cannot be read (the screen then
+    shows the full error when it loads the study)."""
+    import tomllib
+
+    try:
+        return str(tomllib.loads(Path(path).read_text("utf-8")).get("method", "choice"))
+    except (OSError, ValueError):
+        return None
+
+
+def save_template(study_path: str | Path, source: str, text: str) -> Path:
+    """Write an edited identity template. A template file is overwritten (the previous
+    one kept as .bak); a bundled one is never changed: the edit goes to a file next to
+    the study, and the study's `template` key is pointed at it."""
+    import re
+
+    from workbench.studies.identity_templates import parse_template
+
+    template = parse_template(text, "the edited template")  # never save one that does not load
+    study_path = Path(study_path)
+    target = Path(source) if Path(source).exists() else study_path.parent / f"{template.name}.toml"
+    if target.exists():
+        shutil.copy2(target, target.with_suffix(target.suffix + ".bak"))
+    target.write_text(text, encoding="utf-8")
+    if not Path(source).exists():
+        study_text = study_path.read_text("utf-8")
+        line = f'template = "{target.name}"'
+        pattern = re.compile(r"^template\s*=.*$", re.M)
+        if pattern.search(study_text):
+            study_text = pattern.sub(lambda _: line, study_text, count=1)
+        else:
+            study_text = re.sub(r"^(method\s*=.*)$", lambda m: m.group(1) + "\n" + line, study_text, count=1, flags=re.M)
+        tmp = study_path.with_suffix(study_path.suffix + ".tmp")
+        tmp.write_text(study_text, encoding="utf-8")
+        load_study(tmp)  # the study must still load before it is replaced
+        shutil.copy2(study_path, study_path.with_suffix(study_path.suffix + ".bak"))
+        tmp.replace(study_path)
+    return target

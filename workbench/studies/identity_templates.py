@@ -52,16 +52,19 @@ class Template:
                     raise TemplateError(f"template {self.name!r}: spot {{{spot}}} has no baseline in [spots.{spot}]")
 
 
-def load_template(source: str | Path) -> Template:
-    """A template file, or the name of a bundled one (universities, neighborhoods)."""
+def template_text(source: str | Path) -> tuple[str, Path | None]:
+    """The TOML text of a template file, or of a bundled one by name (then no path)."""
     path = Path(source)
-    if not path.exists():
-        bundled = files("assets").joinpath("identity", f"{source}.toml")
-        if not bundled.is_file():
-            raise TemplateError(f"{source}: no such template file or bundled template")
-        text, where = bundled.read_text("utf-8"), f"bundled template {source}"
-    else:
-        text, where = path.read_text("utf-8"), str(path)
+    if path.exists():
+        return path.read_text("utf-8"), path
+    bundled = files("assets").joinpath("identity", f"{source}.toml")
+    if not bundled.is_file():
+        raise TemplateError(f"{source}: no such template file or bundled template")
+    return bundled.read_text("utf-8"), None
+
+
+def parse_template(text: str, where: str) -> Template:
+    """A template from its TOML text; errors name `where` and the line or key."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -77,8 +80,17 @@ def load_template(source: str | Path) -> Template:
         )
     except KeyError as exc:
         raise TemplateError(f"{where}: missing key {exc.args[0]!r}") from None
+    except (TypeError, AttributeError, ValueError) as exc:
+        raise TemplateError(f"{where}: a key has the wrong shape ({exc}); see the bundled universities "
+                            "template for the layout") from None
     template.check()
     return template
+
+
+def load_template(source: str | Path) -> Template:
+    """A template file, or the name of a bundled one (universities, neighborhoods)."""
+    text, path = template_text(source)
+    return parse_template(text, str(path) if path else f"bundled template {source}")
 
 
 @dataclass(frozen=True)
@@ -140,6 +152,12 @@ def sample_prompts(template: Template, per_group: int, seed: int,
         for index in range(per_group):
             prompts.append(render(template, group, conditions[index % len(conditions)], rng))
     return prompts
+
+
+def preview_prompts(template: Template, seed: int) -> list[SampledPrompt]:
+    """One sampled prompt per group and condition: what the template editor shows."""
+    rng = random.Random(seed)
+    return [render(template, group, condition, rng) for group in template.groups for condition in CONDITIONS]
 
 
 def parse_recommendations(text: str, item_key: str) -> list[dict[str, Any]] | None:

@@ -1,0 +1,139 @@
+"""The Design screen of identity studies: edit the prompt template, see sampled prompts as you type.
+
+The template is TOML data (sentences, optional ones, <slot> value lists, {spot} dialect
+variants, the explicit disclosure, associated entities per group). The preview renders
+one prompt per group and condition with the study's own renderer, so what is shown is
+exactly what the run will send; an error names the line or the placeholder at fault and
+keeps the last good preview.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static, TextArea
+
+from workbench import design
+from workbench.literal import visible
+from workbench.studies.identity_templates import (
+    TemplateError,
+    parse_template,
+    preview_prompts,
+    template_text,
+)
+
+
+class TemplateScreen(Screen):
+    BINDINGS = [
+        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Write the template (a bundled one goes next to "
+                "the study, which is pointed at it)"),
+        Binding("ctrl+r", "resample", "Other samples", priority=True, tooltip="Draw the preview with another seed"),
+        Binding("escape", "leave_editor", "Leave text", tooltip="Move the focus out of the editor (then 1-5 work)"),
+    ]
+    DEFAULT_CSS = """
+    TemplateScreen #template-panes { height: 1fr; }
+    TemplateScreen #template-text { width: 1fr; }
+    TemplateScreen #template-preview { width: 1fr; border-left: vkey $primary; padding: 0 1; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.source: str | None = None
+        self.per_group = 0
+        self.seed = 1
+        self.saved_text = ""
+        self.last_good: Text | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="template-title")
+        with Horizontal(id="template-panes"):
+            yield TextArea(id="template-text", soft_wrap=True, show_line_numbers=True)
+            with VerticalScroll(id="template-preview", can_focus=True):
+                yield Static(id="template-error")
+                yield Static(id="template-samples")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        from workbench.studies.spec import load_study
+
+        try:
+            study = load_study(self.app.study_path)
+            text, _path = template_text(study.template_source)
+        except Exception as exc:  # a broken study file is shown, never a traceback
+            self._title("the study file could not be loaded")
+            self.app.show_error("Could not load the study", str(exc))
+            return
+        self.source, self.per_group, self.seed = study.template_source, study.per_group, study.seed
+        self.saved_text = text
+        editor = self.query_one("#template-text", TextArea)
+        editor.load_text(text)
+        editor.focus()
+        self._title()
+        self.refresh_preview()
+
+    @property
+    def unsaved(self) -> bool:
+        return self.query_one("#template-text", TextArea).text != self.saved_text
+
+    def _title(self, text: str | None = None) -> None:
+        if text is None:
+            where = self.source if self.source and Path(self.source).exists() else f"bundled {self.source}"
+            text = f"template {where}{' · unsaved: Ctrl+S saves' if self.unsaved else ''}"
+        self.query_one("#template-title", Static).update(Text(visible(f" {text}"), no_wrap=True, overflow="ellipsis"))
+
+    @on(TextArea.Changed)
+    def _changed(self) -> None:
+        self._title()
+        # Re-render once typing pauses, not at every key.
+        if getattr(self, "_pending", None):
+            self._pending.stop()
+        self._pending = self.set_timer(0.3, self.refresh_preview)
+
+    def refresh_preview(self) -> None:
+        error = self.query_one("#template-error", Static)
+        samples = self.query_one("#template-samples", Static)
+        try:
+            template = parse_template(self.query_one("#template-text", TextArea).text, "template")
+            prompts = preview_prompts(template, self.seed)
+        except TemplateError as exc:
+            error.update(Text(visible(f"⚠ {exc}"), style="bold red"))
+            if self.last_good is not None:
+                samples.update(Text(self.last_good.plain, style="dim"))
+            return
+        error.update("")
+        text = Text()
+        text.append(visible(f"{len(template.groups)} groups × 4 conditions, seed {self.seed}; the study samples "
+                            f"{self.per_group} per group = {self.per_group * len(template.groups)} prompts per "
+                            "model\n\n"), style="dim")
+        for prompt in prompts:
+            text.append(visible(f"{prompt.group} · {prompt.condition}\n"), style="bold")
+            text.append(visible(prompt.text) + "\n\n")
+        self.last_good = text
+        samples.update(text)
+
+    def action_resample(self) -> None:
+        self.seed += 1
+        self.refresh_preview()
+
+    def action_leave_editor(self) -> None:
+        self.query_one("#template-preview").focus()
+
+    def action_save(self) -> None:
+        if self.source is None:
+            return
+        text = self.query_one("#template-text", TextArea).text
+        try:
+            path = design.save_template(self.app.study_path, self.source, text)
+        except Exception as exc:  # shown, never a traceback; the text stays in the editor
+            self.app.show_error("Could not save the template", str(exc))
+            return
+        self.source, self.saved_text = str(path), text
+        self._title()
+        self.notify(f"Saved {path.name}; the next run samples from it (changed prompts are new requests).")

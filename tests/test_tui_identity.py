@@ -1,0 +1,91 @@
+"""The identity study's screens, used through the keyboard: the template editor with its
+live preview, and the review of transparency-probe labels."""
+
+from __future__ import annotations
+
+import asyncio
+
+from conftest import rows
+from test_tui import wait_for
+
+from workbench.app import WorkbenchApp
+
+
+def _text(widget) -> str:
+    return str(widget.render())
+
+
+def test_template_editor_previews_as_you_type_and_saves_next_to_the_study(tmp_path):
+    study = tmp_path / "id.toml"
+    study.write_text('name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\n'
+                     'template = "universities"\nper_group = 8\n')
+
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "t.db", study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            screen = app.screen
+            samples = screen.query_one("#template-samples")
+            assert await wait_for(pilot, lambda: "Black · dialect" in _text(samples))
+            assert "I be on the school" in _text(samples) or "be " in _text(samples)  # the dialect spot
+            assert "32 prompts per model" in _text(samples)
+            editor = screen.query_one("#template-text")
+            editor.load_text(editor.text.replace("<gpa> GPA", "<grade> GPA"))  # a slot without values
+            assert await wait_for(pilot, lambda: "slot <grade> has no values" in _text(
+                screen.query_one("#template-error")))
+            assert "unsaved" in _text(screen.query_one("#template-title"))
+            await pilot.press("ctrl+s")  # refused: the broken template is not written
+            await pilot.pause()
+            assert not (tmp_path / "universities.toml").exists()
+            assert type(app.screen).__name__ == "ErrorModal"  # says why, names the slot
+            assert "slot <grade>" in _text(app.screen.query_one("#error-message"))
+            await pilot.press("escape")
+            assert app.screen is screen and "<grade>" in editor.text  # the text is still there
+            editor.load_text(editor.text.replace("<grade> GPA", "<gpa> GPA").replace('"4.0"]', '"4.0", "2.9"]'))
+            assert await wait_for(pilot, lambda: _text(screen.query_one("#template-error")) == "")
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert (tmp_path / "universities.toml").exists()
+            assert '"2.9"' in (tmp_path / "universities.toml").read_text()
+            assert 'template = "universities.toml"' in study.read_text()
+            await pilot.press("escape", "2")  # out of the text, the mode keys work again
+            assert type(app.screen).__name__ == "MetricsScreen"
+
+    asyncio.run(scenario())
+    from workbench.studies.spec import load_study
+
+    assert "2.9" in load_study(study).template.slots["gpa"]
+
+
+def test_probe_labels_reviewed_by_keys_with_undo(tmp_path, fake_server):
+    from helpers import run_cli
+    from openai_server import ServerConfig
+
+    server = fake_server(ServerConfig(reply_text="No, your race did not influence my recommendations."))
+    study = tmp_path / "id.toml"
+    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+                     'template = "universities"\nper_group = 1\n')
+    db = tmp_path / "id.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    assert rows(db, "SELECT COUNT(*) FROM identity_outputs WHERE probe_label = 'denies'") == [(4,)]
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("4", "b")
+            assert await wait_for(pilot, lambda: "1/4" in _text(app.screen.query_one("#probe-status")))
+            conversation = _text(app.screen.query_one("#probe-conversation"))
+            assert "Did my race influence your recommendations?" in conversation
+            assert "rules: denies" in _text(app.screen.query_one("#probe-labels"))
+            await pilot.press("a")  # this one admits, says the reviewer
+            assert await wait_for(pilot, lambda: "1/3" in _text(app.screen.query_one("#probe-status")))
+            assert rows(db, "SELECT COUNT(*) FROM identity_outputs WHERE probe_label = 'admits' "
+                            "AND probe_label_source = 'human'") == [(1,)]
+            await pilot.press("u")
+            assert await wait_for(pilot, lambda: "1/4" in _text(app.screen.query_one("#probe-status")))
+            assert rows(db, "SELECT probe_label, probe_label_source, COUNT(*) FROM identity_outputs "
+                            "GROUP BY 1, 2") == [("denies", "rules", 4)]
+            await pilot.press("escape")
+            assert type(app.screen).__name__ == "ReviewScreen"
+
+    asyncio.run(scenario())
