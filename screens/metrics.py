@@ -23,6 +23,8 @@ class MetricsScreen(Screen):
         Binding("k", "next_cluster", "Cluster", tooltip="Cycle the cluster filter (all = topic level)"),
         Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
         Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
+        Binding("m", "next_divergence", "Divergence", show=False,
+                tooltip="Cold-start chart: IOU, SERP-MS or PRAG divergence"),
     ]
 
     def __init__(self) -> None:
@@ -32,6 +34,7 @@ class MetricsScreen(Screen):
         self.identity: list[dict] = []
         self.topic = views.ALL
         self.cluster = views.ALL
+        self.divergence = views.COLDSTART_METRICS[0]
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -43,6 +46,8 @@ class MetricsScreen(Screen):
             yield Label("Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
                         classes="section coldstart")
             yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
+            yield Label(id="coldstart-chart-title", classes="section coldstart")
+            yield Static(id="coldstart-chart", classes="coldstart")
             yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section")
             yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True)
             yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section")
@@ -91,6 +96,15 @@ class MetricsScreen(Screen):
         for widget in self.query(".coldstart"):
             widget.display = bool(rows[1])
         self._fill("#coldstart-table", *rows)
+        self.query_one("#coldstart-chart-title", Label).update(
+            f"Cold-start: {self.divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
+            "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)")
+        chart = Text()
+        for label, bar, figures in views.coldstart_bars(getattr(self, "coldstart", []), self.divergence):
+            chart.append(f"{visible(label)[:30]:<30} ")
+            chart.append(bar, style="cyan")
+            chart.append(f" {figures}\n")
+        self.query_one("#coldstart-chart", Static).update(chart)
 
     def _show_identity(self) -> None:
         rows = views.identity_table(getattr(self, "identity", []))
@@ -153,6 +167,10 @@ class MetricsScreen(Screen):
     def action_next_cluster(self) -> None:
         self.cluster = self._cycle(views.filter_options(self.records)[1], self.cluster)
         self.refresh_tables()
+
+    def action_next_divergence(self) -> None:
+        self.divergence = self._cycle(list(views.COLDSTART_METRICS), self.divergence)
+        self._show_coldstart()
 
     def action_export(self) -> None:
         if not self.records:

@@ -58,6 +58,7 @@ HELP_TEXT = """\
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster
   r        recompute         e   export CSV, JSON, Markdown
+  m        cold-start chart: IOU / SERP / PRAG divergence
 
 Model text is shown literally: markup and escape codes
 are never interpreted. Methods: METHODS.md and the papers

@@ -135,6 +135,32 @@ def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
     return ["persona"] + names, rows
 
 
+def value_bars(rows: list[tuple[str, float, float | None]], width: int = 30,
+               scale: float | None = None) -> list[tuple[str, str, str]]:
+    """(label, bar, figures) for non-negative values: the bar is the mean, the figures
+    'mean ± std'. One scale for all rows so bars compare (default: the largest mean)."""
+    if not rows:
+        return []
+    scale = scale or max((abs(v) for _, v, _ in rows), default=1.0) or 1.0
+    out = []
+    for label, value, std in rows:
+        cells = round(min(abs(value), scale) / scale * width)
+        figures = fmt(value, 3) + (f" ± {fmt(std, 3)}" if std is not None else "")
+        out.append((label, "█" * cells + "·" * (width - cells), figures))
+    return out
+
+
+COLDSTART_METRICS = ("iou", "serp", "prag")
+
+
+def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[tuple[str, str, str]]:
+    """Divergence from the neutral list per model x attribute, on the 0-1 scale."""
+    rows = [(f"{r['model']} · {r['persona']}", r["mean"], r.get("std")) for r in sorted(
+        records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
+        if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None]
+    return value_bars(rows, scale=1.0)
+
+
 def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Rows: group · condition; columns: one per model, 'mean share (diff vs baseline, p)'."""
     names = sorted({r["model"] for r in records})
