@@ -293,6 +293,34 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX probe_reviews_key ON probe_reviews(request_key);
     """,
+    # 10: label-probability audits (method entity): one row per (prompt, label); entity metadata
+    """
+    CREATE TABLE label_scores (
+        request_key TEXT NOT NULL REFERENCES requests(key),
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        model TEXT NOT NULL,
+        task TEXT NOT NULL,
+        entity TEXT NOT NULL,
+        template_id INTEGER NOT NULL,
+        language TEXT NOT NULL,
+        variant TEXT NOT NULL,
+        method TEXT NOT NULL,
+        label TEXT NOT NULL,
+        intended TEXT,
+        weight REAL NOT NULL,
+        continuation TEXT NOT NULL,
+        logprob REAL,
+        prob REAL,
+        PRIMARY KEY (request_key, label)
+    );
+    CREATE INDEX label_scores_study ON label_scores(study_id, model);
+    CREATE TABLE entity_meta (
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        entity TEXT NOT NULL,
+        meta_json TEXT NOT NULL,
+        PRIMARY KEY (study_id, entity)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -67,6 +67,11 @@ def _register(conn: sqlite3.Connection, spec: ModelSpec, params: dict,
     return model_id, resolved
 
 
+def first_stage(study) -> str:
+    """The stage a study's planned requests belong to: answers, or label scores."""
+    return "score" if study.method == "entity" else "answer"
+
+
 def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[ModelSpec] | None = None,
             notify: Callable[[str], None] | None = None) -> PreparedStudy:
     """Store the study and its questions, register models, plan every answer."""
@@ -87,10 +92,14 @@ def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[Mod
             from workbench.studies import identity
 
             requests = list(identity.plan_requests(study, resolved.identity, params))
+        elif study.method == "entity":
+            from workbench.studies import entity
+
+            requests = list(entity.plan_requests(study, resolved.identity))
         else:
             requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
         new = queue.plan(conn, study_id, model_id, requests)
-        queue.supersede_others(conn, study_id, model_id, "answer", [r.key for r in requests])
+        queue.supersede_others(conn, study_id, model_id, first_stage(study), [r.key for r in requests])
         prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
     extractor = None
     if study.method == "choice" and study.extraction.method == "experts" and study.extraction.model is not None:
@@ -111,9 +120,15 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
     try:
         jobs = [ModelJob(m.model_id, m.resolved.label, engines[m.model_id],
                          retries=m.resolved.spec.options.get("retries")) for m in prepared.models]
-        answers = await run_jobs(conn, prepared.study_id, jobs, RunOptions(**{**options.__dict__, "stage": "answer"}),
-                                 on_progress)
+        answers = await run_jobs(conn, prepared.study_id, jobs,
+                                 RunOptions(**{**options.__dict__, "stage": first_stage(prepared.study)}), on_progress)
         summary = AuditSummary(answers)
+        if prepared.study.method == "entity":
+            from workbench.studies import entity
+
+            for m in prepared.models:
+                entity.store_scores(conn, prepared.study, prepared.study_id, m.model_id, m.resolved.label)
+            return summary
         if prepared.study.method == "identity":
             from workbench.studies import identity
 

@@ -223,13 +223,19 @@ class _ModelRun:
 
     async def _process(self, row: sqlite3.Row) -> None:
         key = row["key"]
-        request = GenerationRequest.from_payload(json.loads(row["payload_json"]))
+        payload = json.loads(row["payload_json"])
+        score = payload.get("score")  # label-probability requests are scored, not generated
+        request = None if score else GenerationRequest.from_payload(payload)
         attempt = 0
         while True:
             attempt += 1
             started_at = utc_now()
             try:
-                completion = await self.job.engine.generate(request)
+                if score:
+                    completion = await self.job.engine.score_labels(
+                        score["prefix"], score["suffix"], score["continuations"], score["method"])
+                else:
+                    completion = await self.job.engine.generate(request)
             except EngineError as exc:
                 self.last_error = str(exc)
                 if exc.retryable and attempt <= self.retries:

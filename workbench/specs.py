@@ -52,6 +52,12 @@ def _text(value: str) -> str:
     return value
 
 
+def _bool(value: str) -> bool:
+    if value.lower() not in ("true", "false", "1", "0", "yes", "no"):
+        raise ValueError("must be true or false")
+    return value.lower() in ("true", "1", "yes")
+
+
 def _mode(value: str) -> str:
     if value not in ("auto", "chat", "completion"):
         raise ValueError("must be auto, chat or completion")
@@ -66,6 +72,8 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "seed": (_int, "base seed; repetition r uses seed + r - 1"),
     "mode": (_mode, "auto (chat if the model has a chat template), chat or completion"),
     "n_ctx": (_positive_int, "llama: context length in tokens"),
+    "invariant": (_bool, "llama: label scores with batch-invariant kernels (slower; equal to a lone "
+                         "evaluation bit for bit)"),
 }
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "timeout": (_nonneg_float, "seconds per request before it is retried"),
@@ -139,7 +147,7 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
         )
     if not base_url.startswith(("http://", "https://")):
         raise SpecError(f"model spec {text!r}: base URL {base_url!r} must start with http:// or https://")
-    for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch"):
+    for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant"):
         if llama_only in options:
             raise SpecError(f"model spec {text!r}: {llama_only} applies to llama models only")
     return ModelSpec("openai", name, base_url.rstrip("/"), options)

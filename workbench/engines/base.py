@@ -68,6 +68,13 @@ def completion_from_choice(text: str, choice: dict[str, Any], usage: dict[str, A
     )
 
 
+def scores_completion(logprobs: list[float | None], method: str, latency_s: float,
+                      prompt_tokens: int | None = None) -> Completion:
+    import json
+
+    return Completion(json.dumps({"logprobs": logprobs, "method": method}), "scored", prompt_tokens, 0, latency_s)
+
+
 class EngineError(Exception):
     """A request that did not produce a completion.
 
@@ -95,5 +102,11 @@ class Engine(Protocol):
     async def generate(self, request: GenerationRequest) -> Completion: ...
 
     async def score(self, prompt: str, continuations: list[str]) -> list[float]: ...
+
+    async def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
+        """Log-probability of each continuation after prefix + suffix (the prefix is
+        shared by many calls). The completion's text is JSON: {"logprobs": [...],
+        "method": "exact" | "first_token" | "naive"}, the method actually used."""
+        ...
 
     async def aclose(self) -> None: ...

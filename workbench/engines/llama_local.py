@@ -47,23 +47,27 @@ class _Instance:
         self.llm = None
         self.cancel = threading.Event()
         self.chat_template: str | None = None
+        self.scorer = None  # a scoring context of its own, made at the first label-probability request
 
     def load(self) -> None:
         import llama_cpp
 
         opts = self.options
         threads = opts.get("threads") or max(1, (os.cpu_count() or 2) // max(1, opts.get("concurrency", 1)))
+        from workbench.engines.llama_scoring import quiet_llama
+
         try:
-            self.llm = llama_cpp.Llama(
-                model_path=self.resolved.file_path,
-                n_ctx=opts.get("n_ctx", DEFAULT_N_CTX),
-                n_gpu_layers=opts.get("n_gpu_layers", 0),
-                n_threads=threads,
-                n_threads_batch=threads,
-                n_batch=opts.get("n_batch", 512),
-                seed=opts.get("seed", 0) if opts.get("seed") is not None else 0,
-                verbose=False,
-            )
+            with quiet_llama():
+                self.llm = llama_cpp.Llama(
+                    model_path=self.resolved.file_path,
+                    n_ctx=opts.get("n_ctx", DEFAULT_N_CTX),
+                    n_gpu_layers=opts.get("n_gpu_layers", 0),
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    n_batch=opts.get("n_batch", 512),
+                    seed=opts.get("seed", 0) if opts.get("seed") is not None else 0,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError, OSError) as exc:
             raise EngineError("load", f"cannot load {self.resolved.file_path}: {exc}", retryable=False) from None
         self.chat_template = self.llm.metadata.get("tokenizer.chat_template")
@@ -222,6 +226,21 @@ class _Instance:
             results.append(total)
         return results
 
+    def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
+        from workbench.engines.base import scores_completion
+        from workbench.engines.llama_scoring import Item, Scorer
+
+        assert self.llm is not None
+        started = time.perf_counter()
+        if self.scorer is None:
+            self.scorer = Scorer(self.llm, self.options.get("n_ctx", DEFAULT_N_CTX), self.options.get("n_batch", 512),
+                                 invariant=bool(self.options.get("invariant", False)))
+        if method == "naive":
+            values = self.scorer.score_naive(prefix + suffix, continuations)
+        else:
+            values = self.scorer.score(prefix, [Item(suffix, continuations)], first_token_only=method == "first_token")[0]
+        return scores_completion(values, method, time.perf_counter() - started)
+
     def token_logprobs(self, prompt: str, text: str, top_n: int) -> list[dict[str, Any]]:
         """Log-prob of each generated token and the top-N alternatives, computed
         exactly by one batched pass over the completion after the cached prompt."""
@@ -246,6 +265,9 @@ class _Instance:
 
     def close(self) -> None:
         self.cancel.set()
+        if self.scorer is not None:
+            self.executor.submit(self.scorer.close).result()
+            self.scorer = None
         llm, self.llm = self.llm, None
         if llm is not None:
             self.executor.submit(llm.close).result()
@@ -301,6 +323,9 @@ class LlamaEngine:
 
     async def score(self, prompt: str, continuations: list[str]) -> list[float]:
         return await self._call("score", prompt, continuations)
+
+    async def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
+        return await self._call("score_labels", prefix, suffix, continuations, method)
 
     async def aclose(self) -> None:
         for instance in self._instances:

@@ -22,6 +22,7 @@ from workbench.engines.base import (
     EngineError,
     GenerationRequest,
     completion_from_choice,
+    scores_completion,
 )
 from workbench.engines.limiter import AdaptiveLimiter
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
@@ -61,6 +62,7 @@ class OpenAIEngine:
         self.timeout_s = float(spec.options.get("timeout", DEFAULT_TIMEOUT_S))
         self.mode = spec.options.get("mode", "auto")
         self.limiter = AdaptiveLimiter(self.concurrency)
+        self.echo_supported: bool | None = None  # learnt at the first label-probability request
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": "application/json"}
         key_env = spec.options.get("api_key_env")
@@ -215,6 +217,41 @@ class OpenAIEngine:
                 ) from None
             scores.append(float(total))
         return scores
+
+    async def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
+        """Exact log-probs through echoed prompt log-probs; a server without them gets
+        the first-token approximation, and the result says so."""
+        started = time.perf_counter()
+        prompt = prefix + suffix
+        if method != "first_token" and self.echo_supported is not False:
+            try:
+                values = await self.score(prompt, continuations)
+                self.echo_supported = True
+                return scores_completion(values, "exact", time.perf_counter() - started)
+            except EngineError as exc:
+                if exc.kind != "unsupported":
+                    raise
+                self.echo_supported = False  # ask once, not once per prompt
+        values = await _first_token(self, prompt, continuations)
+        return scores_completion(values, "first_token", time.perf_counter() - started)
+
+
+async def _first_token(engine: OpenAIEngine, prompt: str, continuations: list[str]) -> list[float | None]:
+    """The approximation: the top-20 log-probs of the next token, matched to each
+    label's first characters (None when the label's start is not among them)."""
+    body = {"model": engine.spec.name, "prompt": prompt, "max_tokens": 1, "temperature": 0, "logprobs": 20}
+    reply = await engine._post("completions", body)
+    try:
+        top = reply["choices"][0]["logprobs"]["top_logprobs"][0] or {}
+    except (KeyError, IndexError, TypeError) as exc:
+        raise EngineError("unsupported", f"{engine.identity} returns no top log-probs ({exc})",
+                          retryable=False) from None
+    out: list[float | None] = []
+    for continuation in continuations:
+        # The longest top token that starts the label (" Low" for " Low Urgency").
+        matches = [(len(t), lp) for t, lp in top.items() if t.strip() and continuation.startswith(t)]
+        out.append(max(matches)[1] if matches else None)
+    return out
 
 
 def _completion_logprobs(block: Any) -> list[dict[str, Any]] | None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.specs import ModelSpec, SpecError, parse_spec
 
-METHODS = ("choice", "coldstart", "identity")
+METHODS = ("choice", "coldstart", "identity", "entity")
 
 
 class StudyError(ValueError):
@@ -106,6 +106,10 @@ def load_study(path: str | Path):
         from workbench.studies import identity
 
         return identity.from_toml(data, path)
+    if method == "entity":
+        from workbench.studies import entity
+
+        return entity.from_toml(data, path)
     if method == "coldstart":
         from workbench.studies import coldstart
 

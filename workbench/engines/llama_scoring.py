@@ -1,0 +1,222 @@
+"""Exact label log-probabilities with llama.cpp, computed once per shared part.
+
+A label-probability audit asks, for many prompts that share a long prefix
+(instruction, label set, few-shot examples), the log-probability of every label's
+full token sequence. The ways to get it, all on one llama.cpp model:
+
+- `naive`: evaluate prompt + label from an empty cache, once per label (what a
+  harness that re-sends the whole text per label does). The reference.
+- `first_token`: the log-probability of each label's first token only, from one
+  evaluation of the prompt — the approximation that reads one next-token
+  distribution per prompt (as clients limited to top-k log-probs do).
+- `exact`: the shared prefix is evaluated once and stays in the KV cache; each
+  prompt's own tokens are evaluated once on top of it, and each label's tokens
+  after the first on top of that (the first label token is predicted by the
+  prompt's last position). Logits are requested only at the positions that predict
+  a label token, so the vocabulary is never computed at other prompt positions.
+
+Numbers: llama.cpp's fast CPU kernels are not batch-invariant (repacked 4-bit
+matrix kernels and the batch size change the rounding), so the same text evaluated
+in one batch or in two differs slightly. With `invariant=True` the scorer uses a
+model copy without weight repacking and one token per micro-batch; then `exact`
+equals `naive` bit for bit, which is how the tests check it.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Item:
+    """One prompt to score: its text after the shared prefix, and the label continuations."""
+
+    suffix: str
+    continuations: list[str]
+
+
+def _logprob(row: np.ndarray, token: int) -> float:
+    peak = float(row.max())
+    return float(row[token]) - (peak + float(np.log(np.exp(row - peak).sum())))
+
+
+class Scorer:
+    """Scoring on a llama-cpp-python model, in a context of its own (so generation and
+    scoring never disturb each other's cache). Used from one thread only."""
+
+    def __init__(self, llm, n_ctx: int, n_batch: int = 512, invariant: bool = False):
+        import llama_cpp
+        from llama_cpp import _internals
+
+        self.llm = llm
+        self.llama_cpp = llama_cpp
+        model = llm._model
+        self._own_model = None
+        if invariant:
+            # A copy of the weights in plain layout: repacked kernels round differently
+            # depending on how many rows a batch has.
+            model_params = llama_cpp.llama_model_default_params()
+            model_params.use_extra_bufts = False
+            with quiet_llama():
+                self._own_model = model = _internals.LlamaModel(path_model=llm.model_path, params=model_params,
+                                                                verbose=False)
+        params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)  # same threads, rope, types
+        params.n_ctx = n_ctx
+        params.n_batch = n_batch
+        params.n_ubatch = 1 if invariant else min(n_batch, params.n_ubatch)
+        with quiet_llama():
+            self.ctx = _internals.LlamaContext(model=model, params=params, verbose=False)
+        self.n_ctx, self.n_batch = n_ctx, n_batch
+        self.n_vocab = llm.n_vocab()
+        self.cached: list[int] = []  # tokens whose keys and values are in the cache now
+        self.batch = _internals.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=1, verbose=False)
+
+    def close(self) -> None:
+        self.batch.close()
+        self.ctx.close()
+        if self._own_model is not None:
+            self._own_model.close()
+
+    # -- tokens ---------------------------------------------------------------
+
+    def tokenize(self, text: str, bos: bool) -> list[int]:
+        return self.llm.tokenize(text.encode("utf-8"), add_bos=bos, special=True)
+
+    def split(self, head: list[int], head_text: str, tail_text: str) -> list[int]:
+        """Tokens of `tail_text` as the model sees them after `head_text`: tokenised
+        together and split where the head's tokens end; when a token straddles the
+        boundary, the tail is tokenised on its own (the same rule for every method)."""
+        full = self.tokenize(head_text + tail_text, bos=True)
+        if full[: len(head)] == head:
+            return full[len(head):]
+        return self.tokenize(tail_text, bos=False)
+
+    # -- decoding ----------------------------------------------------------------
+
+    def _row(self, index: int) -> np.ndarray:
+        pointer = self.llama_cpp.llama_get_logits_ith(self.ctx.ctx, index)
+        return np.ctypeslib.as_array(pointer, shape=(self.n_vocab,))
+
+    def _extend(self, tokens: list[int], want: set[int]) -> dict[int, np.ndarray]:
+        """Decode `tokens` after the cached ones; the logits rows at the
+        positions in `want` (indices into `tokens`), copied out."""
+        rows: dict[int, np.ndarray] = {}
+        for start in range(0, len(tokens), self.n_batch):
+            chunk = tokens[start : start + self.n_batch]
+            b = self.batch.batch
+            base = len(self.cached)
+            for i, token in enumerate(chunk):
+                b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, base + i, 1, (start + i) in want
+                b.seq_id[i][0] = 0
+            b.n_tokens = len(chunk)
+            self.ctx.decode(self.batch)
+            self.cached.extend(chunk)
+            for i in range(len(chunk)):
+                if start + i in want:
+                    rows[start + i] = self._row(i).copy()
+        return rows
+
+    def _truncate(self, length: int) -> None:
+        """Forget cached tokens after the first `length`."""
+        if length < len(self.cached):
+            self.llama_cpp.llama_memory_seq_rm(self.ctx.memory, 0, length, -1)
+            del self.cached[length:]
+
+    def _reuse(self, tokens: list[int]) -> None:
+        """Keep the longest cached prefix of `tokens` (at least one token is left to decode)."""
+        keep = 0
+        limit = min(len(self.cached), len(tokens) - 1)
+        while keep < limit and self.cached[keep] == tokens[keep]:
+            keep += 1
+        self._truncate(keep)
+
+    def _check(self, n_tokens: int) -> None:
+        if n_tokens > self.n_ctx:
+            from workbench.engines.base import EngineError
+
+            raise EngineError("context_overflow", f"{n_tokens} tokens exceed n_ctx={self.n_ctx}", retryable=False)
+
+    def score(self, prefix: str, items: list[Item], first_token_only: bool = False) -> list[list[float]]:
+        """Log-probability of every continuation of every item (sum over its tokens;
+        with `first_token_only`, of its first token: the approximation)."""
+        from workbench.engines.base import EngineError
+
+        prefix_tokens = self.tokenize(prefix, bos=True)
+        results = []
+        for item in items:
+            suffix = self.split(prefix_tokens, prefix, item.suffix)
+            if not suffix:
+                raise EngineError("bad_request", "a prompt must add at least one token to the shared prefix",
+                                  retryable=False)
+            prompt = prefix_tokens + suffix
+            labels = [self.split(prompt, prefix + item.suffix, c) for c in item.continuations]
+            if any(not label for label in labels):
+                raise EngineError("bad_request", "an empty label cannot be scored", retryable=False)
+            self._check(len(prompt) + max(len(label) for label in labels))
+            self._reuse(prompt)  # the prefix (and any common start) stays cached
+            new = prompt[len(self.cached):]
+            first = _log_softmax_row(self._extend(new, {len(new) - 1})[len(new) - 1])
+            scores = []
+            for label in labels:
+                total = float(first[label[0]])
+                if not first_token_only and len(label) > 1:
+                    # Each label right after the prompt, as a lone evaluation places it. (All
+                    # labels in one batch, one sequence each, measured no faster here and
+                    # moves the numbers by up to 0.04 nats even with invariant kernels.)
+                    rows = self._extend(label[:-1], set(range(len(label) - 1)))
+                    total += sum(_logprob(rows[i], token) for i, token in enumerate(label[1:]))
+                    self._truncate(len(prompt))
+                scores.append(total)
+            results.append(scores)
+            self._truncate(len(prefix_tokens))
+        return results
+
+    def score_prompt_first_token(self, prompt: str, continuations: list[str]) -> list[float]:
+        """The approximation as a client without prefix reuse gets it: the whole prompt
+        evaluated once, the first token of each label read from the last position."""
+        tokens = self.tokenize(prompt, bos=True)
+        labels = [self.split(tokens, prompt, c) for c in continuations]
+        self._check(len(tokens))
+        self._truncate(0)
+        row = _log_softmax_row(self._extend(tokens, {len(tokens) - 1})[len(tokens) - 1])
+        return [float(row[label[0]]) for label in labels]
+
+    def score_naive(self, prompt: str, continuations: list[str]) -> list[float]:
+        """The reference: prompt + label evaluated from an empty cache, once per label."""
+        prompt_tokens = self.tokenize(prompt, bos=True)
+        out = []
+        for continuation in continuations:
+            label = self.split(prompt_tokens, prompt, continuation)
+            tokens = prompt_tokens + label
+            self._check(len(tokens))
+            self._truncate(0)
+            want = set(range(len(prompt_tokens) - 1, len(tokens) - 1))
+            rows = self._extend(tokens, want)
+            out.append(sum(_logprob(rows[len(prompt_tokens) - 1 + i], token) for i, token in enumerate(label)))
+        self._truncate(0)
+        return out
+
+
+@contextmanager
+def quiet_llama():
+    """llama.cpp prints some notices at 'no level', which verbose=False lets through;
+    silence its log callback while a context is made (terminal output stays ours)."""
+    import ctypes
+
+    import llama_cpp
+    from llama_cpp import _logger
+
+    silent = llama_cpp.llama_log_callback(lambda level, text, data: None)
+    llama_cpp.llama_log_set(silent, ctypes.c_void_p(0))
+    try:
+        yield
+    finally:
+        llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+
+
+def _log_softmax_row(row: np.ndarray) -> np.ndarray:
+    peak = row.max()
+    return row - (peak + np.log(np.exp(row - peak).sum()))
