@@ -118,10 +118,10 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every metric of one study (or all), as flat records: ChoiceEval, then cold-start."""
-    from workbench import coldstart_io, identity_io
+    from workbench import coldstart_io, entity_io, identity_io
 
     return (choice_metric_records_of(conn, study) + coldstart_io.metric_records(conn, study)
-            + identity_io.metric_records(conn, study))
+            + identity_io.metric_records(conn, study) + entity_io.metric_records(conn, study))
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -178,4 +178,5 @@ METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_catego
                  "probe_label", "word", "difference", "u", "region", "region_a",
                  "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
                  "exp_mean", "statistic",
-                 "t", "p", "n", "n_groups", "rank"]
+                 "t", "p", "n", "n_groups", "rank", "task", "language", "variant", "method", "between",
+                 "condition_a", "condition_b", "d", "r", "study_b"]

@@ -459,6 +459,14 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
         from workbench import coldstart_io
 
         return coldstart_io.ranking_records(conn, args.study), coldstart_io.RANKING_FIELDS
+    if args.what == "scores":
+        from workbench import entity_io
+
+        return entity_io.score_records(conn, args.study), entity_io.SCORE_FIELDS
+    if args.what == "entity_bias":
+        from workbench import entity_io
+
+        return entity_io.bias_records(conn, args.study)
     if args.what == "reviews":
         from store.reviews import REVIEW_FIELDS, review_records
 
@@ -595,11 +603,59 @@ def print_identity_table(records: list[dict[str, Any]], console: Console) -> Non
         console.print(table)
 
 
+def print_entity_tables(records: list[dict[str, Any]], console: Console, top: int = 10) -> None:
+    """Label-probability audits: entities ranked by Delta (highest and lowest), macro-F1, groups."""
+    conditions = sorted({(r["study"], r["model"], r["language"], r["variant"], r["method"])
+                         for r in records if r["metric"] == "entity_delta"})
+    for study, model, language, variant, method in conditions:
+        rows = sorted((r for r in records if r["metric"] == "entity_delta" and (r["study"], r["model"], r["language"],
+                       r["variant"], r["method"]) == (study, model, language, variant, method)),
+                      key=lambda r: -r["value"])
+        f1 = next((r["value"] for r in records if r["metric"] == "macro_f1" and r["study"] == study
+                   and r["model"] == model and r["language"] == language and r["variant"] == variant), None)
+        table = _table(f"Entity bias Delta · {study} · {model} · {language} · {variant} · {method} "
+                       f"(macro-F1 {_num(f1)}; + = scored as more desirable)")
+        table.add_column("rank", justify="right")
+        table.add_column("entity", overflow="fold")
+        table.add_column("Delta", justify="right")
+        table.add_column("templates", justify="right")
+        shown = rows if len(rows) <= 2 * top else rows[:top] + [None] + rows[-top:]
+        for rank, r in enumerate(shown, start=1):
+            if r is None:
+                table.add_row("…", f"({len(rows) - 2 * top} more)", "", "")
+                continue
+            place = rank if rank <= top or len(rows) <= 2 * top else len(rows) - len(shown) + rank
+            table.add_row(str(place), literal_text(r["entity"]), f"{r['value']:+.3f}", str(r["n"]))
+        console.print(table)
+        groups = [r for r in records if r["metric"] == "group_delta" and (r["study"], r["model"], r["language"],
+                  r["variant"], r["method"]) == (study, model, language, variant, method)]
+        if groups:
+            table = _table("Groups of entities: mean Delta vs the rest (Mann-Whitney U, Cohen's d)")
+            for column in ("attribute", "group", "mean Delta", "n", "p", "d"):
+                table.add_column(column, justify="right" if column in ("mean Delta", "n", "p", "d") else "left",
+                                 overflow="fold")
+            for r in groups:
+                table.add_row(literal_text(r["attribute"]), literal_text(r["value_label"] or "-"),
+                              f"{r['value']:+.3f}", str(r["n"]), _num(r["p"]), _num(r["d"]))
+            console.print(table)
+    for r in (r for r in records if r["metric"] == "paired_delta"):
+        console.print(literal_text(f"{r['study']} · {r['model']}: {r['between']} {r['condition_a']} vs "
+                                   f"{r['condition_b']}: Wilcoxon p {_num(r['p'])}, paired d {_num(r['d'])} "
+                                   f"(n = {r['n']} entities)"))
+    for r in (r for r in records if r["metric"] == "delta_pearson"):
+        console.print(literal_text(f"{r['study']} vs {r['study_b']} · {r['model']}: Pearson r of Delta "
+                                   f"{_num(r['r'])} (p {_num(r['p'])}, n = {r['n']})"))
+
+
 def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None:
     if not records:
         console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
                       "or `workbench import mentions`.")
         return
+    entity = [r for r in records if "task" in r or r["metric"] == "entity_delta_global"]
+    if entity:
+        print_entity_tables(entity, console)
+    records = [r for r in records if "task" not in r and r["metric"] != "entity_delta_global"]
     coldstart = [r for r in records if "persona" in r]
     if coldstart:
         print_coldstart_table(coldstart, console)
@@ -889,21 +945,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser(
-        "export", help="export responses, mentions, entities, metrics, rankings, decisions, reviews",
+        "export", help="export responses, mentions, entities, metrics, rankings, scores, decisions, reviews",
         formatter_class=fmt,
         description="Export stored results. Text is exported exactly as the model wrote it.",
         epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
         "  workbench export --db audit.db --what mentions --format csv -o mentions.csv\n"
-        "  workbench export --db audit.db --what responses --format json --output responses.json",
+        "  workbench export --db audit.db --what responses --format json --output responses.json\n"
+        "  workbench export --db entity.db --what scores --format csv -o scores.csv\n"
+        "  workbench export --db entity.db --what entity_bias --format csv -o bias.csv",
     )
     add_db(p)
     p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews",
-                                      "rankings"],
+                                      "rankings", "scores", "entity_bias"],
                    default="responses",
                    help="responses (answers and extraction replies), mentions (ranked lists), entities "
                    "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
                    "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
-                   "before and after)")
+                   "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
+                   "prompt and label text) or entity_bias (Delta per entity with its metadata)")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
     p.add_argument("--output", "-o", help="write to this file instead of standard output")

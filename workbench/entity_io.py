@@ -1,0 +1,145 @@
+"""Label-probability audits: metric records and exports from the stored label scores."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import defaultdict
+from itertools import combinations
+from typing import Any
+
+from workbench.metrics import entity as em
+
+SCORE_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "template_id", "label",
+                "intended", "prompt", "continuation", "logprob", "prob"]
+BIAS_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "delta", "templates",
+               "mean_score"]
+
+
+def _studies(conn: sqlite3.Connection, study: str | None) -> list[tuple[int, str, dict]]:
+    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
+    return [(i, name, json.loads(spec)) for i, name, spec in conn.execute(
+        "SELECT s.id, s.name, s.spec_json FROM studies s WHERE EXISTS (SELECT 1 FROM label_scores l "
+        f"WHERE l.study_id = s.id) {where} ORDER BY s.name", args)]
+
+
+def _meta(conn: sqlite3.Connection, study_id: int) -> dict[str, dict[str, str]]:
+    return {e: json.loads(m) for e, m in conn.execute("SELECT entity, meta_json FROM entity_meta WHERE study_id = ?",
+                                                      (study_id,))}
+
+
+def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+    """Delta(e, T) per study x model x language x variant x method, with the entity's metadata."""
+    out = []
+    for study_id, name, _spec in _studies(conn, study):
+        meta = _meta(conn, study_id)
+        cells: dict[tuple, list] = defaultdict(list)
+        intended: dict[tuple, dict] = defaultdict(dict)
+        for model, task, language, variant, method, entity, template, label, weight, prob, wanted in conn.execute(
+                "SELECT model, task, language, variant, method, entity, template_id, label, weight, prob, intended "
+                "FROM label_scores WHERE study_id = ? ORDER BY rowid", (study_id,)):
+            key = (model, task, language, variant, method)
+            cells[key].append((entity, template, label, weight, prob or 0.0))
+            intended[key][entity, template] = wanted
+        for (model, task, language, variant, method), rows in cells.items():
+            scores = em.weighted_scores(rows)
+            biases = em.entity_bias(em.normalised(scores))
+            mean_score: dict[str, list[float]] = defaultdict(list)
+            for (entity, _t), value in scores.items():
+                mean_score[entity].append(value)
+            best: dict[tuple, tuple[float, str]] = {}
+            for entity, template, label, _w, prob in rows:
+                if (entity, template) not in best or prob > best[entity, template][0]:
+                    best[entity, template] = (prob, label)
+            pairs = [(label, intended[model, task, language, variant, method][k]) for k, (_p, label) in best.items()
+                     if intended[model, task, language, variant, method].get(k)]
+            base = {"study": name, "model": model, "task": task, "language": language, "variant": variant,
+                    "method": method}
+            for entity, (delta, n) in sorted(biases.items(), key=lambda kv: -kv[1][0]):
+                out.append({**base, "entity": entity, "delta": delta, "templates": n,
+                            "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
+                            "meta": meta.get(entity, {})})
+            out.append({**base, "entity": None, "macro_f1": em.macro_f1(pairs), "prompts": len(pairs)})
+    return out
+
+
+def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+    """entity_delta, macro_f1, group_delta (Mann-Whitney U, Cohen's d), paired_delta
+    (Wilcoxon between variants or languages), entity_delta_global and delta_pearson."""
+    biases = entity_biases(conn, study)
+    group_by = {name: spec.get("group_by", []) for _i, name, spec in _studies(conn, study)}
+    records: list[dict[str, Any]] = []
+    per_condition: dict[tuple, dict[str, float]] = defaultdict(dict)
+    metas: dict[tuple, dict[str, dict]] = defaultdict(dict)
+    for b in biases:
+        base = {k: b[k] for k in ("study", "model", "task", "language", "variant", "method")}
+        if b["entity"] is None:
+            records.append({**base, "metric": "macro_f1", "value": b["macro_f1"], "n": b["prompts"]})
+            continue
+        records.append({**base, "metric": "entity_delta", "entity": b["entity"], "value": b["delta"],
+                        "n": b["templates"], "mean": b["mean_score"], **{f"meta_{k}": v for k, v in b["meta"].items()}})
+        key = tuple(base.values())
+        per_condition[key][b["entity"]] = b["delta"]
+        metas[key][b["entity"]] = b["meta"]
+    names = ("study", "model", "task", "language", "variant", "method")
+    for key, deltas in per_condition.items():
+        base = dict(zip(names, key))
+        for column in group_by.get(base["study"], []):
+            values = sorted({metas[key][e].get(column, "") for e in deltas})
+            for value in values:
+                inside = [d for e, d in deltas.items() if metas[key][e].get(column, "") == value]
+                outside = [d for e, d in deltas.items() if metas[key][e].get(column, "") != value]
+                test = em.group_test(inside, outside)
+                records.append({**base, "metric": "group_delta", "attribute": column, "value_label": value,
+                                "value": sum(inside) / len(inside), "n": len(inside), "u": test["u"], "p": test["p"],
+                                "d": test["d"]})
+    # Paired conditions: the same study, model and method, two variants or two languages.
+    for a, b in combinations(sorted(per_condition), 2):
+        same = [i for i in range(len(names)) if a[i] == b[i]]
+        differs = [names[i] for i in range(len(names)) if a[i] != b[i]]
+        if {0, 1, 2, 5} <= set(same) and len(differs) == 1:
+            shared = sorted(set(per_condition[a]) & set(per_condition[b]))
+            xs, ys = [per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared]
+            test = em.paired_test(xs, ys)
+            records.append({**dict(zip(names, a)), "metric": "paired_delta", "between": differs[0],
+                            "condition_a": a[names.index(differs[0])], "condition_b": b[names.index(differs[0])],
+                            "statistic": test["statistic"], "p": test["p"], "d": test["d"], "n": len(shared)})
+    # Across tasks (Eq. 4) and across template sets of one task (Pearson of Delta).
+    global_delta: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    for key, deltas in per_condition.items():
+        base = dict(zip(names, key))
+        for entity, delta in deltas.items():
+            global_delta[base["model"], base["language"], base["variant"], base["method"]][entity].append(delta)
+    for (model, language, variant, method), entities in global_delta.items():
+        for entity, values in sorted(entities.items()):
+            records.append({"metric": "entity_delta_global", "model": model, "language": language, "variant": variant,
+                            "method": method, "entity": entity, "value": sum(values) / len(values),
+                            "n": len(values)})
+    for a, b in combinations(sorted(per_condition), 2):
+        if a[0] != b[0] and a[1:] == b[1:]:  # two studies of the same task, model and condition
+            shared = sorted(set(per_condition[a]) & set(per_condition[b]))
+            result = em.pearson([per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared])
+            records.append({**dict(zip(names, a)), "metric": "delta_pearson", "study_b": b[0], "r": result["r"],
+                            "p": result["p"], "n": len(shared)})
+    return records
+
+
+def score_records(conn: sqlite3.Connection, study: str | None = None):
+    """Every scored (entity, template, label): the exact prompt scored and the label text appended."""
+    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
+    for row in conn.execute(
+            "SELECT s.name AS study, l.model, l.task, l.language, l.variant, l.method, l.entity, l.template_id, "
+            "l.label, l.intended, r.payload_json, l.continuation, l.logprob, l.prob FROM label_scores l "
+            f"JOIN studies s ON s.id = l.study_id JOIN requests r ON r.key = l.request_key {where} "
+            "ORDER BY l.rowid", args):
+        record = dict(row)
+        score = json.loads(record.pop("payload_json"))["score"]
+        record["prompt"] = score["prefix"] + score["suffix"]
+        yield record
+
+
+def bias_records(conn: sqlite3.Connection, study: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
+    """Delta per entity with its metadata columns flattened (for `export --what entity_bias`)."""
+    rows = [b for b in entity_biases(conn, study) if b["entity"] is not None]
+    extra = sorted({k for b in rows for k in b["meta"]})
+    return [{**{k: v for k, v in b.items() if k != "meta"}, **b["meta"]} for b in rows], BIAS_FIELDS + extra

@@ -1,0 +1,107 @@
+"""Entity x template label-probability metrics (METHODS.md §4), as pure functions.
+
+- s(e, t) = sum_l w_l P(l | t, e)                      (Eq. 1)
+- delta(e, t) = (s(e, t) - mu_t) / sigma_t over entities   (Eq. 2; population sigma; 0 when sigma = 0)
+- Delta(e, T) = mean over the task's templates of delta    (Eq. 3); Delta(e) = mean over tasks (Eq. 4)
+- macro-F1 of the argmax label against the template's intended label.
+Statistics are computed on one value per entity (its Delta), never on raw prompts.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+
+def weighted_scores(rows: Iterable[tuple[str, int, str, float, float]]) -> dict[tuple[str, int], float]:
+    """(entity, template, label, weight, prob) rows -> s(e, t)."""
+    scores: dict[tuple[str, int], float] = defaultdict(float)
+    for entity, template, _label, weight, prob in rows:
+        scores[entity, template] += weight * prob
+    return dict(scores)
+
+
+def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], float]:
+    """delta(e, t): each template's scores standardised over its entities."""
+    by_template: dict[int, list[float]] = defaultdict(list)
+    for (_entity, template), value in scores.items():
+        by_template[template].append(value)
+    stats = {}
+    for template, values in by_template.items():
+        mean = sum(values) / len(values)
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+        stats[template] = (mean, sd)
+    return {(e, t): (v - stats[t][0]) / stats[t][1] if stats[t][1] > 0 else 0.0 for (e, t), v in scores.items()}
+
+
+def entity_bias(deltas: dict[tuple[str, int], float]) -> dict[str, tuple[float, int]]:
+    """Delta(e, T) and the number of templates behind it."""
+    per_entity: dict[str, list[float]] = defaultdict(list)
+    for (entity, _template), value in deltas.items():
+        per_entity[entity].append(value)
+    return {e: (sum(v) / len(v), len(v)) for e, v in per_entity.items()}
+
+
+def macro_f1(pairs: Sequence[tuple[str, str]]) -> float | None:
+    """Macro-averaged F1 over the labels seen, from (predicted, intended) pairs."""
+    if not pairs:
+        return None
+    labels = sorted({p for p, _ in pairs} | {i for _, i in pairs})
+    f1s = []
+    for label in labels:
+        tp = sum(p == label and i == label for p, i in pairs)
+        fp = sum(p == label and i != label for p, i in pairs)
+        fn = sum(p != label and i == label for p, i in pairs)
+        f1s.append(2 * tp / (2 * tp + fp + fn) if tp else 0.0)
+    return sum(f1s) / len(f1s)
+
+
+def cohens_d(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Independent groups: mean difference over the pooled standard deviation."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    ma, mb = sum(a) / len(a), sum(b) / len(b)
+    va = sum((x - ma) ** 2 for x in a) / (len(a) - 1)
+    vb = sum((x - mb) ** 2 for x in b) / (len(b) - 1)
+    pooled = math.sqrt(((len(a) - 1) * va + (len(b) - 1) * vb) / (len(a) + len(b) - 2))
+    return (ma - mb) / pooled if pooled > 0 else None
+
+
+def cohens_d_paired(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Paired conditions: mean of the differences over their standard deviation."""
+    diffs = [x - y for x, y in zip(a, b)]
+    if len(diffs) < 2:
+        return None
+    mean = sum(diffs) / len(diffs)
+    sd = math.sqrt(sum((d - mean) ** 2 for d in diffs) / (len(diffs) - 1))
+    return mean / sd if sd > 0 else None
+
+
+def group_test(inside: Sequence[float], outside: Sequence[float]) -> dict[str, float | None]:
+    """Mann-Whitney U (two-sided) and Cohen's d of one group of entities against the rest."""
+    from scipy.stats import mannwhitneyu
+
+    if not inside or not outside:
+        return {"u": None, "p": None, "d": None}
+    result = mannwhitneyu(inside, outside, alternative="two-sided")
+    return {"u": float(result.statistic), "p": float(result.pvalue), "d": cohens_d(inside, outside)}
+
+
+def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float | None]:
+    """Wilcoxon signed-rank (two-sided) and paired Cohen's d over the same entities."""
+    from scipy.stats import wilcoxon
+
+    if len(a) < 2 or all(x == y for x, y in zip(a, b)):
+        return {"statistic": None, "p": None, "d": cohens_d_paired(a, b)}
+    result = wilcoxon(a, b)
+    return {"statistic": float(result.statistic), "p": float(result.pvalue), "d": cohens_d_paired(a, b)}
+
+
+def pearson(a: Sequence[float], b: Sequence[float]) -> dict[str, float | None]:
+    from scipy.stats import pearsonr
+
+    if len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
+        return {"r": None, "p": None}
+    result = pearsonr(a, b)
+    return {"r": float(result.statistic), "p": float(result.pvalue)}
