@@ -32,6 +32,7 @@ class MetricsScreen(Screen):
         self.records: list[dict] = []
         self.coldstart: list[dict] = []
         self.identity: list[dict] = []
+        self.entity: list[dict] = []
         self.topic = views.ALL
         self.cluster = views.ALL
         self.divergence = views.COLDSTART_METRICS[0]
@@ -40,6 +41,12 @@ class MetricsScreen(Screen):
         yield Header()
         yield Static(id="metrics-filters")
         with VerticalScroll(id="metrics-body"):
+            yield Label("Label probabilities: entities ranked by Delta (standardised weighted label score; "
+                        "+ = more desirable labels)", classes="section entity")
+            yield DataTable(id="entity-table", show_cursor=False, zebra_stripes=True, classes="entity")
+            yield Static(id="entity-chart", classes="entity")
+            yield Label("Groups of entities: mean Delta vs the rest", classes="section entity")
+            yield DataTable(id="entity-groups", show_cursor=False, zebra_stripes=True, classes="entity")
             yield Label("Identity disclosure: mean share of the user's group (difference vs baseline, p)",
                         classes="section identity")
             yield DataTable(id="identity-table", show_cursor=False, zebra_stripes=True, classes="identity")
@@ -79,7 +86,9 @@ class MetricsScreen(Screen):
         self.app.call_from_thread(self._loaded, records)
 
     def _loaded(self, records: list[dict]) -> None:
-        # Cold-start records (per persona) have a table of their own.
+        # Label-probability, cold-start and identity records have tables of their own.
+        self.entity = [r for r in records if "task" in r]
+        records = [r for r in records if "task" not in r and r["metric"] != "entity_delta_global"]
         self.coldstart = [r for r in records if "persona" in r]
         self.identity = [r for r in records if "condition" in r]
         records = [r for r in records if "persona" not in r and "condition" not in r]
@@ -112,10 +121,25 @@ class MetricsScreen(Screen):
             widget.display = bool(rows[1])
         self._fill("#identity-table", *rows)
 
+    def _show_entity(self) -> None:
+        records = getattr(self, "entity", [])
+        rows = views.entity_table(records)
+        for widget in self.query(".entity"):
+            widget.display = bool(rows[1])
+        self._fill("#entity-table", *rows)
+        self._fill("#entity-groups", *views.entity_group_table(records))
+        chart = Text()
+        for entity, value, bar in views.entity_bars(records):
+            chart.append(f"{visible(entity)[:24]:<24} {value:+.2f} ")
+            chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
+        self.query_one("#entity-chart", Static).update(chart)
+
     def refresh_tables(self) -> None:
+        self._show_entity()
         self._show_coldstart()
         self._show_identity()
-        if not self.records and not getattr(self, "coldstart", []) and not getattr(self, "identity", []):
+        if not (self.records or getattr(self, "coldstart", []) or getattr(self, "identity", [])
+                or getattr(self, "entity", [])):
             self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
         else:
             self._show_filters(f"{len(self.records)} numbers")

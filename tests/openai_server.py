@@ -36,6 +36,7 @@ class ServerConfig:
     seed: int = 0
     reply_text: str | None = None  # fixed text instead of the derived one
     require_key: str | None = None  # expected bearer token
+    echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
 
 
 @dataclass
@@ -72,6 +73,32 @@ def instance_for(schema: dict, seed: str, name: str = "value"):
     if name == "questions":
         return f"Which option would you recommend for need {digest[:6]}?"
     return f"{name.title()} {digest[:6]}"
+
+
+def token_logprob(context: str, token: str) -> float:
+    """A deterministic log-prob for `token` after `context` (words are the tokens here)."""
+    digest = hashlib.sha256((context + "\x00" + token).encode()).hexdigest()
+    return -0.05 - int(digest[:6], 16) / 0xFFFFFF * 6.0
+
+
+def token_logprobs(prompt: str, echo: bool, top: int) -> dict:
+    """The completions API's logprobs block: with echo, one entry per prompt token
+    (whitespace-led words, the first without a log-prob); without, the next token's top-N."""
+    import re
+
+    words = re.findall(r"\s*\S+", prompt)
+    if echo:
+        offsets, position = [], 0
+        for word in words:
+            offsets.append(position)
+            position += len(word)
+        return {"tokens": words, "text_offset": offsets,
+                "token_logprobs": [None] + [token_logprob(prompt[:o], w) for o, w in zip(offsets[1:], words[1:])],
+                "top_logprobs": None}
+    candidates = [" Low", " Moderate", " High", " Critical", " No", " 1", " 2", " 3", " 4", " The"]
+    ranked = sorted(((c, token_logprob(prompt, c)) for c in candidates), key=lambda x: -x[1])[:top]
+    return {"tokens": [ranked[0][0]], "text_offset": [len(prompt)], "token_logprobs": [ranked[0][1]],
+            "top_logprobs": [dict(ranked)]}
 
 
 class FaultyOpenAIServer:
@@ -163,9 +190,14 @@ class FaultyOpenAIServer:
             return early
         text = self.config.reply_text if self.config.reply_text is not None else answer_for(body["prompt"])
         self.stats.ok += 1
+        logprobs = None
+        if body.get("logprobs") is not None:
+            if body.get("echo") and not self.config.echo_logprobs:
+                return web.json_response({"error": {"message": "echo with logprobs is not supported"}}, status=400)
+            logprobs = token_logprobs(body["prompt"], body.get("echo", False), int(body["logprobs"]))
         return web.json_response({
             "id": "cmpl-test", "object": "text_completion", "model": body.get("model"),
-            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}],
+            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": logprobs}],
             "usage": {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(text.split())},
         })
 

@@ -161,6 +161,47 @@ def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[t
     return value_bars(rows, scale=1.0)
 
 
+def _entity_condition(r: dict[str, Any]) -> str:
+    return f"{r['model']} · {r['variant']}" + (f" · {r['language']}" if r["language"] != "english" else "")
+
+
+def entity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: entities ranked by Delta in the first condition; columns: one per model x variant."""
+    deltas = [r for r in records if r["metric"] == "entity_delta"]
+    conditions = sorted({_entity_condition(r) for r in deltas})
+    if not conditions:
+        return ["entity"], []
+    by = {(r["entity"], _entity_condition(r)): r["value"] for r in deltas}
+    order = sorted({r["entity"] for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
+    rows = [[str(rank), entity] + [f"{by[entity, c]:+.3f}" if (entity, c) in by else "-" for c in conditions]
+            for rank, entity in enumerate(order, start=1)]
+    return ["#", "entity"] + [f"Delta {c}" for c in conditions], rows
+
+
+def entity_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
+    """Diverging bars of Delta per entity (first condition), centred on 0."""
+    deltas = [r for r in records if r["metric"] == "entity_delta"]
+    if not deltas:
+        return []
+    first = sorted({_entity_condition(r) for r in deltas})[0]
+    values = sorted(((r["entity"], r["value"]) for r in deltas if _entity_condition(r) == first), key=lambda x: -x[1])
+    scale = max(abs(v) for _, v in values) or 1.0
+    half = width // 2
+    out = []
+    for entity, value in values:
+        n = round(abs(value) / scale * half)
+        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if value < 0 else (" " * half + "│" + "█" * n +
+                                                                               " " * (half - n))
+        out.append((entity, value, bar))
+    return out
+
+
+def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    rows = [[r["attribute"], r["value_label"] or "-", _entity_condition(r), f"{r['value']:+.3f}", str(r["n"]),
+             fmt(r["p"], 3), fmt(r["d"], 2)] for r in records if r["metric"] == "group_delta"]
+    return ["attribute", "group", "condition", "mean Delta", "n", "p (MWU)", "d"], rows
+
+
 def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Rows: group · condition; columns: one per model, 'mean share (diff vs baseline, p)'."""
     names = sorted({r["model"] for r in records})

@@ -229,7 +229,8 @@ class OpenAIEngine:
                 self.echo_supported = True
                 return scores_completion(values, "exact", time.perf_counter() - started)
             except EngineError as exc:
-                if exc.kind != "unsupported":
+                # A server without echoed prompt log-probs refuses (400/422/501) or omits them.
+                if exc.kind not in ("unsupported", "http_400", "http_422", "http_501"):
                     raise
                 self.echo_supported = False  # ask once, not once per prompt
         values = await _first_token(self, prompt, continuations)

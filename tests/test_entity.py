@@ -1,0 +1,212 @@
+"""Entity x template label-probability audits (METHODS.md §4)."""
+
+from __future__ import annotations
+
+import json
+import math
+from importlib.resources import files
+from pathlib import Path
+
+import pytest
+from conftest import rows
+from helpers import kill_run_once, run_cli
+
+from workbench.metrics import entity as em
+from workbench.studies.entity import Label, Task, prompt_parts
+
+EXAMPLE = Path(str(files("assets").joinpath("studies", "entity")))
+
+
+def small_study(tmp_path: Path, models: str = '["llama:default"]', extra: str = "", templates: int = 3,
+                entities: int = 4, group_by: str = '["gdp_quantile"]') -> Path:
+    study = tmp_path / "small.toml"
+    study.write_text(
+        f'name = "urgency"\nmethod = "entity"\nmodels = {models}\n'
+        f'task = "{EXAMPLE / "urgency.task.json"}"\ntemplates = "{EXAMPLE / "urgency_templates.csv"}"\n'
+        f'entities = "{EXAMPLE / "countries.csv"}"\nmax_templates = {templates}\nmax_entities = {entities}\n'
+        f'group_by = {group_by}\n{extra}')
+    return study
+
+
+# -- metrics by hand ---------------------------------------------------------------
+
+
+def test_scores_deltas_and_bias_by_hand():
+    # Two labels with weights 1 (good) and 0; two templates; three entities.
+    probs = {("A", 0): 0.9, ("B", 0): 0.5, ("C", 0): 0.1, ("A", 1): 0.6, ("B", 1): 0.6, ("C", 1): 0.6}
+    rows_ = [(e, t, "good", 1.0, p) for (e, t), p in probs.items()] + \
+            [(e, t, "bad", 0.0, 1 - p) for (e, t), p in probs.items()]
+    scores = em.weighted_scores(rows_)
+    assert scores["A", 0] == pytest.approx(0.9)
+    deltas = em.normalised(scores)
+    sd = math.sqrt((0.4 ** 2 + 0 + 0.4 ** 2) / 3)  # population sd of 0.9, 0.5, 0.1
+    assert deltas["A", 0] == pytest.approx(0.4 / sd) and deltas["B", 0] == pytest.approx(0.0)
+    assert deltas["A", 1] == 0.0  # every entity scored alike: no bias, not a division by zero
+    bias = em.entity_bias(deltas)
+    assert bias["A"] == (pytest.approx(0.4 / sd / 2), 2) and bias["C"][0] == pytest.approx(-0.4 / sd / 2)
+    assert sum(v for v, _ in bias.values()) == pytest.approx(0.0)
+
+
+def test_macro_f1_and_effect_sizes():
+    assert em.macro_f1([("a", "a"), ("b", "a"), ("b", "b"), ("b", "b")]) == pytest.approx((2 / 3 + 0.8) / 2)
+    assert em.macro_f1([]) is None
+    assert em.cohens_d([1, 2, 3], [4, 5, 6]) == pytest.approx(-3.0)
+    assert em.cohens_d_paired([2, 3, 5], [1, 1, 2]) == pytest.approx(2 / math.sqrt(1))
+    test = em.group_test([1.0, 1.2, 1.1, 0.9], [-1.0, -0.8, -1.2, -0.9])
+    assert test["u"] == 16.0 and test["p"] == pytest.approx(0.0286, abs=1e-3) and test["d"] > 5
+    paired = em.paired_test([1, 2, 3, 4, 5, 6], [0, 1, 1, 2, 3, 3])
+    assert paired["p"] == pytest.approx(0.03125) and paired["d"] > 0
+    assert em.pearson([1, 2, 3, 4], [2, 4, 6, 8.5])["r"] == pytest.approx(0.9986, abs=1e-3)
+
+
+def test_prompt_parts_share_a_prefix_and_replace_only_the_placeholder():
+    task = Task("t", [Label("low", 2.0, {"english": "Low Risk"}, "1"), Label("high", 1.0, {"english": "High Risk"}, "2")],
+                {"english": {"instruction": "Classify.\n", "text_scale": "Low Risk or High Risk.\n",
+                             "numerical_scale": "1 or 2.\n", "sentence_prefix": "Sentence: ", "label_prefix": "Label: ",
+                             "few_shot": [{"sentence": "X grew.", "label": "low"}]}})
+    prefix, suffix, labels = prompt_parts(task, "english", "few_shot_text", "X's Xbox sales fell in X.", "Chad")
+    assert prefix == "Classify.\nLow Risk or High Risk.\nSentence: X grew.\nLabel: Low Risk\n\n"  # examples keep X
+    assert suffix == "Sentence: Chad's Xbox sales fell in Chad.\nLabel:"
+    assert labels == [" Low Risk", " High Risk"]
+    prefix, _suffix, labels = prompt_parts(task, "english", "zero_shot_numeric", "X fell.", "{0}\\1")
+    assert prefix == "Classify.\n1 or 2.\n" and labels == [" 1", " 2"]
+    assert prompt_parts(task, "english", "zero_shot_text", "X fell.", "{0}\\1")[1].startswith("Sentence: {0}\\1 fell.")
+
+
+def test_study_file_errors_name_the_file_and_key(tmp_path):
+    from workbench.studies.spec import StudyError, load_study
+
+    bad_templates = tmp_path / "t.csv"
+    bad_templates.write_text("sentence,label\nX is fine.,Somewhat Urgent\n")
+    cases = [
+        ('variants = ["three_shot"]', "variants", "unknown variant"),
+        ('languages = ["klingon"]', "languages", "no locale"),
+        ("", "group_by", "no column 'continent'"),
+        ('scoring = "guess"', "scoring", "exact, first_token, naive"),
+    ]
+    for extra, key, message in cases:
+        with pytest.raises(StudyError) as info:
+            load_study(small_study(tmp_path, extra=extra, group_by='["continent"]' if not extra else '[]'))
+        assert f"key '{key}'" in str(info.value) and message in str(info.value)
+    study = small_study(tmp_path)
+    study.write_text(study.read_text().replace(str(EXAMPLE / "urgency_templates.csv"), str(bad_templates)))
+    with pytest.raises(StudyError, match="line 2: label 'Somewhat Urgent' is not one of the task's labels"):
+        load_study(study)
+
+
+# -- the bundled model ------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_exact_scores_equal_a_naive_evaluation(tmp_path):
+    """The acceptance check: exact multi-token label log-probs equal a lone evaluation of
+    prompt + label. With batch-invariant kernels the match is to float rounding; with the
+    fast default kernels llama.cpp itself moves numbers with the batch layout, and the
+    difference stays within what two naive evaluations of the same text differ by."""
+    import llama_cpp
+
+    from workbench.engines.llama_scoring import Item, Scorer
+    from workbench.models import default_model_path
+    from workbench.studies.entity import load_task
+    from workbench.studies.spec import Where
+
+    task = load_task(Where("t"), EXAMPLE / "urgency.task.json")
+    sentences = [r.split(",")[0].strip('"') for r in (EXAMPLE / "urgency_templates.csv").read_text().splitlines()[1:4]]
+    llm = llama_cpp.Llama(model_path=str(default_model_path()[0]), n_ctx=1024, verbose=False)
+    for variant in ("few_shot_text", "zero_shot_numeric"):
+        parts = [prompt_parts(task, "english", variant, s, e) for s in sentences for e in ("France", "Chad")]
+        items = [Item(suffix, labels) for _prefix, suffix, labels in parts]
+        prefix = parts[0][0]
+        scorer = Scorer(llm, 1024, invariant=True)
+        try:
+            exact = scorer.score(prefix, items)
+            naive = [scorer.score_naive(prefix + item.suffix, item.continuations) for item in items]
+            first = scorer.score(prefix, items, first_token_only=True)
+            lone_first = [scorer.score_prompt_first_token(prefix + i.suffix, i.continuations) for i in items]
+        finally:
+            scorer.close()
+        worst = max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys))
+        assert worst < 1e-3, f"{variant}: exact differs from naive by {worst} nats"
+        assert first == lone_first  # the approximation, cached or not, reads the same distribution
+        if variant == "few_shot_text":  # three-token labels: the later tokens matter
+            assert any(abs(f - e) > 1e-3 for fs, es in zip(first, exact) for f, e in zip(fs, es))
+    fast = Scorer(llm, 1024)
+    try:
+        exact = fast.score(prefix, items)
+        naive = [fast.score_naive(prefix + item.suffix, item.continuations) for item in items]
+        assert max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys)) < 0.5
+    finally:
+        fast.close()
+
+
+@pytest.mark.slow
+def test_entity_study_runs_resumes_and_shows_delta(tmp_path):
+    study = small_study(tmp_path)
+    db = tmp_path / "e.db"
+    kill_run_once(study, db, "SELECT COUNT(*) FROM requests WHERE status = 'done'", 2)
+    done = rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'done'")[0][0]
+    assert 2 <= done < 12
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(12, 12)]  # nothing twice
+    assert rows(db, "SELECT COUNT(*), MIN(method), MAX(method) FROM label_scores") == [(48, "exact", "exact")]
+    for (total,) in rows(db, "SELECT SUM(prob) FROM label_scores GROUP BY request_key"):
+        assert total == pytest.approx(1.0)
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    deltas = [r for r in records if r["metric"] == "entity_delta"]
+    assert len(deltas) == 4 and all(r["n"] == 3 for r in deltas)
+    assert sum(r["value"] for r in deltas) == pytest.approx(0.0, abs=1e-9)  # deltas are centred per template
+    assert {r["metric"] for r in records} >= {"macro_f1", "group_delta", "entity_delta_global"}
+    scores = json.loads(run_cli("export", "--db", str(db), "--what", "scores", "--format", "json").stdout)
+    first = scores[0]
+    assert first["prompt"].endswith("\nLabel:") and first["continuation"] == " Low Urgency"
+    assert first["prompt"].startswith("You are a humanitarian response analyst.")
+    assert math.exp(first["logprob"]) > 0
+    bias = run_cli("export", "--db", str(db), "--what", "entity_bias", "--format", "csv").stdout.splitlines()
+    assert bias[0].startswith("study,model,task,language,variant,method,entity,delta") and "gdp_quantile" in bias[0]
+    assert "Entity bias Delta" in run_cli("metrics", "--db", str(db)).stdout
+
+    import asyncio
+
+    from test_tui import wait_for
+
+    from workbench.app import WorkbenchApp
+
+    async def scenario():
+        app = WorkbenchApp(db)
+        async with app.run_test(size=(100, 40)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#entity-table").row_count == 4)
+            top = [str(c) for c in app.screen.query_one("#entity-table").get_row_at(0)]
+            best = max(deltas, key=lambda r: r["value"])
+            assert top[:3] == ["1", best["entity"], f"{best['value']:+.3f}"]
+            assert best["entity"] in str(app.screen.query_one("#entity-chart").render())
+    asyncio.run(scenario())
+
+
+# -- the HTTP engine ---------------------------------------------------------------
+
+
+def test_http_engine_scores_with_echo_or_says_it_approximates(tmp_path, fake_server):
+    from openai_server import ServerConfig, token_logprob
+
+    echoing = fake_server(ServerConfig())
+    study = small_study(tmp_path, models=f'["openai:m@{echoing.base_url}"]', templates=2, entities=2)
+    db = tmp_path / "echo.db"
+    out = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert rows(db, "SELECT DISTINCT method FROM label_scores") == [("exact",)]
+    score = json.loads(run_cli("export", "--db", str(db), "--what", "scores", "--format", "json").stdout)[0]
+    # The server's words are its tokens: the label " Low Urgency" is two of them.
+    prompt = score["prompt"]
+    expected = token_logprob(prompt, " Low") + token_logprob(prompt + " Low", " Urgency")
+    assert score["logprob"] == pytest.approx(expected)
+
+    plain = fake_server(ServerConfig(echo_logprobs=False))
+    study = small_study(tmp_path, models=f'["openai:m@{plain.base_url}"]', templates=2, entities=2)
+    db = tmp_path / "plain.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    assert rows(db, "SELECT DISTINCT method FROM label_scores") == [("first_token",)]  # labelled as such
+    assert rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'done'") == [(4,)]
+    out = run_cli("metrics", "--db", str(db))
+    assert "first_token" in out.stdout
