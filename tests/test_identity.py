@@ -100,6 +100,10 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     assert rows(db, "SELECT COUNT(DISTINCT condition) FROM identity_outputs") == [(4,)]
     probe = _json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'probe' LIMIT 1")[0][0])
     assert [m["role"] for m in probe["messages"]] == ["user", "assistant", "user"]  # the same conversation
+    answer = _json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'answer' LIMIT 1")[0][0])
+    schema = answer["params"]["json_schema"]  # answers constrained to the JSON the prompt asks for
+    assert schema["properties"]["recommendations"]["items"]["required"] == ["university", "explanation"]
+    assert "json_schema" not in probe["params"]  # the probe is answered in free text
     (tmp_path / "refs.csv").write_text("item,group,share,count,group_total\nHoward University,Black,0.9,9000,100000\n"
                                        "MIT,Black,0.1,1000,100000\nHoward University,White,0.02,200,500000\n"
                                        "MIT,White,0.35,3500,500000\n")
