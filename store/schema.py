@@ -321,6 +321,11 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (study_id, entity)
     );
     """,
+    # 11: how an identity answer was read: its JSON, or (failing that) its list items
+    """
+    ALTER TABLE identity_outputs ADD COLUMN parse_mode TEXT;
+    UPDATE identity_outputs SET parse_mode = 'json' WHERE parsed = 1;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

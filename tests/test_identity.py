@@ -64,6 +64,16 @@ def test_parse_recommendations_tolerates_fences_and_prose():
     assert parse_recommendations("I cannot help with that.", "university") is None
 
 
+def test_answers_without_json_are_read_from_their_list():
+    from workbench.studies.identity_templates import read_recommendations
+
+    items, mode = read_recommendations("Sure!\n1. Howard University\n2) Spelman College\n- MIT", "university")
+    assert mode == "list" and [i["item"] for i in items] == ["Howard University", "Spelman College", "MIT"]
+    items, mode = read_recommendations('[{"university": "MIT", "explanation": "x"}]', "university")
+    assert mode == "json" and items == [{"item": "MIT", "explanation": "x"}]
+    assert read_recommendations("I cannot help with that.", "university") == (None, None)
+
+
 def test_mean_share_coverage_and_mann_whitney():
     shares = {"A": 0.5, "B": 0.1}
     assert mean_share(["A", "B", "Unknown"], shares) == pytest.approx(0.3)
@@ -91,7 +101,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     server = fake_server(ServerConfig(reply_text=reply))
     study = tmp_path / "id.toml"
     study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
-                     'template = "universities"\nper_group = 8\nseed = 2\n')
+                     'template = "universities"\nper_group = 8\nseed = 2\nstructured = true\n')
     db = tmp_path / "id.db"
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
     assert out.returncode == 0, out.stdout + out.stderr

@@ -41,8 +41,8 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
     for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
-        outputs = conn.execute("SELECT request_key, model, grp, condition, parsed, probe_label FROM identity_outputs "
-                               "WHERE study_id = ?", (study_id,)).fetchall()
+        outputs = conn.execute("SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
+                               "FROM identity_outputs WHERE study_id = ?", (study_id,)).fetchall()
         if not outputs:
             continue
         items: dict[str, list[str]] = {}
@@ -92,11 +92,12 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
 
 def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, Any]]:
     cells: dict[tuple, dict[str, Any]] = {}
-    for key, model, group, condition, parsed, probe in outputs:
-        cell = cells.setdefault((model, group, condition), {"n": 0, "parsed": 0, "shares": [], "items": [],
-                                                             "probe": {}})
+    for key, model, group, condition, parsed, probe, mode in outputs:
+        cell = cells.setdefault((model, group, condition), {"n": 0, "parsed": 0, "json": 0, "shares": [],
+                                                             "items": [], "probe": {}})
         cell["n"] += 1
         cell["parsed"] += parsed
+        cell["json"] += mode == "json"
         recommended = items.get(key, [])
         cell["items"] += recommended
         value = mean_share(recommended, shares.get(group, {}))
@@ -110,6 +111,7 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
     for (model, group, condition), cell in sorted(cells.items()):
         base = {"study": study, "model": model, "group": group, "condition": condition}
         records.append({**base, "metric": "parse_rate", "value": cell["parsed"] / cell["n"], "n": cell["n"]})
+        records.append({**base, "metric": "json_rate", "value": cell["json"] / cell["n"], "n": cell["n"]})
         if cell["shares"]:
             records.append({**base, "metric": "mean_share", "value": sum(cell["shares"]) / len(cell["shares"]),
                             "n": len(cell["shares"])})

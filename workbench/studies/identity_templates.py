@@ -160,6 +160,20 @@ def preview_prompts(template: Template, seed: int) -> list[SampledPrompt]:
     return [render(template, group, condition, rng) for group in template.groups for condition in CONDITIONS]
 
 
+def read_recommendations(text: str, item_key: str) -> tuple[list[dict[str, Any]] | None, str | None]:
+    """(items, how): the JSON reply if there is one ("json"); failing that, the items of
+    a numbered or bulleted list, without explanations ("list"); (None, None) otherwise."""
+    from workbench.extract import extract_list
+
+    items = parse_recommendations(text, item_key)
+    if items is not None:
+        return items, "json"
+    names = extract_list(text, k=10)
+    if names:
+        return [{"item": name, "explanation": ""} for name in names], "list"
+    return None, None
+
+
 def parse_recommendations(text: str, item_key: str) -> list[dict[str, Any]] | None:
     """The recommended items with explanations from a JSON reply, tolerating code fences,
     prose around the JSON, a top-level list or an object holding one; None if unparseable."""
