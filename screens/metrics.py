@@ -47,7 +47,8 @@ class MetricsScreen(Screen):
             yield Static(id="entity-chart", classes="entity")
             yield Label("Groups of entities: mean Delta vs the rest", classes="section entity")
             yield DataTable(id="entity-groups", show_cursor=False, zebra_stripes=True, classes="entity")
-            yield Label("Identity disclosure: mean share of the user's group (difference vs baseline, p)",
+            yield Label("Identity disclosure: mean share of the user's group (difference vs baseline, p), "
+                        "share of answers parsed, probe admit rate",
                         classes="section identity")
             yield DataTable(id="identity-table", show_cursor=False, zebra_stripes=True, classes="identity")
             yield Label("Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",

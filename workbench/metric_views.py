@@ -203,10 +203,11 @@ def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[l
 
 
 def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """Rows: group · condition; columns: one per model, 'mean share (diff vs baseline, p)'."""
+    """Rows: group · condition; columns per model: 'mean share (diff vs baseline, p)' (with
+    reference shares imported), the parse rate and the probe's admit rate."""
     names = sorted({r["model"] for r in records})
     by = {(r["group"], r["condition"], r["model"], r["metric"]): r for r in records
-          if r["metric"] in ("mean_share", "mean_share_vs_baseline")}
+          if r["metric"] in ("mean_share", "mean_share_vs_baseline", "parse_rate", "probe_admits_rate")}
     rows = []
     for group, condition in sorted({(g, c) for g, c, _m, _x in by}):
         row = [f"{group} · {condition}"]
@@ -216,9 +217,13 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
             cell = fmt(share["value"], 3) if share else "-"
             if versus:
                 cell += f" ({versus['difference']:+.3f}, p {fmt(versus['p'], 3)})"
-            row.append(cell)
+            parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
+            row += [cell, fmt(parsed["value"], 2) if parsed else "-", fmt(admits["value"], 2) if admits else "-"]
         rows.append(row)
-    return ["group · condition"] + names, rows
+    header = ["group · condition"]
+    for model in names:
+        header += [f"{model}: mean share", "parsed", "admits"]
+    return header, rows
 
 
 def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
