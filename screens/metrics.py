@@ -56,16 +56,16 @@ class MetricsScreen(Screen):
             yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
             yield Label(id="coldstart-chart-title", classes="section coldstart")
             yield Static(id="coldstart-chart", classes="coldstart")
-            yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section")
-            yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True)
-            yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section")
-            yield DataTable(id="lor-table", show_cursor=False, zebra_stripes=True)
-            yield Label("Stability across repetitions", classes="section")
-            yield DataTable(id="stability-table", show_cursor=False, zebra_stripes=True)
-            yield Label("Share of recommendation slots by region, per model", classes="section")
-            yield Static(id="region-chart")
-            yield Label("LOR US vs Europe per cluster (left: Europe, right: US)", classes="section")
-            yield Static(id="lor-chart")
+            yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section choice")
+            yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True, classes="choice")
+            yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section choice")
+            yield DataTable(id="lor-table", show_cursor=False, zebra_stripes=True, classes="choice")
+            yield Label("Stability across repetitions", classes="section choice")
+            yield DataTable(id="stability-table", show_cursor=False, zebra_stripes=True, classes="choice")
+            yield Label("Share of recommendation slots by region, per model", classes="section choice")
+            yield Static(id="region-chart", classes="choice")
+            yield Label("LOR US vs Europe per cluster (left: Europe, right: US)", classes="section choice")
+            yield Static(id="lor-chart", classes="choice")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -143,7 +143,12 @@ class MetricsScreen(Screen):
                 or getattr(self, "entity", [])):
             self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
         else:
-            self._show_filters(f"{len(self.records)} numbers")
+            total = sum(len(getattr(self, name, [])) for name in ("records", "coldstart", "identity", "entity"))
+            self._show_filters(f"{total} numbers")
+        # ChoiceEval tables only when there are ChoiceEval lists (or nothing at all yet).
+        others = getattr(self, "coldstart", []) or getattr(self, "identity", []) or getattr(self, "entity", [])
+        for widget in self.query(".choice"):
+            widget.display = bool(self.records) or not others
         shown = views.select(self.records, self.topic, self.cluster)
         self._fill("#peir-table", *views.peir_table(shown))
         self._fill("#lor-table", *views.lor_table(shown))

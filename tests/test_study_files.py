@@ -58,7 +58,7 @@ def test_request_key_ignores_dict_order():
 
 
 @pytest.mark.parametrize("replace, expected", [
-    (('method = "choice"', 'method = "magic"'), "key 'method': expected one of: choice, coldstart, identity, got 'magic'"),
+    (('method = "choice"', 'method = "magic"'), "key 'method': expected one of: choice, coldstart, identity, entity, got 'magic'"),
     (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
     (("repetitions = 2", "repetitions = 0"), "key 'repetitions': expected at least 1"),
     (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),

@@ -35,12 +35,17 @@ Quick start:
   workbench status --db my.db            what is answered, pending, failed, and the errors met
   workbench export --db my.db --what responses --format csv > responses.csv
 
+Methods (a study's `method`): choice (ChoiceEval), coldstart (catalog re-ranking),
+identity (identity disclosure), entity (entity x template label probabilities), e.g.
+  workbench run assets/studies/entity/countries_urgency.toml --db entity.db
+
 Model specs (in a study's `models` or with --model):
   llama:default                          the bundled Gemma 3 270M GGUF (CPU, or GPU with n_gpu_layers)
   llama:/path/model.gguf,n_ctx=4096      any local GGUF
   openai:MODEL@http://host:port/v1       any OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
   options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
            ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
+           ,invariant=true (llama label scores equal to a lone evaluation, bit for bit)
 """
 
 
