@@ -24,13 +24,13 @@ class ReviewScreen(Screen):
         Binding("e", "edit", "Edit", tooltip="Type the right list, comma separated"),
         Binding("x", "verdict('reject')", "Reject", tooltip="The answer recommends nothing"),
         Binding("n,right", "move(1)", "Next", tooltip="Next response"),
-        Binding("p,left", "move(-1)", "Prev", tooltip="Previous response"),
+        Binding("p,left", "move(-1)", "Prev", show=False, tooltip="Previous response"),
         Binding("u", "undo", "Undo", tooltip="Take back your latest verdict"),
         Binding("f", "next_filter", "Filter",
                 tooltip="Unreviewed, disagreements between experts, all, or the validation sample"),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
-        Binding("b", "probe_labels", "Probe labels", tooltip="Identity studies: review the transparency-probe labels"),
+        Binding("b", "probe_labels", "Probes", tooltip="Identity studies: review the transparency-probe labels"),
     ]
 
     def __init__(self) -> None:
