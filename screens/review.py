@@ -31,6 +31,8 @@ class ReviewScreen(Screen):
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
         Binding("b", "probe_labels", "Probes", tooltip="Identity studies: review the transparency-probe labels"),
+        Binding("c", "catalog_matches", "Matches", show=False,
+                tooltip="Cold-start studies: correct the catalog entry an answer's item was matched to"),
     ]
 
     def __init__(self) -> None:
@@ -176,6 +178,11 @@ class ReviewScreen(Screen):
         from screens.probe_review import ProbeReviewScreen
 
         self.app.push_screen(ProbeReviewScreen())
+
+    def action_catalog_matches(self) -> None:
+        from screens.match_review import MatchReviewScreen
+
+        self.app.push_screen(MatchReviewScreen())
 
     def action_next_filter(self) -> None:
         self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]

@@ -326,6 +326,24 @@ MIGRATIONS: list[str] = [
     ALTER TABLE identity_outputs ADD COLUMN parse_mode TEXT;
     UPDATE identity_outputs SET parse_mode = 'json' WHERE parsed = 1;
     """,
+    # 12: reviewers' corrections of cold-start catalog matches, re-applied whenever answers are re-parsed
+    """
+    CREATE TABLE match_corrections (
+        id INTEGER PRIMARY KEY,
+        study_id INTEGER NOT NULL REFERENCES studies(id),
+        model TEXT NOT NULL,
+        seed INTEGER NOT NULL,
+        persona_category TEXT NOT NULL,
+        persona TEXT NOT NULL,
+        rank INTEGER NOT NULL,
+        surface TEXT,
+        old_item TEXT,
+        new_item TEXT,
+        reviewer TEXT NOT NULL,
+        at TEXT NOT NULL,
+        undone INTEGER NOT NULL DEFAULT 0
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

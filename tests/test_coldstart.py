@@ -236,3 +236,72 @@ def test_an_answer_without_items_is_an_empty_list(tmp_path):
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     girl = next(r for r in records if r["metric"] == "iou_divergence")
     assert girl["n"] == 1 and girl["mean"] == 1.0  # compared with an empty neutral list, not skipped
+
+
+def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp_path):
+    """A matcher miss ("The Matrix 4" is not in the catalog) corrected from the CLI and in the
+    app: metrics follow, a re-import keeps the correction, undo restores the matcher's view."""
+    import asyncio
+
+    from test_tui import wait_for
+
+    from workbench.app import WorkbenchApp
+
+    (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\nAmélie\n")
+    path = tmp_path / "responses.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
+        writer.writerow(["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"])
+        writer.writerow(["m", 0, "gender", "a girl", "1. Matrix Resurrections Sequel\n2. Oldboy"])
+    db = str(tmp_path / "c.db")
+
+    def load():
+        assert run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
+                       "--study", "cs").returncode == 0
+
+    def iou():
+        records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+        return next(r for r in records if r["metric"] == "iou_divergence")["mean"]
+
+    load()
+    listed = json.loads(run_cli("review", "matches", "--db", db, "--study", "cs", "--only", "unmatched",
+                                "--format", "json").stdout)
+    assert [r["key"] for r in listed] == ["m/0/gender/a girl/1"]
+    assert iou() == pytest.approx(0.5)  # {Oldboy} vs {The Matrix, Oldboy}
+    out = run_cli("review", "match", "--db", db, "--study", "cs", "--key", "m/0/gender/a girl/1", "--item",
+                  "the matrix", "--who", "ana")
+    assert out.returncode == 0 and "-> The Matrix" in out.stdout, out.stdout + out.stderr
+    assert iou() == pytest.approx(0.0)
+    load()  # the answers parsed again: the correction stays
+    assert iou() == pytest.approx(0.0)
+    bad = run_cli("review", "match", "--db", db, "--study", "cs", "--key", "m/0/gender/a girl/1", "--item",
+                  "Star Wars", "--who", "ana")
+    assert bad.returncode == 2 and "not in the catalog" in bad.stderr + bad.stdout
+    assert "back to not in catalog" in run_cli("review", "undo-match", "--db", db, "--study", "cs",
+                                               "--who", "ana").stdout
+    assert iou() == pytest.approx(0.5)
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("4", "c")
+            table = app.screen.query_one("#match-table")
+            assert await wait_for(pilot, lambda: table.row_count == 2)
+            assert await wait_for(pilot, lambda: "a girl" in str(app.screen.query_one("#match-status").render()))
+            assert [str(c) for c in table.get_row_at(0)][1:3] == ["Matrix Resurrections Sequel", "— not in catalog —"]
+            await pilot.press("e")
+            await pilot.pause()
+            app.screen.query_one("Input").value = "Matrix"
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda: table.row_count and str(table.get_row_at(0)[2]) == "The Matrix")
+            assert str(table.get_row_at(0)[4]) == "bo"
+            await pilot.press("down", "x")  # Oldboy marked out of the catalog
+            assert await wait_for(pilot, lambda: str(table.get_row_at(1)[2]) == "— not in catalog —")
+            await pilot.press("u")
+            assert await wait_for(pilot, lambda: str(table.get_row_at(1)[2]) == "Oldboy")
+            await pilot.press("escape")
+            assert type(app.screen).__name__ == "ReviewScreen"
+
+    asyncio.run(scenario())
+    assert iou() == pytest.approx(0.0)  # the app's correction counts in the metrics

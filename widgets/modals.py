@@ -48,6 +48,8 @@ HELP_TEXT = """\
   t / o      only one topic / one model (cycle)
   b          transparency-probe labels (identity studies):
              a admits  d denies  x unclear  u undo  Esc back
+  c          cold-start catalog matches: e correct the entry,
+             x not in catalog, n/p lists, u undo, f filter
 
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid

@@ -107,6 +107,8 @@ class WorkbenchApp(App):
             yield SystemCommand("Review: next filter", "Unreviewed, disagreements, all", screen.action_next_filter)
             yield SystemCommand("Review: transparency-probe labels", "Identity studies: admits / denies",
                                 screen.action_probe_labels)
+            yield SystemCommand("Review: cold-start catalog matches", "Correct what an answer's item was matched to",
+                                screen.action_catalog_matches)
         if isinstance(screen, EntitiesScreen):
             yield SystemCommand("Entities: merge the cluster", "Under its proposed name", screen.action_accept)
             yield SystemCommand("Entities: forbid the cluster", "Never suggest them together",

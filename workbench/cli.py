@@ -331,6 +331,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     _study_id(conn, args.study)
     if args.action in ("probes", "label", "undo-label"):
         return _review_probes(conn, args)
+    if args.action in ("matches", "match", "undo-match"):
+        return _review_matches(conn, args)
     ids = reviews.sample_list_ids(conn, args.study, args.per_topic, args.seed)
     if args.action == "sample":
         records = [dict(r) for r in reviews.review_items(conn, args.study, list_ids=ids)]
@@ -348,6 +350,42 @@ def cmd_review(args: argparse.Namespace) -> int:
     _console().print(f"Validation sample: {result['items']} lists ({args.per_topic} questions per topic, seed "
                      f"{args.seed}); both reviewed {result['both_reviewed']}. Agreement {rate}; Cohen's kappa "
                      f"{kappa}.", soft_wrap=True)
+    return 0
+
+
+def _review_matches(conn, args: argparse.Namespace) -> int:
+    from store import match_reviews
+
+    study_id = _study_id(conn, args.study)
+    console = _console()
+    try:
+        if args.action == "match":
+            if not args.key or not (args.item or args.out):
+                raise UserError("match needs --key MODEL/SEED/CATEGORY/PERSONA/RANK (from `workbench review matches`) "
+                                "and --item TITLE or --out")
+            done = match_reviews.correct(conn, study_id, args.key, None if args.out else args.item, _who(args))
+            console.print(literal_text(f"{done['key']}: {done['before'] or 'not in catalog'} -> "
+                                       f"{done['after'] or 'not in catalog'} (by {_who(args)}); "
+                                       "`workbench review undo-match` takes it back."))
+            return 0
+        if args.action == "undo-match":
+            undone = match_reviews.undo(conn, study_id, _who(args))
+            console.print("Nothing to undo." if undone is None else literal_text(
+                f"{undone['key']}: back to {undone['restored'] or 'not in catalog'}."))
+            return 0
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    records = match_reviews.rows(conn, study_id, args.only if args.only in ("unmatched", "uncertain") else "all")
+    if args.format != "table":
+        exports.write_records(records, args.format, match_reviews.ROW_FIELDS, sys.stdout)
+        return 0
+    table = _table(f"Catalog matches ({args.only}): {len(records)}")
+    for name in ("key", "the answer said", "catalog entry", "score", "by"):
+        table.add_column(name, overflow="fold")
+    for r in records:
+        table.add_row(literal_text(r["key"]), literal_text(r["surface"] or "-"), literal_text(r["item"] or "-"),
+                      "" if r["match_score"] is None else f"{r['match_score']:.0f}", literal_text(r["corrected_by"] or ""))
+    console.print(table)
     return 0
 
 
@@ -916,22 +954,32 @@ def build_parser() -> argparse.ArgumentParser:
         "reviewers' verdicts on it (edits agree when they give the same list).\n\n"
         "Identity studies: `probes` lists the transparency-probe labels (rules, LLM judge, human) and\n"
         "how often rules and judge agree with the human ones; `label` sets a human label, which wins\n"
-        "over both in every metric; `undo-label` takes your latest one back.",
+        "over both in every metric; `undo-label` takes your latest one back.\n\n"
+        "Cold-start studies: `matches` lists each answer item with the catalog entry it was matched to\n"
+        "(--only unmatched|uncertain); `match` points one at another entry (--item, closest title taken)\n"
+        "or out of the catalog (--out); corrections survive re-runs; `undo-match` takes one back.",
         epilog="examples:\n  workbench review sample --db audit.db --study shoes\n"
         "  workbench review agreement --db audit.db --study shoes --first ana --second bo\n"
         "  workbench review probes --db audit.db --study universities --only disagreements\n"
         "  workbench review label --db audit.db --study universities --key 3f2a9c01d4e5 --label denies\n"
-        "  workbench review undo-label --db audit.db --study universities",
+        "  workbench review undo-label --db audit.db --study universities\n"
+        "  workbench review matches --db audit.db --study movies --only unmatched\n"
+        "  workbench review match --db audit.db --study movies --key 'm/0/gender/a girl/3' --item 'Oldboy'\n"
+        "  workbench review undo-match --db audit.db --study movies",
     )
-    p.add_argument("action", choices=["sample", "agreement", "probes", "label", "undo-label"])
+    p.add_argument("action", choices=["sample", "agreement", "probes", "label", "undo-label", "matches", "match",
+                                      "undo-match"])
     add_db(p)
     p.add_argument("--study", required=True)
     p.add_argument("--per-topic", type=int, default=15, help="questions per topic in the sample (paper: 15)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--first", help="agreement: one reviewer")
     p.add_argument("--second", help="agreement: the other reviewer")
-    p.add_argument("--only", choices=["unreviewed", "disagreements", "all"], default="all",
-                   help="probes: which labels to list (disagreements: rules and judge differ)")
+    p.add_argument("--only", choices=["unreviewed", "disagreements", "all", "unmatched", "uncertain"], default="all",
+                   help="probes: which labels to list (disagreements: rules and judge differ); matches: "
+                   "unmatched (out of catalog) or uncertain (fuzzy score < 95)")
+    p.add_argument("--item", help="match: the catalog entry the item means")
+    p.add_argument("--out", action="store_true", help="match: the item is not in the catalog")
     p.add_argument("--key", help="label: the prompt's request key (a unique prefix will do)")
     p.add_argument("--label", choices=["admits", "denies", "unclear"], help="label: the right label")
     p.add_argument("--who", help="reviewer name recorded with the label (default: $USER)")

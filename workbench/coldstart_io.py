@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from store import match_reviews
 from store.queue import transaction
 from workbench.choice_io import ImportError_, ensure_study
 from workbench.metrics.coldstart import divergence_records
@@ -49,6 +50,7 @@ def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> d
             "INSERT OR REPLACE INTO rankings (study_id, model, seed, persona_category, persona, rank, item, surface, "
             "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows])
+        match_reviews.reapply(conn, study_id)  # reviewers' corrections outlive re-parsing
     lists = {(r[0], r[1], r[2], r[3]) for r in rows}
     return {"rows": len(rows), "lists": len(lists)}
 
