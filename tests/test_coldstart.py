@@ -118,15 +118,22 @@ def test_catalog_matching_keeps_out_of_catalog_and_duplicates(tmp_path):
     assert recommended(matches) == ["The Dark Knight", "The Matrix", "Seven Samurai"]
 
 
+def write_responses(path, rows) -> None:
+    """A raw-responses CSV as `workbench import responses` reads it."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
+        writer.writerows(rows)
+
+
 def test_import_responses_and_fidelity_metrics(tmp_path):
     (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
                                       "The Matrix,Western\nOldboy,Korean\n")
     path = tmp_path / "responses.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
-        writer.writerow(["m", 0, "", "neutral", "1. The Dark Knight\n2. The Matrix"])
-        writer.writerow(["m", 0, "country", "a Korean", "1. Oldboy\n2. Unknown Film\n3. The Matrix\n4. Oldboy"])
+    write_responses(path, [
+        ["m", 0, "", "neutral", "1. The Dark Knight\n2. The Matrix"],
+        ["m", 0, "country", "a Korean", "1. Oldboy\n2. Unknown Film\n3. The Matrix\n4. Oldboy"],
+    ])
     db = str(tmp_path / "r.db")
     out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
                   "--study", "cs")
@@ -225,11 +232,10 @@ def test_coldstart_table_in_the_app(tmp_path):
 def test_an_answer_without_items_is_an_empty_list(tmp_path):
     path = tmp_path / "responses.csv"
     (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\n")
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
-        writer.writerow(["m", 0, "", "neutral", ""])  # the model said nothing
-        writer.writerow(["m", 0, "gender", "a girl", "1. The Matrix"])
+    write_responses(path, [
+        ["m", 0, "", "neutral", ""],  # the model said nothing
+        ["m", 0, "gender", "a girl", "1. The Matrix"],
+    ])
     db = str(tmp_path / "e.db")
     assert run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
                    "--study", "cs").returncode == 0
@@ -249,11 +255,10 @@ def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp
 
     (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\nAmélie\n")
     path = tmp_path / "responses.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "seed", "persona_category", "persona", "response"])
-        writer.writerow(["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"])
-        writer.writerow(["m", 0, "gender", "a girl", "1. Matrix Resurrections Sequel\n2. Oldboy"])
+    write_responses(path, [
+        ["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"],
+        ["m", 0, "gender", "a girl", "1. Matrix Resurrections Sequel\n2. Oldboy"],
+    ])
     db = str(tmp_path / "c.db")
 
     def load():
