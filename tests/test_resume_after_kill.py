@@ -43,7 +43,9 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
 
 
 def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
-    server = fake_server(ServerConfig(latency_s=0.05))
+    # Slow enough replies (200 x 0.2 s over 4 connections: 10 s) that the interrupt always
+    # lands mid-run, even on a busy machine.
+    server = fake_server(ServerConfig(latency_s=0.2))
     spec = f"openai:test-model@{server.base_url},concurrency=4"
     study = write_study(tmp_path / "s.toml", models=[spec], questions=200)
     proc = subprocess.Popen(
