@@ -147,8 +147,10 @@ class MetricsScreen(Screen):
             self._show_filters(f"{total} numbers")
         # ChoiceEval tables only when there are ChoiceEval lists (or nothing at all yet).
         others = getattr(self, "coldstart", []) or getattr(self, "identity", []) or getattr(self, "entity", [])
+        show = bool(self.records) or not others
         for widget in self.query(".choice"):
-            widget.display = bool(self.records) or not others
+            if widget.display != show:  # a needless change would lay the screen out again
+                widget.display = show
         shown = views.select(self.records, self.topic, self.cluster)
         self._fill("#peir-table", *views.peir_table(shown))
         self._fill("#lor-table", *views.lor_table(shown))

@@ -52,6 +52,9 @@ def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
         [sys.executable, "-m", "workbench", "run", str(study), "--db", str(db_path), "--quiet"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "NO_COLOR": "1"},
+        # A test runner started in the background inherits an ignored SIGINT; a terminal's
+        # Ctrl-C is what this test is about, so the child gets the default handling back.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.default_int_handler),
     )
     deadline = time.time() + 30
     while time.time() < deadline:
