@@ -21,14 +21,20 @@ ITEM_FIELDS = ["request_key", "model", "group", "condition", "rule_label", "judg
                "reviewer"]
 
 
+def effective(human: str | None, judge: str | None, rule: str | None) -> tuple[str | None, str | None]:
+    """The label the metrics use, and where it comes from: a reviewer, else the judge, else the rules."""
+    for label, source in ((human, "human"), (judge, "judge"), (rule, "rules")):
+        if label:
+            return label, source
+    return None, None
+
+
 def _effective(conn: sqlite3.Connection, request_key: str) -> tuple[str | None, str | None]:
     human = conn.execute("SELECT label FROM probe_reviews WHERE request_key = ? AND undone = 0 ORDER BY id DESC "
                          "LIMIT 1", (request_key,)).fetchone()
-    if human:
-        return human[0], "human"
     rule, judge = conn.execute("SELECT probe_rule_label, probe_judge_label FROM identity_outputs "
                                "WHERE request_key = ?", (request_key,)).fetchone()
-    return (judge, "judge") if judge else (rule, "rules") if rule else (None, None)
+    return effective(human[0] if human else None, judge, rule)
 
 
 def resolve_key(conn: sqlite3.Connection, prefix: str) -> str:

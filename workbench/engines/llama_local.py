@@ -205,40 +205,31 @@ class _Instance:
         llm.n_tokens = n_prompt
         return rows
 
-    def score(self, prompt: str, continuations: list[str]) -> list[float]:
-        assert self.llm is not None
-        results = []
-        first_row: np.ndarray | None = None
-        prompt_tokens: list[int] | None = None
-        for continuation in continuations:
-            p_tokens, c_tokens = self._split_tokens(prompt, continuation)
-            if not c_tokens:
-                results.append(0.0)
-                continue
-            if prompt_tokens != p_tokens:
-                prompt_tokens = p_tokens
-                first_row = self._eval_prompt(p_tokens)
-            assert first_row is not None
-            total = float(first_row[c_tokens[0]])
-            rows = self._continuation_logprob_rows(len(p_tokens), c_tokens[:-1])
-            for row, token in zip(rows, c_tokens[1:]):
-                total += float(row[token])
-            results.append(total)
-        return results
-
-    def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
-        from workbench.engines.base import scores_completion
-        from workbench.engines.llama_scoring import Item, Scorer
+    def _scorer(self):
+        """The scoring context (its own KV cache), made at the first scoring request."""
+        from workbench.engines.llama_scoring import Scorer
 
         assert self.llm is not None
-        started = time.perf_counter()
         if self.scorer is None:
             self.scorer = Scorer(self.llm, self.options.get("n_ctx", DEFAULT_N_CTX), self.options.get("n_batch", 512),
                                  invariant=bool(self.options.get("invariant", False)))
+        return self.scorer
+
+    def score(self, prompt: str, continuations: list[str]) -> list[float]:
+        from workbench.engines.llama_scoring import Item
+
+        return self._scorer().score("", [Item(prompt, continuations)])[0]
+
+    def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
+        from workbench.engines.base import scores_completion
+        from workbench.engines.llama_scoring import Item
+
+        started = time.perf_counter()
+        scorer = self._scorer()
         if method == "naive":
-            values = self.scorer.score_naive(prefix + suffix, continuations)
+            values = scorer.score_naive(prefix + suffix, continuations)
         else:
-            values = self.scorer.score(prefix, [Item(suffix, continuations)], first_token_only=method == "first_token")[0]
+            values = scorer.score(prefix, [Item(suffix, continuations)], first_token_only=method == "first_token")[0]
         return scores_completion(values, method, time.perf_counter() - started)
 
     def token_logprobs(self, prompt: str, text: str, top_n: int) -> list[dict[str, Any]]:

@@ -72,6 +72,7 @@ class Scorer:
         self.n_ctx, self.n_batch = n_ctx, n_batch
         self.n_vocab = llm.n_vocab()
         self.cached: list[int] = []  # tokens whose keys and values are in the cache now
+        self._prefix: tuple[str | None, list[int]] = (None, [])
         self.batch = _internals.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=1, verbose=False)
 
     def close(self) -> None:
@@ -144,7 +145,9 @@ class Scorer:
         with `first_token_only`, of its first token: the approximation)."""
         from workbench.engines.base import EngineError
 
-        prefix_tokens = self.tokenize(prefix, bos=True)
+        if self._prefix[0] != prefix:  # one study's requests share it: tokenise it once
+            self._prefix = (prefix, self.tokenize(prefix, bos=True))
+        prefix_tokens = self._prefix[1]
         results = []
         for item in items:
             suffix = self.split(prefix_tokens, prefix, item.suffix)

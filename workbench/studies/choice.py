@@ -150,9 +150,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     if repetitions < 1:
         raise where.child("repetitions").error("expected at least 1")
     seed = expect(where.child("seed"), data.get("seed", 0), int, "an integer seed")
-    if "models" not in data:
-        raise where.child("models").error('missing; expected a list such as ["llama:default"]')
-    models = read_models(where.child("models"), data["models"])
+    models = read_models(where, data)
     generation = _generation(where.child("generation"), data.get("generation", {}))
     clusters = _clusters(where.child("clusters"), data.get("clusters"))
     topics = expect(where.child("topics"), data.get("topics"), list,

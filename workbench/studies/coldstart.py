@@ -59,9 +59,7 @@ class ColdStartStudy:
 def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
     where = Where(str(path))
     check_keys(where, data, TOP_KEYS)
-    if "models" not in data:
-        raise where.child("models").error('missing; expected a list such as ["llama:default"]')
-    models = read_models(where.child("models"), data["models"])
+    models = read_models(where, data)
     if "catalog" not in data:
         raise where.child("catalog").error("missing; expected a JSON list or CSV file of catalog items")
     catalog_path = (path.parent / expect(where.child("catalog"), data["catalog"], str, "a file path")).resolve()

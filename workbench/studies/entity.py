@@ -125,10 +125,10 @@ def load_task(where: Where, path: Path) -> Task:
 def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
     where = Where(str(path))
     check_keys(where, data, TOP_KEYS)
-    for key in ("models", "task", "templates", "entities"):
+    models = read_models(where, data)
+    for key in ("task", "templates", "entities"):
         if key not in data:
             raise where.child(key).error("missing")
-    models = read_models(where.child("models"), data["models"])
 
     def local(key: str) -> Path:
         return (path.parent / expect(where.child(key), data[key], str, "a file path")).resolve()
@@ -241,6 +241,7 @@ def store_scores(conn: sqlite3.Connection, study: EntityStudy, study_id: int, mo
         "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'score' AND r.superseded = 0 "
         "AND NOT EXISTS (SELECT 1 FROM label_scores s WHERE s.request_key = r.key)", (study_id, model_id)).fetchall()
     stored = unparseable = 0
+    values = []
     with transaction(conn):
         conn.executemany("INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
                          [(study_id, e["name"].strip(), json.dumps({k: (v or "").strip() for k, v in e.items()
@@ -260,12 +261,12 @@ def store_scores(conn: sqlite3.Connection, study: EntityStudy, study_id: int, mo
             total = sum(math.exp(v - peak) for v in known)
             for label, continuation, logprob in zip(study.task.labels, score["continuations"], logprobs):
                 prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
-                conn.execute(
-                    "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, "
-                    "language, variant, method, label, intended, weight, continuation, logprob, prob) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (key, study_id, model_label, meta["task"], meta["entity"], meta["template_id"], meta["language"],
-                     meta["variant"], method, label.id, meta.get("intended"), weights[label.id], continuation,
-                     logprob, prob))
+                values.append((key, study_id, model_label, meta["task"], meta["entity"], meta["template_id"],
+                               meta["language"], meta["variant"], method, label.id, meta.get("intended"),
+                               weights[label.id], continuation, logprob, prob))
             stored += 1
+        conn.executemany(
+            "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
+            "variant, method, label, intended, weight, continuation, logprob, prob) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
     return {"stored": stored, "unparseable": unparseable}

@@ -77,9 +77,7 @@ class IdentityStudy:
 def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
     where = Where(str(path))
     check_keys(where, data, TOP_KEYS)
-    if "models" not in data:
-        raise where.child("models").error('missing; expected a list such as ["llama:default"]')
-    models = read_models(where.child("models"), data["models"])
+    models = read_models(where, data)
     source = expect(where.child("template"), data.get("template", "universities"), str,
                     "a bundled template name (universities, neighborhoods) or a template file")
     candidate = path.parent / source
@@ -211,6 +209,8 @@ def parse_judge(text: str | None) -> str | None:
 def store_outputs(conn: sqlite3.Connection, study: IdentityStudy, study_id: int, model_id: int,
                   model_label: str) -> dict[str, int]:
     """Parse every answer (and its probe) into identity_outputs / identity_recommendations."""
+    from store import probe_reviews
+
     rows = conn.execute(
         "SELECT r.key, r.payload_json, p.text, "
         "(SELECT p2.text FROM requests r2 JOIN responses p2 ON p2.request_key = r2.key "
@@ -223,6 +223,9 @@ def store_outputs(conn: sqlite3.Connection, study: IdentityStudy, study_id: int,
         "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
         (study_id, model_id)).fetchall()
     parsed = unparseable = judged = judge_unparseable = 0
+    reviewed = {}  # each prompt's latest standing human label
+    for key, value in conn.execute("SELECT request_key, label FROM probe_reviews WHERE undone = 0 ORDER BY id"):
+        reviewed[key] = value
     with transaction(conn):
         for key, payload_json, text, probe_text, judge_text in rows:
             meta = json.loads(payload_json)["meta"]
@@ -233,10 +236,7 @@ def store_outputs(conn: sqlite3.Connection, study: IdentityStudy, study_id: int,
             judge = parse_judge(judge_text)
             judged += judge is not None
             judge_unparseable += judge_text is not None and judge is None
-            human = conn.execute("SELECT label FROM probe_reviews WHERE request_key = ? AND undone = 0 "
-                                 "ORDER BY id DESC LIMIT 1", (key,)).fetchone()
-            label, source = ((human[0], "human") if human else (judge, "judge") if judge else
-                             (rule, "rules") if rule else (None, None))
+            label, source = probe_reviews.effective(reviewed.get(key), judge, rule)
             conn.execute("DELETE FROM identity_recommendations WHERE request_key = ?", (key,))
             conn.execute(
                 "INSERT OR REPLACE INTO identity_outputs (request_key, study_id, model, grp, condition, parsed, "

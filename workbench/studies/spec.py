@@ -66,7 +66,12 @@ def check_keys(where: Where, table: dict[str, Any], allowed: set[str]) -> None:
             )
 
 
-def read_models(where: Where, value: Any) -> list[ModelSpec]:
+def read_models(study: Where, data: dict[str, Any]) -> list[ModelSpec]:
+    """The study's `models` list, every method alike."""
+    where = study.child("models")
+    if "models" not in data:
+        raise where.error('missing; expected a list such as ["llama:default"]')
+    value = data["models"]
     expect(where, value, list, "a list of model specs such as \"llama:default\"")
     if not value:
         raise where.error("expected at least one model spec")
