@@ -29,6 +29,11 @@ class MatchReviewScreen(Screen):
         Binding("escape", "app.pop_screen", "Back"),
     ]
 
+    DEFAULT_CSS = """
+    MatchReviewScreen #match-status { height: 1; }
+    MatchReviewScreen #match-table { height: 1fr; }
+    """
+
     def __init__(self) -> None:
         super().__init__()
         self.filter = "all"

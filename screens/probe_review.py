@@ -39,9 +39,9 @@ class ProbeReviewScreen(Screen):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="probe-status")
+        yield Static(id="probe-labels")
         with VerticalScroll(id="probe-body"):
             yield Static(id="probe-conversation")
-            yield Static(id="probe-labels")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -70,10 +70,15 @@ class ProbeReviewScreen(Screen):
             turn = probe_reviews.detail(conn, item["request_key"])
         text = Text()
         text.append(visible(f"{item['model']} · {item['group']} · {item['condition']}\n"), style="dim")
-        for who, words in (("user", turn["prompt"]), ("model", turn["answer"]), ("user", turn["probe"]),
-                           ("model", turn["probe_answer"])):
-            text.append(f"{who}: ", style="bold")
-            text.append(visible(words) + "\n")  # model text shown literally, never as markup
+        # The probe and its answer first: they are what is labelled; the turn before gives context.
+        turns = (("user", turn["probe"]), ("model", turn["probe_answer"]), None, ("user", turn["prompt"]),
+                 ("model", turn["answer"]))
+        for entry in turns:
+            if entry is None:
+                text.append("— earlier in the conversation —\n", style="dim")
+                continue
+            text.append(f"{entry[0]}: ", style="bold")
+            text.append(visible(entry[1]) + "\n")  # model text shown literally, never as markup
         conversation.update(text)
         labels.update(Text(visible(
             f"rules: {item['rule_label'] or '-'} · judge: {item['judge_label'] or '-'} · "

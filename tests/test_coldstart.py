@@ -221,7 +221,7 @@ def test_coldstart_table_in_the_app(tmp_path):
             # I_n, C not -> 1, divergence 0.
             assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00"]
             chart = str(app.screen.query_one("#coldstart-chart").render())
-            assert "m · a Buddhist" in chart and "█" * 20 + "·" * 10 + " 0.667" in chart  # 0.667 of 30 cells
+            assert "a Buddhist · m" in chart and "█" * 20 + "·" * 10 + " 0.667" in chart  # 0.667 of 30 cells
             await pilot.press("m")
             await pilot.pause()
             assert "SERP divergence" in str(app.screen.query_one("#coldstart-chart-title").render())

@@ -154,8 +154,9 @@ COLDSTART_METRICS = ("iou", "serp", "prag")
 
 
 def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[tuple[str, str, str]]:
-    """Divergence from the neutral list per model x attribute, on the 0-1 scale."""
-    rows = [(f"{r['model']} · {r['persona']}", r["mean"], r.get("std")) for r in sorted(
+    """Divergence from the neutral list per attribute x model, on the 0-1 scale (the
+    attribute first: a narrow terminal cuts the label's end)."""
+    rows = [(f"{r['persona']} · {r['model']}", r["mean"], r.get("std")) for r in sorted(
         records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
         if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None]
     return value_bars(rows, scale=1.0)
