@@ -210,15 +210,24 @@ class MetricsScreen(Screen):
             return
         from workbench.choice_io import METRIC_FIELDS
         from workbench.exports import write_records
+        from workbench.safe_output import OutputRefused, atomic_text_file
 
-        base = Path(self.app.db_path).with_suffix("")
-        with open(f"{base}.metrics.csv", "w", newline="", encoding="utf-8") as out:
-            write_records(self.records, "csv", METRIC_FIELDS, out)
-        Path(f"{base}.metrics.json").write_text(json.dumps(self.records, indent=1), encoding="utf-8")
+        db = Path(self.app.db_path)
+        base = db.with_suffix("")
         shown = views.select(self.records, self.topic, self.cluster)
         markdown = "".join(views.to_markdown(title, *table) + "\n" for title, table in (
             ("Preferred entity (PEIR)", views.peir_table(shown)),
             ("Geographic log-odds ratio", views.lor_table(shown)),
             ("Stability", views.stability_table(shown))))
-        Path(f"{base}.metrics.md").write_text(markdown, encoding="utf-8")
-        self.notify(f"Exported {base.name}.metrics.csv, .json and .md")
+        try:
+            # Each file is written whole or not at all, and never over a database.
+            with atomic_text_file(f"{base}.metrics.csv", db) as out:
+                write_records(self.records, "csv", METRIC_FIELDS, out)
+            with atomic_text_file(f"{base}.metrics.json", db) as out:
+                out.write(json.dumps(self.records, indent=1))
+            with atomic_text_file(f"{base}.metrics.md", db) as out:
+                out.write(markdown)
+        except (OutputRefused, OSError) as exc:
+            self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
+            return
+        self.notify(f"Exported {base}.metrics.csv, .json and .md")

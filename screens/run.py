@@ -62,7 +62,8 @@ class ProgressRow(Horizontal):
             return
         bar.update(total=max(p.total, 1), progress=p.done + p.failed)
         numbers.update(
-            f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
+            Text(f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
+                 + (f" · {p.waiting}" if p.waiting else ""))
         )
 
 

@@ -24,27 +24,84 @@ def utc_now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def connect(path: str | Path) -> sqlite3.Connection:
-    """A configured sqlite3 connection with the schema brought up to date."""
+# Marks a file as a workbench store (PRAGMA application_id, "AWB1"), so another
+# application's SQLite file is never migrated into one.
+APPLICATION_ID = 0x41574231
+
+
+def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
+    """A configured sqlite3 connection with the schema brought up to date.
+
+    `create=False` (read-only commands): a missing file is an error, never an
+    empty new database (nor its folder)."""
     path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    if path.is_dir():
+        raise StoreError(f"{path}: is a directory; --db takes a database file")
+    if not path.exists():
+        if not create:
+            raise StoreError(f"{path}: no such database (a `workbench run` creates one)")
+        if not path.parent.exists():
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError(f"{path}: cannot create its folder ({exc.strerror or exc})") from None
     try:
+        conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreError(f"{path}: cannot open ({exc})") from None
+    conn.row_factory = sqlite3.Row
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        _check_ours(conn, path)
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if mode.lower() != "wal":  # e.g. a read-only medium; still usable
+            pass
+        # NORMAL is durable across application crashes in WAL mode (only a power
+        # loss can drop the last transactions), and much faster than FULL.
+        conn.execute("PRAGMA synchronous = NORMAL")
+        conn.execute("PRAGMA foreign_keys = ON")
+        migrate(conn, path)
+    except StoreError:
+        conn.close()
+        raise
     except sqlite3.DatabaseError as exc:
         conn.close()
-        raise StoreError(f"{path}: not an SQLite database ({exc})") from exc
-    if mode.lower() != "wal":  # e.g. a read-only medium; still usable
-        pass
-    # NORMAL is durable across application crashes in WAL mode (only a power
-    # loss can drop the last transactions), and much faster than FULL.
-    conn.execute("PRAGMA synchronous = NORMAL")
-    conn.execute("PRAGMA foreign_keys = ON")
-    migrate(conn, path)
+        raise StoreError(f"{path}: {reason(exc)}") from None
     return conn
+
+
+def reason(exc: sqlite3.Error) -> str:
+    """A one-line explanation of an SQLite error for the user."""
+    text = str(exc)
+    if "not a database" in text or "malformed" in text:
+        return f"not a usable SQLite database ({text})"
+    if "readonly" in text or "read-only" in text:
+        return f"cannot write to the database ({text}); check the file's permissions"
+    if "full" in text:
+        return f"the disk is full ({text}); nothing after the last stored answer was lost"
+    return text
+
+
+def _check_ours(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse SQLite files of other applications; mark new (and older) workbench stores."""
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    if app_id == APPLICATION_ID:
+        return
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
+    ours = app_id == 0 and (tables == 0 or (version > 0 and _has_workbench_tables(conn)))
+    if not ours:
+        raise StoreError(f"{path}: is an SQLite database of another application, not a workbench store; "
+                         "give a new file name or an existing workbench database")
+    try:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    except sqlite3.OperationalError:
+        pass  # read-only: still readable
+
+
+def _has_workbench_tables(conn: sqlite3.Connection) -> bool:
+    names = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    return {"studies", "models", "requests", "responses"} <= names
 
 
 def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
@@ -87,17 +144,17 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def open_db(path: str | Path):
+def open_db(path: str | Path, create: bool = True):
     """The store as a sqlite-utils Database (for table helpers and ad-hoc analysis)."""
     import sqlite_utils  # on use: it adds ~0.1 s to every command's start-up
 
-    return sqlite_utils.Database(connect(path))
+    return sqlite_utils.Database(connect(path, create))
 
 
 @contextmanager
-def opened(path: str | Path) -> Iterator[sqlite3.Connection]:
+def opened(path: str | Path, create: bool = True) -> Iterator[sqlite3.Connection]:
     """A connection for one short piece of work (UI actions, polling), closed after it."""
-    conn = connect(path)
+    conn = connect(path, create)
     try:
         yield conn
     finally:

@@ -7,6 +7,7 @@ at any instant leaves either the old state or the new one, never half of each.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.db import utc_now
+from store.values import clean_count, clean_float, clean_int, clean_label, clean_text, redact
 
 STATUSES = ("pending", "running", "done", "failed")
 
@@ -152,28 +154,74 @@ class PlannedRequest:
     parent_key: str | None = None
 
 
+def own_keys(conn: sqlite3.Connection, study_id: int, keys: list[str]) -> dict[str, str]:
+    """Each planned key as this study's request key.
+
+    A key is the hash of what determines an answer, so two studies that ask the
+    same thing compute the same key. The first study to plan it keeps the plain
+    key (databases from before keep theirs); any other study gets a key of its
+    own derived from it, so every study owns, counts and exports its requests.
+    Deterministic: re-planning a study maps its keys the same way."""
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS plan_keys (key TEXT PRIMARY KEY)")
+    conn.execute("DELETE FROM plan_keys")
+    conn.executemany("INSERT OR IGNORE INTO plan_keys (key) VALUES (?)", ((k,) for k in keys))
+    others = {row[0] for row in conn.execute(
+        "SELECT p.key FROM plan_keys p JOIN requests r ON r.key = p.key WHERE r.study_id != ?", (study_id,))}
+    conn.execute("DELETE FROM plan_keys")
+    return {k: (study_key(k, study_id) if k in others else k) for k in keys}
+
+
+def study_key(key: str, study_id: int) -> str:
+    return hashlib.sha256(f"{key}/study/{study_id}".encode()).hexdigest()[:32]
+
+
 def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Iterable[PlannedRequest]) -> int:
-    """Insert requests that are not there yet; returns how many were new."""
+    """Insert requests that are not there yet; returns how many were new.
+
+    A request another study already asked (same content, see `own_keys`) gets a
+    key of this study's, and the other study's stored answer is shared: copied to
+    this study's request (marked `shared_from`) instead of paying for it twice."""
+    requests = list(requests)
     now = utc_now()
-    rows = [
-        (r.key, study_id, model_id, r.stage, r.question_id, r.repetition, r.seed,
-         json.dumps(r.payload, sort_keys=True), r.parent_key, now, now)
-        for r in requests
-    ]
     with transaction(conn):
+        owned = own_keys(conn, study_id, [r.key for r in requests])
+        rows = [
+            (owned[r.key], study_id, model_id, r.stage, r.question_id, r.repetition, r.seed,
+             json.dumps(r.payload, sort_keys=True), r.parent_key, now, now)
+            for r in requests
+        ]
         before = conn.total_changes
         conn.executemany(
             "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, question_id, repetition, seed, "
             "payload_json, parent_key, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             rows,
         )
-        return conn.total_changes - before
+        new = conn.total_changes - before
+        shared = [(mine, theirs) for theirs, mine in owned.items() if mine != theirs]
+        if shared:
+            conn.executemany(
+                "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, completion_tokens, "
+                "logprobs_json, latency_s, model_identity, seed, started_at, finished_at, replaced_chars, shared_from) "
+                "SELECT ?, text, finish_reason, prompt_tokens, completion_tokens, logprobs_json, latency_s, "
+                "model_identity, seed, started_at, finished_at, replaced_chars, request_key "
+                "FROM responses WHERE request_key = ?",
+                shared,
+            )
+            conn.executemany(
+                "UPDATE requests SET status = 'done', last_error = NULL, claimed_by = NULL, updated_at = ? "
+                "WHERE key = ? AND status IN ('pending', 'failed') "
+                "AND EXISTS (SELECT 1 FROM responses WHERE request_key = ?)",
+                [(now, mine, mine) for mine, _ in shared],
+            )
+        return new
 
 
 def supersede_others(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, keys: list[str]) -> int:
     """Mark the model's requests of this stage that are not in `keys` (the current
-    plan) as superseded, and those in it as current. Returns how many are superseded."""
+    plan, as computed; see `own_keys`) as superseded, and those in it as current.
+    Returns how many are superseded."""
     with transaction(conn):
+        keys = list(own_keys(conn, study_id, keys).values())
         conn.execute("CREATE TEMP TABLE IF NOT EXISTS current_plan (key TEXT PRIMARY KEY)")
         conn.execute("DELETE FROM current_plan")
         conn.executemany("INSERT OR IGNORE INTO current_plan (key) VALUES (?)", ((k,) for k in keys))
@@ -257,18 +305,26 @@ def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, ow
 def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finish_reason: str | None,
              prompt_tokens: int | None, completion_tokens: int | None, logprobs: Any,
              latency_s: float, model_identity: str, seed: int | None, started_at: str,
-             attempts: int) -> bool:
+             attempts: int, replaced_chars: int = 0) -> bool:
     """Store a response and mark its request done, atomically. False if someone
-    else already answered it (the response is then not stored twice)."""
+    else already answered it (the response is then not stored twice).
+
+    Values are made storable first (see `store.values`): a reply is never lost
+    because a server sent a lone surrogate or a 70-bit token count."""
     now = utc_now()
+    text, replaced = clean_text(text)
+    try:
+        logprobs_json = json.dumps(logprobs, default=repr) if logprobs is not None else None
+    except (ValueError, TypeError, RecursionError):
+        logprobs_json = None
     with transaction(conn):
         cur = conn.execute(
             "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
-            "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, text, finish_reason, prompt_tokens, completion_tokens,
-             json.dumps(logprobs) if logprobs is not None else None,
-             latency_s, model_identity, seed, started_at, now),
+            "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at, "
+            "replaced_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (key, text, clean_label(finish_reason), clean_count(prompt_tokens), clean_count(completion_tokens),
+             logprobs_json, clean_float(latency_s), model_identity, clean_int(seed), started_at, now,
+             (clean_count(replaced_chars) or 0) + replaced),
         )
         conn.execute(
             "UPDATE requests SET status = 'done', attempts = attempts + ?, last_error = NULL, "
@@ -280,6 +336,7 @@ def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finis
 
 def record_error(conn: sqlite3.Connection, key: str, attempt: int, kind: str, message: str) -> None:
     """An error a request met that a retry may still survive."""
+    kind, message = clean_text(kind)[0], redact(clean_text(message)[0])
     with transaction(conn):
         conn.execute(
             "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 0, ?)",
@@ -290,6 +347,7 @@ def record_error(conn: sqlite3.Connection, key: str, attempt: int, kind: str, me
 def fail(conn: sqlite3.Connection, key: str, attempts: int, kind: str, message: str) -> None:
     """Give up on a request for this run, keeping the reason."""
     now = utc_now()
+    kind, message = clean_text(kind)[0], redact(clean_text(message)[0])
     with transaction(conn):
         conn.execute(
             "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 1, ?)",

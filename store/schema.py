@@ -344,6 +344,12 @@ MIGRATIONS: list[str] = [
         undone INTEGER NOT NULL DEFAULT 0
     );
     """,
+    # 13: replies kept whole although a server sent unencodable text (how many characters
+    # were replaced), and answers one study shares with another that asked the same thing
+    """
+    ALTER TABLE responses ADD COLUMN replaced_chars INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE responses ADD COLUMN shared_from TEXT;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

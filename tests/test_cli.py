@@ -25,10 +25,13 @@ def test_bad_study_file_is_one_clear_line(tmp_path):
     bad.write_text('method = "choice"\nmodels = ["llama:default"]\nrepetitions = -1\n')
     result = run_cli("run", str(bad), "--db", str(tmp_path / "x.db"))
     assert result.returncode == 2
-    assert result.stderr.strip() == f"error: {bad}: key 'repetitions': expected at least 1"
+    assert result.stderr.strip() == f"error: {bad}: key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got -1"
 
 
 def test_unknown_study_name(tmp_path):
+    from store.db import connect
+
+    connect(tmp_path / "x.db").close()
     result = run_cli("status", "--db", str(tmp_path / "x.db"), "--study", "nope")
     assert result.returncode == 2 and "no study named 'nope'" in result.stderr
 

@@ -31,7 +31,7 @@ def test_newer_schema_is_refused_with_a_clear_error(db_path):
 def test_not_a_database_is_refused(tmp_path):
     bogus = tmp_path / "notes.db"
     bogus.write_text("these are my notes, not a database\n" * 100)
-    with pytest.raises(StoreError, match="not an SQLite database"):
+    with pytest.raises(StoreError, match="not a usable SQLite database"):
         connect(bogus)
 
 

@@ -60,10 +60,10 @@ def test_request_key_ignores_dict_order():
 @pytest.mark.parametrize("replace, expected", [
     (('method = "choice"', 'method = "magic"'), "key 'method': expected one of: choice, coldstart, identity, entity, got 'magic'"),
     (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
-    (("repetitions = 2", "repetitions = 0"), "key 'repetitions': expected at least 1"),
+    (("repetitions = 2", "repetitions = 0"), "key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got 0"),
     (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),
     (('models = ["llama:default"]', ""), "key 'models': missing"),
-    (("temperature = 0.5", 'temperature = "hot"'), "key 'generation.temperature': expected a number"),
+    (("temperature = 0.5", 'temperature = "hot"'), "key 'generation.temperature': expected a temperature, got a string"),
     (("temperature = 0.5", "temprature = 0.5"), "key 'generation.temprature': unknown key"),
     (('"Budget-Conscious"', '"Budget"'), "key 'topics[0].questions.Budget': unknown cluster"),
     (('name = "laptops"', "name = 3"), "key 'topics[0].name': expected a topic name"),

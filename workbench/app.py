@@ -22,6 +22,7 @@ from screens.run import RunScreen
 from screens.template_editor import TemplateScreen
 from widgets.modals import ErrorModal, HelpScreen
 from workbench import design
+from workbench.literal import visible
 
 
 class WorkbenchApp(App):
@@ -67,6 +68,14 @@ class WorkbenchApp(App):
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
+
+    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
+               markup: bool = True) -> None:
+        """Every toast is literal text: messages carry entity names, model output and
+        server errors, where "[/x]" would be markup (and crash) and ESC would reach the
+        terminal. Control characters are shown as escapes; markup is never parsed."""
+        super().notify(visible(str(message)), title=visible(str(title)), severity=severity, timeout=timeout,
+                       markup=False)
 
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import json
 import os
+import sqlite3
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -18,9 +19,11 @@ from rich.table import Table
 
 from store import queue
 from store.db import StoreError, connect
+from store.db import reason as db_reason
 from workbench import exports
 from workbench.literal import literal_text, visible
 from workbench.models import ModelNotFound
+from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
 from workbench.specs import SpecError, parse_spec
 from workbench.studies.spec import StudyError, load_study
 
@@ -62,9 +65,11 @@ def _console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, no_color=bool(os.environ.get("NO_COLOR")))
 
 
-def _open_db(path: str):
+def _open_db(path: str, create: bool = True):
+    """The store; `create=False` for commands that only read (a wrong path is an
+    error, never a new empty database)."""
     try:
-        return connect(path)
+        return connect(path, create)
     except StoreError as exc:
         raise UserError(str(exc)) from None
 
@@ -97,7 +102,8 @@ def progress_display(console: Console, quiet: bool):
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"),
+        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"
+                   "{task.fields[waiting]}"),
         console=console,
         disable=quiet,
         transient=False,
@@ -107,11 +113,13 @@ def progress_display(console: Console, quiet: bool):
     def on_progress(p) -> None:
         if (p.model, p.stage) not in tasks:
             tasks[p.model, p.stage] = progress.add_task(
-                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--"
+                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--",
+                waiting="",
             )
         progress.update(
             tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
             rate=f"{p.tokens_per_s:.1f}", eta=_format_eta(p.eta_s),
+            waiting=f" · {escape(p.waiting)}" if p.waiting else "",
         )
 
     return progress, on_progress
@@ -266,7 +274,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
     from store import entities as registry
     from workbench import dedup
 
-    conn = _open_db(args.db)
+    conn = _open_db(args.db, create=False)
     console = _console()
     try:
         if args.action == "suggest":
@@ -327,7 +335,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
 def cmd_review(args: argparse.Namespace) -> int:
     from store import reviews
 
-    conn = _open_db(args.db)
+    conn = _open_db(args.db, create=False)
     _study_id(conn, args.study)
     if args.action in ("probes", "label", "undo-label"):
         return _review_probes(conn, args)
@@ -463,7 +471,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
 
 
 def cmd_status(args: argparse.Namespace) -> int:
-    conn = _open_db(args.db)
+    conn = _open_db(args.db, create=False)
     if args.json:
         print(json.dumps(exports.status_records(conn, _study_id(conn, args.study)), indent=2))
         return 0
@@ -475,17 +483,25 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    conn = _open_db(args.db)
+    conn = _open_db(args.db, create=False)
     _study_id(conn, args.study)
-    records, fields = cmd_export_what(args, conn)
-    out = open(args.output, "w", newline="", encoding="utf-8") if args.output else sys.stdout
-    try:
-        count = exports.write_records(records, args.format, fields, out)
-    finally:
-        if args.output:
-            out.close()
     if args.output:
-        _console(stderr=True).print(f"Wrote {count} records to {args.output}")
+        try:  # refuse a database as the target before reading anything
+            check_output_path(args.output, args.db)
+        except OutputRefused as exc:
+            raise UserError(str(exc)) from None
+    records, fields = cmd_export_what(args, conn)
+    if not args.output:
+        exports.write_records(records, args.format, fields, sys.stdout, raw=args.raw)
+        return 0
+    try:
+        with atomic_text_file(args.output, args.db) as out:
+            count = exports.write_records(records, args.format, fields, out, raw=args.raw)
+    except OutputRefused as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{args.output}: could not be written ({exc.strerror or exc}); nothing was changed") from None
+    _console(stderr=True).print(literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"))
     return 0
 
 
@@ -767,7 +783,7 @@ def print_region_hint(conn, study: str | None, console: Console) -> None:
 def cmd_metrics(args: argparse.Namespace) -> int:
     from workbench import choice_io
 
-    conn = _open_db(args.db)
+    conn = _open_db(args.db, create=False)
     _study_id(conn, args.study)
     records = choice_io.metric_records(conn, args.study)
     if args.format == "table":
@@ -794,7 +810,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
             load_study(args.study)
         except StudyError as exc:
             raise UserError(str(exc)) from None
-    _open_db(args.db).close()
+    _open_db(args.db, create=bool(args.study)).close()  # a new database only for a study to run
     from workbench.app import WorkbenchApp
 
     WorkbenchApp(args.db, args.study, autostart=args.start).run()
@@ -1018,7 +1034,12 @@ def build_parser() -> argparse.ArgumentParser:
                    "prompt and label text) or entity_bias (Delta per entity with its metadata)")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
-    p.add_argument("--output", "-o", help="write to this file instead of standard output")
+    p.add_argument("--output", "-o", help="write to this file instead of standard output (written whole or "
+                   "not at all; never a database)")
+    p.add_argument("--raw", action="store_true",
+                   help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
+                   "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
+                   "written out as \\xNN")
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
@@ -1112,8 +1133,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         return args.func(args)
-    except UserError as exc:
+    except (UserError, StoreError) as exc:
         _console(stderr=True).print(literal_text(f"error: {exc}"), style="red", soft_wrap=True)
         return 2
+    except sqlite3.Error as exc:
+        # A database that cannot be written (read-only, disk full, locked for longer than
+        # the busy timeout): one line; every write is a transaction, so nothing is half-done.
+        _console(stderr=True).print(literal_text(f"error: database {args.db if 'db' in args else ''}: "
+                                                 f"{db_reason(exc)}"), style="red", soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        _console(stderr=True).print("Interrupted; nothing half-written (run the same command again).")
+        return 130
     except BrokenPipeError:
         return 0

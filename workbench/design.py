@@ -64,11 +64,20 @@ def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str
     for row in question_rows(db_path, study_id):
         grouped.setdefault(row["topic"], {}).setdefault(row["cluster"], []).append(row["text"])
     path = Path(path)
+    original = None
+    if path.exists():
+        from workbench.studies.spec import read_toml
+
+        original = read_toml(path)  # every key the user wrote is kept
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(study_to_toml(study, grouped, original), encoding="utf-8")
+    try:
+        load_study(tmp)  # never replace a good file with one that does not load
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     if path.exists():
         shutil.copy2(path, path.with_suffix(path.suffix + ".bak"))
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(study_to_toml(study, grouped), encoding="utf-8")
-    load_study(tmp)  # never replace a good file with one that does not load
     tmp.replace(path)
     return path
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from store import queue
+from workbench.safe_output import spreadsheet_cell
 
 RESPONSE_FIELDS = [
     "request_key", "study", "model", "model_identity", "stage", "status", "topic", "cluster",
@@ -55,8 +56,12 @@ def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> lis
     return records
 
 
-def write_records(records: Iterable[dict[str, Any]], fmt: str, fields: list[str], out: io.TextIOBase) -> int:
-    """Write records as a JSON array or CSV with a header; returns how many."""
+def write_records(records: Iterable[dict[str, Any]], fmt: str, fields: list[str], out: io.TextIOBase,
+                  raw: bool = False) -> int:
+    """Write records as a JSON array or CSV with a header; returns how many.
+
+    JSON is exact. CSV cells are spreadsheet-safe unless `raw` (formula starts
+    neutralised, terminal control characters written out; see `safe_output`)."""
     count = 0
     if fmt == "json":
         out.write("[")
@@ -69,6 +74,6 @@ def write_records(records: Iterable[dict[str, Any]], fmt: str, fields: list[str]
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow(record)
+        writer.writerow(record if raw else {k: spreadsheet_cell(v) for k, v in record.items()})
         count += 1
     return count

@@ -25,7 +25,13 @@ _ITEM = re.compile(r"^\s*(?:\d{1,2}[.)]|[-*•+]|#{1,6})\s+(?P<item>.+)$")
 _BOLD = re.compile(r"\*\*(?P<bold>[^*\n]{1,80}?)\*\*|__(?P<under>[^_\n]{1,80}?)__")
 # An item's name ends where its description starts.
 _DESCRIPTION = re.compile(r"\s*(?::|\s[-–—]\s|\s\(|,\s(?:which|that|known|a|an|the)\s).*$", re.DOTALL)
-_EDGE = re.compile(r"^[\s\"'“”‘’`*_#>\[\]]+|[\s\"'“”‘’`*_#>\[\].,;:!?]+$")
+# Characters trimmed from an item's start and end (str.strip: linear, unlike a
+# regex anchored at the end, which is quadratic in a long run of them).
+_LEAD = " \t\r\n\f\v\"'“”‘’`*_#>[]"
+_TRAIL = _LEAD + ".,;:!?"
+# No name is longer than this; the description that follows it is cut before any
+# pattern runs, so hostile replies (a megabyte on one line) cost linear time.
+_ITEM_WINDOW = 400
 
 
 @lru_cache(maxsize=200_000)
@@ -40,12 +46,13 @@ def normalize_surface(text: str) -> str:
 
 def clean_item(text: str) -> str:
     """An entity name from a list item: markdown, description and edges removed."""
+    text = " ".join(text[:_ITEM_WINDOW].split())
     bold = _BOLD.search(text)
     if bold and bold.start() <= 3:
         text = bold.group("bold") or bold.group("under")
     text = text.replace("**", "").replace("__", "")
     text = _DESCRIPTION.sub("", text)
-    text = _EDGE.sub("", text)
+    text = text.lstrip(_LEAD).rstrip(_TRAIL)
     return " ".join(text.split())
 
 
@@ -97,9 +104,13 @@ def json_values(text: str) -> Iterator[Any]:
     """JSON values a model's reply may hold: the whole text, a fenced block, or the
     outermost {...} / [...] inside prose — each that parses, in that order."""
     candidates = [text]
-    fenced = re.search(r"```(?:json)?\s*(.*?)```", text, re.S)
-    if fenced:
-        candidates.append(fenced.group(1))
+    # The first fenced block, found with str.find (a regex with a lazy body is
+    # quadratic over a reply of many unclosed fences).
+    start = text.find("```")
+    end = text.find("```", start + 3) if start >= 0 else -1
+    if end > start:
+        body = text[start + 3 : end]
+        candidates.append(body[4:] if body.startswith("json") else body)
     for opener, closer in (("{", "}"), ("[", "]")):
         start, end = text.find(opener), text.rfind(closer)
         if 0 <= start < end:

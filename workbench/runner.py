@@ -62,6 +62,7 @@ class Progress:
     last_error: str | None = None
     finished: bool = False
     stopped_reason: str | None = None
+    waiting: str | None = None  # "waiting 30 s (http_429)" while a retry waits
 
     @property
     def total(self) -> int:
@@ -155,6 +156,7 @@ class _ModelRun:
         self.consecutive_failures = 0
         self.last_error: str | None = None
         self.stopped_reason: str | None = None
+        self.waiting: str | None = None
         self.started = time.perf_counter()
         self.counts = self._count()
         self.exhausted = False
@@ -184,6 +186,7 @@ class _ModelRun:
             last_error=self.last_error,
             finished=finished,
             stopped_reason=self.stopped_reason,
+            waiting=None if finished else self.waiting,
         )
 
     def _emit(self) -> None:
@@ -241,7 +244,14 @@ class _ModelRun:
                 if exc.retryable and attempt <= self.retries:
                     queue.record_error(self.conn, key, attempt, exc.kind, str(exc.args[0]))
                     delay = exc.retry_after if exc.retry_after is not None else backoff_delay(attempt, self.options)
-                    await anyio.sleep(delay)
+                    # Say that (and how long) it waits: a silent wait looks like a hang.
+                    self.last_error = f"{exc} — retry {attempt} of {self.retries} in {delay:.0f} s"
+                    self.waiting = f"waiting {delay:.0f} s ({exc.kind})" if delay >= 1 else None
+                    self._emit()
+                    try:
+                        await anyio.sleep(delay)
+                    finally:
+                        self.waiting = None
                     continue
                 self._fail(key, attempt, exc.kind, str(exc.args[0]))
                 return
@@ -249,19 +259,14 @@ class _ModelRun:
                 self.last_error = f"internal: {exc.__class__.__name__}: {exc}"
                 self._fail(key, attempt, "internal", f"{exc.__class__.__name__}: {exc}")
                 return
-            queue.complete(
-                self.conn, key, self.owner,
-                text=completion.text,
-                finish_reason=completion.finish_reason,
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                logprobs=completion.logprobs,
-                latency_s=completion.latency_s,
-                model_identity=self.job.engine.identity,
-                seed=row["seed"],
-                started_at=started_at,
-                attempts=attempt,
-            )
+            try:
+                self._complete(row, completion, started_at, attempt)
+            except (ValueError, TypeError, OverflowError, sqlite3.InterfaceError, sqlite3.IntegrityError) as exc:
+                # The reply could not be stored as it is (a bug in cleaning it): keep the
+                # reason on the request and go on; never let one reply stop the study.
+                self.last_error = f"unstorable: {exc.__class__.__name__}: {exc}"
+                self._fail(key, attempt, "unstorable", f"{exc.__class__.__name__}: {exc}")
+                return
             self.tokens += completion.completion_tokens or 0
             self.answered += 1
             self.consecutive_failures = 0
@@ -269,6 +274,22 @@ class _ModelRun:
             self.counts["done"] += 1
             self._emit()
             return
+
+    def _complete(self, row: sqlite3.Row, completion, started_at: str, attempt: int) -> None:
+        queue.complete(
+            self.conn, row["key"], self.owner,
+            text=completion.text,
+            finish_reason=completion.finish_reason,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            logprobs=completion.logprobs,
+            latency_s=completion.latency_s,
+            model_identity=self.job.engine.identity,
+            seed=row["seed"],
+            started_at=started_at,
+            attempts=attempt,
+            replaced_chars=completion.replaced_chars,
+        )
 
     def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:
         queue.fail(self.conn, key, attempts, kind, message)

@@ -14,6 +14,8 @@ timeout never re-asks what is already answered.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,26 +26,35 @@ class SpecError(ValueError):
     """A model spec that cannot be understood; the message says which part and why."""
 
 
-def _positive_int(value: str) -> int:
-    number = int(value)
-    if number < 1:
-        raise ValueError("must be at least 1")
+def _number(value: str, kind: type = float) -> float:
+    try:
+        number = kind(value)
+    except ValueError:
+        raise ValueError(f"must be {'a whole number' if kind is int else 'a number'}") from None
+    if kind is float and not math.isfinite(number):
+        raise ValueError("must be a finite number")
     return number
 
 
-def _int(value: str) -> int:
-    return int(value)
+def _ranged(kind: type, low: float | None, high: float | None, low_open: bool = False) -> Callable[[str], Any]:
+    """A parser for a number in [low, high] (or (low, high] when `low_open`)."""
+
+    def parse(value: str) -> Any:
+        number = _number(value, kind)
+        if low is not None and (number <= low if low_open else number < low):
+            raise ValueError(f"must be {'greater than' if low_open else 'at least'} {low:g}")
+        if high is not None and number > high:
+            raise ValueError(f"must be at most {high:g}")
+        return number
+
+    return parse
 
 
-def _float(value: str) -> float:
-    return float(value)
-
-
-def _nonneg_float(value: str) -> float:
-    number = float(value)
-    if number < 0:
-        raise ValueError("must not be negative")
-    return number
+INT64 = 2**63 - 1
+_positive_int = _ranged(int, 1, None)
+_int = _ranged(int, -INT64 - 1, INT64)
+_float = _ranged(float, None, None)
+_nonneg_float = _ranged(float, 0, None)
 
 
 def _text(value: str) -> str:
@@ -66,23 +77,28 @@ def _mode(value: str) -> str:
 
 # name -> (parser, help). Answer options first.
 ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
-    "temperature": (_nonneg_float, "sampling temperature"),
-    "top_p": (_float, "nucleus sampling mass"),
-    "max_tokens": (_positive_int, "most tokens to generate"),
+    "temperature": (_ranged(float, 0, 10), "sampling temperature (0 to 10)"),
+    "top_p": (_ranged(float, 0, 1, low_open=True), "nucleus sampling mass (above 0, at most 1)"),
+    "max_tokens": (_ranged(int, 1, 1_000_000), "most tokens to generate"),
     "seed": (_int, "base seed; repetition r uses seed + r - 1"),
     "mode": (_mode, "auto (chat if the model has a chat template), chat or completion"),
-    "n_ctx": (_positive_int, "llama: context length in tokens"),
+    "n_ctx": (_ranged(int, 1, 10_000_000), "llama: context length in tokens"),
     "invariant": (_bool, "llama: label scores with batch-invariant kernels (slower; equal to a lone "
                          "evaluation bit for bit)"),
 }
+MAX_CONCURRENCY = 1024
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
-    "timeout": (_nonneg_float, "seconds per request before it is retried"),
-    "concurrency": (_positive_int, "requests in flight (openai) or model instances (llama)"),
-    "retries": (_int, "attempts after the first before a request is marked failed"),
+    "timeout": (_ranged(float, 0, 86_400, low_open=True), "seconds per request before it is retried"),
+    "concurrency": (_ranged(int, 1, MAX_CONCURRENCY), "requests in flight (openai) or model instances (llama)"),
+    "retries": (_ranged(int, 0, 100), "attempts after the first before a request is marked failed"),
     "api_key_env": (_text, "openai: environment variable holding the API key"),
-    "threads": (_positive_int, "llama: CPU threads per model instance"),
-    "n_gpu_layers": (_int, "llama: layers offloaded to the GPU (-1 = all)"),
-    "n_batch": (_positive_int, "llama: prompt evaluation batch size"),
+    "max_retry_after": (_ranged(float, 0, 86_400), "openai: longest Retry-After honoured, in seconds "
+                        "(default 120); a longer one counts as a failed attempt"),
+    "max_body_mb": (_ranged(float, 0, 4096, low_open=True), "openai: largest reply accepted, in MB after "
+                    "decompression (default 8); a larger one fails the request"),
+    "threads": (_ranged(int, 1, 1024), "llama: CPU threads per model instance"),
+    "n_gpu_layers": (_ranged(int, -1, 100_000), "llama: layers offloaded to the GPU (-1 = all)"),
+    "n_batch": (_ranged(int, 1, 1_048_576), "llama: prompt evaluation batch size"),
 }
 ALL_OPTIONS = {**ANSWER_OPTIONS, **TRANSPORT_OPTIONS}
 
@@ -136,8 +152,9 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
     if engine == "llama":
         if not target:
             raise SpecError(f"model spec {text!r}: give 'default' or a path to a .gguf file")
-        if "api_key_env" in options:
-            raise SpecError(f"model spec {text!r}: api_key_env applies to openai models only")
+        for openai_only in ("api_key_env", "max_retry_after", "max_body_mb"):
+            if openai_only in options:
+                raise SpecError(f"model spec {text!r}: {openai_only} applies to openai models only")
         return ModelSpec("llama", target, None, options)
     name, at, base_url = target.rpartition("@")
     if not at or not name or not base_url:

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import email.utils
 import json
+import math
 import os
 import time
 from typing import Any
 
 import aiohttp
 
+from store.values import redact
 from workbench.engines.base import (
     Completion,
     EngineError,
@@ -30,23 +32,37 @@ from workbench.specs import ModelSpec
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONCURRENCY = 8
+# A server may ask for any wait (Retry-After: 86400) or send any size (a gzip bomb):
+# both are bounded, and what exceeds the bound is a failed attempt that says why.
+DEFAULT_MAX_RETRY_AFTER_S = 120.0
+DEFAULT_MAX_BODY_MB = 8.0
 # Statuses worth retrying: the server is busy, restarting or timed out.
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After is either delta-seconds or an HTTP date."""
+    """Retry-After is either delta-seconds or an HTTP date (any other text: None)."""
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+            seconds = when.timestamp() - time.time()
+        except (TypeError, ValueError, OverflowError):
+            return None
+    if math.isnan(seconds):
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, seconds)
+
+
+def _duration(seconds: float) -> str:
+    if math.isinf(seconds) or seconds > 10 * 365 * 86400:
+        return "forever"
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds:.0f} s"
 
 
 def _short(text: str, limit: int = 200) -> str:
@@ -61,6 +77,8 @@ class OpenAIEngine:
         self.concurrency = int(spec.options.get("concurrency", DEFAULT_CONCURRENCY))
         self.timeout_s = float(spec.options.get("timeout", DEFAULT_TIMEOUT_S))
         self.mode = spec.options.get("mode", "auto")
+        self.max_retry_after = float(spec.options.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER_S))
+        self.max_body_bytes = int(float(spec.options.get("max_body_mb", DEFAULT_MAX_BODY_MB)) * 1_000_000)
         self.limiter = AdaptiveLimiter(self.concurrency)
         self.echo_supported: bool | None = None  # learnt at the first label-probability request
         self._session: aiohttp.ClientSession | None = None
@@ -75,6 +93,11 @@ class OpenAIEngine:
                     retryable=False,
                 )
             self._headers["Authorization"] = f"Bearer {key}"
+        self._secret = self._headers.get("Authorization", "")[len("Bearer "):]
+
+    def redact(self, text: str) -> str:
+        """The text without this engine's API key (a proxy may echo the header in an error body)."""
+        return redact(text, self._secret)
 
     async def start(self) -> None:
         if self._session is None:
@@ -87,7 +110,15 @@ class OpenAIEngine:
             self._session = None
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST one JSON body through the limiter; the parsed reply or an EngineError."""
+        """POST one JSON body through the limiter; the parsed reply or an EngineError
+        whose message never holds the API key."""
+        try:
+            return await self._post_once(path, body)
+        except EngineError as exc:
+            exc.args = (self.redact(str(exc.args[0])),)
+            raise
+
+    async def _post_once(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         await self.start()
         assert self._session is not None
         url = f"{self.spec.base_url}/{path}"
@@ -96,14 +127,21 @@ class OpenAIEngine:
         try:
             timeout = aiohttp.ClientTimeout(total=self.timeout_s or None)
             async with self._session.post(url, json=body, timeout=timeout) as reply:
-                raw = await reply.read()
+                raw = await self._read_capped(reply, url)
                 if reply.status != 200:
                     retry_after = _retry_after_seconds(reply.headers.get("Retry-After"))
                     throttled = reply.status == 429
                     detail = _short(raw.decode("utf-8", "replace")) or reply.reason or ""
+                    message = f"{url} answered {reply.status}: {detail}"
+                    if retry_after is not None and retry_after > self.max_retry_after:
+                        # Honouring it would stall the model for hours: count the attempt as
+                        # failed and let the runner's own backoff decide when to try again.
+                        message += (f" (it asked to wait {_duration(retry_after)}, more than the "
+                                    f"{self.max_retry_after:g} s cap; raise it with max_retry_after=SECONDS)")
+                        retry_after = None
                     raise EngineError(
                         f"http_{reply.status}",
-                        f"{url} answered {reply.status}: {detail}",
+                        message,
                         retryable=reply.status in RETRYABLE_STATUS,
                         retry_after=retry_after,
                     )
@@ -123,6 +161,21 @@ class OpenAIEngine:
             raise EngineError("connection", f"{url}: truncated reply: {exc}", retryable=True) from None
         finally:
             await self.limiter.release(throttled=throttled, retry_after=retry_after)
+
+    async def _read_capped(self, reply: aiohttp.ClientResponse, url: str) -> bytes:
+        """The body, decompressed, refused once it grows past max_body_mb."""
+        declared = reply.content_length
+        if declared is not None and declared > self.max_body_bytes and not reply.headers.get("Content-Encoding"):
+            raise EngineError("too_large", f"{url} sent a reply of {declared:,} bytes, more than the "
+                              f"{self.max_body_bytes:,}-byte cap (max_body_mb)", retryable=False)
+        chunks, size = [], 0
+        async for chunk in reply.content.iter_chunked(1 << 16):
+            size += len(chunk)
+            if size > self.max_body_bytes:
+                raise EngineError("too_large", f"{url} sent a reply of more than {self.max_body_bytes:,} bytes "
+                                  "(after decompression; the cap is max_body_mb)", retryable=False)
+            chunks.append(chunk)
+        return b"".join(chunks)
 
     def _common(self, request: GenerationRequest) -> dict[str, Any]:
         body: dict[str, Any] = {

@@ -27,11 +27,18 @@ from typing import Any
 
 from workbench.specs import ModelSpec
 from workbench.studies.spec import (
+    MAX_EXPERTS,
+    MAX_REPETITIONS,
+    MAX_TEMPERATURE,
+    MAX_TOKENS,
     StudyError,
     Where,
     check_keys,
     expect,
+    expect_range,
+    read_generation,
     read_models,
+    read_name,
     read_optional_spec,
 )
 
@@ -39,7 +46,6 @@ TOP_KEYS = {"name", "method", "description", "repetitions", "seed", "models", "g
             "clusters", "topics", "extraction", "metrics", "question_generation", "verified_only"}
 EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output"}
 METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
-GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "stop", "system"}
 TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster", "generate"}
 QUESTION_GENERATION_KEYS = {"model", "temperature", "max_tokens", "adapt_prompt", "generate_prompt"}
 
@@ -144,11 +150,9 @@ def default_clusters() -> list[Cluster]:
 def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     where = Where(str(path))
     check_keys(where, data, TOP_KEYS)
-    name = expect(where.child("name"), data.get("name", path.stem), str, "a study name")
-    repetitions = expect(where.child("repetitions"), data.get("repetitions", 1), int,
-                         "a whole number of repetitions (paper: 5)")
-    if repetitions < 1:
-        raise where.child("repetitions").error("expected at least 1")
+    name = read_name(where, data, path.stem)
+    repetitions = expect_range(where.child("repetitions"), data.get("repetitions", 1), 1, MAX_REPETITIONS,
+                               "a whole number of repetitions (paper: 5)")
     seed = expect(where.child("seed"), data.get("seed", 0), int, "an integer seed")
     models = read_models(where, data)
     generation = _generation(where.child("generation"), data.get("generation", {}))
@@ -187,22 +191,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
 
 
 def _generation(where: Where, table: Any) -> dict[str, Any]:
-    expect(where, table, dict, "a [generation] table")
-    check_keys(where, table, GENERATION_KEYS)
-    out: dict[str, Any] = {"temperature": 0.7, "max_tokens": 256}
-    for key, value in table.items():
-        if key in ("temperature", "top_p"):
-            out[key] = float(expect(where.child(key), value, (int, float), "a number"))
-        elif key == "max_tokens":
-            out[key] = expect(where.child(key), value, int, "a whole number of tokens")
-            if out[key] < 1:
-                raise where.child(key).error("expected at least 1")
-        elif key == "stop":
-            expect(where.child(key), value, list, "a list of stop strings")
-            out[key] = [expect(where.child(key).child(i), s, str, "a string") for i, s in enumerate(value)]
-        elif key == "system":
-            out[key] = expect(where.child(key), value, str, "a system prompt string")
-    return out
+    return read_generation(where, table, {"temperature": 0.7, "max_tokens": 256})
 
 
 def _extraction(where: Where, table: Any) -> Extraction:
@@ -211,14 +200,13 @@ def _extraction(where: Where, table: Any) -> Extraction:
     method = table.get("method", "list")
     if method not in ("list", "experts"):
         raise where.child("method").error(f"expected 'list' or 'experts', got {method!r}")
-    experts = expect(where.child("experts"), table.get("experts", 5), int, "a whole number of experts")
-    k = expect(where.child("k"), table.get("k", 5), int, "a whole number of entities per list")
-    for key, value in (("experts", experts), ("k", k)):
-        if value < 1:
-            raise where.child(key).error("expected at least 1")
-    temperature = float(expect(where.child("temperature"), table.get("temperature", 0.8), (int, float),
-                               "a number (above 0, so experts differ)"))
-    max_tokens = expect(where.child("max_tokens"), table.get("max_tokens", 96), int, "a whole number of tokens")
+    experts = expect_range(where.child("experts"), table.get("experts", 5), 1, MAX_EXPERTS,
+                           "a whole number of experts")
+    k = expect_range(where.child("k"), table.get("k", 5), 1, 100, "a whole number of entities per list")
+    temperature = float(expect_range(where.child("temperature"), table.get("temperature", 0.8), 0,
+                                     MAX_TEMPERATURE, "a temperature (above 0, so experts differ)", (int, float)))
+    max_tokens = expect_range(where.child("max_tokens"), table.get("max_tokens", 96), 1, MAX_TOKENS,
+                              "a whole number of tokens")
     model = read_optional_spec(where, table)
     output = table.get("output", "json")
     if output not in ("json", "list"):
@@ -231,7 +219,7 @@ def _metrics(where: Where, table: Any) -> dict[str, Any]:
     check_keys(where, table, METRICS_KEYS)
     out: dict[str, Any] = {}
     if "top_n" in table:
-        out["top_n"] = expect(where.child("top_n"), table["top_n"], int, "a whole number (paper: 10)")
+        out["top_n"] = expect_range(where.child("top_n"), table["top_n"], 1, 100_000, "a whole number (paper: 10)")
     if "min_share" in table:
         out["min_share"] = float(expect(where.child("min_share"), table["min_share"], (int, float),
                                         "a share such as 0.05"))
@@ -277,8 +265,10 @@ def _question_generation(where: Where, table: Any, study_path: Path) -> Question
             prompts[key] = str(prompt_path)
     return QuestionGeneration(
         model=model,
-        temperature=float(expect(where.child("temperature"), table.get("temperature", 0.9), (int, float), "a number")),
-        max_tokens=expect(where.child("max_tokens"), table.get("max_tokens", 600), int, "a whole number of tokens"),
+        temperature=float(expect_range(where.child("temperature"), table.get("temperature", 0.9), 0, MAX_TEMPERATURE,
+                                       "a temperature", (int, float))),
+        max_tokens=expect_range(where.child("max_tokens"), table.get("max_tokens", 600), 1, MAX_TOKENS,
+                                "a whole number of tokens"),
         **prompts,
     )
 
@@ -290,15 +280,11 @@ def _topic_questions(where: Where, topic: Any, clusters: list[Cluster],
     name = expect(where.child("name"), topic.get("name"), str, "a topic name such as \"running shoes\"")
     limit = topic.get("questions_per_cluster")
     if limit is not None:
-        expect(where.child("questions_per_cluster"), limit, int, "a whole number")
-        if limit < 1:
-            raise where.child("questions_per_cluster").error("expected at least 1")
+        expect_range(where.child("questions_per_cluster"), limit, 1, None, "a whole number")
     generate = 0
     if "generate" in topic:
-        generate = expect(where.child("generate"), topic["generate"], int,
-                          "a whole number of questions to generate per adapted cluster (paper: 23)")
-        if generate < 1:
-            raise where.child("generate").error("expected at least 1")
+        generate = expect_range(where.child("generate"), topic["generate"], 1, 1000,
+                                "a whole number of questions to generate per adapted cluster (paper: 23)")
     if "questions" in topic and "questions_file" in topic:
         raise where.error("expected one of 'questions' (inline table) or 'questions_file', not both")
     if not ({"questions", "questions_file"} & set(topic)):

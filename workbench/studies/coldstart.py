@@ -25,11 +25,19 @@ from typing import Any
 
 from workbench.catalog import Catalog, load_catalog
 from workbench.specs import ModelSpec
-from workbench.studies.spec import Where, check_keys, expect, read_models
+from workbench.studies.spec import (
+    MAX_SEEDS,
+    Where,
+    check_keys,
+    expect,
+    expect_range,
+    read_generation,
+    read_models,
+    read_name,
+)
 
 TOP_KEYS = {"name", "method", "description", "models", "catalog", "k", "seeds", "context", "attributes",
             "attributes_file", "generation", "item_noun"}
-GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "system"}
 
 
 @dataclass
@@ -72,10 +80,15 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
         raise where.child("k").error(f"expected between 1 and the catalog's {len(catalog.items)} items")
     seeds_value = data.get("seeds", 5)
     if isinstance(seeds_value, int) and not isinstance(seeds_value, bool):
-        seeds = list(range(seeds_value))
+        seeds = list(range(expect_range(where.child("seeds"), seeds_value, 1, MAX_SEEDS, "a number of seeds")))
     else:
         expect(where.child("seeds"), seeds_value, list, "a number of seeds or a list of seeds")
-        seeds = [expect(where.child("seeds").child(i), s, int, "an integer seed") for i, s in enumerate(seeds_value)]
+        if len(seeds_value) > MAX_SEEDS:
+            raise where.child("seeds").error(f"expected at most {MAX_SEEDS} seeds, got {len(seeds_value)}")
+        seeds = [expect_range(where.child("seeds").child(i), s, -2**63, 2**63 - 1, "an integer seed")
+                 for i, s in enumerate(seeds_value)]
+        if len(set(seeds)) != len(seeds):
+            raise where.child("seeds").error("expected distinct seeds")
     if not seeds:
         raise where.child("seeds").error("expected at least one seed")
     attributes: dict[str, list[str]] = {}
@@ -86,9 +99,15 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
             loaded = json.loads(file_path.read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise where.child("attributes_file").error(f"cannot read {file_path}: {exc}") from None
+        shape = 'expected {"category": ["attribute", ...]}'
         if not isinstance(loaded, dict):
-            raise where.child("attributes_file").error('expected {"category": ["attribute", ...]}')
-        attributes.update(loaded)
+            raise where.child("attributes_file").error(shape)
+        for category, values in loaded.items():
+            # A string here ("a girl") would otherwise become one persona per character.
+            if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
+                raise where.child("attributes_file").error(
+                    f"{file_path}: category {category!r}: {shape} (a list of non-empty strings)")
+            attributes[category] = list(values)
     for category, values in expect(where.child("attributes"), data.get("attributes", {}), dict,
                                    'a table such as religion = ["a Buddhist"]').items():
         attributes[category] = [expect(where.child("attributes").child(category).child(i), v, str, "a string")
@@ -96,11 +115,10 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
                                                              list, "a list of attributes"))]
     if not attributes:
         raise where.child("attributes").error("expected at least one attribute (attributes or attributes_file)")
-    generation = expect(where.child("generation"), data.get("generation", {}), dict, "a [generation] table")
-    check_keys(where.child("generation"), generation, GENERATION_KEYS)
-    params = {"temperature": 0.7, "max_tokens": 16 * k, **generation}
+    params = read_generation(where.child("generation"), data.get("generation", {}),
+                             {"temperature": 0.7, "max_tokens": 16 * k})
     return ColdStartStudy(
-        name=expect(where.child("name"), data.get("name", path.stem), str, "a study name"),
+        name=read_name(where, data, path.stem),
         path=str(path), description=str(data.get("description", "")), models=models,
         catalog_path=str(catalog_path), catalog=catalog, k=k, seeds=seeds,
         context=str(data.get("context", "")), attributes=attributes, generation=params,

@@ -33,7 +33,7 @@ from typing import Any
 from store.queue import PlannedRequest, transaction
 from workbench.keys import request_key
 from workbench.specs import ModelSpec
-from workbench.studies.spec import Where, check_keys, expect, read_models
+from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name
 
 TOP_KEYS = {"name", "method", "description", "models", "task", "templates", "entities", "languages", "variants",
             "max_templates", "max_entities", "scoring", "group_by"}
@@ -109,17 +109,37 @@ def load_task(where: Where, path: Path) -> Task:
         data = json.loads(path.read_text("utf-8"))
     except json.JSONDecodeError as exc:
         raise where.error(f"{path}: not valid JSON: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise where.error(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    except OSError as exc:
+        raise where.error(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
         labels = [Label(str(item["id"]), float(item["weight"]), dict(item["text"]),
                         str(item.get("numeric", index + 1))) for index, item in enumerate(data["labels"])]
         locales = dict(data["prompt"]["locales"])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise where.error(f"{path}: missing or malformed {exc} (expected labels[].id/text/weight and "
                           "prompt.locales)") from None
+    for name, locale in locales.items():
+        if not isinstance(locale, dict):
+            raise where.error(f"{path}: prompt.locales.{name}: expected an object with the locale's "
+                              f"instruction, got {type(locale).__name__}")
+    for label in labels:
+        if not all(isinstance(v, str) for v in label.text.values()):
+            raise where.error(f"{path}: label {label.id!r}: expected text per locale as strings")
     if len(labels) < 2:
         raise where.error(f"{path}: a task needs at least two labels")
     return Task(str(data.get("id", path.stem)), labels, locales, bool(data["prompt"].get("include_target", False)),
                 dict(data.get("dataset", {}).get("text_columns", {})))
+
+
+def _strings(where: Where, value: Any, expectation: str, allow_empty: bool = False) -> list[str]:
+    expect(where, value, list, expectation)
+    for index, item in enumerate(value):
+        expect(where.child(index), item, str, "a string")
+    if not value and not allow_empty:
+        raise where.error(f"expected {expectation} (at least one)")
+    return value
 
 
 def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
@@ -138,7 +158,7 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
     entities = _read_csv(where.child("entities"), local("entities"), "name")
     for index, row in enumerate(templates):
         row["template_id"] = str(index)
-    languages = expect(where.child("languages"), data.get("languages", ["english"]), list, "a list of languages")
+    languages = _strings(where.child("languages"), data.get("languages", ["english"]), "a list of languages")
     for language in languages:
         if language not in task.locales:
             raise where.child("languages").error(f"the task has no locale {language!r} (it has: "
@@ -146,7 +166,7 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
         column = task.text_columns.get(language, TEXT_COLUMNS.get(language, f"sentence({language})"))
         if column not in templates[0]:
             raise where.child("languages").error(f"the templates have no column {column!r} for {language}")
-    variants = expect(where.child("variants"), data.get("variants", ["zero_shot_text"]), list, "a list of variants")
+    variants = _strings(where.child("variants"), data.get("variants", ["zero_shot_text"]), "a list of variants")
     for variant in variants:
         if variant not in VARIANTS:
             raise where.child("variants").error(f"unknown variant {variant!r} (expected: {', '.join(VARIANTS)})")
@@ -155,9 +175,10 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
         raise where.child("scoring").error(f"expected one of {', '.join(SCORING)}, got {scoring!r}")
     for key, rows in (("max_templates", templates), ("max_entities", entities)):
         if key in data:
-            limit = expect(where.child(key), data[key], int, "a whole number")
+            limit = expect_range(where.child(key), data[key], 1, None, "a whole number")
             del rows[limit:]
-    group_by = expect(where.child("group_by"), data.get("group_by", []), list, "a list of entity columns")
+    group_by = _strings(where.child("group_by"), data.get("group_by", []), "a list of entity columns",
+                        allow_empty=True)
     for column in group_by:
         if column not in entities[0]:
             raise where.child("group_by").error(f"the entities have no column {column!r}")
@@ -168,7 +189,7 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
             raise where.child("templates").error(f"line {number}: label {row['label']!r} is not one of the task's "
                                                  "labels")
     return EntityStudy(
-        name=expect(where.child("name"), data.get("name", path.stem), str, "a study name"), path=str(path),
+        name=read_name(where, data, path.stem), path=str(path),
         description=str(data.get("description", "")), models=models, task=task, task_path=str(local("task")),
         templates=templates, entities=entities, languages=languages, variants=variants, scoring=scoring,
         group_by=group_by,

@@ -37,7 +37,17 @@ from workbench.studies.identity_templates import (
     load_template,
     read_recommendations,
 )
-from workbench.studies.spec import Where, check_keys, expect, read_models, read_optional_spec
+from workbench.studies.spec import (
+    MAX_PER_GROUP,
+    Where,
+    check_keys,
+    expect,
+    expect_range,
+    read_generation,
+    read_models,
+    read_name,
+    read_optional_spec,
+)
 
 TOP_KEYS = {"name", "method", "description", "models", "template", "per_group", "seed", "probe", "judge",
             "judge_prompt", "structured", "generation"}
@@ -85,10 +95,10 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
         template = load_template(candidate if candidate.exists() else source)
     except TemplateError as exc:
         raise where.child("template").error(str(exc)) from None
-    per_group = expect(where.child("per_group"), data.get("per_group", 40), int, "prompts per group")
-    if per_group < 1:
-        raise where.child("per_group").error("expected at least 1")
-    generation = expect(where.child("generation"), data.get("generation", {}), dict, "a [generation] table")
+    per_group = expect_range(where.child("per_group"), data.get("per_group", 40), 1, MAX_PER_GROUP,
+                             "prompts per group")
+    generation = read_generation(where.child("generation"), data.get("generation", {}),
+                                 {"temperature": 0.7, "max_tokens": 400})
     judge = None if data.get("judge", "rules") == "rules" else read_optional_spec(where, data, "judge")
     judge_prompt = None
     if "judge_prompt" in data:
@@ -97,12 +107,12 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
         if not Path(judge_prompt).is_file():
             raise where.child("judge_prompt").error(f"file {judge_prompt} does not exist")
     return IdentityStudy(
-        name=expect(where.child("name"), data.get("name", path.stem), str, "a study name"),
+        name=read_name(where, data, path.stem),
         path=str(path), description=str(data.get("description", "")), models=models,
         template_source=str(candidate if candidate.exists() else source), template=template, per_group=per_group,
-        seed=expect(where.child("seed"), data.get("seed", 1), int, "an integer seed"),
+        seed=expect_range(where.child("seed"), data.get("seed", 1), -2**62, 2**62, "an integer seed"),
         probe=expect(where.child("probe"), data.get("probe", DEFAULT_PROBE), str, "the probe question"),
-        generation={"temperature": 0.7, "max_tokens": 400, **generation}, judge=judge, judge_prompt=judge_prompt,
+        generation=generation, judge=judge, judge_prompt=judge_prompt,
         structured=expect(where.child("structured"), data.get("structured", False), bool, "true or false"),
     )
 

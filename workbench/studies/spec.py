@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,15 +48,86 @@ def expect(where: Where, value: Any, kind: type | tuple[type, ...], expectation:
     return value
 
 
+def expect_range(where: Where, value: Any, low: float | None, high: float | None, expectation: str,
+                 kind: type | tuple[type, ...] = int) -> Any:
+    """A number of `kind` within [low, high]; NaN and infinities are refused."""
+    expect(where, value, kind, expectation)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise where.error(f"expected {expectation}, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        bounds = (f"between {low:g} and {high:g}" if low is not None and high is not None
+                  else f"at least {low:g}" if low is not None else f"at most {high:g}")
+        raise where.error(f"expected {expectation} {bounds}, got {value!r:.40}")
+    return value
+
+
+# Sizes a study may ask for. Far beyond any published audit, and small enough
+# that a typo (seeds = 1000000000) is refused instead of filling the memory.
+MAX_REPETITIONS = 10_000
+MAX_SEEDS = 10_000
+MAX_PER_GROUP = 100_000
+MAX_EXPERTS = 50
+MAX_TOKENS = 1_000_000
+MAX_TEMPERATURE = 10.0
+
+GENERATION_KEYS = {"temperature", "top_p", "max_tokens", "stop", "system"}
+
+
+def read_generation(where: Where, table: Any, defaults: dict[str, Any]) -> dict[str, Any]:
+    """The `[generation]` table every method shares: sampling settings with their ranges."""
+    expect(where, table, dict, "a [generation] table")
+    check_keys(where, table, GENERATION_KEYS)
+    out: dict[str, Any] = dict(defaults)
+    for key, value in table.items():
+        here = where.child(key)
+        if key == "temperature":
+            out[key] = float(expect_range(here, value, 0, MAX_TEMPERATURE, "a temperature", (int, float)))
+        elif key == "top_p":
+            out[key] = float(expect_range(here, value, 0, 1, "a probability mass", (int, float)))
+            if out[key] <= 0:
+                raise here.error("expected a probability mass above 0 and at most 1")
+        elif key == "max_tokens":
+            out[key] = expect_range(here, value, 1, MAX_TOKENS, "a whole number of tokens")
+        elif key == "stop":
+            expect(here, value, list, "a list of stop strings")
+            out[key] = [expect(here.child(i), s, str, "a string") for i, s in enumerate(value)]
+            if any(not s for s in out[key]):
+                raise here.error("expected non-empty stop strings")
+        elif key == "system":
+            out[key] = expect(here, value, str, "a system prompt string")
+    return out
+
+
+def read_name(where: Where, data: dict[str, Any], default: str) -> str:
+    name = expect(where.child("name"), data.get("name", default), str, "a study name")
+    if not name.strip():
+        raise where.child("name").error("expected a non-empty study name")
+    return name
+
+
 def read_toml(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        raise StudyError(f"{path}: is a directory, not a study file")
     try:
         with path.open("rb") as handle:
-            return tomllib.load(handle)
+            raw = handle.read()
     except FileNotFoundError:
         raise StudyError(f"{path}: no such study file") from None
+    except OSError as exc:
+        raise StudyError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise StudyError(f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                         "save the study file as UTF-8") from None
+    try:
+        return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         # tomllib's message already says "(at line L, column C)".
         raise StudyError(f"{path}: not valid TOML: {exc}") from None
+    except RecursionError:
+        raise StudyError(f"{path}: not valid TOML: nested too deeply") from None
 
 
 def check_keys(where: Where, table: dict[str, Any], allowed: set[str]) -> None:
