@@ -125,18 +125,25 @@ def test_exact_scores_equal_a_naive_evaluation(tmp_path):
             lone_first = [scorer.score_prompt_first_token(prefix + i.suffix, i.continuations) for i in items]
         finally:
             scorer.close()
-        worst = max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys))
-        assert worst < 1e-3, f"{variant}: exact differs from naive by {worst} nats"
+        for xs, ys in zip(exact, naive):  # equal up to float32 summation order
+            assert xs == pytest.approx(ys, rel=1e-5, abs=1e-6), f"{variant}: exact {xs} vs naive {ys}"
         assert first == lone_first  # the approximation, cached or not, reads the same distribution
         if variant == "few_shot_text":  # three-token labels: the later tokens matter
             assert any(abs(f - e) > 1e-3 for fs, es in zip(first, exact) for f, e in zip(fs, es))
-    fast = Scorer(llm, 1024)
+    # The fast default kernels round by batch layout, by a CPU-dependent amount: the
+    # bound is the spread of two naive layouts (one batch vs one token per batch)
+    # measured here, not a constant.
+    fast, one_at_a_time = Scorer(llm, 1024), Scorer(llm, 1024, n_batch=1)
     try:
         exact = fast.score(prefix, items)
         naive = [fast.score_naive(prefix + item.suffix, item.continuations) for item in items]
-        assert max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys)) < 0.5
+        layout = [one_at_a_time.score_naive(prefix + item.suffix, item.continuations) for item in items]
     finally:
         fast.close()
+        one_at_a_time.close()
+    spread = max(abs(a - b) for xs, ys in zip(naive, layout) for a, b in zip(xs, ys))
+    worst = max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys))
+    assert worst <= 4 * spread + 1e-4, (worst, spread)
 
 
 @pytest.mark.slow
