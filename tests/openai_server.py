@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 FAULTS = ("429", "500", "slow", "drop", "garbage")
+# Replies a broken or hostile server sends (chat completions): each must end in a
+# stored answer or a failed request with its reason, and the run must go on.
+HOSTILE = ("surrogate", "finish_object", "usage_junk", "usage_huge", "retry_after_hour", "retry_after_inf",
+           "retry_after_9999", "huge_body", "gzip_bomb", "echo_auth", "no_choices", "content_list")
 
 
 @dataclass
@@ -37,6 +41,7 @@ class ServerConfig:
     reply_text: str | None = None  # fixed text instead of the derived one
     require_key: str | None = None  # expected bearer token
     echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
+    hostile: str | None = None  # one of HOSTILE: a reply that lies or attacks, on every chat request
 
 
 @dataclass
@@ -167,10 +172,47 @@ class FaultyOpenAIServer:
             await asyncio.sleep(self.config.latency_s)
         return body, None
 
+    async def _hostile(self, request: web.Request, mode: str, text: str) -> web.StreamResponse | None:
+        """The reply of a server that lies (see HOSTILE); None: answer normally."""
+        self.stats.faults[mode] += 1
+        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        usage: object = {"prompt_tokens": 3, "completion_tokens": 5}
+        if mode == "surrogate":  # a lone surrogate, legal in JSON text, not encodable as UTF-8
+            choice["message"]["content"] = text + " \ud800 and \udfff"
+        elif mode == "finish_object":
+            choice["finish_reason"] = {"type": "stop", "why": ["nested", {"deep": True}]}
+        elif mode == "usage_junk":
+            usage = {"prompt_tokens": [1, 2], "completion_tokens": "many"}
+        elif mode == "usage_huge":
+            usage = {"prompt_tokens": 2**70, "completion_tokens": 1e300}
+        elif mode.startswith("retry_after"):
+            after = {"retry_after_hour": "3600", "retry_after_inf": "inf",
+                     "retry_after_9999": "Fri, 31 Dec 9999 23:59:59 GMT"}[mode]
+            return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": after})
+        elif mode == "huge_body":
+            choice["message"]["content"] = "x" * 9_000_000
+        elif mode == "gzip_bomb":
+            import gzip
+
+            payload = json.dumps({"choices": [choice], "pad": " " * 50_000_000}).encode()
+            return web.Response(body=gzip.compress(payload, 1), status=200, content_type="application/json",
+                                headers={"Content-Encoding": "gzip"})
+        elif mode == "echo_auth":  # a proxy that shows the request's headers in its error page
+            return web.Response(status=500, text=f"upstream failed; headers: Authorization: "
+                                                 f"{request.headers.get('Authorization')}")
+        elif mode == "no_choices":
+            return web.json_response({"choices": [], "usage": usage})
+        elif mode == "content_list":
+            choice["message"]["content"] = [{"type": "text", "text": text}]
+        return web.json_response({"choices": [choice], "usage": usage})
+
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body, early = await self._common(request)
         if early is not None:
             return early
+        if self.config.hostile:
+            prompt = "\n".join(m["content"] for m in body["messages"])
+            return await self._hostile(request, self.config.hostile, answer_for(prompt))
         prompt = "\n".join(m["content"] for m in body["messages"])
         text = self.config.reply_text if self.config.reply_text is not None else answer_for(prompt)
         schema = ((body.get("response_format") or {}).get("json_schema") or {}).get("schema")

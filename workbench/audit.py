@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from store import queue
+from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, generation_params, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
@@ -57,9 +58,27 @@ class AuditSummary:
         return self.answers.progress + [p for s in self.later for p in s.progress]
 
 
+def _plan(study, identity: str, params: dict, question_ids: dict):
+    """The study's first-stage requests for one model, lazily."""
+    if study.method == "coldstart":
+        from workbench.studies import coldstart
+
+        return coldstart.plan_requests(study, identity, params)
+    if study.method == "identity":
+        from workbench.studies import identity as identity_study
+
+        return identity_study.plan_requests(study, identity, params)
+    if study.method == "entity":
+        from workbench.studies import entity
+
+        return entity.plan_requests(study, identity)
+    return choice.plan_requests(study, identity, params, question_ids)
+
+
 def _register(conn: sqlite3.Connection, spec: ModelSpec, params: dict,
-              notify: Callable[[str], None] | None) -> tuple[int, ResolvedModel]:
-    resolved = resolve(spec, notify)
+              notify: Callable[[str], None] | None,
+              resolved: ResolvedModel | None = None) -> tuple[int, ResolvedModel]:
+    resolved = resolved or resolve(spec, notify)
     model_id = queue.upsert_model(
         conn, identity=resolved.identity, spec=spec.canonical(), engine=spec.engine, name=spec.name,
         base_url=spec.base_url, file_path=resolved.file_path, file_hash=resolved.file_hash, params=params,
@@ -73,31 +92,31 @@ def first_stage(study) -> str:
 
 
 def prepare(conn: sqlite3.Connection, study: choice.ChoiceStudy, specs: list[ModelSpec] | None = None,
-            notify: Callable[[str], None] | None = None) -> PreparedStudy:
-    """Store the study and its questions, register models, plan every answer."""
+            notify: Callable[[str], None] | None = None,
+            max_requests: int = DEFAULT_MAX_REQUESTS) -> PreparedStudy:
+    """Store the study and its questions, register models, plan every answer.
+    A plan over `max_requests` is refused (PlanTooLarge) before anything is stored."""
     specs = specs or study.models
+    question_ids = {}
+    if study.method == "choice":
+        question_ids = {(q.topic, q.cluster, q.text): 0 for q in study.questions}  # for counting only
+    plans, total = [], 0
+    for spec in specs:
+        params = generation_params(study.generation, spec)
+        resolved = resolve(spec, notify)
+        requests = bounded(_plan(study, resolved.identity, params, question_ids), total, max_requests,
+                           f"study {study.name!r}")
+        total += len(requests)
+        plans.append((spec, params, resolved, requests))
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     if study.method == "choice":
         queue.insert_questions(conn, study_id, study.questions)
         question_ids = queue.study_questions(conn, study_id, study.verified_only)
     prepared = []
-    for spec in specs:
-        params = generation_params(study.generation, spec)
-        model_id, resolved = _register(conn, spec, params, notify)
-        if study.method == "coldstart":
-            from workbench.studies import coldstart
-
-            requests = list(coldstart.plan_requests(study, resolved.identity, params))
-        elif study.method == "identity":
-            from workbench.studies import identity
-
-            requests = list(identity.plan_requests(study, resolved.identity, params))
-        elif study.method == "entity":
-            from workbench.studies import entity
-
-            requests = list(entity.plan_requests(study, resolved.identity))
-        else:
-            requests = list(choice.plan_requests(study, resolved.identity, params, question_ids))
+    for spec, params, resolved, requests in plans:
+        model_id, resolved = _register(conn, spec, params, notify, resolved)
+        if study.method == "choice":  # again, with the stored questions' ids (and imported questions)
+            requests = list(_plan(study, resolved.identity, params, question_ids))
         new = queue.plan(conn, study_id, model_id, requests)
         queue.supersede_others(conn, study_id, model_id, first_stage(study), [r.key for r in requests])
         prepared.append(PreparedModel(model_id, resolved, new, len(requests)))

@@ -21,10 +21,11 @@ from store import queue
 from store.db import StoreError, connect
 from store.db import reason as db_reason
 from workbench import exports
+from workbench.audit_limits import DEFAULT_MAX_REQUESTS
 from workbench.literal import literal_text, visible
 from workbench.models import ModelNotFound
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
-from workbench.specs import SpecError, parse_spec
+from workbench.specs import MAX_CONCURRENCY, SpecError, parse_spec
 from workbench.studies.spec import StudyError, load_study
 
 DEFAULT_DB = "workbench.db"
@@ -126,9 +127,11 @@ def progress_display(console: Console, quiet: bool):
 
 
 def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: int | None,
-              concurrency: int | None, console: Console, quiet: bool = False) -> int:
+              concurrency: int | None, console: Console, quiet: bool = False,
+              max_requests: int = DEFAULT_MAX_REQUESTS) -> int:
     """Plan and run a study with a live progress display; returns the exit status."""
     from workbench.audit import prepare, run_prepared
+    from workbench.audit_limits import PlanTooLarge
     from workbench.engines.base import EngineError
     from workbench.runner import RunOptions
 
@@ -141,8 +144,8 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
         specs = [s.with_options(concurrency=concurrency) for s in specs]
     conn = _open_db(db)
     try:
-        prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg))
-    except ModelNotFound as exc:
+        prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg), max_requests=max_requests)
+    except (ModelNotFound, PlanTooLarge) as exc:
         raise UserError(str(exc)) from None
     for model in prepared.models:
         console.print(literal_text(
@@ -192,7 +195,8 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return run_study(args.study, args.db, args.model, args.limit, args.concurrency, _console(), args.quiet)
+    return run_study(args.study, args.db, args.model, args.limit, args.concurrency, _console(), args.quiet,
+                     args.max_requests)
 
 
 # -- generate and questions -------------------------------------------------
@@ -501,7 +505,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{args.output}: could not be written ({exc.strerror or exc}); nothing was changed") from None
-    _console(stderr=True).print(literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"))
+    _console(stderr=True).print(literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"), soft_wrap=True)
     return 0
 
 
@@ -865,6 +869,22 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 # -- parser ------------------------------------------------------------------
 
 
+def _bounded(low: int, high: int | None):
+    """An argparse type: a whole number in [low, high], refused with the range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            limits = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"expected a number {limits}, got {value}")
+        return value
+
+    return parse
+
+
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
 
@@ -888,8 +908,12 @@ def build_parser() -> argparse.ArgumentParser:
     add_db(p)
     p.add_argument("--model", action="append", metavar="SPEC",
                    help="model spec replacing the study's models (repeat for several)")
-    p.add_argument("--limit", type=int, metavar="N", help="answer at most N requests in this run")
-    p.add_argument("--concurrency", type=int, metavar="N", help="requests in flight per model")
+    p.add_argument("--limit", type=_bounded(1, None), metavar="N", help="answer at most N requests in this run")
+    p.add_argument("--concurrency", type=_bounded(1, MAX_CONCURRENCY), metavar="N",
+                   help=f"requests in flight per model (1 to {MAX_CONCURRENCY})")
+    p.add_argument("--max-requests", type=_bounded(1, None), metavar="N", default=DEFAULT_MAX_REQUESTS,
+                   help="refuse to plan a study that would create more than N requests "
+                   f"(default {DEFAULT_MAX_REQUESTS:,}); nothing is stored when refused")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 

@@ -1,0 +1,30 @@
+"""How many requests one planning may create, counted before any is stored.
+
+A study's sizes are validated one by one (repetitions, seeds, prompts per group),
+but their product can still be huge (10,000 questions x 10,000 repetitions). The
+plan is generated lazily and refused as soon as it passes the limit, before any
+request is stored, so a typo never fills the disk or the memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from itertools import islice
+from typing import TypeVar
+
+DEFAULT_MAX_REQUESTS = 1_000_000
+T = TypeVar("T")
+
+
+class PlanTooLarge(ValueError):
+    """The plan would create more requests than allowed; nothing was stored."""
+
+
+def bounded(items: Iterable[T], already: int, limit: int, what: str) -> list[T]:
+    """The items as a list, or PlanTooLarge as soon as `already` + their number
+    exceeds `limit` (the rest is never generated: refusing costs no more than the limit)."""
+    kept = list(islice(iter(items), max(0, limit - already) + 1))
+    if already + len(kept) <= limit:
+        return kept
+    raise PlanTooLarge(f"{what} would create more than {limit:,} requests (the --max-requests limit); "
+                       "reduce repetitions, seeds, prompts or questions, or raise --max-requests")
