@@ -8,7 +8,6 @@ kept as recorded facts (task fidelity, diversity), never silently dropped.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from dataclasses import dataclass
@@ -36,26 +35,33 @@ def load_catalog(path: str | Path) -> Catalog:
     """A JSON list of names (or of objects with a name/title), or a CSV whose first
     column (or `item`/`name`/`title`) names the item and other columns are attributes."""
     path = Path(path)
+    from workbench.csv_input import read_rows, read_text
+
     if path.suffix.lower() == ".csv":
-        with path.open(newline="", encoding="utf-8-sig") as handle:
-            reader = csv.DictReader(handle)
-            fields = reader.fieldnames or []
-            key = next((f for f in ("item", "name", "title") if f in fields), fields[0] if fields else None)
-            if key is None:
-                raise ValueError(f"{path}: empty catalog")
-            rows = list(reader)
+        rows = [row for _line, row in read_rows(path)]
+        if not rows:
+            raise ValueError(f"{path}: empty catalog (a header and at least one item)")
+        fields = list(rows[0])
+        key = next((f for f in ("item", "name", "title") if f in fields), fields[0])
+        for number, row in enumerate(rows, start=2):
+            if not row[key].strip():
+                raise ValueError(f"{path}: line {number}: an item without a {key}")
         return Catalog([r[key] for r in rows], {r[key]: {k: v for k, v in r.items() if k != key} for r in rows})
-    data = json.loads(path.read_text("utf-8"))
-    if not isinstance(data, list):
+    data = json.loads(read_text(path))
+    if not isinstance(data, list) or not data:
         raise ValueError(f"{path}: expected a JSON list of items")
     items, attributes = [], {}
-    for entry in data:
-        if isinstance(entry, str):
-            items.append(entry)
-        elif isinstance(entry, dict):
+    for index, entry in enumerate(data):
+        if isinstance(entry, dict):
             name = entry.get("name") or entry.get("title") or entry.get("item")
+            if not isinstance(name, str) or not name.strip():
+                raise ValueError(f"{path}: item {index}: expected a name, title or item (a non-empty string)")
             items.append(name)
             attributes[name] = {k: v for k, v in entry.items() if k not in ("name", "title", "item")}
+        elif isinstance(entry, str) and entry.strip():
+            items.append(entry)
+        else:
+            raise ValueError(f"{path}: item {index}: expected a non-empty name or an object with one")
     return Catalog(items, attributes)
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import sqlite3
 from collections import OrderedDict
@@ -11,6 +10,7 @@ from typing import Any
 
 from store import mentions, queue
 from store.mentions import MentionList
+from workbench.csv_input import CsvInputError, read_rows, whole
 from workbench.extract import normalize_surface
 from workbench.metrics.choice import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
 from workbench.studies.choice import Question, default_clusters, read_question_file
@@ -30,38 +30,29 @@ def ensure_study(conn: sqlite3.Connection, name: str) -> int:
     return queue.upsert_study(conn, name, "choice", {"name": name, "method": "choice", "imported": True}, None)
 
 
-def _reader(path: Path, required: tuple[str, ...]):
-    if not path.exists():
-        raise ImportError_(f"{path}: no such file")
-    handle = path.open(newline="", encoding="utf-8-sig")
-    reader = csv.DictReader(handle)
-    missing = [c for c in required if c not in (reader.fieldnames or [])]
-    if missing:
-        handle.close()
-        raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
-                           f"{', '.join(required)}")
-    return handle, reader
+def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+    try:
+        return list(read_rows(path, required))
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
 
 
 def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
     """Top-K lists extracted elsewhere: one row per (response, rank). A response with
-    no recommendation is one row with an empty entity and rank."""
-    study_id = ensure_study(conn, study)
-    handle, reader = _reader(path, MENTION_COLUMNS)
+    no recommendation is one row with an empty entity and rank. The whole file is
+    read and checked before anything is stored."""
     lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
-    with handle:
-        for line, row in enumerate(reader, start=2):
-            try:
-                repetition = int(row["repetition"])
-                rank = int(row["rank"]) if row["rank"].strip() else None
-            except ValueError:
-                raise ImportError_(f"{path}: line {line}: repetition and rank must be whole numbers, "
-                                   f"got {row['repetition']!r} and {row['rank']!r}") from None
+    try:
+        for line, row in _rows(path, MENTION_COLUMNS):
+            repetition = whole(path, line, "repetition", row["repetition"])
+            rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
             key = (row["model"], row["topic"], row["question_id"], repetition)
             entry = lists.setdefault(key, {"cluster": row["cluster"] or None, "items": []})
             entity = (row["entity"] or "").strip()
             if entity and rank is not None:
                 entry["items"].append((rank, entity))
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
     stored = []
     for (model, topic, question, repetition), entry in lists.items():
         seen, surfaces = set(), []
@@ -71,6 +62,7 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
                 seen.add(key)
                 surfaces.append((entity, key, None))
         stored.append(MentionList(model, topic, entry["cluster"], question, repetition, "import", surfaces))
+    study_id = ensure_study(conn, study)
     mentions.store_lists(conn, study_id, stored)
     return {"responses": len(stored), "mentions": sum(len(s.surfaces) for s in stored),
             "empty": sum(1 for s in stored if not s.surfaces)}
@@ -78,19 +70,16 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
 
 def import_entities(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
     """name, region, any attribute columns. Returns counts and the names that matched nothing."""
-    handle, reader = _reader(path, ("name", "region"))
-    with handle:
-        rows = [dict(row) for row in reader]
+    rows = [row for _line, row in _rows(path, ("name", "region"))]
     updated, unmatched = mentions.set_entity_attributes(conn, rows)
     return {"updated": updated, "unmatched": unmatched, "without_region": mentions.entities_without_region(conn)}
 
 
 def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: str | None) -> int:
     """A ChoiceEval JSON bank (topic from --topic or the file name) or a CSV topic,cluster,question."""
-    study_id = ensure_study(conn, study)
     clusters = default_clusters()
-    row = conn.execute("SELECT spec_json FROM studies WHERE id = ?", (study_id,)).fetchone()
-    spec = json.loads(row[0])
+    row = conn.execute("SELECT spec_json FROM studies WHERE name = ?", (study,)).fetchone()
+    spec = json.loads(row[0]) if row else {}
     if spec.get("clusters"):
         from workbench.studies.choice import Cluster
 
@@ -99,9 +88,7 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     questions: list[Question] = []
     try:
         if path.suffix.lower() == ".csv":
-            handle, reader = _reader(path, ("topic", "cluster", "question"))
-            with handle:
-                topics = list(OrderedDict.fromkeys(r["topic"] for r in reader))
+            topics = list(OrderedDict.fromkeys(r["topic"] for _line, r in _rows(path, ("topic", "cluster", "question"))))
             for name in topics:
                 for cluster, label, texts in read_question_file(path, clusters, topic=name, where=where):
                     questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
@@ -111,6 +98,7 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
                 questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
+    study_id = ensure_study(conn, study)  # only once the file has been read whole
     before = len(queue.study_questions(conn, study_id))
     queue.insert_questions(conn, study_id, questions)
     return len(queue.study_questions(conn, study_id)) - before

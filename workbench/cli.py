@@ -187,7 +187,17 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
         ), style="red", soft_wrap=True)
         return 1
     if summary.pending:
-        console.print(f"Stopped with {summary.pending} requests still pending (--limit); run again to continue.")
+        elsewhere = conn.execute(
+            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND status = 'running' AND superseded = 0 "
+            "AND claimed_by IS NOT NULL AND claimed_by != ?", (prepared.study_id, queue.claim_owner())).fetchone()[0]
+        if limit is not None:
+            console.print(f"Stopped with {summary.pending} requests still pending (--limit {limit}); "
+                          "run again to continue.")
+        elif elsewhere:
+            console.print(f"{elsewhere} requests are being answered by another process (a second `workbench run` "
+                          "on this database); it will finish them. Nothing was asked twice.", soft_wrap=True)
+        else:
+            console.print(f"Stopped with {summary.pending} requests still pending; run again to continue.")
         return 0
     done = sum(p.done for p in summary.progress)
     console.print(f"All {done} requests answered.")
@@ -545,6 +555,18 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    created = not Path(args.db).exists()
+    try:
+        return _import(args)
+    except BaseException:
+        # An import that fails leaves no trace: not even the database it would have created.
+        if created:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+        raise
+
+
+def _import(args: argparse.Namespace) -> int:
     from workbench import choice_io
 
     conn = _open_db(args.db)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import sqlite3
@@ -13,6 +12,7 @@ from typing import Any
 from store import match_reviews
 from store.queue import transaction
 from workbench.choice_io import ImportError_, ensure_study
+from workbench.csv_input import CsvInputError, read_rows, real, whole
 from workbench.metrics.coldstart import divergence_records
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
@@ -22,23 +22,16 @@ RANKING_FIELDS = ["study", "model", "seed", "persona_category", "persona", "rank
 
 def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
     """model, seed, persona_category, persona (`neutral` for the baseline), rank, item."""
-    if not path.exists():
-        raise ImportError_(f"{path}: no such file")
     rows = []
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in RANKING_COLUMNS if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
-                               f"{', '.join(RANKING_COLUMNS)}")
-        for line, row in enumerate(reader, start=2):
-            try:
-                seed, rank = int(row["seed"]), int(row["rank"])
-            except ValueError:
-                raise ImportError_(f"{path}: line {line}: seed and rank must be whole numbers") from None
+    try:
+        for line, row in read_rows(path, RANKING_COLUMNS):
+            seed, rank = whole(path, line, "seed", row["seed"]), whole(path, line, "rank", row["rank"], 0)
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
+            score = real(path, line, "match_score", row["match_score"]) if row.get("match_score") else None
             rows.append((row["model"], seed, category, row["persona"], rank, row["item"],
-                         row.get("surface") or row["item"], float(row["match_score"]) if row.get("match_score") else None))
+                         row.get("surface") or row["item"], score))
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
     return store_rankings(conn, study, rows)
 
 
@@ -97,28 +90,21 @@ def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_p
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
         raise ImportError_(f"{catalog_path}: {exc}") from None
-    if not path.exists():
-        raise ImportError_(f"{path}: no such file")
     rows, out_of_catalog = [], 0
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        needed = ("model", "seed", "persona_category", "persona", "response")
-        missing = [c for c in needed if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}")
-        for line, row in enumerate(reader, start=2):
-            try:
-                seed = int(row["seed"])
-            except ValueError:
-                raise ImportError_(f"{path}: line {line}: seed must be a whole number") from None
-            category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
-            matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
-            for m in matches:
-                rows.append((row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score,
-                             int(m.duplicate)))
-                out_of_catalog += m.item is None
-            if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
-                rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
+    try:
+        parsed = [(line, row, whole(path, line, "seed", row["seed"])) for line, row in
+                  read_rows(path, ("model", "seed", "persona_category", "persona", "response"))]
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
+    for _line, row, seed in parsed:
+        category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
+        matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
+        for m in matches:
+            rows.append((row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score,
+                         int(m.duplicate)))
+            out_of_catalog += m.item is None
+        if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
+            rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
     got = store_rankings(conn, study, rows)
     store_catalog(conn, study, catalog)
     return {**got, "out_of_catalog": out_of_catalog}

@@ -2,34 +2,30 @@
 
 from __future__ import annotations
 
-import csv
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 from store.queue import transaction
 from workbench.choice_io import ImportError_, ensure_study
+from workbench.csv_input import CsvInputError, read_rows, real
 from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
 
 
 def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
     """item, group, share (0-1), and optionally count and group_total (for Coverage)."""
-    if not path.exists():
-        raise ImportError_(f"{path}: no such file")
     rows = []
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in ("item", "group", "share") if c not in (reader.fieldnames or [])]
-        if missing:
-            raise ImportError_(f"{path}: missing column(s) {', '.join(missing)}; expected item,group,share"
-                               "[,count,group_total]")
-        for line, row in enumerate(reader, start=2):
-            try:
-                rows.append((row["item"].strip(), row["group"].strip(), float(row["share"]),
-                             float(row["count"]) if row.get("count") else None,
-                             float(row["group_total"]) if row.get("group_total") else None))
-            except ValueError:
-                raise ImportError_(f"{path}: line {line}: share, count and group_total must be numbers") from None
+    try:
+        for line, row in read_rows(path, ("item", "group", "share")):
+            share = real(path, line, "share", row["share"])
+            if not 0 <= share <= 1:
+                raise CsvInputError(f"{path}: line {line}: column 'share': expected a share between 0 and 1, "
+                                    f"got {share}")
+            rows.append((row["item"].strip(), row["group"].strip(), share,
+                         real(path, line, "count", row["count"]) if row.get("count") else None,
+                         real(path, line, "group_total", row["group_total"]) if row.get("group_total") else None))
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
     study_id = ensure_study(conn, study)
     with transaction(conn):
         conn.executemany("INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "

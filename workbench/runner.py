@@ -197,7 +197,9 @@ class _ModelRun:
         if self.stopped_reason:
             return None
         if not self.local and not self.exhausted:
-            wanted = self.budget.take(max(1, self.job.engine.concurrency * 2))
+            # Claim no more than can be in flight: after a crash only what was being
+            # answered at that moment is asked again (at most `concurrency` calls per model).
+            wanted = self.budget.take(max(1, self.job.engine.concurrency - len(self.in_flight)))
             rows = queue.claim(self.conn, self.study_id, self.job.model_id, self.options.stage,
                                self.owner, wanted) if wanted else []
             if len(rows) < wanted:

@@ -17,7 +17,6 @@ See METHODS.md §1. A study file looks like:
 
 from __future__ import annotations
 
-import csv
 import json
 import tomllib
 from dataclasses import dataclass, field
@@ -318,8 +317,11 @@ def _inline_questions(where: Where, table: dict[str, Any], clusters: list[Cluste
         if cluster_name not in known:
             raise c_where.error(f"unknown cluster (expected one of: {', '.join(c.name for c in clusters)})")
         expect(c_where, texts, list, "a list of question strings")
-        grouped.append((cluster_name, cluster_name,
-                        [expect(c_where.child(i), t, str, "a question string") for i, t in enumerate(texts)]))
+        for i, text in enumerate(texts):
+            expect(c_where.child(i), text, str, "a question string")
+            if not text.strip():
+                raise c_where.child(i).error("expected a non-empty question")
+        grouped.append((cluster_name, cluster_name, list(texts)))
     return grouped
 
 
@@ -333,8 +335,12 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
         raise where.error(f"file {path} does not exist")
     if path.suffix.lower() == ".csv":
         return _csv_questions(path, clusters, topic)
+    if path.is_dir():
+        raise where.error(f"{path} is a directory, not a question file")
     try:
         data = json.loads(path.read_text("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise StudyError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     except ValueError as exc:
         raise StudyError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
@@ -346,9 +352,9 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
         )
     grouped = []
     for cluster, (label, texts) in zip(clusters, data.items()):
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+        bad = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
         if bad:
-            raise StudyError(f"{path}: key {label!r} item {bad[0]}: expected a question string")
+            raise StudyError(f"{path}: key {label!r} item {bad[0]}: expected a non-empty question string")
         grouped.append((cluster.name, label, texts))
     return grouped
 
@@ -356,17 +362,20 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
 def _csv_questions(path: Path, clusters: list[Cluster], topic: str):
     known = {c.name for c in clusters}
     order: dict[str, list[str]] = {}
-    with path.open(newline="", encoding="utf-8") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"topic", "cluster", "question"} - set(reader.fieldnames or [])
-        if missing:
-            raise StudyError(f"{path}: missing column(s) {', '.join(sorted(missing))}; expected topic,cluster,question")
-        for line, row in enumerate(reader, start=2):
+    from workbench.csv_input import CsvInputError, read_rows
+
+    try:
+        for line, row in read_rows(path, ("topic", "cluster", "question")):
             if row["topic"] != topic:
                 continue
             if row["cluster"] not in known:
                 raise StudyError(f"{path}: line {line}: unknown cluster {row['cluster']!r}")
-            order.setdefault(row["cluster"], []).append(row["question"])
+            question = " ".join(row["question"].split())
+            if not question:  # dropped silently before: say which row
+                raise StudyError(f"{path}: line {line}: empty question")
+            order.setdefault(row["cluster"], []).append(question)
+    except CsvInputError as exc:
+        raise StudyError(str(exc)) from None
     if not order:
         raise StudyError(f"{path}: no questions for topic {topic!r}")
     return [(name, name, texts) for name, texts in order.items()]

@@ -22,7 +22,6 @@ scored as the continuation " <label text>".
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 import sqlite3
@@ -87,10 +86,14 @@ class EntityStudy:
 
 
 def _read_csv(where: Where, path: Path, required: str) -> list[dict[str, str]]:
+    from workbench.csv_input import CsvInputError, read_rows
+
     if not path.is_file():
         raise where.error(f"file {path} does not exist")
-    with path.open(newline="", encoding="utf-8-sig") as handle:
-        rows = list(csv.DictReader(handle))
+    try:
+        rows = [row for _line, row in read_rows(path)]
+    except CsvInputError as exc:
+        raise where.error(str(exc)) from None
     if not rows:
         raise where.error(f"{path} has no rows")
     if required not in rows[0]:

@@ -92,7 +92,7 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
                     "a bundled template name (universities, neighborhoods) or a template file")
     candidate = path.parent / source
     try:
-        template = load_template(candidate if candidate.exists() else source)
+        template = load_template(candidate if source and candidate.is_file() else source)
     except TemplateError as exc:
         raise where.child("template").error(str(exc)) from None
     per_group = expect_range(where.child("per_group"), data.get("per_group", 40), 1, MAX_PER_GROUP,
@@ -109,7 +109,7 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
     return IdentityStudy(
         name=read_name(where, data, path.stem),
         path=str(path), description=str(data.get("description", "")), models=models,
-        template_source=str(candidate if candidate.exists() else source), template=template, per_group=per_group,
+        template_source=str(candidate if source and candidate.is_file() else source), template=template, per_group=per_group,
         seed=expect_range(where.child("seed"), data.get("seed", 1), -2**62, 2**62, "an integer seed"),
         probe=expect(where.child("probe"), data.get("probe", DEFAULT_PROBE), str, "the probe question"),
         generation=generation, judge=judge, judge_prompt=judge_prompt,

@@ -55,10 +55,17 @@ class Template:
 def template_text(source: str | Path) -> tuple[str, Path | None]:
     """The TOML text of a template file, or of a bundled one by name (then no path)."""
     path = Path(source)
-    if path.exists():
-        return path.read_text("utf-8"), path
-    bundled = files("assets").joinpath("identity", f"{source}.toml")
-    if not bundled.is_file():
+    if path.is_file():
+        try:
+            return path.read_text("utf-8"), path
+        except UnicodeDecodeError as exc:
+            raise TemplateError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+        except OSError as exc:
+            raise TemplateError(f"{path}: cannot be read ({exc.strerror or exc})") from None
+    if path.is_dir():
+        raise TemplateError(f"{source}: is a directory, not a template file")
+    bundled = files("assets").joinpath("identity", f"{source}.toml") if str(source).isidentifier() else None
+    if bundled is None or not bundled.is_file():
         raise TemplateError(f"{source}: no such template file or bundled template")
     return bundled.read_text("utf-8"), None
 
