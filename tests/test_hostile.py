@@ -452,3 +452,47 @@ def test_markup_in_toasts_is_literal(tmp_path):
             shown = [n.message for n in app._notifications]
             assert "Merged [/x]" in shown and "Merged \\x1b[2J" in shown
     asyncio.run(scenario())
+
+
+def test_markup_and_escapes_in_entity_names_survive_merge_and_undo(tmp_path):
+    """Names come from model output: "[/x]" once crashed the app on merge + undo."""
+    import asyncio
+    import csv as csv_module
+
+    from workbench.app import WorkbenchApp
+
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv_module.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for q, entity in enumerate(["[/x] Nike", "[/x] Nike, Inc.", "[link=http://evil]Acme[/link]",
+                                    "[link=http://evil]Acme[/link] Inc.", "\x1b[2JWipe", "\x1b[2JWipe GmbH"]):
+            writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
+    db = tmp_path / "audit.db"
+    assert main(["import", "mentions", str(path), "--db", str(db), "--study", "s"]) == 0
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            for key in ("2", "3", "4", "5", "1"):  # every screen shows the names
+                await pilot.press(key)
+                await pilot.pause()
+            await pilot.press("5")
+            for _ in range(50):
+                await pilot.pause(0.05)
+                if app.screen.query_one("#suggestions-table").row_count:
+                    break
+            assert app.screen.query_one("#suggestions-table").row_count >= 2
+            for _ in range(3):
+                await pilot.press("a")  # merge
+                await pilot.pause()
+            for _ in range(3):
+                await pilot.press("u")  # undo
+                await pilot.pause()
+            await pilot.press("2", "r")
+            await pilot.pause()
+            shown = " ".join(n.message for n in app._notifications)
+            assert "[/x] Nike" in shown or "Nike" in shown
+            assert "\x1b" not in shown
+    asyncio.run(scenario())
+    assert rows(db, "SELECT COUNT(*) FROM entity_decisions") != [(0,)]
