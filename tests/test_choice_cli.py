@@ -70,7 +70,8 @@ def test_import_errors_name_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("model,topic,cluster,question_id,repetition,rank,entity\ngpt,t,c,q,one,1,Nike\n")
     out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
-    assert out.returncode == 2 and f"{bad}: line 2: repetition and rank must be whole numbers" in out.stderr
+    assert out.returncode == 2 and f"{bad}: line 2: column 'repetition': expected a whole number, got 'one'" in out.stderr
+    assert not (tmp_path / "m.db").exists()  # a failed import leaves nothing behind
     bad.write_text("model,topic\nx,y\n")
     out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
     assert out.returncode == 2 and "missing column(s) cluster, question_id, repetition, rank, entity" in out.stderr

@@ -496,3 +496,41 @@ def test_markup_and_escapes_in_entity_names_survive_merge_and_undo(tmp_path):
             assert "\x1b" not in shown
     asyncio.run(scenario())
     assert rows(db, "SELECT COUNT(*) FROM entity_decisions") != [(0,)]
+
+
+# -- 14/15. concurrent runs and crashes ---------------------------------------------------------------------
+
+
+def test_requests_held_by_another_process_are_named_as_such(tmp_path, fake_server, capsys):
+    server = fake_server()
+    db = tmp_path / "c.db"
+    study = write_study(tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url}"], questions=5)
+    assert main(["run", str(study), "--db", str(db), "--limit", "1", "--quiet"]) == 0
+    assert "still pending (--limit 1)" in capsys.readouterr().out
+    conn = sqlite3.connect(db)  # a live `workbench run` on another host holds two of them
+    conn.execute("UPDATE requests SET status = 'running', claimed_by = 'elsewhere:1' WHERE key IN "
+                 "(SELECT key FROM requests WHERE status = 'pending' LIMIT 2)")
+    conn.commit()
+    conn.close()
+    assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "2 requests are being answered by another process" in out and "--limit" not in out
+    assert rows(db, "SELECT status, COUNT(*) FROM requests GROUP BY status") == [("done", 3), ("running", 2)]
+
+
+def test_a_crash_repeats_at_most_concurrency_calls(tmp_path, fake_server):
+    from helpers import kill_run_once
+
+    server = fake_server(ServerConfig(latency_s=0.2))
+    db = tmp_path / "k.db"
+    study = write_study(tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url},concurrency=4"],
+                        questions=24)
+    kill_run_once(study, db, "SELECT COUNT(*) FROM responses", at_least=6)
+    held = rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'running'")[0][0]
+    assert held <= 4  # never more claimed than can be in flight
+    answered_before = rows(db, "SELECT COUNT(*) FROM responses")[0][0]
+    assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
+    assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(24, 24)]
+    # Calls the server saw beyond one per request: only those in flight at the kill.
+    assert server.stats.ok - 24 <= 4
+    assert answered_before >= 6

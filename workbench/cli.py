@@ -186,18 +186,18 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
             f"`workbench status --db {db}` shows why, and running again retries them."
         ), style="red", soft_wrap=True)
         return 1
-    if summary.pending:
-        elsewhere = conn.execute(
-            "SELECT COUNT(*) FROM requests WHERE study_id = ? AND status = 'running' AND superseded = 0 "
-            "AND claimed_by IS NOT NULL AND claimed_by != ?", (prepared.study_id, queue.claim_owner())).fetchone()[0]
-        if limit is not None:
-            console.print(f"Stopped with {summary.pending} requests still pending (--limit {limit}); "
-                          "run again to continue.")
-        elif elsewhere:
-            console.print(f"{elsewhere} requests are being answered by another process (a second `workbench run` "
-                          "on this database); it will finish them. Nothing was asked twice.", soft_wrap=True)
-        else:
-            console.print(f"Stopped with {summary.pending} requests still pending; run again to continue.")
+    # Say what is true now, from the store (another process may be answering part of the study).
+    pending, elsewhere = conn.execute(
+        "SELECT COUNT(*) FILTER (WHERE status = 'pending'), "
+        "COUNT(*) FILTER (WHERE status = 'running' AND claimed_by IS NOT NULL AND claimed_by != ?) "
+        "FROM requests WHERE study_id = ? AND superseded = 0", (queue.claim_owner(), prepared.study_id)).fetchone()
+    if elsewhere:
+        console.print(f"{elsewhere} requests are being answered by another process (a second `workbench run` "
+                      "on this database); it will store them. Nothing was asked twice.", soft_wrap=True)
+        return 0
+    if pending:
+        why = f" (--limit {limit})" if limit is not None else ""
+        console.print(f"Stopped with {pending} requests still pending{why}; run again to continue.")
         return 0
     done = sum(p.done for p in summary.progress)
     console.print(f"All {done} requests answered.")
