@@ -42,7 +42,7 @@ def main() -> None:
 
     import llama_cpp
 
-    study = load_study(Path(str(files("assets").joinpath("studies", "entity", "countries_urgency.toml"))))
+    study = load_study(Path(str(files("workbench.assets").joinpath("studies", "entity", "countries_urgency.toml"))))
     entities = [e["name"].strip() for e in study.entities[: args.entities]]
     templates = [t["sentence"] for t in study.templates[: args.templates]]
     parts = [prompt_parts(study.task, "english", args.variant, t, e) for t in templates for e in entities]

@@ -315,7 +315,8 @@ class DesignScreen(Screen):
     def generate(self):
         import asyncio
 
-        from store.db import opened
+        from workbench.store.db import opened
+
         from workbench.audit import generate_questions
         from workbench.runner import RunOptions
 

@@ -8,10 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
+from workbench.screens.design import EditText
+from workbench.store import entities as registry
+from workbench.store.db import connect, opened
 
-from screens.design import EditText
-from store import entities as registry
-from store.db import connect, opened
 from workbench import dedup
 from workbench.literal import visible
 
@@ -171,7 +171,7 @@ class EntitiesScreen(Screen):
         def done(region: str | None) -> None:
             if not region or not region.strip():
                 return
-            from store.mentions import set_entity_attributes
+            from workbench.store.mentions import set_entity_attributes
 
             with opened(self.app.db_path) as conn:
                 updated, _ = set_entity_attributes(conn, [{"name": m, "region": region.strip()} for m in s.members])

@@ -8,10 +8,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
+from workbench.screens.design import EditText
+from workbench.store import match_reviews
+from workbench.store.db import opened
 
-from screens.design import EditText
-from store import match_reviews
-from store.db import opened
 from workbench.literal import visible
 
 FILTERS = ("all", "unmatched", "uncertain")

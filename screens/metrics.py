@@ -79,7 +79,8 @@ class MetricsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
-        from store.db import opened
+        from workbench.store.db import opened
+
         from workbench import choice_io
 
         with opened(self.app.db_path) as conn:

@@ -8,10 +8,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
+from workbench.screens.design import EditText
+from workbench.store import reviews
+from workbench.store.db import opened
 
-from screens.design import EditText
-from store import reviews
-from store.db import opened
 from workbench.literal import visible
 
 FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
@@ -175,12 +175,12 @@ class ReviewScreen(Screen):
         self.load()
 
     def action_probe_labels(self) -> None:
-        from screens.probe_review import ProbeReviewScreen
+        from workbench.screens.probe_review import ProbeReviewScreen
 
         self.app.push_screen(ProbeReviewScreen())
 
     def action_catalog_matches(self) -> None:
-        from screens.match_review import MatchReviewScreen
+        from workbench.screens.match_review import MatchReviewScreen
 
         self.app.push_screen(MatchReviewScreen())
 

@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
-from store.schema import MIGRATIONS, SCHEMA_VERSION
+from workbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 # A reader (the TUI) and a writer (a headless run) share the file. WAL lets them
 # proceed side by side; the busy timeout makes a momentary writer-writer clash

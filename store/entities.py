@@ -13,8 +13,8 @@ import json
 import sqlite3
 from typing import Any
 
-from store.db import utc_now
-from store.queue import transaction
+from workbench.store.db import utc_now
+from workbench.store.queue import transaction
 
 
 class DecisionError(ValueError):

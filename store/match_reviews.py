@@ -12,7 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-from store.queue import transaction
+from workbench.store.queue import transaction
 
 POSITION = ("study_id", "model", "seed", "persona_category", "persona", "rank")
 ROW_FIELDS = ["key", "model", "seed", "persona_category", "persona", "rank", "surface", "item", "match_score",

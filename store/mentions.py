@@ -8,8 +8,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from store.db import utc_now
-from store.queue import transaction
+from workbench.store.db import utc_now
+from workbench.store.queue import transaction
 
 
 @dataclass(frozen=True)

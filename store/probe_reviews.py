@@ -12,8 +12,8 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
-from store.queue import transaction
-from store.reviews import cohen_kappa
+from workbench.store.queue import transaction
+from workbench.store.reviews import cohen_kappa
 
 LABELS = ("admits", "denies", "unclear")
 FILTERS = ("unreviewed", "disagreements", "all")

@@ -17,8 +17,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from store.db import utc_now
-from store.values import clean_count, clean_float, clean_int, clean_label, clean_text, redact
+from workbench.store.db import utc_now
+from workbench.store.values import (
+    clean_count,
+    clean_float,
+    clean_int,
+    clean_label,
+    clean_text,
+    redact,
+)
 
 STATUSES = ("pending", "running", "done", "failed")
 

@@ -11,9 +11,9 @@ import json
 import sqlite3
 from typing import Any
 
-from store.db import utc_now
-from store.mentions import ensure_entities
-from store.queue import transaction
+from workbench.store.db import utc_now
+from workbench.store.mentions import ensure_entities
+from workbench.store.queue import transaction
 
 
 def _current_list(conn: sqlite3.Connection, list_id: int) -> list[str]:

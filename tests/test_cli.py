@@ -29,7 +29,7 @@ def test_bad_study_file_is_one_clear_line(tmp_path):
 
 
 def test_unknown_study_name(tmp_path):
-    from store.db import connect
+    from workbench.store.db import connect
 
     connect(tmp_path / "x.db").close()
     result = run_cli("status", "--db", str(tmp_path / "x.db"), "--study", "nope")

@@ -71,7 +71,8 @@ def test_import_rankings_and_metrics_json(tmp_path):
 
 
 def test_published_iou_divergences_reproduce(tmp_path, shared_data):
-    from store.db import connect
+    from workbench.store.db import connect
+
     from workbench.coldstart_io import ranking_lists, raw_result_rows, store_rankings
     from workbench.metrics.coldstart import divergence_records as records_of
 

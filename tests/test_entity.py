@@ -14,7 +14,7 @@ from helpers import kill_run_once, run_cli
 from workbench.metrics import entity as em
 from workbench.studies.entity import Label, Task, prompt_parts
 
-EXAMPLE = Path(str(files("assets").joinpath("studies", "entity")))
+EXAMPLE = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 
 
 def small_study(tmp_path: Path, models: str = '["llama:default"]', extra: str = "", templates: int = 3,

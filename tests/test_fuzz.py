@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from importlib.resources import files
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ from hypothesis import strategies as st
 from workbench.cli import main
 from workbench.studies.choice_writer import dump_toml
 
-ENTITY = Path(__file__).resolve().parent.parent / "assets" / "studies" / "entity"
+ENTITY = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 # A server that is not there: a study that happens to be valid fails its requests
 # at once (connection refused) instead of loading a model.
 DEAD = "openai:m@http://127.0.0.1:9/v1,retries=0,timeout=1"

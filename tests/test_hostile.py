@@ -375,7 +375,7 @@ def test_another_applications_sqlite_file_is_refused_untouched(tmp_path, capsys)
 
 
 def test_new_stores_are_marked_as_ours(tmp_path):
-    from store.db import APPLICATION_ID, connect
+    from workbench.store.db import APPLICATION_ID, connect
 
     connect(tmp_path / "new.db").close()
     assert rows(tmp_path / "new.db", "PRAGMA application_id") == [(APPLICATION_ID,)]
@@ -438,7 +438,8 @@ def test_model_options_are_range_checked(spec, said):
 def test_markup_in_toasts_is_literal(tmp_path):
     import asyncio
 
-    from store.db import connect
+    from workbench.store.db import connect
+
     from workbench.app import WorkbenchApp
 
     connect(tmp_path / "t.db").close()

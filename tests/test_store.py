@@ -5,10 +5,9 @@ import threading
 import time
 
 import pytest
-
-from store import queue
-from store.db import StoreError, connect
-from store.schema import SCHEMA_VERSION
+from workbench.store import queue
+from workbench.store.db import StoreError, connect
+from workbench.store.schema import SCHEMA_VERSION
 
 
 def test_new_database_is_migrated_and_in_wal_mode(db_path):
@@ -110,7 +109,7 @@ def test_stale_claims_of_dead_processes_are_released(db_path):
 
 
 def test_open_db_gives_sqlite_utils_tables(db_path):
-    from store.db import open_db
+    from workbench.store.db import open_db
 
     db = open_db(db_path)
     assert db["requests"].exists() and "superseded" in db["requests"].columns_dict

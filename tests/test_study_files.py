@@ -30,7 +30,7 @@ def write(tmp_path, text, name="study.toml"):
 
 
 def test_the_demo_study_loads_with_the_nine_default_clusters():
-    study = load_study(str(files("assets").joinpath("studies/demo.toml")))
+    study = load_study(str(files("workbench.assets").joinpath("studies/demo.toml")))
     assert [c.name for c in study.clusters] == [c.name for c in default_clusters()]
     assert len(study.clusters) == 9
     assert len(study.topics) == 3 and len(study.questions) == 27
@@ -127,7 +127,7 @@ def test_real_choiceeval_banks_load(tmp_path, shared_data):
 def test_saved_study_round_trips(tmp_path):
     from workbench.studies.choice_writer import study_to_toml
 
-    study = load_study(str(files("assets").joinpath("studies/demo.toml")))
+    study = load_study(str(files("workbench.assets").joinpath("studies/demo.toml")))
     grouped: dict = {}
     for q in study.questions:
         grouped.setdefault(q.topic, {}).setdefault(q.cluster, []).append(q.text)

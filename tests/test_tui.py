@@ -9,8 +9,8 @@ import pytest
 from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
+from workbench.widgets.modals import HelpScreen
 
-from widgets.modals import HelpScreen
 from workbench.app import WorkbenchApp
 
 

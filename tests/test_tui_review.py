@@ -122,8 +122,8 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
 
 
 def test_validation_sample_and_kappa(tmp_path):
-    from store import reviews
-    from store.db import connect
+    from workbench.store import reviews
+    from workbench.store.db import connect
 
     assert reviews.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
     # Hand-computed: po = 0.6, pe = 0.6*0.6 + 0.4*0.4 = 0.52 -> kappa = 0.08 / 0.48 = 1/6.

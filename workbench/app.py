@@ -8,26 +8,27 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from importlib.resources import files
 from pathlib import Path
 
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from screens.design import DesignScreen
-from screens.entities import EntitiesScreen
-from screens.metrics import MetricsScreen
-from screens.review import ReviewScreen
-from screens.run import RunScreen
-from screens.template_editor import TemplateScreen
-from widgets.modals import ErrorModal, HelpScreen
 from workbench import design
 from workbench.literal import visible
+from workbench.screens.design import DesignScreen
+from workbench.screens.entities import EntitiesScreen
+from workbench.screens.metrics import MetricsScreen
+from workbench.screens.review import ReviewScreen
+from workbench.screens.run import RunScreen
+from workbench.screens.template_editor import TemplateScreen
+from workbench.widgets.modals import ErrorModal, HelpScreen
 
 
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
-    CSS_PATH = str(Path(__file__).resolve().parent.parent / "assets" / "workbench.tcss")
+    CSS_PATH = str(files("workbench.assets").joinpath("workbench.tcss"))
     MODES = {"design": DesignScreen, "run": RunScreen, "metrics": MetricsScreen, "review": ReviewScreen,
              "entities": EntitiesScreen}
     DEFAULT_MODE = "run"

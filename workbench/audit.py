@@ -10,11 +10,11 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from store import queue
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, generation_params, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
+from workbench.store import queue
 from workbench.studies import choice, choice_extraction
 from workbench.studies.choice_extraction import ExtractionReport
 

@@ -8,11 +8,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from store import mentions, queue
-from store.mentions import MentionList
 from workbench.csv_input import CsvInputError, read_rows, whole
 from workbench.extract import normalize_surface
 from workbench.metrics.choice import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
+from workbench.store import mentions, queue
+from workbench.store.mentions import MentionList
 from workbench.studies.choice import Question, default_clusters, read_question_file
 from workbench.studies.spec import StudyError, Where
 

@@ -17,15 +17,15 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from store import queue
-from store.db import StoreError, connect
-from store.db import reason as db_reason
 from workbench import exports
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS
 from workbench.literal import literal_text, visible
 from workbench.models import ModelNotFound
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
 from workbench.specs import MAX_CONCURRENCY, SpecError, parse_spec
+from workbench.store import queue
+from workbench.store.db import StoreError, connect
+from workbench.store.db import reason as db_reason
 from workbench.studies.spec import StudyError, load_study
 
 DEFAULT_DB = "workbench.db"
@@ -285,8 +285,8 @@ def _who(args: argparse.Namespace) -> str:
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
-    from store import entities as registry
     from workbench import dedup
+    from workbench.store import entities as registry
 
     conn = _open_db(args.db, create=False)
     console = _console()
@@ -347,7 +347,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
 
 
 def cmd_review(args: argparse.Namespace) -> int:
-    from store import reviews
+    from workbench.store import reviews
 
     conn = _open_db(args.db, create=False)
     _study_id(conn, args.study)
@@ -376,7 +376,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 
 def _review_matches(conn, args: argparse.Namespace) -> int:
-    from store import match_reviews
+    from workbench.store import match_reviews
 
     study_id = _study_id(conn, args.study)
     console = _console()
@@ -412,7 +412,7 @@ def _review_matches(conn, args: argparse.Namespace) -> int:
 
 
 def _review_probes(conn, args: argparse.Namespace) -> int:
-    from store import probe_reviews
+    from workbench.store import probe_reviews
 
     console = _console()
     if args.action == "label":
@@ -541,11 +541,11 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
 
         return entity_io.bias_records(conn, args.study)
     if args.what == "reviews":
-        from store.reviews import REVIEW_FIELDS, review_records
+        from workbench.store.reviews import REVIEW_FIELDS, review_records
 
         return review_records(conn), REVIEW_FIELDS
     if args.what == "decisions":
-        from store.entities import DECISION_FIELDS, decision_records
+        from workbench.store.entities import DECISION_FIELDS, decision_records
 
         return decision_records(conn), DECISION_FIELDS
     return exports.response_records(conn, args.study), exports.RESPONSE_FIELDS
@@ -796,7 +796,7 @@ def print_metric_tables(records: list[dict[str, Any]], console: Console) -> None
 
 
 def print_region_hint(conn, study: str | None, console: Console) -> None:
-    from store.mentions import entities_without_region
+    from workbench.store.mentions import entities_without_region
 
     missing = entities_without_region(conn, _study_id(conn, study))
     if missing:
@@ -846,7 +846,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
 def cmd_demo(args: argparse.Namespace) -> int:
     console = _console()
     db = args.db or str(demo_db_path())
-    study_path = str(files("assets").joinpath("studies/demo.toml"))
+    study_path = str(files("workbench.assets").joinpath("studies/demo.toml"))
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.models import default_model_path
 

@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from store import queue
-from store.db import opened
+from workbench.store import queue
+from workbench.store.db import opened
 from workbench.studies.choice import ChoiceStudy
 from workbench.studies.choice_writer import study_to_toml
 from workbench.studies.spec import load_study

@@ -9,8 +9,8 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from store import queue
 from workbench.safe_output import spreadsheet_cell
+from workbench.store import queue
 
 RESPONSE_FIELDS = [
     "request_key", "study", "model", "model_identity", "stage", "status", "topic", "cluster",

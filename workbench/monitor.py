@@ -9,9 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from store import queue
-from store.db import opened
 from workbench import exports
+from workbench.store import queue
+from workbench.store.db import opened
 
 
 def snapshot(db_path: str | Path) -> dict[str, Any]:

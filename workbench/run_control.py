@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from store.db import connect
 from workbench.audit import AuditSummary, prepare, run_prepared
 from workbench.runner import Progress, RunOptions
+from workbench.store.db import connect
 from workbench.studies.spec import load_study
 
 

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from store import queue
-from store.db import utc_now
 from workbench.engines.base import Engine, EngineError, GenerationRequest
+from workbench.store import queue
+from workbench.store.db import utc_now
 
 
 @dataclass

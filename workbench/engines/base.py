@@ -63,7 +63,7 @@ def completion_from_choice(text: str, choice: dict[str, Any], usage: Any, latenc
     Whatever the server put in the fields, the answer is kept: unencodable text is
     replaced (and counted), a finish reason that is not a string is kept as short
     JSON, token counts that are not plausible integers become None."""
-    from store.values import clean_count, clean_label, clean_text
+    from workbench.store.values import clean_count, clean_label, clean_text
 
     usage = usage if isinstance(usage, dict) else {}
     cleaned, replaced = clean_text(text)

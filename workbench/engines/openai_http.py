@@ -18,7 +18,6 @@ from typing import Any
 
 import aiohttp
 
-from store.values import redact
 from workbench.engines.base import (
     Completion,
     EngineError,
@@ -29,6 +28,7 @@ from workbench.engines.base import (
 from workbench.engines.limiter import AdaptiveLimiter
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
+from workbench.store.values import redact
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONCURRENCY = 8

@@ -142,7 +142,7 @@ class ChoiceStudy:
 
 
 def default_clusters() -> list[Cluster]:
-    data = tomllib.loads(files("assets").joinpath("clusters.toml").read_text("utf-8"))
+    data = tomllib.loads(files("workbench.assets").joinpath("clusters.toml").read_text("utf-8"))
     return [Cluster(c["name"], c["description"]) for c in data["clusters"]]
 
 
@@ -390,8 +390,8 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
     repetitions sample differently and a re-run with the same seed asks exactly
     the same thing.
     """
-    from store.queue import PlannedRequest
     from workbench.keys import request_key
+    from workbench.store.queue import PlannedRequest
 
     system = study.generation.get("system")
     for (_topic, _cluster, text), question_id in question_ids.items():

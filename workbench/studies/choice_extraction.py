@@ -12,8 +12,6 @@ import json
 import sqlite3
 from dataclasses import dataclass
 
-from store import mentions, queue
-from store.mentions import MentionList
 from workbench.extract import (
     expert_agreement,
     expert_schema,
@@ -24,6 +22,8 @@ from workbench.extract import (
     parse_expert_reply,
 )
 from workbench.keys import request_key
+from workbench.store import mentions, queue
+from workbench.store.mentions import MentionList
 from workbench.studies.choice import Extraction
 
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
 
-from store import queue
 from workbench.keys import request_key
+from workbench.store import queue
 from workbench.studies.choice import ChoiceStudy, Question
 
 ADAPT_SCHEMA = {
@@ -39,7 +39,7 @@ def questions_schema(n: int) -> dict:
 def load_prompt(path: str | None, default: str) -> str:
     if path:
         return Path(path).read_text("utf-8")
-    return files("assets").joinpath("prompts", default).read_text("utf-8")
+    return files("workbench.assets").joinpath("prompts", default).read_text("utf-8")
 
 
 def fill(template: str, **values: str) -> str:

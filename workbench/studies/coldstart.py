@@ -137,8 +137,8 @@ def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
 
 
 def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, Any]):
-    from store.queue import PlannedRequest
     from workbench.keys import request_key
+    from workbench.store.queue import PlannedRequest
 
     personas = [("neutral", "neutral", None)] + [(category, persona, persona)
                                                   for category, values in study.attributes.items()
@@ -158,9 +158,9 @@ def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, 
 
 def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, model_label: str) -> int:
     """Parse every answered prompt against the catalog into `rankings` (idempotent)."""
-    from store.queue import transaction
     from workbench.catalog import match_items
     from workbench.coldstart_io import store_catalog, store_rankings
+    from workbench.store.queue import transaction
 
     store_catalog(conn, study.name, study.catalog)
     rows, lists = [], 0

@@ -29,9 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.queue import PlannedRequest, transaction
 from workbench.keys import request_key
 from workbench.specs import ModelSpec
+from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name
 
 TOP_KEYS = {"name", "method", "description", "models", "task", "templates", "entities", "languages", "variants",

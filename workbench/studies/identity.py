@@ -28,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store.queue import PlannedRequest, transaction
 from workbench.keys import request_key
 from workbench.specs import ModelSpec
+from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.identity_templates import (
     Template,
     TemplateError,
@@ -146,7 +146,7 @@ def plan_requests(study: IdentityStudy, model_identity: str, params: dict[str, A
 def plan_probes(conn: sqlite3.Connection, study: IdentityStudy, study_id: int, model_id: int,
                 model_identity: str, params: dict[str, Any]) -> int:
     """A second turn in the same conversation for every answered prompt."""
-    from store import queue
+    from workbench.store import queue
 
     if not study.probe:
         return 0
@@ -185,7 +185,7 @@ def label_probe(text: str) -> str:
 def plan_judging(conn: sqlite3.Connection, study: IdentityStudy, study_id: int, answer_model_id: int,
                  judge_model_id: int, judge_identity: str) -> int:
     """One `judge` request per answered probe of the answer model (parent: the probe)."""
-    from store import queue
+    from workbench.store import queue
     from workbench.studies.choice_generation import fill, load_prompt
 
     prompt = load_prompt(study.judge_prompt, "judge_probe.txt")
@@ -219,7 +219,7 @@ def parse_judge(text: str | None) -> str | None:
 def store_outputs(conn: sqlite3.Connection, study: IdentityStudy, study_id: int, model_id: int,
                   model_label: str) -> dict[str, int]:
     """Parse every answer (and its probe) into identity_outputs / identity_recommendations."""
-    from store import probe_reviews
+    from workbench.store import probe_reviews
 
     rows = conn.execute(
         "SELECT r.key, r.payload_json, p.text, "

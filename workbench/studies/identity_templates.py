@@ -64,7 +64,7 @@ def template_text(source: str | Path) -> tuple[str, Path | None]:
             raise TemplateError(f"{path}: cannot be read ({exc.strerror or exc})") from None
     if path.is_dir():
         raise TemplateError(f"{source}: is a directory, not a template file")
-    bundled = files("assets").joinpath("identity", f"{source}.toml") if str(source).isidentifier() else None
+    bundled = files("workbench.assets").joinpath("identity", f"{source}.toml") if str(source).isidentifier() else None
     if bundled is None or not bundled.is_file():
         raise TemplateError(f"{source}: no such template file or bundled template")
     return bundled.read_text("utf-8"), None
