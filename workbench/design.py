@@ -20,7 +20,7 @@ from workbench.studies.spec import load_study
 def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, int]:
     """Load the study file and store it with its questions (no requests planned)."""
     study = load_study(study_path)
-    if study.method != "choice":
+    if not isinstance(study, ChoiceStudy):
         raise ValueError(f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} "
                          "studies in their file")
     with opened(db_path) as conn:

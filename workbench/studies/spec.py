@@ -10,8 +10,6 @@ from typing import Any
 
 from workbench.specs import ModelSpec, SpecError, parse_spec
 
-METHODS = ("choice", "coldstart", "identity", "entity")
-
 
 class StudyError(ValueError):
     """A study file that cannot be used; str() is a one-line explanation for the user."""
@@ -170,27 +168,16 @@ def read_optional_spec(where: Where, table: dict[str, Any], key: str = "model") 
 
 
 def load_study(path: str | Path):
-    """Load and validate a study file of any supported method."""
+    """Load and validate a study file of any registered method."""
+    from workbench import methods
+
     path = Path(path)
     data = read_toml(path)
     where = Where(str(path))
+    known = methods.names()
     method = data.get("method")
     if method is None:
-        raise where.child("method").error(f"missing; expected one of: {', '.join(METHODS)}")
-    if method not in METHODS:
-        raise where.child("method").error(f"expected one of: {', '.join(METHODS)}, got {method!r}")
-    if method == "identity":
-        from workbench.studies import identity
-
-        return identity.from_toml(data, path)
-    if method == "entity":
-        from workbench.studies import entity
-
-        return entity.from_toml(data, path)
-    if method == "coldstart":
-        from workbench.studies import coldstart
-
-        return coldstart.from_toml(data, path)
-    from workbench.studies import choice
-
-    return choice.from_toml(data, path)
+        raise where.child("method").error(f"missing; expected one of: {', '.join(known)}")
+    if not isinstance(method, str) or method not in known:
+        raise where.child("method").error(f"expected one of: {', '.join(known)}, got {method!r:.40}")
+    return methods.get(method).load(data, path)

@@ -1,0 +1,95 @@
+"""The method registry: the pipeline runs any registered method without knowing its name."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from conftest import rows
+from openai_server import ServerConfig
+from workbench.store.queue import PlannedRequest
+
+from workbench import methods
+from workbench.cli import main
+from workbench.keys import request_key
+from workbench.studies.spec import Where, expect, read_generation, read_models, read_name
+
+
+@dataclass
+class EchoStudy:
+    name: str
+    path: str
+    models: list
+    generation: dict
+    words: list[str]
+    method: str = "echo"
+    questions: list = field(default_factory=list)
+
+    def to_json(self):
+        return {"name": self.name, "method": self.method, "words": self.words}
+
+
+class EchoMethod:
+    """A toy method: ask the model to repeat each word, then count the answers that contain it."""
+
+    name = "echo"
+    first_stage = "answer"
+    summary = "a toy: repeat each word"
+
+    def load(self, data, path: Path):
+        where = Where(str(path))
+        words = expect(where.child("words"), data.get("words"), list, "a list of words")
+        return EchoStudy(read_name(where, data, path.stem), str(path), read_models(where, data),
+                         read_generation(where.child("generation"), data.get("generation", {}), {"max_tokens": 8}),
+                         words)
+
+    def plan_context(self, conn, study, study_id):
+        return None
+
+    def plan(self, study, model_identity, params, context):
+        for word in study.words:
+            payload = {"messages": [{"role": "user", "content": f"Repeat: {word}"}], "params": params}
+            yield PlannedRequest(request_key(stage="answer", model_identity=model_identity, payload=payload,
+                                             repetition=None), "answer", payload)
+
+    def helper_model(self, study):
+        return None
+
+    async def after_answers(self, stages) -> None:
+        stages.conn.execute("CREATE TABLE IF NOT EXISTS echo_counts (study_id INTEGER, answered INTEGER)")
+        answered = stages.conn.execute(
+            "SELECT COUNT(*) FROM requests r JOIN responses p ON p.request_key = r.key WHERE r.study_id = ?",
+            (stages.study_id,)).fetchone()[0]
+        stages.conn.execute("INSERT INTO echo_counts VALUES (?, ?)", (stages.study_id, answered))
+
+
+def test_a_registered_method_runs_through_the_pipeline(tmp_path, fake_server, capsys):
+    server = fake_server(ServerConfig(reply_text="hello"))
+    methods.register(EchoMethod)
+    assert "echo" in methods.names() and isinstance(methods.get("echo"), methods.Method)
+    study = tmp_path / "echo.toml"
+    study.write_text(f'name = "e"\nmethod = "echo"\nmodels = ["openai:m@{server.base_url}"]\n'
+                     'words = ["alpha", "beta", "gamma"]\n')
+    db = tmp_path / "e.db"
+    assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
+    assert "All 3 requests answered" in capsys.readouterr().out
+    assert rows(db, "SELECT answered FROM echo_counts") == [(3,)]
+    assert json.loads(rows(db, "SELECT spec_json FROM studies")[0][0])["words"] == ["alpha", "beta", "gamma"]
+
+
+def test_the_builtin_methods_are_registered():
+    assert {"choice", "coldstart", "identity", "entity"} <= set(methods.names())
+    for name in ("choice", "coldstart", "identity", "entity"):
+        assert isinstance(methods.get(name), methods.Method)
+
+
+def test_no_method_name_is_tested_outside_its_package():
+    """The pipeline, the store and the spec loader dispatch through the registry."""
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    pattern = re.compile(r"method\s*[!=]=\s*[\"'](choice|coldstart|identity|entity)[\"']")
+    offenders = [f"{p.relative_to(root)}" for p in (root / "workbench").rglob("*.py")
+                 if "methods" not in p.parts and pattern.search(p.read_text())]
+    assert offenders == []

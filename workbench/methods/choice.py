@@ -1,0 +1,53 @@
+"""ChoiceEval (METHODS.md §1) as a registered method: questions x repetitions, then extraction."""
+
+from __future__ import annotations
+
+from workbench.methods import Stages, register
+from workbench.store import queue
+
+
+@register
+class ChoiceMethod:
+    name = "choice"
+    first_stage = "answer"
+    summary = "ChoiceEval: personas x topics, repeated answers, multi-expert extraction"
+
+    def load(self, data, path):
+        from workbench.studies.choice import from_toml
+
+        return from_toml(data, path)
+
+    def plan_context(self, conn, study, study_id):
+        if conn is None:  # counting: the questions of the file
+            return {(q.topic, q.cluster, q.text): 0 for q in study.questions}
+        queue.insert_questions(conn, study_id, study.questions)
+        return queue.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
+
+    def plan(self, study, model_identity, params, context):
+        from workbench.studies.choice import plan_requests
+
+        return plan_requests(study, model_identity, params, context)
+
+    def helper_model(self, study):
+        x = study.extraction
+        return x.model if x.method == "experts" else None
+
+    async def after_answers(self, stages: Stages) -> None:
+        from workbench.studies import choice_extraction
+
+        prepared, settings = stages.prepared, stages.study.extraction
+        if settings.method == "list":
+            for m in prepared.models:
+                stages.extraction.append(choice_extraction.extract_with_list_parser(
+                    stages.conn, stages.study_id, m.model_id, m.resolved.label, settings.k))
+            return
+        extractor_jobs = {}
+        for m in prepared.models:
+            x = prepared.extractor or m  # without an extraction model, each model extracts its own answers
+            choice_extraction.plan_experts(stages.conn, stages.study_id, m.model_id, x.model_id,
+                                           x.resolved.identity, settings)
+            extractor_jobs[x.model_id] = stages.job(x)
+        await stages.run_stage("extract", list(extractor_jobs.values()))
+        for m in prepared.models:
+            stages.extraction.append(choice_extraction.vote(stages.conn, stages.study_id, m.model_id,
+                                                            m.resolved.label, settings))

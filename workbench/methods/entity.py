@@ -1,0 +1,34 @@
+"""Entity x template label probabilities (METHODS.md §4) as a registered method: scored, not generated."""
+
+from __future__ import annotations
+
+from workbench.methods import Stages, register
+
+
+@register
+class EntityMethod:
+    name = "entity"
+    first_stage = "score"
+    summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
+
+    def load(self, data, path):
+        from workbench.studies.entity import from_toml
+
+        return from_toml(data, path)
+
+    def plan_context(self, conn, study, study_id):
+        return None
+
+    def plan(self, study, model_identity, params, context):
+        from workbench.studies.entity import plan_requests
+
+        return plan_requests(study, model_identity)
+
+    def helper_model(self, study):
+        return None
+
+    async def after_answers(self, stages: Stages) -> None:
+        from workbench.studies.entity import store_scores
+
+        for m in stages.prepared.models:
+            store_scores(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)

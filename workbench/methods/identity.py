@@ -1,0 +1,47 @@
+"""Identity disclosure (METHODS.md §2) as a registered method: answers, the probe, an optional judge."""
+
+from __future__ import annotations
+
+from workbench.methods import Stages, register
+
+
+@register
+class IdentityMethod:
+    name = "identity"
+    first_stage = "answer"
+    summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
+
+    def load(self, data, path):
+        from workbench.studies.identity import from_toml
+
+        return from_toml(data, path)
+
+    def plan_context(self, conn, study, study_id):
+        return None
+
+    def plan(self, study, model_identity, params, context):
+        from workbench.studies.identity import plan_requests
+
+        return plan_requests(study, model_identity, params)
+
+    def helper_model(self, study):
+        return study.judge
+
+    async def after_answers(self, stages: Stages) -> None:
+        from workbench.models import generation_params
+        from workbench.studies import identity
+
+        prepared, study, conn = stages.prepared, stages.study, stages.conn
+        for m in prepared.models:
+            identity.plan_probes(conn, study, stages.study_id, m.model_id, m.resolved.identity,
+                                 generation_params(study.generation, m.resolved.spec))
+        if study.probe:
+            await stages.run_stage("probe", [stages.job(m) for m in prepared.models])
+        if study.probe and prepared.extractor is not None:
+            judge = prepared.extractor
+            for m in prepared.models:
+                identity.plan_judging(conn, study, stages.study_id, m.model_id, judge.model_id,
+                                      judge.resolved.identity)
+            await stages.run_stage("judge", [stages.job(judge)])
+        for m in prepared.models:
+            identity.store_outputs(conn, study, stages.study_id, m.model_id, m.resolved.label)
