@@ -67,6 +67,13 @@ class EchoMethod:
 def test_a_registered_method_runs_through_the_pipeline(tmp_path, fake_server, capsys):
     server = fake_server(ServerConfig(reply_text="hello"))
     methods.register(EchoMethod)
+    try:
+        _run_echo(tmp_path, server, capsys)
+    finally:
+        methods.unregister("echo")
+
+
+def _run_echo(tmp_path, server, capsys):
     assert "echo" in methods.names() and isinstance(methods.get("echo"), methods.Method)
     study = tmp_path / "echo.toml"
     study.write_text(f'name = "e"\nmethod = "echo"\nmodels = ["openai:m@{server.base_url}"]\n'

@@ -110,6 +110,14 @@ def get(name: str) -> Method:
     return _REGISTRY[name]
 
 
+BUILTIN = ("choice", "coldstart", "identity", "entity")
+
+
 def names() -> tuple[str, ...]:
+    """The built-in methods in their usual order, then plugins in registration order."""
     _load()
-    return tuple(_REGISTRY)
+    return tuple(sorted(_REGISTRY, key=lambda n: BUILTIN.index(n) if n in BUILTIN else len(BUILTIN)))
+
+
+def unregister(name: str) -> None:
+    _REGISTRY.pop(name, None)
