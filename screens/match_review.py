@@ -52,9 +52,7 @@ class MatchReviewScreen(Screen):
         table = self.query_one("#match-table", DataTable)
         table.add_columns("rank", "the answer said", "catalog entry", "score", "by")
         with opened(self.app.db_path) as conn:
-            self.studies = [tuple(r) for r in conn.execute(
-                "SELECT id, name FROM studies s WHERE EXISTS (SELECT 1 FROM rankings k WHERE k.study_id = s.id) "
-                "ORDER BY name")]
+            self.studies = match_reviews.studies_with_rankings(conn)
         self.load()
         table.focus()
 

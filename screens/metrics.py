@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Label, Static
 
+from workbench import methods
 from workbench import metric_views as views
 from workbench.literal import visible
 
@@ -81,10 +82,9 @@ class MetricsScreen(Screen):
     def action_recompute(self) -> None:
         from workbench.store.db import opened
 
-        from workbench import choice_io
 
         with opened(self.app.db_path) as conn:
-            records = choice_io.metric_records(conn)
+            records = methods.metric_records(conn)
         self.app.call_from_thread(self._loaded, records)
 
     def _loaded(self, records: list[dict]) -> None:

@@ -65,14 +65,11 @@ class ReviewScreen(Screen):
         with opened(self.app.db_path) as conn:
             if self.filter == "validation sample":
                 # The same seeded sample for every reviewer, so their verdicts can be compared.
-                ids = [i for (study,) in conn.execute("SELECT name FROM studies")
-                       for i in reviews.sample_list_ids(conn, study, SAMPLE_PER_TOPIC, SAMPLE_SEED)]
+                ids = reviews.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
                 self.items = reviews.review_items(conn, list_ids=ids, topic=self.topic, model=self.model)
             else:
                 self.items = reviews.review_items(conn, only=self.filter, topic=self.topic, model=self.model)
-            self.total, done = conn.execute(
-                "SELECT COUNT(*), (SELECT COUNT(DISTINCT list_id) FROM reviews WHERE undone = 0) FROM mention_lists"
-            ).fetchone()
+            self.total, done = reviews.reviewed_counts(conn)
         self.query_one("#review-progress", ProgressBar).update(total=max(self.total, 1), progress=done)
         if keep is not None:
             ids = [item["id"] for item in self.items]
@@ -160,8 +157,7 @@ class ReviewScreen(Screen):
 
     def _cycle(self, column: str, current: str | None) -> str | None:
         with opened(self.app.db_path) as conn:
-            values = [None] + [r[0] for r in conn.execute(
-                f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]  # column is ours, not input
+            values = [None] + reviews.list_values(conn, column)
         return values[(values.index(current) + 1) % len(values)] if current in values else None
 
     def action_next_topic(self) -> None:

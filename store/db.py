@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from workbench.store.errors import UserFacingError
 from workbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 # A reader (the TUI) and a writer (a headless run) share the file. WAL lets them
@@ -16,7 +17,7 @@ from workbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 BUSY_TIMEOUT_MS = 30_000
 
 
-class StoreError(Exception):
+class StoreError(UserFacingError):
     """The database cannot be used as it is (newer schema, not a workbench file, ...)."""
 
 

@@ -14,15 +14,16 @@ import sqlite3
 from typing import Any
 
 from workbench.store.db import utc_now
+from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 
 
-class DecisionError(ValueError):
+class DecisionError(InputError):
     """A decision that cannot be made as asked; the message says why and what to do."""
 
 
 def _normalize(text: str) -> str:
-    from workbench.extract import normalize_surface  # one definition of "the same surface"
+    from workbench.store.surface import normalize_surface  # one definition of "the same surface"
 
     return normalize_surface(text)
 
@@ -210,3 +211,8 @@ def decision_records(conn: sqlite3.Connection):
 
 
 DECISION_FIELDS = ["id", "action", "summary", "who", "why", "at", "state", "changes"]
+
+
+def decision_summary(conn, decision_id: int) -> str:
+    row = conn.execute("SELECT summary FROM entity_decisions WHERE id = ?", (decision_id,)).fetchone()
+    return row[0] if row else ""

@@ -12,6 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 
 POSITION = ("study_id", "model", "seed", "persona_category", "persona", "rank")
@@ -47,7 +48,7 @@ def _locate(conn: sqlite3.Connection, study_id: int, key: str) -> dict[str, Any]
     for row in rows(conn, study_id):
         if row["key"] == key:
             return row
-    raise ValueError(f"no ranked item {key!r} (model/seed/category/persona/rank, as `review matches` lists)")
+    raise InputError(f"no ranked item {key!r} (model/seed/category/persona/rank, as `review matches` lists)")
 
 
 def catalog_item(conn: sqlite3.Connection, study_id: int, text: str) -> str:
@@ -57,14 +58,14 @@ def catalog_item(conn: sqlite3.Connection, study_id: int, text: str) -> str:
     items = [r[0] for r in conn.execute("SELECT item FROM catalog_items WHERE study_id = ? ORDER BY position",
                                         (study_id,))]
     if not items:
-        raise ValueError("this study has no catalog stored")
+        raise InputError("this study has no catalog stored")
     wanted = " ".join(text.split()).lower()
     for item in items:
         if " ".join(item.split()).lower() == wanted:
             return item
     best = process.extractOne(text, items, scorer=fuzz.WRatio)
     if best is None or best[1] < 86:
-        raise ValueError(f"{text!r} is not in the catalog (closest: {best[0] if best else '-'!r})")
+        raise InputError(f"{text!r} is not in the catalog (closest: {best[0] if best else '-'!r})")
     return best[0]
 
 
@@ -120,3 +121,9 @@ def reapply(conn: sqlite3.Connection, study_id: int) -> int:
             "AND persona = ? AND rank = ? AND surface IS ?",
             (c["new_item"], *[c[k] for k in POSITION], c["surface"])).rowcount
     return applied
+
+
+def studies_with_rankings(conn) -> list[tuple[int, str]]:
+    return [tuple(r) for r in conn.execute(
+        "SELECT id, name FROM studies s WHERE EXISTS (SELECT 1 FROM rankings k WHERE k.study_id = s.id) "
+        "ORDER BY name")]

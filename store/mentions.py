@@ -117,7 +117,7 @@ def regions(conn: sqlite3.Connection) -> dict[str, str | None]:
 def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, list[str]]:
     """Assign region and attributes by entity name (or any surface form of it).
     Returns (entities updated, names in the file that match no entity)."""
-    from workbench.extract import normalize_surface
+    from workbench.store.surface import normalize_surface
 
     updated, unmatched = 0, []
     with transaction(conn):

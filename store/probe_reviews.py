@@ -12,6 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 from workbench.store.reviews import cohen_kappa
 
@@ -42,7 +43,7 @@ def resolve_key(conn: sqlite3.Connection, prefix: str) -> str:
     keys = [r[0] for r in conn.execute("SELECT request_key FROM identity_outputs WHERE request_key LIKE ? LIMIT 2",
                                        (prefix.replace("%", "").replace("_", "") + "%",))]
     if len(keys) != 1:
-        raise ValueError(f"no identity output with request key {prefix!r}" if not keys else
+        raise InputError(f"no identity output with request key {prefix!r}" if not keys else
                          f"request key prefix {prefix!r} is ambiguous: give more characters")
     return keys[0]
 
@@ -50,7 +51,7 @@ def resolve_key(conn: sqlite3.Connection, prefix: str) -> str:
 def label(conn: sqlite3.Connection, request_key: str, reviewer: str, value: str) -> None:
     """Record a reviewer's label for the probe answer of the prompt `request_key`."""
     if value not in LABELS:
-        raise ValueError(f"label must be one of {', '.join(LABELS)}, not {value!r}")
+        raise InputError(f"label must be one of {', '.join(LABELS)}, not {value!r}")
     request_key = resolve_key(conn, request_key)
     row = conn.execute("SELECT probe_label, probe_label_source FROM identity_outputs WHERE request_key = ?",
                        (request_key,)).fetchone()

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.store.db import utc_now
+from workbench.store.errors import InputError
 from workbench.store.values import (
     clean_count,
     clean_float,
@@ -112,18 +113,18 @@ def edit_question(conn: sqlite3.Connection, study_id: int, question_id: int, new
     at the next run) and remember the edit so the study file's version stays replaced."""
     new_text = " ".join(new_text.split())
     if not new_text:
-        raise ValueError("a question cannot be empty")
+        raise InputError("a question cannot be empty")
     with transaction(conn):
         row = conn.execute("SELECT topic, cluster, text FROM questions WHERE id = ? AND study_id = ?",
                            (question_id, study_id)).fetchone()
         if row is None:
-            raise ValueError(f"no question {question_id} in this study")
+            raise InputError(f"no question {question_id} in this study")
         if row["text"] == new_text:
             return
         clash = conn.execute("SELECT 1 FROM questions WHERE study_id = ? AND topic = ? AND cluster = ? AND text = ?",
                              (study_id, row["topic"], row["cluster"], new_text)).fetchone()
         if clash:
-            raise ValueError("the cluster already has a question with that wording")
+            raise InputError("the cluster already has a question with that wording")
         conn.execute("UPDATE questions SET text = ? WHERE id = ?", (new_text, question_id))
         original = conn.execute(
             "SELECT old_text FROM question_edits WHERE study_id = ? AND topic = ? AND cluster = ? AND new_text = ?",
@@ -416,3 +417,42 @@ def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list
         args,
     ).fetchall()
     return [dict(row) for row in rows]
+
+
+# -- lookups the commands and screens need ------------------------------------------
+
+
+def study_id(conn: sqlite3.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def study_names(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM studies ORDER BY name")]
+
+
+def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int, int, int]:
+    """(pending, running here or nowhere, running in another live process) for a study's current requests."""
+    row = conn.execute(
+        "SELECT COUNT(*) FILTER (WHERE status = 'pending'), "
+        "COUNT(*) FILTER (WHERE status = 'running' AND (claimed_by IS NULL OR claimed_by = ?)), "
+        "COUNT(*) FILTER (WHERE status = 'running' AND claimed_by IS NOT NULL AND claimed_by != ?) "
+        "FROM requests WHERE study_id = ? AND superseded = 0", (owner, owner, study_id)).fetchone()
+    return row[0], row[1], row[2]
+
+
+QUESTION_FIELDS = ["id", "topic", "cluster", "cluster_label", "text", "source", "verified", "provenance_json"]
+
+
+def question_records(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
+    return [dict(r) for r in conn.execute(
+        "SELECT id, topic, cluster, cluster_label, text, source, verified, provenance_json FROM questions "
+        "WHERE study_id = ? ORDER BY topic, cluster, position, id", (study_id,))]
+
+
+def ensure_study(conn: sqlite3.Connection, name: str, method: str = "choice") -> int:
+    """The study's id, creating a bare one for imported data when it does not exist yet."""
+    found = study_id(conn, name)
+    if found is not None:
+        return found
+    return upsert_study(conn, name, method, {"name": name, "method": method, "imported": True}, None)

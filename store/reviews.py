@@ -12,6 +12,7 @@ import sqlite3
 from typing import Any
 
 from workbench.store.db import utc_now
+from workbench.store.errors import InputError
 from workbench.store.mentions import ensure_entities
 from workbench.store.queue import transaction
 
@@ -21,7 +22,7 @@ def _current_list(conn: sqlite3.Connection, list_id: int) -> list[str]:
 
 
 def _replace_list(conn: sqlite3.Connection, list_id: int, surfaces: list[str]) -> None:
-    from workbench.extract import normalize_surface
+    from workbench.store.surface import normalize_surface
 
     rows = [(s, normalize_surface(s)) for s in surfaces if normalize_surface(s)]
     ensure_entities(conn, rows)
@@ -34,7 +35,7 @@ def review(conn: sqlite3.Connection, list_id: int, reviewer: str, decision: str,
            entities: list[str] | None = None, sample: str | None = None) -> int:
     """Record a verdict; `entities` is the corrected list for an edit."""
     if decision not in ("accept", "edit", "reject"):
-        raise ValueError(f"unknown decision {decision!r}")
+        raise InputError(f"unknown decision {decision!r}")
     with transaction(conn):
         before = _current_list(conn, list_id)
         after = before if decision == "accept" else ([] if decision == "reject" else
@@ -165,3 +166,24 @@ def review_records(conn: sqlite3.Connection):
 
 REVIEW_FIELDS = ["id", "study", "model", "topic", "cluster", "question", "repetition", "reviewer", "decision",
                  "before_json", "after_json", "at", "state"]
+
+
+def reviewed_counts(conn) -> tuple[int, int]:
+    """(extracted lists, lists with a standing verdict)."""
+    row = conn.execute(
+        "SELECT COUNT(*), (SELECT COUNT(DISTINCT list_id) FROM reviews WHERE undone = 0) FROM mention_lists"
+    ).fetchone()
+    return row[0], row[1]
+
+
+def list_values(conn, column: str) -> list[Any]:
+    """The distinct topics or models of the extracted lists (for the filters)."""
+    if column not in ("topic", "model"):
+        raise InputError(f"no filter on {column!r}")
+    return [r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]
+
+
+def validation_sample(conn, per_topic: int, seed: int) -> list[int]:
+    """The seeded validation sample of every study (the same one for every reviewer)."""
+    return [i for (study,) in conn.execute("SELECT name FROM studies")
+            for i in sample_list_ids(conn, study, per_topic, seed)]

@@ -40,3 +40,65 @@ def test_one_import_name():
                     continue
                 offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in folders]
     assert offenders == []
+
+
+def _installed_layout(tmp_path: Path) -> Path:
+    """The package as a wheel lays it out (store/, screens/, ... under workbench/), made
+    of symbolic links, so import tools that walk folders see the real structure."""
+    package = tmp_path / "workbench"
+    package.mkdir()
+    for entry in (ROOT / "workbench").iterdir():
+        (package / entry.name).symlink_to(entry)
+    for folder in ("store", "screens", "widgets", "assets"):
+        (package / folder).symlink_to(ROOT / folder)
+    return tmp_path
+
+
+def test_import_contracts_hold(tmp_path):
+    """The layer contracts in pyproject.toml ([tool.importlinter]): the core never imports
+    Textual, the store nothing above it, methods never each other, screens never the CLI."""
+    import os
+    import subprocess
+    import sys
+
+    layout = _installed_layout(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()",
+         "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
+        cwd=layout, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(layout)})
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
+    assert "0 broken" in result.stdout
+
+
+CYCLES = """
+import grimp
+graph = grimp.build_graph("workbench", cache_dir=None, exclude_type_checking_imports=True)
+assert "workbench.store.queue" in graph.modules  # the whole package, not only workbench/
+edges = {m: {i for i in graph.find_modules_directly_imported_by(m) if i in graph.modules} for m in graph.modules}
+
+def reaches(start, goal):
+    seen, todo = set(), list(edges[start])
+    while todo:
+        node = todo.pop()
+        if node == goal:
+            return True
+        if node not in seen:
+            seen.add(node)
+            todo.extend(edges[node])
+    return False
+
+print(len(graph.modules), sorted(m for m in edges if reaches(m, m)))
+"""
+
+
+def test_no_import_cycles(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    layout = _installed_layout(tmp_path)
+    result = subprocess.run([sys.executable, "-c", CYCLES], cwd=layout, capture_output=True, text=True,
+                            env={**os.environ, "PYTHONPATH": str(layout)})
+    assert result.returncode == 0, result.stderr[-2000:]
+    modules, in_cycles = result.stdout.split(" ", 1)
+    assert int(modules) > 80 and in_cycles.strip() == "[]", result.stdout

@@ -63,6 +63,13 @@ class EchoMethod:
             (stages.study_id,)).fetchone()[0]
         stages.conn.execute("INSERT INTO echo_counts VALUES (?, ?)", (stages.study_id, answered))
 
+    def metric_records(self, conn, study):
+        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'echo_counts'").fetchone():
+            return []
+        return [{"study": name, "metric": "echoed", "value": answered} for name, answered in conn.execute(
+            "SELECT s.name, c.answered FROM echo_counts c JOIN studies s ON s.id = c.study_id "
+            "WHERE s.name = COALESCE(?, s.name)", (study,))]
+
 
 def test_a_registered_method_runs_through_the_pipeline(tmp_path, fake_server, capsys):
     server = fake_server(ServerConfig(reply_text="hello"))
@@ -82,6 +89,8 @@ def _run_echo(tmp_path, server, capsys):
     assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
     assert "All 3 requests answered" in capsys.readouterr().out
     assert rows(db, "SELECT answered FROM echo_counts") == [(3,)]
+    assert main(["metrics", "--db", str(db), "--format", "json"]) == 0
+    assert {"study": "e", "metric": "echoed", "value": 3} in json.loads(capsys.readouterr().out)
     assert json.loads(rows(db, "SELECT spec_json FROM studies")[0][0])["words"] == ["alpha", "beta", "gamma"]
 
 

@@ -12,11 +12,13 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import TypeVar
 
+from workbench.store.errors import UserFacingError
+
 DEFAULT_MAX_REQUESTS = 1_000_000
 T = TypeVar("T")
 
 
-class PlanTooLarge(ValueError):
+class PlanTooLarge(UserFacingError, ValueError):
     """The plan would create more requests than allowed; nothing was stored."""
 
 

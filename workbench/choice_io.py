@@ -8,26 +8,16 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CsvInputError, read_rows, whole
+from workbench.csv_input import CsvInputError, ImportError_, read_rows, whole
 from workbench.extract import normalize_surface
 from workbench.metrics.choice import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
 from workbench.store import mentions, queue
 from workbench.store.mentions import MentionList
+from workbench.store.queue import ensure_study
 from workbench.studies.choice import Question, default_clusters, read_question_file
 from workbench.studies.spec import StudyError, Where
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
-
-
-class ImportError_(ValueError):
-    """A file that cannot be imported; the message names the file, line and column."""
-
-
-def ensure_study(conn: sqlite3.Connection, name: str) -> int:
-    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
-    if row:
-        return row[0]
-    return queue.upsert_study(conn, name, "choice", {"name": name, "method": "choice", "imported": True}, None)
 
 
 def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
@@ -102,14 +92,6 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     before = len(queue.study_questions(conn, study_id))
     queue.insert_questions(conn, study_id, questions)
     return len(queue.study_questions(conn, study_id)) - before
-
-
-def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
-    """Every metric of one study (or all), as flat records: ChoiceEval, then cold-start."""
-    from workbench import coldstart_io, entity_io, identity_io
-
-    return (choice_metric_records_of(conn, study) + coldstart_io.metric_records(conn, study)
-            + identity_io.metric_records(conn, study) + entity_io.metric_records(conn, study))
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:

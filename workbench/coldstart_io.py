@@ -9,11 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.choice_io import ImportError_, ensure_study
-from workbench.csv_input import CsvInputError, read_rows, real, whole
+from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
 from workbench.metrics.coldstart import divergence_records
 from workbench.store import match_reviews
-from workbench.store.queue import transaction
+from workbench.store.queue import ensure_study, transaction
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
 RANKING_FIELDS = ["study", "model", "seed", "persona_category", "persona", "rank", "item", "surface", "match_score",

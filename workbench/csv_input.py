@@ -15,13 +15,19 @@ import math
 from collections.abc import Iterator
 from pathlib import Path
 
+from workbench.store.errors import UserFacingError
+
 SQLITE_MAX_INT = 2**63 - 1
 # csv refuses fields over 128 KB by default with a traceback-worthy message; a model
 # answer can be longer. 64 MB per field is beyond any sane file and still bounded.
 csv.field_size_limit(64 * 1024 * 1024)
 
 
-class CsvInputError(ValueError):
+class ImportError_(UserFacingError, ValueError):
+    """A file that cannot be imported; the message names the file, line and column."""
+
+
+class CsvInputError(ImportError_):
     """A CSV file that cannot be imported as it is; the message says where and why."""
 
 

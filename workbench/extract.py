@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import combinations
 from typing import Any
+
+from workbench.store.surface import normalize_surface  # noqa: F401  (one definition, re-exported)
 
 DEFAULT_K = 5
 DEFAULT_EXPERTS = 5
@@ -32,16 +32,6 @@ _TRAIL = _LEAD + ".,;:!?"
 # No name is longer than this; the description that follows it is cut before any
 # pattern runs, so hostile replies (a megabyte on one line) cost linear time.
 _ITEM_WINDOW = 400
-
-
-@lru_cache(maxsize=200_000)
-def normalize_surface(text: str) -> str:
-    """The key under which surface forms count as the same: case, accents,
-    punctuation and spacing ignored ("Nike, Inc." ~ "nike inc")."""
-    text = unicodedata.normalize("NFKD", text)
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    text = re.sub(r"[^\w\s]", " ", text.casefold())
-    return " ".join(text.split())
 
 
 def clean_item(text: str) -> str:

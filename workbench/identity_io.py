@@ -6,10 +6,9 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from workbench.choice_io import ImportError_, ensure_study
-from workbench.csv_input import CsvInputError, read_rows, real
+from workbench.csv_input import CsvInputError, ImportError_, read_rows, real
 from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
-from workbench.store.queue import transaction
+from workbench.store.queue import ensure_study, transaction
 
 
 def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:

@@ -1,6 +1,6 @@
 """Shaping metric records for display: side-by-side tables, filters, bar charts, Markdown.
 
-Pure functions over the flat records of `choice_io.metric_records`, shared by the
+Pure functions over the flat records of `methods.metric_records`, shared by the
 TUI's Metrics screen and its exports (no Textual here).
 """
 

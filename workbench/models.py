@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.specs import ModelSpec
+from workbench.store.errors import UserFacingError
 
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
 
@@ -37,7 +38,7 @@ class ResolvedModel:
         return self.spec.canonical()
 
 
-class ModelNotFound(Exception):
+class ModelNotFound(UserFacingError):
     pass
 
 

@@ -23,11 +23,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+from workbench.store.errors import UserFacingError
+
 SQLITE_HEADER = b"SQLite format 3\x00"
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
 
 
-class OutputRefused(Exception):
+class OutputRefused(UserFacingError):
     """The output path would destroy data or cannot be written; the message says why."""
 
 

@@ -19,10 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.store.errors import UserFacingError
+
 ENGINES = ("llama", "openai")
 
 
-class SpecError(ValueError):
+class SpecError(UserFacingError, ValueError):
     """A model spec that cannot be understood; the message says which part and why."""
 
 

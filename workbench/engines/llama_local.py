@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -27,7 +27,6 @@ from workbench.engines.base import (
     completion_from_choice,
 )
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
-from workbench.models import ResolvedModel
 
 DEFAULT_N_CTX = 2048
 
@@ -35,6 +34,9 @@ DEFAULT_N_CTX = 2048
 def log_softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits.astype(np.float64) - float(np.max(logits))
     return shifted - np.log(np.exp(shifted).sum())
+
+if TYPE_CHECKING:  # only for annotations: models imports this module to make engines
+    from workbench.models import ResolvedModel
 
 
 class _Instance:

@@ -1,123 +1,15 @@
-"""Audit methods as plugins: one registry, one small protocol.
+"""Audit methods as plugins; the protocol and the registry are in `registry`."""
 
-A method says how its study file reads (`load`), what its first-stage requests
-are (`plan`), what else a run does once they are answered (`after_answers`:
-extraction, probes, judging, parsing, scoring), and which extra model it needs
-(`helper_model`: an extractor or a judge). The pipeline (`workbench.audit`)
-walks these hooks without knowing any method's name.
+from workbench.methods.registry import (
+    BUILTIN,
+    ENTRY_POINT_GROUP,
+    Method,
+    Stages,
+    get,
+    metric_records,
+    names,
+    register,
+    unregister,
+)
 
-The four built-in methods register themselves here; a third-party package adds
-one through the entry-point group `workbench.methods`:
-
-    [project.entry-points."workbench.methods"]
-    mymethod = "my_package.method:MyMethod"
-
-whose value is a class (or instance) following `Method`. `register` does the same
-in code (tests register a toy method that way).
-"""
-
-from __future__ import annotations
-
-import sqlite3
-from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
-
-if TYPE_CHECKING:
-    from workbench.specs import ModelSpec
-    from workbench.store.queue import PlannedRequest
-
-ENTRY_POINT_GROUP = "workbench.methods"
-
-
-@runtime_checkable
-class Method(Protocol):
-    name: str  # the study file's `method`
-    first_stage: str  # the stage its planned requests belong to ("answer", "score", ...)
-    summary: str  # one line for `--help` and error messages
-
-    def load(self, data: dict[str, Any], path: Path) -> Any:
-        """The validated study (StudyError naming file and key otherwise)."""
-
-    def plan_context(self, conn: sqlite3.Connection | None, study: Any, study_id: int | None) -> Any:
-        """What planning needs beyond the study (ChoiceEval: stored question ids).
-        Called with conn=None first, to count the plan before anything is stored."""
-
-    def plan(self, study: Any, model_identity: str, params: dict[str, Any],
-             context: Any) -> Iterable[PlannedRequest]:
-        """The first-stage requests for one model, lazily."""
-
-    def helper_model(self, study: Any) -> ModelSpec | None:
-        """A model the later stages need besides the audited ones (extractor, judge)."""
-
-    async def after_answers(self, stages: Stages) -> None:
-        """Everything after the first stage: plan and run later stages, parse, store."""
-
-
-@dataclass
-class Stages:
-    """What a method's later stages get from the pipeline."""
-
-    conn: sqlite3.Connection
-    prepared: Any  # workbench.audit.PreparedStudy
-    job: Callable[[Any], Any]  # PreparedModel -> runner ModelJob
-    run_stage: Callable[[str, list[Any]], Awaitable[Any]]  # (stage, jobs) -> RunSummary, recorded
-    extraction: list[Any] = field(default_factory=list)  # extraction reports, for the run summary
-
-    @property
-    def study(self) -> Any:
-        return self.prepared.study
-
-    @property
-    def study_id(self) -> int:
-        return self.prepared.study_id
-
-
-_REGISTRY: dict[str, Method] = {}
-_loaded = False
-
-
-def register(method: Method | type) -> Method | type:
-    """Add a method (a class is instantiated); usable as a class decorator."""
-    instance = method() if isinstance(method, type) else method
-    if not isinstance(instance, Method):
-        raise TypeError(f"{method!r} does not follow the Method protocol")
-    _REGISTRY[instance.name] = instance
-    return method
-
-
-def _load() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    from importlib.metadata import entry_points
-
-    from workbench.methods import choice, coldstart, entity, identity  # noqa: F401  (they register)
-
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            register(point.load())
-        except Exception as exc:  # a broken plugin must not break the built-in methods
-            import warnings
-
-            warnings.warn(f"method plugin {point.name!r} could not be loaded: {exc}", stacklevel=2)
-
-
-def get(name: str) -> Method:
-    _load()
-    return _REGISTRY[name]
-
-
-BUILTIN = ("choice", "coldstart", "identity", "entity")
-
-
-def names() -> tuple[str, ...]:
-    """The built-in methods in their usual order, then plugins in registration order."""
-    _load()
-    return tuple(sorted(_REGISTRY, key=lambda n: BUILTIN.index(n) if n in BUILTIN else len(BUILTIN)))
-
-
-def unregister(name: str) -> None:
-    _REGISTRY.pop(name, None)
+__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "Method", "Stages", "get", "metric_records", "names", "register", "unregister"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods import Stages, register
+from workbench.methods.registry import Stages, register
 from workbench.store import queue
 
 
@@ -51,3 +51,8 @@ class ChoiceMethod:
         for m in prepared.models:
             stages.extraction.append(choice_extraction.vote(stages.conn, stages.study_id, m.model_id,
                                                             m.resolved.label, settings))
+
+    def metric_records(self, conn, study):
+        from workbench.choice_io import choice_metric_records_of
+
+        return choice_metric_records_of(conn, study)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods import Stages, register
+from workbench.methods.registry import Stages, register
 
 
 @register
@@ -32,3 +32,8 @@ class ColdStartMethod:
 
         for m in stages.prepared.models:
             parse_answers(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)
+
+    def metric_records(self, conn, study):
+        from workbench.coldstart_io import metric_records
+
+        return metric_records(conn, study)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods import Stages, register
+from workbench.methods.registry import Stages, register
 
 
 @register
@@ -45,3 +45,8 @@ class IdentityMethod:
             await stages.run_stage("judge", [stages.job(judge)])
         for m in prepared.models:
             identity.store_outputs(conn, study, stages.study_id, m.model_id, m.resolved.label)
+
+    def metric_records(self, conn, study):
+        from workbench.identity_io import metric_records
+
+        return metric_records(conn, study)

@@ -19,12 +19,14 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
+from workbench.store.errors import UserFacingError
+
 CONDITIONS = ("baseline", "dialect", "associated", "explicit")
 _SLOT = re.compile(r"<([A-Za-z_][\w ]*)>")
 _SPOT = re.compile(r"\{([A-Za-z_][\w ']*)\}")
 
 
-class TemplateError(ValueError):
+class TemplateError(UserFacingError, ValueError):
     """A template that cannot be rendered; the message names the template and the placeholder."""
 
 

@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.specs import ModelSpec, SpecError, parse_spec
+from workbench.store.errors import UserFacingError
 
 
-class StudyError(ValueError):
+class StudyError(UserFacingError, ValueError):
     """A study file that cannot be used; str() is a one-line explanation for the user."""
 
 

@@ -1,0 +1,78 @@
+"""`workbench ...`: the headless command line, one module per command group.
+
+Each module registers its parsers next to its handlers (`add_parsers`); `main`
+parses, dispatches, and turns every user-facing error into one line and exit
+status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+
+from workbench.cli import data, doctor, entities, metrics, review, run, tui
+from workbench.cli.common import UserError, make_console
+from workbench.literal import literal_text
+from workbench.store.db import reason as db_reason
+from workbench.store.errors import UserFacingError
+
+MAIN_HELP = """\
+Audit which brands, cultures and people language models favour when they recommend.
+
+Quick start:
+  workbench demo                         run the bundled demo study on the bundled local model
+  workbench run study.toml --db my.db    run your own study (Ctrl-C stops; run again to resume)
+  workbench status --db my.db            what is answered, pending, failed, and the errors met
+  workbench export --db my.db --what responses --format csv > responses.csv
+
+Methods (a study's `method`): choice (ChoiceEval), coldstart (catalog re-ranking),
+identity (identity disclosure), entity (entity x template label probabilities), e.g.
+  workbench run assets/studies/entity/countries_urgency.toml --db entity.db
+
+Model specs (in a study's `models` or with --model):
+  llama:default                          the bundled Gemma 3 270M GGUF (CPU, or GPU with n_gpu_layers)
+  llama:/path/model.gguf,n_ctx=4096      any local GGUF
+  openai:MODEL@http://host:port/v1       any OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
+  options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
+           ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
+           ,invariant=true (llama label scores equal to a lone evaluation, bit for bit)
+"""
+
+
+
+
+def build_parser() -> argparse.ArgumentParser:
+    fmt = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for group in (run, entities, review, data, metrics, tui, doctor):
+        group.add_parsers(sub, fmt)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    try:
+        return args.func(args)
+    except UserFacingError as exc:  # every error a user can fix; anything else is a bug and says so
+        make_console(stderr=True).print(literal_text(f"error: {exc}"), style="red", soft_wrap=True)
+        return 2
+    except sqlite3.Error as exc:
+        # A database that cannot be written (read-only, disk full, locked for longer than
+        # the busy timeout): one line; every write is a transaction, so nothing is half-done.
+        make_console(stderr=True).print(literal_text(f"error: database {args.db if 'db' in args else ''}: "
+                                                 f"{db_reason(exc)}"), style="red", soft_wrap=True)
+        return 2
+    except KeyboardInterrupt:
+        make_console(stderr=True).print("Interrupted; nothing half-written (run the same command again).")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+
+__all__ = ["UserError", "build_parser", "main"]

@@ -1,0 +1,79 @@
+"""What every command shares: the user-error type, consoles, tables, opening the store, arguments."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+from workbench.store.db import StoreError, connect
+from workbench.store.errors import UserFacingError
+
+DEFAULT_DB = "workbench.db"
+
+
+class UserError(UserFacingError):
+    """Something the user can fix; printed as one line, exit status 2."""
+
+
+def new_table(title: str, **kwargs: Any) -> Table:
+    # Light borders leave room for the numbers in an 80-column terminal.
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **kwargs)
+
+
+def make_console(stderr: bool = False) -> Console:
+    return Console(stderr=stderr, highlight=False, no_color=bool(os.environ.get("NO_COLOR")))
+
+
+def open_store(path: str, create: bool = True):
+    """The store; `create=False` for commands that only read (a wrong path is an
+    error, never a new empty database)."""
+    try:
+        return connect(path, create)
+    except StoreError as exc:
+        raise UserError(str(exc)) from None
+
+
+def study_id_of(conn, name: str | None) -> int | None:
+    if name is None:
+        return None
+    from workbench.store import queue
+
+    found = queue.study_id(conn, name)
+    if found is None:
+        known = queue.study_names(conn)
+        raise UserError(f"no study named {name!r} in this database (known: {', '.join(known) or 'none'})")
+    return found
+
+
+def format_eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def bounded_int(low: int, high: int | None):
+    """An argparse type: a whole number in [low, high], refused with the range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low or (high is not None and value > high):
+            limits = f"between {low} and {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"expected a number {limits}, got {value}")
+        return value
+
+    return parse
+
+
+def add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
+
+

@@ -1,0 +1,256 @@
+"""`workbench status`, `export` and `import`: what is stored, out and in."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from workbench import exports, methods
+from workbench.cli.common import (
+    UserError,
+    add_db,
+    make_console,
+    new_table,
+    open_store,
+    study_id_of,
+)
+from workbench.csv_input import ImportError_
+from workbench.literal import literal_text
+from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
+from workbench.store import queue
+
+
+def print_status(conn, study: str | None, console: Console) -> None:
+    records = exports.status_records(conn, study_id_of(conn, study))
+    if not records:
+        console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
+        return
+    table = new_table(title="Requests (retried: errors met and retried)")
+    table.add_column("study", overflow="fold")
+    table.add_column("model", overflow="fold", min_width=13)
+    table.add_column("stage")
+    for column in ("done", "pending", "running", "failed", "retried"):
+        table.add_column(column, justify="right")
+    for r in records:
+        table.add_row(literal_text(r["study"]), literal_text(r["model"]), r["stage"], str(r["done"]),
+                      str(r["pending"]), str(r["running"]), str(r["failed"]), str(r["errors_survived"]))
+    console.print(table)
+    errors = queue.error_summary(conn, study_id_of(conn, study))
+    if errors:
+        table = new_table(title="Errors met (survived: retried; final: the request failed)")
+        for column in ("model", "kind", "survived", "final", "example"):
+            table.add_column(column, overflow="fold")
+        for e in errors:
+            table.add_row(literal_text(e["model"]), e["kind"], str(e["survived"]), str(e["final"]),
+                          literal_text(e["example"][:120]))
+        console.print(table)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    conn = open_store(args.db, create=False)
+    if args.json:
+        print(json.dumps(exports.status_records(conn, study_id_of(conn, args.study)), indent=2))
+        return 0
+    print_status(conn, args.study, make_console())
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    conn = open_store(args.db, create=False)
+    study_id_of(conn, args.study)
+    if args.output:
+        try:  # refuse a database as the target before reading anything
+            check_output_path(args.output, args.db)
+        except OutputRefused as exc:
+            raise UserError(str(exc)) from None
+    records, fields = cmd_export_what(args, conn)
+    if not args.output:
+        exports.write_records(records, args.format, fields, sys.stdout, raw=args.raw)
+        return 0
+    try:
+        with atomic_text_file(args.output, args.db) as out:
+            count = exports.write_records(records, args.format, fields, out, raw=args.raw)
+    except OutputRefused as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{args.output}: could not be written ({exc.strerror or exc}); nothing was changed") from None
+    make_console(stderr=True).print(literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"), soft_wrap=True)
+    return 0
+
+
+def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
+    from workbench import choice_io
+
+    if args.what == "mentions":
+        return choice_io.mention_records(conn, args.study), choice_io.MENTION_FIELDS
+    if args.what == "entities":
+        return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
+    if args.what == "metrics":
+        return methods.metric_records(conn, args.study), choice_io.METRIC_FIELDS
+    if args.what == "rankings":
+        from workbench import coldstart_io
+
+        return coldstart_io.ranking_records(conn, args.study), coldstart_io.RANKING_FIELDS
+    if args.what == "scores":
+        from workbench import entity_io
+
+        return entity_io.score_records(conn, args.study), entity_io.SCORE_FIELDS
+    if args.what == "entity_bias":
+        from workbench import entity_io
+
+        return entity_io.bias_records(conn, args.study)
+    if args.what == "reviews":
+        from workbench.store.reviews import REVIEW_FIELDS, review_records
+
+        return review_records(conn), REVIEW_FIELDS
+    if args.what == "decisions":
+        from workbench.store.entities import DECISION_FIELDS, decision_records
+
+        return decision_records(conn), DECISION_FIELDS
+    return exports.response_records(conn, args.study), exports.RESPONSE_FIELDS
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    created = not Path(args.db).exists()
+    try:
+        return _import(args)
+    except BaseException:
+        # An import that fails leaves no trace: not even the database it would have created.
+        if created:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{args.db}{suffix}").unlink(missing_ok=True)
+        raise
+
+
+def _import(args: argparse.Namespace) -> int:
+    from workbench import choice_io
+
+    conn = open_store(args.db)
+    console = make_console()
+    path = Path(args.file)
+    try:
+        if args.kind == "references":
+            from workbench import identity_io
+
+            if not args.study:
+                raise UserError("import references needs --study NAME")
+            count = identity_io.import_references(conn, args.study, path)
+            console.print(f"Imported {count} reference shares into study {args.study!r}.")
+        elif args.kind in ("rankings", "responses"):
+            from workbench import coldstart_io
+
+            if not args.study:
+                raise UserError(f"import {args.kind} needs --study NAME")
+            if args.kind == "responses":
+                if not args.catalog:
+                    raise UserError("import responses needs --catalog CATALOG (JSON list or CSV)")
+                got = coldstart_io.import_responses(conn, args.study, path, Path(args.catalog))
+                console.print(f"Parsed {got['lists']} responses into {got['rows']} items "
+                              f"({got['out_of_catalog']} out of catalog, kept) in study {args.study!r}.")
+            else:
+                got = coldstart_io.import_rankings(conn, args.study, path)
+                console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
+                              f"{args.study!r}.")
+        elif args.kind == "mentions":
+            if not args.study:
+                raise UserError("import mentions needs --study NAME")
+            got = choice_io.import_mentions(conn, args.study, path)
+            console.print(f"Imported {got['responses']} responses with {got['mentions']} mentions "
+                          f"({got['empty']} with no recommendation) into study {args.study!r}.")
+        elif args.kind == "entities":
+            got = choice_io.import_entities(conn, path)
+            console.print(f"Assigned region and attributes to {got['updated']} entities.")
+            if got["unmatched"]:
+                console.print(literal_text(f"{len(got['unmatched'])} names in the file match no entity: "
+                                           + ", ".join(got["unmatched"][:20])
+                                           + (" ..." if len(got["unmatched"]) > 20 else "")), soft_wrap=True)
+            if got["without_region"]:
+                names = ", ".join(f"{n} ({c})" for n, c in got["without_region"][:20])
+                console.print(literal_text(f"{len(got['without_region'])} mentioned entities still have no "
+                                           f"region: {names}" + (" ..." if len(got["without_region"]) > 20 else "")),
+                              soft_wrap=True)
+        else:
+            if not args.study:
+                raise UserError("import questions needs --study NAME")
+            added = choice_io.import_questions(conn, args.study, path, args.topic)
+            console.print(f"Imported {added} new questions into study {args.study!r}; "
+                          "the next `workbench run` of that study asks them.")
+    except ImportError_ as exc:
+        raise UserError(str(exc)) from None
+    return 0
+
+
+
+def add_parsers(sub, fmt) -> None:
+    p = sub.add_parser(
+        "status", help="counts per study, model, stage and status; errors met", formatter_class=fmt,
+        description="What is done, pending, running and failed, and which errors the runs met\n"
+        "(including the ones a retry survived).",
+        epilog="examples:\n  workbench status --db audit.db\n  workbench status --db audit.db --json | jq .",
+    )
+    add_db(p)
+    p.add_argument("--study", help="only this study")
+    p.add_argument("--json", action="store_true", help="machine-readable: an array of records")
+    p.set_defaults(func=cmd_status)
+
+    p = sub.add_parser(
+        "export", help="export responses, mentions, entities, metrics, rankings, scores, decisions, reviews",
+        formatter_class=fmt,
+        description="Export stored results. Text is exported exactly as the model wrote it.",
+        epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
+        "  workbench export --db audit.db --what mentions --format csv -o mentions.csv\n"
+        "  workbench export --db audit.db --what responses --format json --output responses.json\n"
+        "  workbench export --db entity.db --what scores --format csv -o scores.csv\n"
+        "  workbench export --db entity.db --what entity_bias --format csv -o bias.csv",
+    )
+    add_db(p)
+    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews",
+                                      "rankings", "scores", "entity_bias"],
+                   default="responses",
+                   help="responses (answers and extraction replies), mentions (ranked lists), entities "
+                   "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
+                   "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
+                   "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
+                   "prompt and label text) or entity_bias (Delta per entity with its metadata)")
+    p.add_argument("--format", choices=["csv", "json"], default="csv")
+    p.add_argument("--study", help="only this study")
+    p.add_argument("--output", "-o", help="write to this file instead of standard output (written whole or "
+                   "not at all; never a database)")
+    p.add_argument("--raw", action="store_true",
+                   help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
+                   "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
+                   "written out as \\xNN")
+    p.set_defaults(func=cmd_export)
+
+    p = sub.add_parser(
+        "import", help="import questions, mentions, entities, rankings, responses or references",
+        formatter_class=fmt,
+        description="Bring in data made elsewhere (CSV files need a header row):\n"
+        "  questions  a ChoiceEval JSON bank ({\"<cluster>\": [questions]}, topic from --topic or the file\n"
+        "             name) or a CSV topic,cluster,question; asked by the next `workbench run`\n"
+        "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
+        "             (a response with no recommendation: one row with empty rank and entity)\n"
+        "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
+        "             geographic log-odds (United States, Europe, Asia, Other)\n"
+        "  rankings   cold-start top-k lists: model,seed,persona_category,persona,rank,item (persona\n"
+        "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences\n"
+        "  responses  raw cold-start answers model,seed,persona_category,persona,response, parsed\n"
+        "             against --catalog (exact, then fuzzy); out-of-catalog items are kept and counted\n"
+        "  references identity studies: item,group,share[,count,group_total] — each group's share\n"
+        "             among an item's people (e.g. a university's students), for Mean Share and Coverage",
+        epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
+        "  workbench import mentions lists.csv --db audit.db --study external\n"
+        "  workbench import entities regions.csv --db audit.db",
+    )
+    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references"])
+    p.add_argument("file")
+    add_db(p)
+    p.add_argument("--study", help="study to import into (created if missing)")
+    p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
+    p.add_argument("--catalog", help="responses: the catalog (JSON list or CSV with attribute columns)")
+    p.set_defaults(func=cmd_import)

@@ -1,0 +1,118 @@
+"""`workbench entities`: suggestions and reviewers' decisions on entities."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from workbench import exports
+from workbench.cli.common import (
+    UserError,
+    add_db,
+    make_console,
+    new_table,
+    open_store,
+    study_id_of,
+)
+from workbench.literal import literal_text
+
+
+def reviewer_name(args: argparse.Namespace) -> str:
+    return args.who or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+
+
+def cmd_entities(args: argparse.Namespace) -> int:
+    from workbench import dedup
+    from workbench.store import entities as registry
+
+    conn = open_store(args.db, create=False)
+    console = make_console()
+    try:
+        if args.action == "suggest":
+            if args.study:
+                study_id_of(conn, args.study)
+            index = dedup.load_entities(conn, args.study)
+            methods = dedup.METHODS if args.method == "all" else (args.method,)
+            found = dedup.suggest(index.names, index.counts, methods=methods, threshold=args.threshold,
+                                  scorer=args.scorer, forbidden=index.forbidden)
+            if args.format == "json":
+                print(json.dumps([s.as_record() for s in found], ensure_ascii=False, indent=1))
+                return 0
+            if not found:
+                console.print(f"No suggestions among {len(index.names)} entities.")
+                return 0
+            table = new_table(title=f"{len(found)} suggested merges among {len(index.names)} entities (strict first)")
+            for column in ("method", "score", "canonical", "members (mentions)"):
+                table.add_column(column, overflow="fold")
+            for s in found:
+                members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
+                table.add_row(s.method, f"{s.score:.0f}", literal_text(s.canonical), literal_text(members))
+            console.print(table)
+            console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
+            return 0
+        if args.action == "list":
+            from workbench import choice_io
+
+            exports.write_records(choice_io.entity_records(conn), args.format if args.format != "table" else "csv",
+                                  choice_io.ENTITY_FIELDS, sys.stdout)
+            return 0
+        if args.action in ("undo", "redo"):
+            done = registry.undo(conn) if args.action == "undo" else registry.redo(conn)
+            console.print(literal_text(f"{args.action.title()}: {done['summary']} (decision {done['id']})"
+                                       if done else f"Nothing to {args.action}."))
+            return 0
+        who, why = reviewer_name(args), args.why
+        if args.action == "merge":
+            decision = registry.merge(conn, args.names, args.into, who=who, why=why)
+        elif args.action == "split":
+            decision = registry.split(conn, args.names[0], args.names[1:], args.as_name, who=who, why=why)
+        elif args.action == "rename":
+            if len(args.names) != 2:
+                raise UserError("rename takes the entity and its new name")
+            decision = registry.rename(conn, args.names[0], args.names[1], who=who, why=why)
+        else:
+            if len(args.names) != 2:
+                raise UserError("forbid takes two entities")
+            decision = registry.forbid(conn, args.names[0], args.names[1], who=who, why=why)
+    except registry.DecisionError as exc:
+        raise UserError(str(exc)) from None
+    summary = registry.decision_summary(conn, decision)
+    console.print(literal_text(f"Decision {decision}: {summary} (by {who}). `workbench entities undo` reverts it."))
+    return 0
+
+
+
+def add_parsers(sub, fmt) -> None:
+    p = sub.add_parser(
+        "entities", help="de-duplicate entities: suggest, merge, split, rename, forbid, undo", formatter_class=fmt,
+        description="Surface forms (\"Nike\", \"Nike, Inc.\") become entities; reviewers decide which are the\n"
+        "same. `suggest` proposes merges, strict to lax: fingerprint (case, accents, punctuation and word\n"
+        "order ignored), ngram (spacing too), nearest (rapidfuzz similarity >= --threshold, compared\n"
+        "within blocks). It never proposes what a reviewer forbade. Every decision is recorded with who,\n"
+        "when and why; `undo` and `redo` walk the history; metrics follow at once.",
+        epilog="examples:\n  workbench entities suggest --db audit.db\n"
+        "  workbench entities suggest --db audit.db --method nearest --threshold 85 --format json\n"
+        "  workbench entities merge 'Nike' 'Nike, Inc.' 'NIKE' --into Nike --db audit.db --why 'same brand'\n"
+        "  workbench entities split 'Paris' 'Paris Hilton' --as 'Paris Hilton' --db audit.db\n"
+        "  workbench entities rename 'nike' 'Nike' --db audit.db\n"
+        "  workbench entities forbid 'Paris' 'Paris Hilton' --db audit.db\n"
+        "  workbench entities undo --db audit.db",
+    )
+    p.add_argument("action", choices=["suggest", "merge", "split", "rename", "forbid", "undo", "redo", "list"])
+    p.add_argument("names", nargs="*", help="entities (or their surface forms); split: the entity, then its "
+                   "surface forms to move")
+    add_db(p)
+    p.add_argument("--study", help="suggest: only entities mentioned in this study")
+    p.add_argument("--method", choices=["all", "fingerprint", "ngram", "nearest"], default="all")
+    p.add_argument("--threshold", type=float, default=90.0, help="nearest: similarity 0-100 (default 90)")
+    p.add_argument("--scorer", default="token_sort_ratio",
+                   choices=["token_sort_ratio", "ratio", "token_set_ratio", "WRatio"],
+                   help="nearest: rapidfuzz scorer (token_set_ratio also pairs 'Paris' with 'Paris, France')")
+    p.add_argument("--into", help="merge: the canonical name (default: the most mentioned member)")
+    p.add_argument("--as", dest="as_name", help="split: the new entity's name (default: the first surface form)")
+    p.add_argument("--who", help="reviewer name recorded with the decision (default: $USER)")
+    p.add_argument("--why", help="reason recorded with the decision")
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.set_defaults(func=cmd_entities)

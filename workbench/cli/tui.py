@@ -1,0 +1,104 @@
+"""`workbench tui` and `demo`: the app, and the bundled demo end to end."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from importlib.resources import files
+from pathlib import Path
+
+from rich.console import Console
+
+from workbench import exports, methods
+from workbench.cli.common import (
+    UserError,
+    add_db,
+    make_console,
+    open_store,
+)
+from workbench.cli.data import print_status
+from workbench.cli.metrics import print_metric_tables, print_region_hint
+from workbench.cli.run import run_study
+from workbench.literal import literal_text
+from workbench.studies.spec import StudyError, load_study
+
+
+def demo_db_path() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "audit-workbench" / "demo.db"
+
+
+def cmd_tui(args: argparse.Namespace) -> int:
+    if args.study:
+        try:
+            load_study(args.study)
+        except StudyError as exc:
+            raise UserError(str(exc)) from None
+    open_store(args.db, create=bool(args.study)).close()  # a new database only for a study to run
+    from workbench.app import WorkbenchApp
+
+    WorkbenchApp(args.db, args.study, autostart=args.start).run()
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    console = make_console()
+    db = args.db or str(demo_db_path())
+    study_path = str(files("workbench.assets").joinpath("studies/demo.toml"))
+    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+        from workbench.models import default_model_path
+
+        default_model_path(notify=console.print)  # assemble before the screen takes over
+        open_store(db).close()
+        from workbench.app import WorkbenchApp
+
+        WorkbenchApp(db, study_path, autostart=True).run()
+        console.print(f"Database: {db}\nThe same results headless: `workbench demo --no-tui --db {db}`")
+        return 0
+    console.print("[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled "
+                  "Gemma 3 270M on this machine.")
+    status = run_study(study_path, db, None, None, None, console)
+    conn = open_store(db)
+    print_status(conn, "demo", console)
+    print_samples(conn, "demo", console, count=3)
+
+    console.print()
+    print_metric_tables(methods.metric_records(conn, "demo"), console)
+    print_region_hint(conn, "demo", console)
+    console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
+    return status
+
+
+def print_samples(conn, study: str, console: Console, count: int) -> None:
+    rows = [r for r in exports.response_records(conn, study) if r["text"] is not None][:count]
+    for r in rows:
+        console.print(literal_text(f"\n[{r['topic']} · {r['cluster']}] {r['question']}", style="bold"))
+        console.print(literal_text(r["text"].strip() or "(empty answer)"))
+
+
+
+def add_parsers(sub, fmt) -> None:
+    p = sub.add_parser(
+        "demo", help="run the bundled demo study on the bundled local model", formatter_class=fmt,
+        description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default. In a\n"
+        "terminal it opens the app and runs the demo live; with --no-tui (or without a terminal) it\n"
+        "prints the status, a few answers and the metric tables. Run it again: it resumes or reports.",
+        epilog="examples:\n  workbench demo\n  workbench demo --db /tmp/demo.db",
+    )
+    p.add_argument("--db", help=f"database (default: {demo_db_path()})")
+    p.add_argument("--no-tui", action="store_true",
+                   help="print the results instead of opening the app (the default without a terminal)")
+    p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser(
+        "tui", help="the terminal app: design, run, metrics, review, entities", formatter_class=fmt,
+        description="Opens the keyboard-driven app on a database. 1 = Run screen, 2 = Metrics,\n"
+        "F1 or ? = help, Ctrl+P = every action. Works over SSH in 80x24. It follows runs started\n"
+        "elsewhere on the same database without locking it.",
+        epilog="examples:\n  workbench tui --db audit.db\n  workbench tui --db audit.db --study study.toml --start",
+    )
+    add_db(p)
+    p.add_argument("--study", help="study file the Run screen starts (s) and resumes")
+    p.add_argument("--start", action="store_true", help="start the study at once")
+    p.set_defaults(func=cmd_tui)
