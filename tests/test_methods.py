@@ -63,6 +63,10 @@ class EchoMethod:
             (stages.study_id,)).fetchone()[0]
         stages.conn.execute("INSERT INTO echo_counts VALUES (?, ?)", (stages.study_id, answered))
 
+    def print_tables(self, conn, study, records, console):
+        for record in records:
+            console.print(f"{record['study']}: {record['value']} answers echoed")
+
     def metric_records(self, conn, study):
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'echo_counts'").fetchone():
             return []
@@ -91,6 +95,8 @@ def _run_echo(tmp_path, server, capsys):
     assert rows(db, "SELECT answered FROM echo_counts") == [(3,)]
     assert main(["metrics", "--db", str(db), "--format", "json"]) == 0
     assert {"study": "e", "metric": "echoed", "value": 3} in json.loads(capsys.readouterr().out)
+    assert main(["metrics", "--db", str(db)]) == 0
+    assert "e: 3 answers echoed" in capsys.readouterr().out
     assert json.loads(rows(db, "SELECT spec_json FROM studies")[0][0])["words"] == ["alpha", "beta", "gamma"]
 
 

@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except UserFacingError as exc:  # every error a user can fix; anything else is a bug and says so
-        make_console(stderr=True).print(literal_text(f"error: {exc}"), style="red", soft_wrap=True)
+        one_line = str(exc).replace("\r", "\\r").replace("\n", "\\n")  # names from files may hold newlines
+        make_console(stderr=True).print(literal_text(f"error: {one_line}"), style="red", soft_wrap=True)
         return 2
     except sqlite3.Error as exc:
         # A database that cannot be written (read-only, disk full, locked for longer than

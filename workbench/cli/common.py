@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 
-from rich import box
 from rich.console import Console
-from rich.table import Table
 
 from workbench.store.db import StoreError, connect
 from workbench.store.errors import UserFacingError
+from workbench.tables import new_table  # noqa: F401  (re-exported for the commands)
 
 DEFAULT_DB = "workbench.db"
 
@@ -20,9 +18,6 @@ class UserError(UserFacingError):
     """Something the user can fix; printed as one line, exit status 2."""
 
 
-def new_table(title: str, **kwargs: Any) -> Table:
-    # Light borders leave room for the numbers in an 80-column terminal.
-    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **kwargs)
 
 
 def make_console(stderr: bool = False) -> Console:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from workbench import exports, methods
+from workbench import exports
 from workbench.cli.common import (
     UserError,
     add_db,
@@ -18,7 +18,7 @@ from workbench.cli.common import (
     open_store,
 )
 from workbench.cli.data import print_status
-from workbench.cli.metrics import print_metric_tables, print_region_hint
+from workbench.cli.metrics import print_metric_tables
 from workbench.cli.run import run_study
 from workbench.literal import literal_text
 from workbench.studies.spec import StudyError, load_study
@@ -64,8 +64,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print_samples(conn, "demo", console, count=3)
 
     console.print()
-    print_metric_tables(methods.metric_records(conn, "demo"), console)
-    print_region_hint(conn, "demo", console)
+    print_metric_tables(conn, "demo", console)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
 

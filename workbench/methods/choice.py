@@ -56,3 +56,9 @@ class ChoiceMethod:
         from workbench.choice_io import choice_metric_records_of
 
         return choice_metric_records_of(conn, study)
+
+    def print_tables(self, conn, study, records, console):
+        from workbench.methods.choice_tables import print_choice_tables, print_region_hint
+
+        print_choice_tables(records, console)
+        print_region_hint(conn, study, console)

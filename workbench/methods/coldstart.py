@@ -37,3 +37,8 @@ class ColdStartMethod:
         from workbench.coldstart_io import metric_records
 
         return metric_records(conn, study)
+
+    def print_tables(self, conn, study, records, console):
+        from workbench.methods.coldstart_tables import print_coldstart_table
+
+        print_coldstart_table(records, console)

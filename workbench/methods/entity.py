@@ -37,3 +37,8 @@ class EntityMethod:
         from workbench.entity_io import metric_records
 
         return metric_records(conn, study)
+
+    def print_tables(self, conn, study, records, console):
+        from workbench.methods.entity_tables import print_entity_tables
+
+        print_entity_tables(records, console)

@@ -50,3 +50,8 @@ class IdentityMethod:
         from workbench.identity_io import metric_records
 
         return metric_records(conn, study)
+
+    def print_tables(self, conn, study, records, console):
+        from workbench.methods.identity_tables import print_identity_table
+
+        print_identity_table(records, console)

@@ -58,6 +58,10 @@ class Method(Protocol):
     def metric_records(self, conn: sqlite3.Connection, study: str | None) -> list[dict[str, Any]]:
         """Every number of this method's studies (one study, or all) as flat records."""
 
+    def print_tables(self, conn: sqlite3.Connection, study: str | None, records: list[dict[str, Any]],
+                     console: Any) -> None:
+        """`workbench metrics` in a terminal: the records as Rich tables."""
+
 
 @dataclass
 class Stages:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from dataclasses import dataclass
@@ -26,6 +27,8 @@ class Where:
     def child(self, key: str | int) -> Where:
         if isinstance(key, int):
             return Where(self.path, f"{self.key}[{key}]")
+        if not key.isprintable() or not key.strip():
+            key = json.dumps(key)  # a key with a newline or nothing visible, shown as written
         return Where(self.path, f"{self.key}.{key}" if self.key else key)
 
     def error(self, expectation: str) -> StudyError:
