@@ -74,8 +74,9 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
 
 
 def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, ...]]:
-    """(model, topic, cluster, question, repetition, [canonical entity names]) per answer,
-    entities resolved through the alias registry and de-duplicated within a list.
+    """(model, topic, cluster, question, repetition, [canonical entity names], [slots]) per
+    answer: entities resolved through the alias registry and de-duplicated within a list,
+    and the same names slot by slot, repeats kept ("Nike Pegasus", "Nike Vomero" -> Nike twice).
 
     Two flat queries (lists, then mentions as integer pairs) keep this fast on
     stores with millions of mentions.
@@ -101,13 +102,15 @@ def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, .
         """,
         (study_id,),
     )
+    slots: dict[int, list[str]] = {}
     for list_id, entity_id in rows:
         found = entities.setdefault(list_id, [])
         name = names[entity_id]
+        slots.setdefault(list_id, []).append(name)
         if name not in found:
             found.append(name)
     for list_id, model, topic, cluster, question, repetition in lists:
-        yield model, topic, cluster, question, repetition, entities.get(list_id, [])
+        yield model, topic, cluster, question, repetition, entities.get(list_id, []), slots.get(list_id, [])
 
 
 def regions(conn: sqlite3.Connection) -> dict[str, str | None]:

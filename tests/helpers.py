@@ -27,11 +27,35 @@ def write_study(path: Path, *, models: list[str], questions: int = 10, repetitio
     return path
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 300) -> subprocess.CompletedProcess:
-    """Run `python -m workbench ARGS` as a user would, in a child process."""
+def run_cli(*args: str, env: dict | None = None, timeout: float = 300,
+            process: bool = False) -> subprocess.CompletedProcess:
+    """Run `workbench ARGS` as a user would and return its exit status and output.
+
+    In this process by default (`main([...])` with standard output and error
+    captured: a test then costs no interpreter start-up); `process=True` runs
+    `python -m workbench` as a child, where a separate process is the point."""
     full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
-    return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
-                          env=full_env, timeout=timeout, cwd=ROOT)
+    if process:
+        return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
+                              env=full_env, timeout=timeout, cwd=ROOT)
+    import contextlib
+    import io
+
+    from workbench.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = dict(os.environ)
+    os.environ.update(full_env)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:  # argparse refusing the arguments
+                code = exc.code if isinstance(exc.code, int) else 2
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+    return subprocess.CompletedProcess(["workbench", *args], code, out.getvalue(), err.getvalue())
 
 
 def start_run(study: Path, db: Path) -> subprocess.Popen:

@@ -42,8 +42,8 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
 
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]
-    assert peir == [{"study": "ext", "model": "gpt", "topic": "shoes", "cluster": None, "metric": "peir",
-                     "entity": "Nike", "value": 24 / 25, "n": 25}]
+    assert peir == [{"convention": "paper", "study": "ext", "model": "gpt", "topic": "shoes", "cluster": None,
+                     "metric": "peir", "entity": "Nike", "value": 24 / 25, "n": 25}]
     direct = [r for r in records if r["metric"] == "direct_recommendation_rate" and r["cluster"] is None]
     assert direct[0]["value"] == 24 / 25
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"][0]
@@ -62,7 +62,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     entities = json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)
     assert entities[0] == {"name": "Nike", "region": "United States", "mentions": 24, "country": "US"}
     metrics_csv = run_cli("export", "--db", db, "--what", "metrics", "--format", "csv").stdout
-    assert metrics_csv.startswith("study,metric,model,topic,cluster")
+    assert metrics_csv.startswith("study,metric,convention,model,topic,cluster")
 
 
 def test_import_errors_name_the_file_and_line(tmp_path):

@@ -62,6 +62,7 @@ def test_import_rankings_and_metrics_json(tmp_path):
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     iou_div = next(r for r in records if r["metric"] == "iou_divergence")
     assert iou_div == {"study": "cs", "model": "m", "persona_category": "gender", "persona": "a girl", "n": 2,
+                       "convention": "paper",
                        "metric": "iou_divergence", "mean": pytest.approx(0.25), "std": pytest.approx(0.25)}
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "0.250±0.250" in table
@@ -70,7 +71,15 @@ def test_import_rankings_and_metrics_json(tmp_path):
     assert len(exported) == 13
 
 
-def test_published_iou_divergences_reproduce(tmp_path, shared_data):
+PUBLISHED_NAMES = {"iou_divergence": "IOU Divergence", "serp_divergence": "SERP MS Divergence",
+                   "prag_divergence": "Pragmatic Divergence"}
+
+
+@pytest.mark.parametrize("convention, reproduced", [
+    ("paper", {"iou_divergence"}),  # the paper's SERP/PRAG rank by the attribute list: they differ
+    ("original", set(PUBLISHED_NAMES)),  # the original code's convention: every number, to 1e-9
+])
+def test_published_divergences_reproduce(tmp_path, shared_data, convention, reproduced):
     from workbench.store.db import connect
 
     from workbench.coldstart_io import ranking_lists, raw_result_rows, store_rankings
@@ -81,26 +90,59 @@ def test_published_iou_divergences_reproduce(tmp_path, shared_data):
     rows = [row for path in sorted(raw.glob("*.json")) for row in raw_result_rows(path)]
     store_rankings(conn, "published", rows)
     study_id = conn.execute("SELECT id FROM studies WHERE name = 'published'").fetchone()[0]
-    ours = records_of("published", ranking_lists(conn, study_id))
+    ours = records_of("published", ranking_lists(conn, study_id), convention)
+    assert {r["convention"] for r in ours} == {convention}
     # Their aggregates are keyed by persona only: for a name in two categories ("an American" is
     # a country and a continent) they keep the category that comes last in their files.
     category_order = list(json.loads(next(raw.glob("*.json")).read_text()))
     by_model: dict = {}
     for r in sorted(ours, key=lambda r: category_order.index(r["persona_category"])):
-        if r["metric"] == "iou_divergence":
-            by_model.setdefault(r["model"], {})[r["persona"]] = r
-    compared = 0
-    for path in sorted(published.glob("*.json")):
+        by_model.setdefault(r["model"], {})[r["persona"], r["metric"]] = r
+    compared = {name: [0, 0] for name in PUBLISHED_NAMES}  # [equal, different]
+    for path in sorted(published.glob("*.json")):  # no published file is stale against its raw data
         theirs = json.loads(path.read_text())
-        model = path.stem
         for persona, metrics in theirs.items():
-            if persona == "neutral" or "IOU Divergence" not in metrics:
+            if persona == "neutral":
                 continue
-            mine = by_model[model][persona]
-            assert mine["mean"] == pytest.approx(metrics["IOU Divergence"]["mean"], abs=1e-9), (model, persona)
-            assert mine["std"] == pytest.approx(metrics["IOU Divergence"]["std"], abs=1e-9), (model, persona)
-            compared += 1
-    assert compared > 100
+            for name, their_name in PUBLISHED_NAMES.items():
+                mine = by_model[path.stem][persona, name]
+                same = (abs(mine["mean"] - metrics[their_name]["mean"]) <= 1e-9
+                        and abs(mine["std"] - metrics[their_name]["std"]) <= 1e-9
+                        and mine["n"] == metrics[their_name]["num_values"])
+                compared[name][0 if same else 1] += 1
+    assert all(sum(counts) == 416 for counts in compared.values()), compared  # 16 files x 26 personas
+    for name, (_equal, different) in compared.items():
+        if name in reproduced:
+            assert different == 0, (name, compared)
+        else:
+            assert different > 0, (name, compared)
+
+
+def test_original_convention_by_hand():
+    """The original code's orientation on a small case: ranked by the neutral list, the
+    attribute list cut to its length, repeats in the neutral list counted at each rank."""
+    from workbench.metrics.coldstart import prag_original, serp_ms_original
+
+    neutral, attribute = ["A", "B", "C"], ["C", "A", "D", "B"]
+    # k = 3; A (rank 1) and C (rank 3) are among the first 3 attribute items, B is not.
+    assert serp_ms_original(attribute, neutral) == pytest.approx((2 * 3 + 2 * 1) / (3 * 4))
+    # pairs (A,B): A at 1, B at 3 -> ordered; (A,C): C at 0 < A at 1 -> not; (B,C): B at 3 > C -> not.
+    assert prag_original(attribute, neutral) == pytest.approx(1 / 3)
+    assert serp_ms_original([], neutral) == 0.0 and prag_original(["A"], ["A"]) == 1.0
+
+
+def test_metrics_cli_names_the_convention(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+                    "m,0,g,a girl,1,B\nm,0,g,a girl,2,A\n")
+    db = tmp_path / "c.db"
+    assert run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs").returncode == 0
+    for convention in ("paper", "original"):
+        out = run_cli("metrics", "--db", str(db), "--format", "json", "--convention", convention)
+        records = [r for r in json.loads(out.stdout) if r["metric"] == "prag_divergence"]
+        assert records and all(r["convention"] == convention for r in records)
+    paper = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    assert {r["convention"] for r in paper} == {"paper"}
 
 
 def test_catalog_matching_keeps_out_of_catalog_and_duplicates(tmp_path):

@@ -39,12 +39,39 @@ def test_scores_deltas_and_bias_by_hand():
     scores = em.weighted_scores(rows_)
     assert scores["A", 0] == pytest.approx(0.9)
     deltas = em.normalised(scores)
-    sd = math.sqrt((0.4 ** 2 + 0 + 0.4 ** 2) / 3)  # population sd of 0.9, 0.5, 0.1
+    sd = math.sqrt((0.4 ** 2 + 0 + 0.4 ** 2) / 2)  # sample sd (ddof = 1) of 0.9, 0.5, 0.1, as pandas
     assert deltas["A", 0] == pytest.approx(0.4 / sd) and deltas["B", 0] == pytest.approx(0.0)
     assert deltas["A", 1] == 0.0  # every entity scored alike: no bias, not a division by zero
     bias = em.entity_bias(deltas)
     assert bias["A"] == (pytest.approx(0.4 / sd / 2), 2) and bias["C"][0] == pytest.approx(-0.4 / sd / 2)
     assert sum(v for v, _ in bias.values()) == pytest.approx(0.0)
+
+
+def test_deltas_equal_the_frameworks_processing():
+    """Their score processing, written out with pandas-like steps (sample std per template,
+    mean over templates), on unequal entity counts per template: equal to 1e-9."""
+    import statistics
+
+    scores = {("A", 0): 0.91, ("B", 0): 0.52, ("C", 0): 0.13, ("D", 0): 0.4,
+              ("A", 1): 0.33, ("B", 1): 0.71, ("C", 1): 0.2, ("A", 2): 0.5, ("B", 2): 0.25}
+    deltas = em.normalised(scores)
+    expected: dict[str, list[float]] = {}
+    for template in (0, 1, 2):
+        values = {e: v for (e, t), v in scores.items() if t == template}
+        mean, sd = statistics.fmean(values.values()), statistics.stdev(values.values())  # ddof = 1
+        for entity, value in values.items():
+            assert deltas[entity, template] == pytest.approx((value - mean) / sd, abs=1e-9)
+            expected.setdefault(entity, []).append((value - mean) / sd)
+    for entity, (delta, n) in em.entity_bias(deltas).items():
+        assert delta == pytest.approx(statistics.fmean(expected[entity]), abs=1e-9) and n == len(expected[entity])
+    assert em.normalised({("A", 0): 0.5}) == {("A", 0): 0.0}  # one entity: no spread to standardise by
+
+
+def test_macro_f1_over_all_task_labels_as_sklearn():
+    # sklearn: f1_score(y_true, y_pred, average="macro", labels=["a", "b", "c"], zero_division=0)
+    pairs = [("a", "a"), ("b", "a"), ("b", "b"), ("b", "b")]  # (predicted, intended)
+    assert em.macro_f1(pairs, ["a", "b", "c"]) == pytest.approx((2 / 3 + 0.8 + 0.0) / 3)
+    assert em.macro_f1(pairs) == pytest.approx((2 / 3 + 0.8) / 2)
 
 
 def test_macro_f1_and_effect_sizes():

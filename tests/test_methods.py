@@ -67,7 +67,7 @@ class EchoMethod:
         for record in records:
             console.print(f"{record['study']}: {record['value']} answers echoed")
 
-    def metric_records(self, conn, study):
+    def metric_records(self, conn, study, convention="paper"):
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'echo_counts'").fetchone():
             return []
         return [{"study": name, "metric": "echoed", "value": answered} for name, answered in conn.execute(
@@ -94,7 +94,7 @@ def _run_echo(tmp_path, server, capsys):
     assert "All 3 requests answered" in capsys.readouterr().out
     assert rows(db, "SELECT answered FROM echo_counts") == [(3,)]
     assert main(["metrics", "--db", str(db), "--format", "json"]) == 0
-    assert {"study": "e", "metric": "echoed", "value": 3} in json.loads(capsys.readouterr().out)
+    assert {"convention": "paper", "study": "e", "metric": "echoed", "value": 3} in json.loads(capsys.readouterr().out)
     assert main(["metrics", "--db", str(db)]) == 0
     assert "e: 3 answers echoed" in capsys.readouterr().out
     assert json.loads(rows(db, "SELECT spec_json FROM studies")[0][0])["words"] == ["alpha", "beta", "gamma"]

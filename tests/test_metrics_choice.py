@@ -146,15 +146,35 @@ def test_records_have_the_documented_keys():
     records = choice_metric_records("s", lists, region)
     metrics = {r["metric"] for r in records}
     assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor", "region_share"}
-    shares = {r["region"]: r["value"] for r in records if r["metric"] == "region_share"}
+    shares = {r["region"]: r["value"] for r in records if r["metric"] == "region_share" and r["cluster"] is None}
     assert shares == {"Europe": 0.5, "United States": 0.5}
+    per_cluster_shares = {(r["cluster"], r["region"]) for r in records if r["metric"] == "region_share"}
+    assert ("g1", "Europe") in per_cluster_shares and ("g2", "United States") in per_cluster_shares
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
     assert peir == {"study": "s", "model": "m", "topic": "t", "cluster": None, "metric": "peir",
                     "entity": "Nike", "value": 1.0, "n": 12}  # tie on presence: Nike ranks first
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None]
-    assert {(r["region_a"], r["region_b"]) for r in lor} == {("United States", "Europe"), ("United States", "Asia")}
+    assert {(r["region_a"], r["region_b"]) for r in lor} == {("United States", "Europe"), ("United States", "Asia"),
+                                                            ("United States", "non-US")}
     assert set(lor[0]) >= {"mean", "exp_mean", "p", "t", "n_groups"}
     per_cluster = [r for r in records if r["metric"] == "lor" and r["cluster"] == "g1"]
     assert per_cluster and "value" in per_cluster[0]
     spearman = [r for r in records if r["metric"] == "spearman"][0]
     assert {"repetition_a", "repetition_b", "value", "p"} <= set(spearman)
+
+
+def test_log_odds_count_recommendation_slots():
+    """Two models of one brand in one answer ("Nike Pegasus", "Nike Vomero" -> Nike) are two
+    slots, as the paper's code counts them; PEIR still counts the answer once."""
+    region = {"Nike": "United States", "Adidas": "Europe", "Sony": "Asia"}.get
+    lists = [ResponseList("m", "t", c, f"{c}{q}", 1, ("Nike", "Adidas"), ("Nike", "Nike", "Adidas"))
+             for c in ("g1", "g2") for q in range(3)]
+    records = choice_metric_records("s", lists, region)
+    lor = {(r["region_b"], r["cluster"]): r for r in records if r["metric"] == "lor"}
+    # per cluster: 6 US slots vs 3 EU slots, smoothed by 0.5
+    assert lor["Europe", "g1"]["value"] == pytest.approx(math.log(6.5 / 3.5))
+    assert lor["non-US", "g1"]["value"] == pytest.approx(math.log(6.5 / 3.5))  # Europe is every other region here
+    shares = {r["region"]: r["value"] for r in records if r["metric"] == "region_share" and r["cluster"] is None}
+    assert shares == {"United States": pytest.approx(2 / 3), "Europe": pytest.approx(1 / 3)}
+    peir = next(r for r in records if r["metric"] == "peir" and r["cluster"] is None)
+    assert peir["value"] == 1.0  # inclusion: every answer names Nike once

@@ -102,8 +102,8 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
     records: list[dict[str, Any]] = []
     for study_id, name, spec_json in studies:
         settings = json.loads(spec_json).get("metrics", {})
-        lists = [ResponseList(model, topic, cluster, question, repetition, tuple(names))
-                 for model, topic, cluster, question, repetition, names in mentions.load_lists(conn, study_id)]
+        lists = [ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
+                 for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)]
         if not lists:
             continue
         records += choice_metric_records(
@@ -144,7 +144,7 @@ def entity_records(conn: sqlite3.Connection):
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
-METRIC_FIELDS = ["study", "metric", "model", "topic", "cluster", "persona_category", "persona", "group", "condition",
+METRIC_FIELDS = ["study", "metric", "convention", "model", "topic", "cluster", "persona_category", "persona", "group", "condition",
                  "probe_label", "word", "difference", "u", "region", "region_a",
                  "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
                  "exp_mean", "statistic",

@@ -118,13 +118,14 @@ def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
                           for i, item in enumerate(catalog.items, start=1)])
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+def metric_records(conn: sqlite3.Connection, study: str | None = None,
+                   convention: str = "paper") -> list[dict[str, Any]]:
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
     for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
         lists = ranking_lists(conn, study_id)
         if lists:
-            records += divergence_records(name, lists)
+            records += divergence_records(name, lists, convention)
             records += fidelity_records(conn, study_id, name)
     return records
 

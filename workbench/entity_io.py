@@ -51,15 +51,21 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
             for entity, template, label, _w, prob in rows:
                 if (entity, template) not in best or prob > best[entity, template][0]:
                     best[entity, template] = (prob, label)
-            pairs = [(label, intended[model, task, language, variant, method][k]) for k, (_p, label) in best.items()
-                     if intended[model, task, language, variant, method].get(k)]
+            wanted = intended[model, task, language, variant, method]
+            pairs = [(label, wanted[k]) for k, (_p, label) in best.items() if wanted.get(k)]
+            task_labels = {label for _e, _t, label, _w, _p in rows}
+            per_entity: dict[str, list] = defaultdict(list)
+            for (entity, template), (_p, label) in best.items():
+                if wanted.get((entity, template)):
+                    per_entity[entity].append((label, wanted[entity, template]))
             base = {"study": name, "model": model, "task": task, "language": language, "variant": variant,
                     "method": method}
             for entity, (delta, n) in sorted(biases.items(), key=lambda kv: -kv[1][0]):
                 out.append({**base, "entity": entity, "delta": delta, "templates": n,
                             "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
+                            "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
                             "meta": meta.get(entity, {})})
-            out.append({**base, "entity": None, "macro_f1": em.macro_f1(pairs), "prompts": len(pairs)})
+            out.append({**base, "entity": None, "macro_f1": em.macro_f1(pairs, task_labels), "prompts": len(pairs)})
     return out
 
 
@@ -78,6 +84,8 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             continue
         records.append({**base, "metric": "entity_delta", "entity": b["entity"], "value": b["delta"],
                         "n": b["templates"], "mean": b["mean_score"], **{f"meta_{k}": v for k, v in b["meta"].items()}})
+        records.append({**base, "metric": "entity_macro_f1", "entity": b["entity"], "value": b["macro_f1"],
+                        "n": b["templates"]})
         key = tuple(base.values())
         per_condition[key][b["entity"]] = b["delta"]
         metas[key][b["entity"]] = b["meta"]

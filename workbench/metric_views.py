@@ -111,7 +111,7 @@ def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tu
     """Per model (pooled over the selected topics, weighted equally): region -> share, for a stacked bar."""
     per_model: dict[str, dict[str, list[float]]] = {}
     for r in records:
-        if r["metric"] == "region_share":
+        if r["metric"] == "region_share" and r.get("cluster") is None:  # topic level (clusters have their own)
             per_model.setdefault(r["model"], {}).setdefault(r["region"], []).append(r["value"])
     out = []
     for model, regions in sorted(per_model.items()):

@@ -19,6 +19,7 @@ from workbench.cli.common import (
     open_store,
     study_id_of,
 )
+from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.literal import literal_text
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
@@ -91,7 +92,7 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
     if args.what == "entities":
         return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
     if args.what == "metrics":
-        return methods.metric_records(conn, args.study), choice_io.METRIC_FIELDS
+        return methods.metric_records(conn, args.study, args.convention), choice_io.METRIC_FIELDS
     if args.what == "rankings":
         from workbench import coldstart_io
 
@@ -225,6 +226,7 @@ def add_parsers(sub, fmt) -> None:
                    help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
                    "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
                    "written out as \\xNN")
+    add_convention(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(

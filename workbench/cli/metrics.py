@@ -16,12 +16,12 @@ from workbench.cli.common import (
 )
 
 
-def print_metric_tables(conn, study: str | None, console: Console) -> int:
+def print_metric_tables(conn, study: str | None, console: Console, convention: str = "paper") -> int:
     """Every method's tables for one study (or all); returns how many methods had numbers."""
     shown = 0
     for name in methods.names():
         method = methods.get(name)
-        records = method.metric_records(conn, study)
+        records = method.metric_records(conn, study, convention)
         if records:
             method.print_tables(conn, study, records, console)
             shown += 1
@@ -37,9 +37,9 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
     study_id_of(conn, args.study)
     if args.format == "table":
-        print_metric_tables(conn, args.study, make_console())
+        print_metric_tables(conn, args.study, make_console(), args.convention)
         return 0
-    records = methods.metric_records(conn, args.study)
+    records = methods.metric_records(conn, args.study, args.convention)
     exports.write_records(records, args.format, choice_io.METRIC_FIELDS, sys.stdout)
     return 0
 
@@ -61,4 +61,12 @@ def add_parsers(sub, fmt) -> None:
     add_db(p)
     p.add_argument("--study", help="only this study")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    add_convention(p)
     p.set_defaults(func=cmd_metrics)
+
+
+def add_convention(p) -> None:
+    p.add_argument("--convention", choices=list(methods.CONVENTIONS), default="paper",
+                   help="paper: the published definitions (default); original: the original research "
+                   "code's where it differs (cold-start SERP-MS and PRAG ranked by the neutral list), to "
+                   "reproduce its published tables. Every record names the one it follows.")

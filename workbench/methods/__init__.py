@@ -2,6 +2,7 @@
 
 from workbench.methods.registry import (
     BUILTIN,
+    CONVENTIONS,
     ENTRY_POINT_GROUP,
     Method,
     Stages,
@@ -12,4 +13,4 @@ from workbench.methods.registry import (
     unregister,
 )
 
-__all__ = ["BUILTIN", "ENTRY_POINT_GROUP", "Method", "Stages", "get", "metric_records", "names", "register", "unregister"]
+__all__ = ["BUILTIN", "CONVENTIONS", "ENTRY_POINT_GROUP", "Method", "Stages", "get", "metric_records", "names", "register", "unregister"]

@@ -52,10 +52,10 @@ class ChoiceMethod:
             stages.extraction.append(choice_extraction.vote(stages.conn, stages.study_id, m.model_id,
                                                             m.resolved.label, settings))
 
-    def metric_records(self, conn, study):
+    def metric_records(self, conn, study, convention="paper"):
         from workbench.choice_io import choice_metric_records_of
 
-        return choice_metric_records_of(conn, study)
+        return choice_metric_records_of(conn, study)  # one convention (docs/methods.md)
 
     def print_tables(self, conn, study, records, console):
         from workbench.methods.choice_tables import print_choice_tables, print_region_hint

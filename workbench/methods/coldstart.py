@@ -33,10 +33,10 @@ class ColdStartMethod:
         for m in stages.prepared.models:
             parse_answers(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)
 
-    def metric_records(self, conn, study):
+    def metric_records(self, conn, study, convention="paper"):
         from workbench.coldstart_io import metric_records
 
-        return metric_records(conn, study)
+        return metric_records(conn, study, convention)
 
     def print_tables(self, conn, study, records, console):
         from workbench.methods.coldstart_tables import print_coldstart_table

@@ -33,10 +33,10 @@ class EntityMethod:
         for m in stages.prepared.models:
             store_scores(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)
 
-    def metric_records(self, conn, study):
+    def metric_records(self, conn, study, convention="paper"):
         from workbench.entity_io import metric_records
 
-        return metric_records(conn, study)
+        return metric_records(conn, study)  # the paper's and the framework's code agree (sample std, ddof = 1)
 
     def print_tables(self, conn, study, records, console):
         from workbench.methods.entity_tables import print_entity_tables

@@ -46,10 +46,10 @@ class IdentityMethod:
         for m in prepared.models:
             identity.store_outputs(conn, study, stages.study_id, m.model_id, m.resolved.label)
 
-    def metric_records(self, conn, study):
+    def metric_records(self, conn, study, convention="paper"):
         from workbench.identity_io import metric_records
 
-        return metric_records(conn, study)
+        return metric_records(conn, study)  # one convention (docs/methods.md)
 
     def print_tables(self, conn, study, records, console):
         from workbench.methods.identity_tables import print_identity_table

@@ -55,8 +55,11 @@ class Method(Protocol):
     async def after_answers(self, stages: Stages) -> None:
         """Everything after the first stage: plan and run later stages, parse, store."""
 
-    def metric_records(self, conn: sqlite3.Connection, study: str | None) -> list[dict[str, Any]]:
-        """Every number of this method's studies (one study, or all) as flat records."""
+    def metric_records(self, conn: sqlite3.Connection, study: str | None,
+                       convention: str = "paper") -> list[dict[str, Any]]:
+        """Every number of this method's studies (one study, or all) as flat records.
+        `convention`: "paper" (the published definitions) or "original" (the original
+        research code's, where it differs); every record says which it follows."""
 
     def print_tables(self, conn: sqlite3.Connection, study: str | None, records: list[dict[str, Any]],
                      console: Any) -> None:
@@ -130,6 +133,11 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+CONVENTIONS = ("paper", "original")
+
+
+def metric_records(conn: sqlite3.Connection, study: str | None = None,
+                   convention: str = "paper") -> list[dict[str, Any]]:
     """Every metric of one study (or all), method by method, as flat records."""
-    return [record for name in names() for record in get(name).metric_records(conn, study)]
+    return [{"convention": convention, **record} for name in names()
+            for record in get(name).metric_records(conn, study, convention)]

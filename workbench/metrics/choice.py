@@ -28,6 +28,14 @@ class ResponseList:
     question: str
     repetition: int
     entities: tuple[str, ...]  # ranked, canonical names, unique
+    # Every recommendation slot's canonical name, repeats kept: after normalisation one
+    # answer can name a brand twice ("Nike Pegasus", "Nike Vomero"); the paper's log-odds
+    # count both slots. Empty: the same as `entities`.
+    slots: tuple[str, ...] = ()
+
+    @property
+    def slot_entities(self) -> tuple[str, ...]:
+        return self.slots or self.entities
 
 
 def _finite(value: float | None) -> float | None:
@@ -162,13 +170,14 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
         by_group.setdefault(item.cluster or "", []).append(item)
     slots: dict[str, Counter[str]] = {}
     for group, items in by_group.items():
-        held = _presence(items)  # slots per entity in this group
+        held = _slots(items)  # recommendation slots per entity in this group, repeats counted
         regions: Counter[str] = Counter()
         for entity, count in held.items():
             if entity in keep:
                 regions[region_of(entity) or "Unknown"] += count
         slots[group] = regions
-    per_group = {g: log_odds_ratio(c[region_a], c[region_b], alpha) for g, c in sorted(slots.items())}
+    per_group = {g: log_odds_ratio(c[region_a], _count(c, region_b, region_a), alpha)
+                 for g, c in sorted(slots.items())}
     values = np.array(list(per_group.values()), dtype=float)
     if len(values) == 0:
         return LogOddsRatio({}, None, None, None, None)
@@ -182,10 +191,25 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     return LogOddsRatio(per_group, mean, math.exp(mean), t, p)
 
 
+NON_US = "non-US"  # every region but the United States (entities without a region not counted)
+
+
+def _count(regions: Counter[str], region: str, other: str) -> int:
+    """Slots of `region`; "non-US" is every known region but `other`."""
+    if region == NON_US:
+        return sum(n for r, n in regions.items() if r not in (other, "Unknown"))
+    return regions[region]
+
+
+def _slots(lists: Sequence[ResponseList]) -> Counter[str]:
+    """Recommendation slots per entity, repeats within an answer counted (the paper's unit)."""
+    return Counter(chain.from_iterable(item.slot_entities for item in lists))
+
+
 def region_shares(lists: Sequence[ResponseList], region_of: Callable[[str], str | None]) -> dict[str, float]:
     """Share of all top-K slots held by each region (entities without one: Unknown)."""
     regions: Counter[str] = Counter()
-    for entity, count in _presence(lists).items():
+    for entity, count in _slots(lists).items():
         regions[region_of(entity) or "Unknown"] += count
     total = sum(regions.values())
     return {region: count / total for region, count in sorted(regions.items())} if total else {}
@@ -223,7 +247,7 @@ def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | 
 # -- all of them, as flat records -------------------------------------------
 
 
-DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"))
+DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"), ("United States", NON_US))
 
 
 def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: Callable[[str], str | None],
@@ -257,9 +281,10 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             us = us_top3(scope)
             if us is not None:
                 records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
-        for region, share in region_shares(items, region_of).items():
-            records.append({"study": study, "model": model, "topic": topic, "cluster": None,
-                            "metric": "region_share", "region": region, "value": share})
+        for cluster, scope in scopes:  # the topic, then each cluster
+            for region, share in region_shares(scope, region_of).items():
+                records.append({"study": study, "model": model, "topic": topic, "cluster": cluster,
+                                "metric": "region_share", "region": region, "value": share})
         for region_a, region_b in region_pairs:
             lor = geographic_lor(items, region_of, region_a, region_b, min_share)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}

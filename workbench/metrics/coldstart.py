@@ -54,6 +54,51 @@ def prag(attribute_list: Sequence[str], neutral_list: Sequence[str]) -> float:
 SIMILARITIES = {"iou": iou, "serp": serp_ms, "prag": prag}
 
 
+# -- the original code's convention ---------------------------------------------------
+# The benchmark's published tables (GauthierRoy/biais_llm_rec, `result.py` with
+# `utils/metrics.py`) compute SERP-MS and PRAG with the *neutral* list as the ranking
+# (`1 - calc(neutral, attribute)`), SERP-MS over the attribute list cut to the neutral
+# list's length, each neutral position counted (a repeated item at every rank), and
+# skip a persona whose list is empty. These re-derivations reproduce every published
+# mean and std (tests/test_coldstart.py); the paper's orientation stays the default.
+
+
+def serp_ms_original(attribute_list: Sequence[str], neutral_list: Sequence[str]) -> float:
+    """Sum over neutral positions r (1-based) whose item is among the first k attribute
+    items of 2(k - r + 1) / (k(k + 1)), k = |I_n| (repeats in I_n count at each rank)."""
+    k = len(neutral_list)
+    if k == 0 or not attribute_list:
+        return 0.0
+    shown = set(attribute_list[:k])
+    return sum(2 * (k - r + 1) for r, item in enumerate(neutral_list, start=1) if item in shown) / (k * (k + 1))
+
+
+def prag_original(attribute_list: Sequence[str], neutral_list: Sequence[str]) -> float:
+    """Share of position pairs (i before j in I_n, repeats included) where the item at i
+    is in I_a and either the item at j is not, or it comes later in I_a (positions in I_a
+    are last occurrences). One neutral item: 1 if the lists are equal, else 0."""
+    if not attribute_list or not neutral_list:
+        return 0.0
+    if len(neutral_list) == 1:
+        return 1.0 if list(neutral_list) == list(attribute_list) else 0.0
+    last = {item: index for index, item in enumerate(attribute_list)}
+    scored = pairs = 0
+    for i, first in enumerate(neutral_list):
+        for second in neutral_list[i + 1 :]:
+            pairs += 1
+            if first in last and (second not in last or last[first] < last[second]):
+                scored += 1
+    return scored / pairs
+
+
+CONVENTIONS = {
+    # The paper's definitions, over the attribute list's order (the default).
+    "paper": {"iou": iou, "serp": serp_ms, "prag": prag},
+    # The original research code's, reproducing its published tables.
+    "original": {"iou": iou, "serp": serp_ms_original, "prag": prag_original},
+}
+
+
 def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     """Mean and population standard deviation (as the cold-start paper reports)."""
     if not values:
@@ -62,23 +107,28 @@ def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def divergence_records(study: str, lists: dict[tuple[str, int, str, str], list[str]]) -> list[dict]:
+def divergence_records(study: str, lists: dict[tuple[str, int, str, str], list[str]],
+                       convention: str = "paper") -> list[dict]:
     """`lists`: (model, seed, persona_category, persona) -> ranked items, with the
     baseline under persona_category 'neutral'. One record per model x persona x metric,
-    similarity and divergence (1 - similarity), mean and population std over seeds."""
+    similarity and divergence (1 - similarity), mean and population std over seeds;
+    each record names its `convention` (see CONVENTIONS)."""
+    similarities = CONVENTIONS[convention]
     neutral = {(m, seed): items for (m, seed, cat, _p), items in lists.items() if cat == "neutral"}
     grouped: dict[tuple[str, str, str], dict[str, list[float]]] = {}
     for (model, seed, category, persona), items in lists.items():
         if category == "neutral" or (model, seed) not in neutral:
             continue
-        scores = grouped.setdefault((model, category, persona), {name: [] for name in SIMILARITIES})
-        for name, fn in SIMILARITIES.items():
+        if convention == "original" and not items:
+            continue  # the original code skips a persona whose answer named no item
+        scores = grouped.setdefault((model, category, persona), {name: [] for name in similarities})
+        for name, fn in similarities.items():
             scores[name].append(fn(items, neutral[model, seed]))
     records = []
     for (model, category, persona), scores in sorted(grouped.items()):
         for name, values in scores.items():
             base = {"study": study, "model": model, "persona_category": category, "persona": persona,
-                    "n": len(values)}
+                    "n": len(values), "convention": convention}
             mean, std = mean_std(values)
             records.append({**base, "metric": f"{name}_similarity", "mean": mean, "std": std})
             mean, std = mean_std([1 - v for v in values])

@@ -1,9 +1,11 @@
 """Entity x template label-probability metrics (METHODS.md §4), as pure functions.
 
 - s(e, t) = sum_l w_l P(l | t, e)                      (Eq. 1)
-- delta(e, t) = (s(e, t) - mu_t) / sigma_t over entities   (Eq. 2; population sigma; 0 when sigma = 0)
+- delta(e, t) = (s(e, t) - mu_t) / sigma_t over entities   (Eq. 2; sample sigma, ddof = 1, as the
+  framework's code (pandas std) computes it; 0 when sigma = 0 or the template has one entity)
 - Delta(e, T) = mean over the task's templates of delta    (Eq. 3); Delta(e) = mean over tasks (Eq. 4)
-- macro-F1 of the argmax label against the template's intended label.
+- macro-F1 of the argmax label against the template's intended label, over all the task's labels
+  (sklearn's f1_score(average='macro', labels=..., zero_division=0)); also per entity.
 Statistics are computed on one value per entity (its Delta), never on raw prompts.
 """
 
@@ -30,7 +32,8 @@ def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], fl
     stats = {}
     for template, values in by_template.items():
         mean = sum(values) / len(values)
-        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+        # The sample standard deviation (ddof = 1), as the framework's code computes it.
+        sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
         stats[template] = (mean, sd)
     return {(e, t): (v - stats[t][0]) / stats[t][1] if stats[t][1] > 0 else 0.0 for (e, t), v in scores.items()}
 
@@ -43,11 +46,13 @@ def entity_bias(deltas: dict[tuple[str, int], float]) -> dict[str, tuple[float, 
     return {e: (sum(v) / len(v), len(v)) for e, v in per_entity.items()}
 
 
-def macro_f1(pairs: Sequence[tuple[str, str]]) -> float | None:
-    """Macro-averaged F1 over the labels seen, from (predicted, intended) pairs."""
+def macro_f1(pairs: Sequence[tuple[str, str]], labels: Iterable[str] | None = None) -> float | None:
+    """Macro-averaged F1 from (predicted, intended) pairs, over `labels` (the task's
+    labels; by default those seen), a label without true or predicted cases scoring 0
+    (sklearn's zero_division = 0)."""
     if not pairs:
         return None
-    labels = sorted({p for p, _ in pairs} | {i for _, i in pairs})
+    labels = sorted(set(labels) if labels is not None else {p for p, _ in pairs} | {i for _, i in pairs})
     f1s = []
     for label in labels:
         tp = sum(p == label and i == label for p, i in pairs)
