@@ -43,7 +43,21 @@ def ensure_entities(conn: sqlite3.Connection, surfaces: Iterable[tuple[str, str]
             created += 1
         conn.execute("INSERT INTO aliases (surface_key, entity_id) VALUES (?, ?)", (key, entity_id))
         known.add(key)
+        _apply_pending(conn, key, entity_id)
     return created
+
+
+def _apply_pending(conn: sqlite3.Connection, key: str, entity_id: int) -> None:
+    """Give a new surface the region and attributes imported earlier for its name."""
+    row = conn.execute("SELECT region, attributes_json FROM pending_attributes WHERE surface_key = ?",
+                       (key,)).fetchone()
+    if row is None:
+        return
+    current = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?", (entity_id,)).fetchone()
+    if current[0] is None:  # a region set by a reviewer or a later import is never overwritten
+        attributes = {**json.loads(row[1]), **json.loads(current[1])}
+        conn.execute("UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
+                     (row[0], json.dumps(attributes), entity_id))
 
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
@@ -119,7 +133,8 @@ def regions(conn: sqlite3.Connection) -> dict[str, str | None]:
 
 def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, list[str]]:
     """Assign region and attributes by entity name (or any surface form of it).
-    Returns (entities updated, names in the file that match no entity)."""
+    Returns (entities updated, names in the file that match no entity yet: those are
+    kept and applied when an entity with that name appears)."""
     from workbench.store.surface import normalize_surface
 
     updated, unmatched = 0, []
@@ -132,6 +147,12 @@ def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) 
                     "SELECT e.id, e.attributes_json FROM aliases a JOIN entities e ON e.id = a.entity_id "
                     "WHERE a.surface_key = ?", (normalize_surface(name),)).fetchone()
             if hit is None:
+                # Kept for later: entities appear when mentions are imported or extracted.
+                conn.execute(
+                    "INSERT OR REPLACE INTO pending_attributes (surface_key, name, region, attributes_json, "
+                    "imported_at) VALUES (?, ?, ?, ?, ?)",
+                    (normalize_surface(name), name, row.get("region") or None,
+                     json.dumps({k: v for k, v in row.items() if k not in ("name", "region")}), utc_now()))
                 unmatched.append(name)
                 continue
             attributes = {**json.loads(hit[1]), **{k: v for k, v in row.items() if k not in ("name", "region")}}

@@ -350,6 +350,17 @@ MIGRATIONS: list[str] = [
     ALTER TABLE responses ADD COLUMN replaced_chars INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE responses ADD COLUMN shared_from TEXT;
     """,
+    # 14: regions and attributes imported for names no entity has yet (a region table is
+    # usually imported first); applied to the entity as soon as one appears under that name
+    """
+    CREATE TABLE pending_attributes (
+        surface_key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        region TEXT,
+        attributes_json TEXT NOT NULL DEFAULT '{}',
+        imported_at TEXT NOT NULL
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -38,7 +38,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     assert "Imported 25 responses" in out.stdout and "1 with no recommendation" in out.stdout
     out = run_cli("import", "entities", str(tmp_path / "entities.csv"), "--db", db)
     assert "Assigned region and attributes to 3 entities" in out.stdout
-    assert "match no entity: Puma" in out.stdout
+    assert "match no entity yet; they are kept and applied when mentions name them: Puma" in out.stdout
 
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]
@@ -124,3 +124,23 @@ def test_expert_extraction_through_the_http_engine(tmp_path, fake_server):
     assert rows(db, "SELECT COUNT(*), SUM(parsed) FROM expert_lists") == [(15, 15)]
     assert rows(db, "SELECT MAX(rank) <= 3, COUNT(DISTINCT list_id) FROM mentions") == [(1, 3)]
     assert rows(db, "SELECT MIN(n_experts) FROM mention_lists") == [(5,)]
+
+
+def test_regions_imported_before_the_mentions_apply_when_entities_appear(tmp_path):
+    """The natural order: the region table first, then the answers that name the brands."""
+    db = str(tmp_path / "r.db")
+    regions = tmp_path / "regions.csv"
+    regions.write_text("name,region,country\nNike,United States,US\nAdidas,Europe,DE\n")
+    out = run_cli("import", "entities", str(regions), "--db", db)
+    assert out.returncode == 0 and "2 names match no entity yet; they are kept" in out.stdout
+    mentions = tmp_path / "m.csv"
+    mentions.write_text("model,topic,cluster,question_id,repetition,rank,entity\n"
+                        "gpt,shoes,c,q1,1,1,NIKE\ngpt,shoes,c,q1,1,2,Adidas\ngpt,shoes,c,q2,1,1,Puma\n")
+    assert run_cli("import", "mentions", str(mentions), "--db", db, "--study", "s").returncode == 0
+    got = {r["name"]: (r["region"], r.get("country")) for r in
+           json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)}
+    assert got == {"NIKE": ("United States", "US"), "Adidas": ("Europe", "DE"), "Puma": (None, None)}
+    shares = {r["region"]: r["value"] for r in json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+              if r["metric"] == "region_share" and r["cluster"] is None}
+    assert shares == {"United States": pytest.approx(1 / 3), "Europe": pytest.approx(1 / 3),
+                      "Unknown": pytest.approx(1 / 3)}

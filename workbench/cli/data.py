@@ -167,8 +167,8 @@ def _import(args: argparse.Namespace) -> int:
             got = choice_io.import_entities(conn, path)
             console.print(f"Assigned region and attributes to {got['updated']} entities.")
             if got["unmatched"]:
-                console.print(literal_text(f"{len(got['unmatched'])} names in the file match no entity: "
-                                           + ", ".join(got["unmatched"][:20])
+                console.print(literal_text(f"{len(got['unmatched'])} names match no entity yet; they are kept and "
+                                           "applied when mentions name them: " + ", ".join(got["unmatched"][:20])
                                            + (" ..." if len(got["unmatched"]) > 20 else "")), soft_wrap=True)
             if got["without_region"]:
                 names = ", ".join(f"{n} ({c})" for n, c in got["without_region"][:20])
