@@ -1,4 +1,4 @@
-"""Entity x template label-probability audits (METHODS.md §4)."""
+"""Entity x template label-probability audits (docs/methods.md §4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ChoiceEval metrics against scipy and hand-computed cases (METHODS.md §1)."""
+"""ChoiceEval metrics against scipy and hand-computed cases (docs/methods.md §1)."""
 
 import math
 

@@ -63,7 +63,7 @@ HELP_TEXT = """\
   m        cold-start chart: IOU / SERP / PRAG divergence
 
 Model text is shown literally: markup and escape codes
-are never interpreted. Methods: METHODS.md and the papers
+are never interpreted. What every number means: docs/methods.md in the repository
 (ChoiceEval: PEIR Eq. 5-6, log-odds with alpha = 0.5).
 """
 

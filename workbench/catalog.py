@@ -1,4 +1,4 @@
-"""Catalog-constrained parsing for cold-start studies (METHODS.md §3).
+"""Catalog-constrained parsing for cold-start studies (docs/methods.md §3).
 
 A response is split into items (numbered or bulleted lines, else lines), and each
 item is matched to the catalog: exactly after normalisation, then by rapidfuzz

@@ -1,6 +1,6 @@
 """Turning answers into ranked lists of recommended entities.
 
-Two extractors (METHODS.md §1):
+Two extractors (docs/methods.md §1):
 - `extract_list`: deterministic, no model needed — numbered, bulleted and bold
   items, cleaned of descriptions and markdown;
 - the multi-expert LLM extractor: E independent runs each return an ordered list
@@ -149,7 +149,7 @@ class Voted:
 
 
 def majority_vote(expert_lists: Sequence[Sequence[str]], k: int = DEFAULT_K) -> list[Voted]:
-    """Combine the experts' ordered lists (METHODS.md §1, Eq. 1–2).
+    """Combine the experts' ordered lists (docs/methods.md §1, Eq. 1–2).
 
     v(e) = slots holding e; the final list is the k entities with most votes.
     Ties: smaller mean position among the experts that listed e, then the best

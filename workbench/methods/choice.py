@@ -1,4 +1,4 @@
-"""ChoiceEval (METHODS.md §1) as a registered method: questions x repetitions, then extraction."""
+"""ChoiceEval (docs/methods.md §1) as a registered method: questions x repetitions, then extraction."""
 
 from __future__ import annotations
 

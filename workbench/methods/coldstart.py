@@ -1,4 +1,4 @@
-"""Cold-start re-ranking (METHODS.md §3) as a registered method: ranked lists, parsed against the catalog."""
+"""Cold-start re-ranking (docs/methods.md §3) as a registered method: ranked lists, parsed against the catalog."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Entity x template label probabilities (METHODS.md §4) as a registered method: scored, not generated."""
+"""Entity x template label probabilities (docs/methods.md §4) as a registered method: scored, not generated."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Identity disclosure (METHODS.md §2) as a registered method: answers, the probe, an optional judge."""
+"""Identity disclosure (docs/methods.md §2) as a registered method: answers, the probe, an optional judge."""
 
 from __future__ import annotations
 

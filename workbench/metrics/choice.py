@@ -1,4 +1,4 @@
-"""ChoiceEval metrics (METHODS.md §1): pure functions, rows in, numbers out.
+"""ChoiceEval metrics (docs/methods.md §1): pure functions, rows in, numbers out.
 
 A *response list* is the ranked top-K of one answer (question x repetition),
 after extraction and voting, with canonical entity names. Every function takes

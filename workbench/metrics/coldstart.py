@@ -1,4 +1,4 @@
-"""Cold-start re-ranking metrics (METHODS.md §3): IOU, SERP-MS and PRAG against the neutral list.
+"""Cold-start re-ranking metrics (docs/methods.md §3): IOU, SERP-MS and PRAG against the neutral list.
 
 I_a is the list recommended to a user with a sensitive attribute, I_n the neutral
 list of the same seed. Items repeated within a list count once, at their first

@@ -1,4 +1,4 @@
-"""Entity x template label-probability metrics (METHODS.md §4), as pure functions.
+"""Entity x template label-probability metrics (docs/methods.md §4), as pure functions.
 
 - s(e, t) = sum_l w_l P(l | t, e)                      (Eq. 1)
 - delta(e, t) = (s(e, t) - mu_t) / sigma_t over entities   (Eq. 2; sample sigma, ddof = 1, as the

@@ -1,4 +1,4 @@
-"""Identity-disclosure metrics (METHODS.md §2): Mean Share, Coverage, condition vs baseline."""
+"""Identity-disclosure metrics (docs/methods.md §2): Mean Share, Coverage, condition vs baseline."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ were what when where which while who whom why will with would you your yours you
 
 def explanation_words(explanations: Sequence[tuple[str, str, set[str]]], min_count: int = 5,
                       top: int = 10) -> dict[str, list[tuple[str, float, int]]]:
-    """Words that characterise each group's explanations (METHODS.md §2).
+    """Words that characterise each group's explanations (docs/methods.md §2).
 
     `explanations`: (group, text, words to exclude — the query's and the entities' own).
     Score(w, g) = (count of w in g's explanations + 1) / (count of w in all + G): the share

@@ -1,6 +1,6 @@
 """ChoiceEval studies: clusters x topics x questions, asked R times of each model.
 
-See METHODS.md §1. A study file looks like:
+See docs/methods.md §1. A study file looks like:
 
     name = "shoes"
     method = "choice"
@@ -68,7 +68,7 @@ class Extraction:
 
 @dataclass(frozen=True)
 class QuestionGeneration:
-    """LLM-assisted questions (METHODS.md §1): adapt each cluster to the topic,
+    """LLM-assisted questions (docs/methods.md §1): adapt each cluster to the topic,
     then write N questions per adapted cluster, as schema-constrained JSON."""
 
     model: ModelSpec | None = None  # None: the study's first model

@@ -1,4 +1,4 @@
-"""LLM-assisted questions (METHODS.md §1): adapt clusters to a topic, then generate questions.
+"""LLM-assisted questions (docs/methods.md §1): adapt clusters to a topic, then generate questions.
 
 Both steps go through the persistent queue (stages `adapt` and `generate`), so a
 killed generation resumes without asking twice. Replies are JSON constrained by a

@@ -1,4 +1,4 @@
-"""Cold-start re-ranking studies (METHODS.md §3): a catalog, k, user attributes, seeds.
+"""Cold-start re-ranking studies (docs/methods.md §3): a catalog, k, user attributes, seeds.
 
     name = "movies"
     method = "coldstart"

@@ -1,4 +1,4 @@
-"""Entity x template label-probability studies (METHODS.md §4) through the queue.
+"""Entity x template label-probability studies (docs/methods.md §4) through the queue.
 
     name = "countries-urgency"
     method = "entity"

@@ -1,4 +1,4 @@
-"""Identity-disclosure studies (METHODS.md §2) through the queue.
+"""Identity-disclosure studies (docs/methods.md §2) through the queue.
 
     name = "universities"
     method = "identity"

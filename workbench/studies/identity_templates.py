@@ -1,4 +1,4 @@
-"""Identity-disclosure prompts (METHODS.md §2): templates as data, seeded stratified sampling.
+"""Identity-disclosure prompts (docs/methods.md §2): templates as data, seeded stratified sampling.
 
 A template is a list of sentences (some optional) with `<slot>` placeholders filled
 from value lists and `{spot}` placeholders filled with a dialect variant. Rendering
