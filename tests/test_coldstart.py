@@ -63,7 +63,8 @@ def test_import_rankings_and_metrics_json(tmp_path):
     iou_div = next(r for r in records if r["metric"] == "iou_divergence")
     assert iou_div == {"study": "cs", "model": "m", "persona_category": "gender", "persona": "a girl", "n": 2,
                        "convention": "paper",
-                       "metric": "iou_divergence", "mean": pytest.approx(0.25), "std": pytest.approx(0.25)}
+                       "metric": "iou_divergence", "mean": pytest.approx(0.25), "std": pytest.approx(0.25),
+                       "ci_low": 0.0, "ci_high": 0.5, "ci_level": 0.95, "n_boot": 1000}  # two seeds: 0 and 0.5
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "0.250±0.250" in table
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()

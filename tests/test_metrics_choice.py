@@ -152,11 +152,12 @@ def test_records_have_the_documented_keys():
     assert ("g1", "Europe") in per_cluster_shares and ("g2", "United States") in per_cluster_shares
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
     assert peir == {"study": "s", "model": "m", "topic": "t", "cluster": None, "metric": "peir",
-                    "entity": "Nike", "value": 1.0, "n": 12}  # tie on presence: Nike ranks first
+                    "entity": "Nike", "value": 1.0, "n": 12,  # tie on presence: Nike ranks first
+                    "ci_low": 1.0, "ci_high": 1.0, "ci_level": 0.95, "n_boot": 1000}
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None]
     assert {(r["region_a"], r["region_b"]) for r in lor} == {("United States", "Europe"), ("United States", "Asia"),
                                                             ("United States", "non-US")}
-    assert set(lor[0]) >= {"mean", "exp_mean", "p", "t", "n_groups"}
+    assert set(lor[0]) >= {"mean", "exp_mean", "p", "t", "n_groups", "ci_low", "ci_high", "p_holm", "p_bh"}
     per_cluster = [r for r in records if r["metric"] == "lor" and r["cluster"] == "g1"]
     assert per_cluster and "value" in per_cluster[0]
     spearman = [r for r in records if r["metric"] == "spearman"][0]
@@ -178,3 +179,25 @@ def test_log_odds_count_recommendation_slots():
     assert shares == {"United States": pytest.approx(2 / 3), "Europe": pytest.approx(1 / 3)}
     peir = next(r for r in records if r["metric"] == "peir" and r["cluster"] is None)
     assert peir["value"] == 1.0  # inclusion: every answer names Nike once
+
+
+def test_intervals_are_seeded_and_bracket_the_estimate():
+    region = {"Nike": "United States", "Adidas": "Europe"}.get
+    choices = (["Puma"], ["Nike", "Adidas"], ["Nike", "Adidas"], ["Nike"])
+    lists = [rl(choices[(q + r + len(c)) % 4] if c != "g3" else choices[q % 3], rep=r, cluster=c,
+                question=f"{c}{q}") for r in (1, 2) for c in ("g1", "g2", "g3") for q in range(8)]
+    first = choice_metric_records("s", lists, region)
+    again = choice_metric_records("s", lists, region)
+    assert first == again  # the same data, the same intervals
+    peir = next(r for r in first if r["metric"] == "peir" and r["cluster"] is None)
+    assert peir["ci_low"] <= peir["value"] <= peir["ci_high"] and peir["ci_low"] < peir["ci_high"]
+    lor = next(r for r in first if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe")
+    assert lor["ci_low"] < lor["mean"] < lor["ci_high"]
+
+
+def test_holm_and_benjamini_hochberg_by_hand():
+    from workbench.metrics.intervals import benjamini_hochberg, holm
+
+    ps = [0.01, 0.04, 0.03, None, 0.2]
+    assert holm(ps) == pytest.approx([0.04, 0.09, 0.09, None, 0.2])
+    assert benjamini_hochberg(ps) == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, None, 0.2])

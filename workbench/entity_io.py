@@ -9,6 +9,7 @@ from itertools import combinations
 from typing import Any
 
 from workbench.metrics import entity as em
+from workbench.metrics.intervals import adjust, interval_fields, mean_ci
 
 SCORE_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "template_id", "label",
                 "intended", "prompt", "continuation", "logprob", "prob"]
@@ -43,7 +44,8 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
             intended[key][entity, template] = wanted
         for (model, task, language, variant, method), rows in cells.items():
             scores = em.weighted_scores(rows)
-            biases = em.entity_bias(em.normalised(scores))
+            per_template = em.entity_deltas(em.normalised(scores))
+            biases = {e: (sum(v) / len(v), len(v)) for e, v in per_template.items()}
             mean_score: dict[str, list[float]] = defaultdict(list)
             for (entity, _t), value in scores.items():
                 mean_score[entity].append(value)
@@ -62,6 +64,7 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
                     "method": method}
             for entity, (delta, n) in sorted(biases.items(), key=lambda kv: -kv[1][0]):
                 out.append({**base, "entity": entity, "delta": delta, "templates": n,
+                            "ci": mean_ci(per_template[entity]),  # templates resampled
                             "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
                             "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
                             "meta": meta.get(entity, {})})
@@ -83,7 +86,8 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             records.append({**base, "metric": "macro_f1", "value": b["macro_f1"], "n": b["prompts"]})
             continue
         records.append({**base, "metric": "entity_delta", "entity": b["entity"], "value": b["delta"],
-                        "n": b["templates"], "mean": b["mean_score"], **{f"meta_{k}": v for k, v in b["meta"].items()}})
+                        "n": b["templates"], "mean": b["mean_score"], **interval_fields(*b["ci"]),
+                        **{f"meta_{k}": v for k, v in b["meta"].items()}})
         records.append({**base, "metric": "entity_macro_f1", "entity": b["entity"], "value": b["macro_f1"],
                         "n": b["templates"]})
         key = tuple(base.values())
@@ -129,6 +133,9 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             result = em.pearson([per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared])
             records.append({**dict(zip(names, a)), "metric": "delta_pearson", "study_b": b[0], "r": result["r"],
                             "p": result["p"], "n": len(shared)})
+    # Families of tests: the groups of one attribute in one condition.
+    adjust([r for r in records if r["metric"] == "group_delta"],
+           ("study", "model", "task", "language", "variant", "method", "attribute"))
     return records
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, real
 from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
+from workbench.metrics.intervals import adjust, difference_ci, interval_fields, mean_ci
 from workbench.store.queue import ensure_study, transaction
 
 
@@ -109,11 +110,12 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
         records.append({**base, "metric": "json_rate", "value": cell["json"] / cell["n"], "n": cell["n"]})
         if cell["shares"]:
             records.append({**base, "metric": "mean_share", "value": sum(cell["shares"]) / len(cell["shares"]),
-                            "n": len(cell["shares"])})
+                            "n": len(cell["shares"]), **interval_fields(*mean_ci(cell["shares"]))})
             baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
             if condition != "baseline" and baseline:
                 records.append({**base, "metric": "mean_share_vs_baseline",
-                                **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()}})
+                                **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()},
+                                **interval_fields(*difference_ci(cell["shares"], baseline))})
         if group in totals and group in counts:
             records.append({**base, "metric": "coverage", "value": coverage(cell["items"], counts[group],
                                                                             totals[group])})
@@ -124,4 +126,6 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
             for label, values in cell["probe"].items():
                 records.append({**base, "metric": "mean_share_when_probe", "probe_label": label,
                                 "value": sum(values) / len(values), "n": len(values)})
+    # One family of tests per model: every group x condition against its baseline.
+    adjust([r for r in records if r["metric"] == "mean_share_vs_baseline"], ("study", "model"))
     return records

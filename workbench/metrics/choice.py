@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from workbench.metrics.intervals import adjust, interval_fields, mean_ci
+
 US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
 
 
@@ -141,6 +143,7 @@ class LogOddsRatio:
     exp_mean: float | None
     t: float | None
     p: float | None
+    ci: tuple[float | None, float | None] = (None, None)  # bootstrap interval of the mean
 
     @property
     def n_groups(self) -> int:
@@ -181,6 +184,7 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     values = np.array(list(per_group.values()), dtype=float)
     if len(values) == 0:
         return LogOddsRatio({}, None, None, None, None)
+    ci = _lor_interval(by_group, keep, region_of, region_a, region_b, alpha)
     mean = float(values.mean())
     t = p = None
     if len(values) >= 2 and np.ptp(values) > 0:
@@ -188,7 +192,27 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
 
         result = stats.ttest_1samp(values, 0.0)
         t, p = _finite(result.statistic), _finite(result.pvalue)
-    return LogOddsRatio(per_group, mean, math.exp(mean), t, p)
+    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci)
+
+
+def _lor_interval(by_group: dict[str, list[ResponseList]], keep: set[str], region_of, region_a: str,
+                  region_b: str, alpha: float) -> tuple[float | None, float | None]:
+    """Bootstrap interval of the mean LOR: the responses of each cluster resampled within
+    it (the entity filter and the regions held fixed)."""
+    from workbench.metrics.intervals import stratified_ci
+
+    strata = []
+    for group in sorted(by_group):
+        rows = []
+        for item in by_group[group]:
+            regions = Counter(region_of(e) or "Unknown" for e in item.slot_entities if e in keep)
+            rows.append((regions[region_a], _count(regions, region_b, region_a)))
+        strata.append(np.asarray(rows, dtype=float).reshape(-1, 2))
+
+    def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
+        return np.mean([np.log((s[:, 0] + alpha) / (s[:, 1] + alpha)) for s in sums], axis=0)
+
+    return stratified_ci(strata, mean_lor)
 
 
 NON_US = "non-US"  # every region but the United States (entities without a region not counted)
@@ -267,7 +291,9 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
         for cluster, scope in scopes:
             base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
             entity, peir, n = preferred_entity(scope)
-            records.append({**base, "metric": "peir", "entity": entity, "value": _finite(peir), "n": n})
+            low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
+            records.append({**base, "metric": "peir", "entity": entity, "value": _finite(peir), "n": n,
+                            **interval_fields(low, high)})
             records.append({**base, "metric": "direct_recommendation_rate",
                             "value": _finite(direct_recommendation_rate(scope)), "n": n})
             stab = stability(scope, top_n)
@@ -289,8 +315,11 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             lor = geographic_lor(items, region_of, region_a, region_b, min_share)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
             records.append({**base, "metric": "lor", "cluster": None, "mean": _finite(lor.mean),
-                            "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups})
+                            "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups,
+                            **interval_fields(*lor.ci)})
             for group, value in lor.per_group.items():
                 if group:
                     records.append({**base, "metric": "lor", "cluster": group, "value": _finite(value)})
+    # One family of t-tests per model: every topic x region pair.
+    adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
     return records

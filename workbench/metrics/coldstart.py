@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from workbench.metrics.intervals import interval_fields, mean_ci
+
 
 def _unique(items: Sequence[str]) -> list[str]:
     return list(dict.fromkeys(items))
@@ -130,7 +132,10 @@ def divergence_records(study: str, lists: dict[tuple[str, int, str, str], list[s
             base = {"study": study, "model": model, "persona_category": category, "persona": persona,
                     "n": len(values), "convention": convention}
             mean, std = mean_std(values)
-            records.append({**base, "metric": f"{name}_similarity", "mean": mean, "std": std})
-            mean, std = mean_std([1 - v for v in values])
-            records.append({**base, "metric": f"{name}_divergence", "mean": mean, "std": std})
+            records.append({**base, "metric": f"{name}_similarity", "mean": mean, "std": std,
+                            **interval_fields(*mean_ci(values))})
+            divergences = [1 - v for v in values]
+            mean, std = mean_std(divergences)
+            records.append({**base, "metric": f"{name}_divergence", "mean": mean, "std": std,
+                            **interval_fields(*mean_ci(divergences))})  # seeds resampled
     return records

@@ -40,10 +40,15 @@ def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], fl
 
 def entity_bias(deltas: dict[tuple[str, int], float]) -> dict[str, tuple[float, int]]:
     """Delta(e, T) and the number of templates behind it."""
+    return {e: (sum(v) / len(v), len(v)) for e, v in entity_deltas(deltas).items()}
+
+
+def entity_deltas(deltas: dict[tuple[str, int], float]) -> dict[str, list[float]]:
+    """Each entity's delta per template (what Delta averages, and its interval resamples)."""
     per_entity: dict[str, list[float]] = defaultdict(list)
     for (entity, _template), value in deltas.items():
         per_entity[entity].append(value)
-    return {e: (sum(v) / len(v), len(v)) for e, v in per_entity.items()}
+    return dict(per_entity)
 
 
 def macro_f1(pairs: Sequence[tuple[str, str]], labels: Iterable[str] | None = None) -> float | None:

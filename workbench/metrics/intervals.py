@@ -1,0 +1,129 @@
+"""Uncertainty for headline numbers: percentile bootstrap intervals, adjusted p-values.
+
+None of the original papers reports intervals. Every headline number here gets a
+seeded percentile bootstrap interval that resamples the unit the number averages
+over (responses for PEIR and the log-odds, seeds for cold-start divergences,
+templates for Δ, prompts for Mean Share), so the interval says how much the number
+would move with another draw of those units. Families of tests (one per cluster,
+entity group or condition) get Holm and Benjamini–Hochberg adjusted p-values next
+to the raw ones.
+
+Everything is vectorised with numpy: 1,000 resamples of a few thousand units cost
+milliseconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+N_BOOT = 1000
+LEVEL = 0.95
+SEED = 20261130  # fixed: the same data always gives the same interval
+
+
+def _rng(seed: int | None) -> np.random.Generator:
+    return np.random.default_rng(SEED if seed is None else seed)
+
+
+def _bounds(samples: np.ndarray, level: float) -> tuple[float | None, float | None]:
+    samples = samples[np.isfinite(samples)]
+    if samples.size == 0:
+        return None, None
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(samples, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+# Resampled index matrices are built a slice of resamples at a time, so memory stays
+# bounded (about this many cells) however many units there are.
+_CELLS = 2_000_000
+
+
+def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """Sums over n units drawn with replacement from the rows of `values` (n, ...),
+    n_boot times: shape (n_boot, ...)."""
+    n = values.shape[0]
+    if values.ndim == 1 and np.isin(values, (0.0, 1.0)).all():
+        # A 0/1 indicator: the resampled sum is exactly Binomial(n, share).
+        return rng.binomial(n, values.mean(), size=n_boot).astype(float)
+    chunk = max(1, _CELLS // max(n, 1))
+    parts = []
+    for start in range(0, n_boot, chunk):
+        index = rng.integers(0, n, size=(min(chunk, n_boot - start), n))
+        parts.append(values[index].sum(axis=1))
+    return np.concatenate(parts)
+
+
+def mean_ci(values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
+            seed: int | None = None) -> tuple[float | None, float | None]:
+    """Percentile interval of the mean of `values` (resampled with replacement);
+    (None, None) with fewer than two values."""
+    data = np.asarray([v for v in values if v is not None], dtype=float)
+    if data.size < 2:
+        return None, None
+    return _bounds(resampled_sums(data, n_boot, _rng(seed)) / data.size, level)
+
+
+def difference_ci(a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
+                  seed: int | None = None) -> tuple[float | None, float | None]:
+    """Interval of mean(a) - mean(b), each group resampled on its own."""
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if x.size < 2 or y.size < 2:
+        return None, None
+    rng = _rng(seed)
+    mx = resampled_sums(x, n_boot, rng) / x.size
+    my = resampled_sums(y, n_boot, rng) / y.size
+    return _bounds(mx - my, level)
+
+
+def stratified_ci(strata: Sequence[np.ndarray], statistic, n_boot: int = N_BOOT,
+                  level: float = LEVEL, seed: int | None = None) -> tuple[float | None, float | None]:
+    """Interval of `statistic` over strata (e.g. clusters) whose units (rows of one
+    stratum's array, shape (n, k)) are resampled within the stratum. `statistic` gets
+    the list of per-stratum resampled sums, each of shape (n_boot, k)."""
+    if not strata or any(array.shape[0] == 0 for array in strata):
+        return None, None
+    rng = _rng(seed)
+    resampled = [resampled_sums(array, n_boot, rng) for array in strata]
+    return _bounds(np.asarray(statistic(resampled), dtype=float), level)
+
+
+def holm(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Holm's step-down adjusted p-values (None stays None), in the input order."""
+    present = [(p, i) for i, p in enumerate(pvalues) if p is not None]
+    out: list[float | None] = [None] * len(pvalues)
+    m, running = len(present), 0.0
+    for rank, (p, i) in enumerate(sorted(present)):
+        running = max(running, min(1.0, (m - rank) * p))
+        out[i] = running
+    return out
+
+
+def benjamini_hochberg(pvalues: Sequence[float | None]) -> list[float | None]:
+    """Benjamini–Hochberg adjusted p-values (false discovery rate), in the input order."""
+    present = [(p, i) for i, p in enumerate(pvalues) if p is not None]
+    out: list[float | None] = [None] * len(pvalues)
+    m, running = len(present), 1.0
+    for rank, (p, i) in reversed(list(enumerate(sorted(present), start=1))):
+        running = min(running, min(1.0, p * m / rank))
+        out[i] = running
+    return out
+
+
+def adjust(records: list[dict], key: tuple[str, ...], p_field: str = "p") -> None:
+    """Add `p_holm` and `p_bh` to records, adjusting within each family of records that
+    share the values of `key` (e.g. one study x model x topic)."""
+    families: dict[tuple, list[dict]] = {}
+    for record in records:
+        if p_field in record:
+            families.setdefault(tuple(record.get(k) for k in key), []).append(record)
+    for family in families.values():
+        ps = [r.get(p_field) for r in family]
+        for record, h, b in zip(family, holm(ps), benjamini_hochberg(ps)):
+            record["p_holm"], record["p_bh"] = h, b
+
+
+def interval_fields(low: float | None, high: float | None, n_boot: int = N_BOOT, level: float = LEVEL) -> dict:
+    return {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot}
