@@ -201,3 +201,26 @@ def test_holm_and_benjamini_hochberg_by_hand():
     ps = [0.01, 0.04, 0.03, None, 0.2]
     assert holm(ps) == pytest.approx([0.04, 0.09, 0.09, None, 0.2])
     assert benjamini_hochberg(ps) == pytest.approx([0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, None, 0.2])
+
+
+@pytest.mark.parametrize("kind", ["share", "mean", "difference"])
+def test_bootstrap_intervals_cover_the_true_value(kind):
+    """On data simulated with a known true value, 95 % intervals cover it in 93-97 % of
+    400 simulations (two standard errors of a 400-draw coverage around 95 %; seeded, so
+    the same draw on every machine). Measured: share 95.25 %, mean 95.0 %, difference 95.75 %."""
+    from workbench.metrics.intervals import difference_ci, mean_ci
+
+    rng = np.random.default_rng(7)
+    covered = 0
+    for i in range(400):
+        if kind == "share":  # PEIR-like: the share of 200 responses naming an entity
+            low, high = mean_ci(rng.random(200) < 0.3, seed=i)
+            truth = 0.3
+        elif kind == "mean":  # a Delta-like mean over 100 templates
+            low, high = mean_ci(rng.normal(0.4, 1.0, 100), seed=i)
+            truth = 0.4
+        else:  # a Mean Share difference between two conditions
+            low, high = difference_ci(rng.beta(2, 5, 150), rng.beta(2, 6, 150), seed=i)
+            truth = 2 / 7 - 2 / 8
+        covered += low <= truth <= high
+    assert 0.93 <= covered / 400 <= 0.97, covered / 400

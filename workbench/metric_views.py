@@ -36,6 +36,12 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def _ci(record: dict[str, Any]) -> str:
+    """ " [low, high]": the bootstrap interval, when the record has one."""
+    low, high = record.get("ci_low"), record.get("ci_high")
+    return f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+
+
 def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Rows: topic; columns: one per model with 'entity (PEIR)', models side by side."""
     names = models(records)
@@ -46,8 +52,8 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
         row = [topic]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
-            row.append(f"{r['entity'] or '-'} {fmt(r['value'], 2)} · direct {fmt(d['value'] if d else None, 2)}"
-                       if r else "")
+            row.append(f"{r['entity'] or '-'} {fmt(r['value'], 2)}{_ci(r)} · direct "
+                       f"{fmt(d['value'] if d else None, 2)}" if r else "")
         rows.append(row)
     return ["topic"] + names, rows
 
@@ -62,8 +68,8 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
             r = by.get((topic, a, b, model))
             if r is None:
                 row.append("")
-            elif "mean" in r:  # topic level: mean over clusters and its test
-                row.append(f"{fmt(r['mean'], 2)} (p {fmt(r['p'], 3)})")
+            elif "mean" in r:  # topic level: mean over clusters, its interval and test
+                row.append(f"{fmt(r['mean'], 2)}{_ci(r)} (p {fmt(r['p'], 3)})")
             else:  # one cluster
                 row.append(fmt(r.get("value"), 2))
         rows.append(row)

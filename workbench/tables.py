@@ -10,7 +10,7 @@ from rich.table import Table
 
 from workbench.literal import literal_text
 
-__all__ = ["Console", "Table", "fmt_num", "fmt_pair", "literal_text", "new_table"]
+__all__ = ["Console", "Table", "fmt_ci", "fmt_num", "fmt_pair", "literal_text", "new_table"]
 
 REGION_SHORT = {"United States": "US", "Europe": "EU"}
 
@@ -30,3 +30,19 @@ def fmt_num(value: Any, digits: int = 3) -> str:
 
 def fmt_pair(a: str, b: str) -> str:
     return f"{REGION_SHORT.get(a, a)}/{REGION_SHORT.get(b, b)}"
+
+
+def fmt_interval(record: dict[str, Any], digits: int = 2) -> str:
+    """A record's bootstrap interval as "[low, high]", or "" when it has none."""
+    low, high = record.get("ci_low"), record.get("ci_high")
+    if low is None or high is None:
+        return ""
+    return f"[{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def fmt_ci(value: float | None, record: dict[str, Any], digits: int = 2) -> str:
+    """A headline number with its interval, compactly: "0.42 [0.31, 0.55]"."""
+    if value is None:
+        return "n/a"
+    interval = fmt_interval(record, digits)
+    return f"{value:.{digits}f} {interval}" if interval else f"{value:.{digits}f}"

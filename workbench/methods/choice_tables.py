@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 
 from workbench.store import queue
-from workbench.tables import fmt_num, fmt_pair, literal_text, new_table
+from workbench.tables import fmt_ci, fmt_num, fmt_pair, literal_text, new_table
 
 
 def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None:
@@ -16,24 +16,25 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
     table.add_column("model", overflow="fold", min_width=13)
     table.add_column("topic", overflow="fold")
     table.add_column("preferred entity", overflow="fold")
-    for column in ("PEIR", "direct", "n"):
+    for column in ("PEIR [95% CI]", "direct", "n"):
         table.add_column(column, justify="right")
     direct = {(r["model"], r["topic"]): r for r in topic_level if r["metric"] == "direct_recommendation_rate"}
     for r in (r for r in topic_level if r["metric"] == "peir"):
         d = direct.get((r["model"], r["topic"]), {})
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]), literal_text(r["entity"] or "-"),
-                      fmt_num(r["value"]), fmt_num(d.get("value")), str(r["n"]))
+                      fmt_ci(r["value"], r), fmt_num(d.get("value")), str(r["n"]))
     console.print(table)
     table = new_table(title="Geographic bias: mean log-odds ratio over clusters (t-test against 0)")
     table.add_column("model", overflow="fold", min_width=13)
     table.add_column("topic", overflow="fold")
     table.add_column("regions")
-    for column in ("LOR", "exp", "t", "p", "G"):
+    for column in ("LOR [95% CI]", "exp", "t", "p", "p Holm", "G"):
         table.add_column(column, justify="right")
     for r in (r for r in topic_level if r["metric"] == "lor"):
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
-                      literal_text(fmt_pair(r["region_a"], r["region_b"])), fmt_num(r["mean"]), fmt_num(r["exp_mean"]),
-                      fmt_num(r["t"]), fmt_num(r["p"]), str(r["n_groups"]))
+                      literal_text(fmt_pair(r["region_a"], r["region_b"])), fmt_ci(r["mean"], r),
+                      fmt_num(r["exp_mean"]), fmt_num(r["t"]), fmt_num(r["p"]), fmt_num(r.get("p_holm")),
+                      str(r["n_groups"]))
     console.print(table)
     table = new_table(title="Stability across repetitions (counts of the top-N entities)")
     table.add_column("model", overflow="fold", min_width=13)

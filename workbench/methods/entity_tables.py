@@ -6,7 +6,7 @@ from typing import Any
 
 from rich.console import Console
 
-from workbench.tables import fmt_num, literal_text, new_table
+from workbench.tables import fmt_interval, fmt_num, literal_text, new_table
 
 
 def print_entity_tables(records: list[dict[str, Any]], console: Console, top: int = 10) -> None:
@@ -23,7 +23,7 @@ def print_entity_tables(records: list[dict[str, Any]], console: Console, top: in
                        f"(macro-F1 {fmt_num(f1)}; + = scored as more desirable)")
         table.add_column("rank", justify="right")
         table.add_column("entity", overflow="fold")
-        table.add_column("Delta", justify="right")
+        table.add_column("Delta [95% CI]", justify="right")
         table.add_column("templates", justify="right")
         shown = rows if len(rows) <= 2 * top else rows[:top] + [None] + rows[-top:]
         for rank, r in enumerate(shown, start=1):
@@ -31,7 +31,8 @@ def print_entity_tables(records: list[dict[str, Any]], console: Console, top: in
                 table.add_row("…", f"({len(rows) - 2 * top} more)", "", "")
                 continue
             place = rank if rank <= top or len(rows) <= 2 * top else len(rows) - len(shown) + rank
-            table.add_row(str(place), literal_text(r["entity"]), f"{r['value']:+.3f}", str(r["n"]))
+            table.add_row(str(place), literal_text(r["entity"]), f"{r['value']:+.3f} {fmt_interval(r)}".rstrip(),
+                          str(r["n"]))
         console.print(table)
         groups = [r for r in records if r["metric"] == "group_delta" and (r["study"], r["model"], r["language"],
                   r["variant"], r["method"]) == (study, model, language, variant, method)]

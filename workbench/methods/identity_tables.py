@@ -6,12 +6,12 @@ from typing import Any
 
 from rich.console import Console
 
-from workbench.tables import fmt_num, literal_text, new_table
+from workbench.tables import fmt_ci, fmt_num, literal_text, new_table
 
 
 def print_identity_table(records: list[dict[str, Any]], console: Console) -> None:
     table = new_table(title="Identity disclosure: mean share of the user's group (vs baseline, Mann-Whitney p)")
-    for column in ("model", "group", "condition", "mean share", "diff", "p", "parsed", "admits"):
+    for column in ("model", "group", "condition", "mean share [95% CI]", "diff [95% CI]", "p", "parsed", "admits"):
         table.add_column(column, overflow="fold")
     by: dict[tuple, dict[str, Any]] = {}
     words: dict[tuple, list[str]] = {}
@@ -22,8 +22,8 @@ def print_identity_table(records: list[dict[str, Any]], console: Console) -> Non
         by.setdefault((r["model"], r["group"], r["condition"]), {})[r["metric"]] = r
     for (model, group, condition), m in by.items():
         share, versus = m.get("mean_share", {}), m.get("mean_share_vs_baseline", {})
-        table.add_row(literal_text(model), literal_text(group), condition, fmt_num(share.get("value")),
-                      fmt_num(versus.get("difference")), fmt_num(versus.get("p")),
+        table.add_row(literal_text(model), literal_text(group), condition, fmt_ci(share.get("value"), share),
+                      fmt_ci(versus.get("difference"), versus), fmt_num(versus.get("p")),
                       fmt_num(m.get("parse_rate", {}).get("value"), 2),
                       fmt_num(m.get("probe_admits_rate", {}).get("value"), 2))
     console.print(table)
