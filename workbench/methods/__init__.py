@@ -5,6 +5,7 @@ from workbench.methods.registry import (
     CONVENTIONS,
     ENTRY_POINT_GROUP,
     Method,
+    MethodBase,
     Stages,
     get,
     metric_records,
@@ -13,4 +14,4 @@ from workbench.methods.registry import (
     unregister,
 )
 
-__all__ = ["BUILTIN", "CONVENTIONS", "ENTRY_POINT_GROUP", "Method", "Stages", "get", "metric_records", "names", "register", "unregister"]
+__all__ = ["BUILTIN", "CONVENTIONS", "ENTRY_POINT_GROUP", "Method", "MethodBase", "Stages", "get", "metric_records", "names", "register", "unregister"]

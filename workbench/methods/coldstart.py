@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import Stages, register
+from workbench.methods.registry import MethodBase, Stages, register
 
 
 @register
-class ColdStartMethod:
+class ColdStartMethod(MethodBase):
     name = "coldstart"
+    study_module = "workbench.studies.coldstart"
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
-
-    def load(self, data, path):
-        from workbench.studies.coldstart import from_toml
-
-        return from_toml(data, path)
-
-    def plan_context(self, conn, study, study_id):
-        return None
-
-    def plan(self, study, model_identity, params, context):
-        from workbench.studies.coldstart import plan_requests
-
-        return plan_requests(study, model_identity, params)
-
-    def helper_model(self, study):
-        return None
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.studies.coldstart import parse_answers

@@ -2,30 +2,20 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import Stages, register
+from workbench.methods.registry import MethodBase, Stages, register
 
 
 @register
-class EntityMethod:
+class EntityMethod(MethodBase):
     name = "entity"
+    study_module = "workbench.studies.entity"
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
-
-    def load(self, data, path):
-        from workbench.studies.entity import from_toml
-
-        return from_toml(data, path)
-
-    def plan_context(self, conn, study, study_id):
-        return None
 
     def plan(self, study, model_identity, params, context):
         from workbench.studies.entity import plan_requests
 
         return plan_requests(study, model_identity)
-
-    def helper_model(self, study):
-        return None
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.studies.entity import store_scores

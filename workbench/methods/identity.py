@@ -2,27 +2,15 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import Stages, register
+from workbench.methods.registry import MethodBase, Stages, register
 
 
 @register
-class IdentityMethod:
+class IdentityMethod(MethodBase):
     name = "identity"
+    study_module = "workbench.studies.identity"
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
-
-    def load(self, data, path):
-        from workbench.studies.identity import from_toml
-
-        return from_toml(data, path)
-
-    def plan_context(self, conn, study, study_id):
-        return None
-
-    def plan(self, study, model_identity, params, context):
-        from workbench.studies.identity import plan_requests
-
-        return plan_requests(study, model_identity, params)
 
     def helper_model(self, study):
         return study.judge

@@ -66,6 +66,33 @@ class Method(Protocol):
         """`workbench metrics` in a terminal: the records as Rich tables."""
 
 
+class MethodBase:
+    """Defaults for a method whose study module offers `from_toml` and `plan_requests`
+    and which needs no planning context and no helper model."""
+
+    name: str
+    first_stage = "answer"
+    summary = ""
+    study_module = ""  # e.g. "workbench.studies.coldstart"
+
+    def _module(self):
+        from importlib import import_module
+
+        return import_module(self.study_module)
+
+    def load(self, data: dict[str, Any], path: Path) -> Any:
+        return self._module().from_toml(data, path)
+
+    def plan_context(self, conn: sqlite3.Connection | None, study: Any, study_id: int | None) -> Any:
+        return None
+
+    def plan(self, study: Any, model_identity: str, params: dict[str, Any], context: Any):
+        return self._module().plan_requests(study, model_identity, params)
+
+    def helper_model(self, study: Any) -> ModelSpec | None:
+        return None
+
+
 @dataclass
 class Stages:
     """What a method's later stages get from the pipeline."""
