@@ -354,3 +354,20 @@ def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp
 
     asyncio.run(scenario())
     assert iou() == pytest.approx(0.0)  # the app's correction counts in the metrics
+
+
+def test_imported_rankings_with_their_catalog_get_rank_and_group_shares(tmp_path):
+    (tmp_path / "cat.csv").write_text("title,origin\nA,Western\nB,Japanese\nC,Western\n")
+    path = tmp_path / "r.csv"
+    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+                    "m,0,g,a girl,1,C\nm,0,g,a girl,2,A\n")
+    db = tmp_path / "c.db"
+    out = run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs", "--catalog",
+                  str(tmp_path / "cat.csv"))
+    assert out.returncode == 0 and "with its catalog of 3 items" in out.stdout
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    rank = [r for r in records if r["metric"] == "mean_catalog_rank" and r["persona"] == "a girl"]
+    assert rank and rank[0]["mean"] == pytest.approx(2.0)  # C is 3rd, A 1st
+    shares = {r["value_label"]: r["mean"] for r in records
+              if r["metric"] == "group_share" and r["persona"] == "a girl"}
+    assert shares.get("Western") == pytest.approx(1.0)

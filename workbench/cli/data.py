@@ -154,9 +154,20 @@ def _import(args: argparse.Namespace) -> int:
                 console.print(f"Parsed {got['lists']} responses into {got['rows']} items "
                               f"({got['out_of_catalog']} out of catalog, kept) in study {args.study!r}.")
             else:
+                catalog = None
+                if args.catalog:  # read before anything is stored: a bad catalog leaves nothing
+                    from workbench.catalog import load_catalog
+
+                    try:
+                        catalog = load_catalog(Path(args.catalog))
+                    except (OSError, ValueError) as exc:
+                        raise UserError(f"{args.catalog}: {exc}") from None
                 got = coldstart_io.import_rankings(conn, args.study, path)
+                if catalog is not None:  # mean catalog rank and group shares need it
+                    coldstart_io.store_catalog(conn, args.study, catalog)
                 console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
-                              f"{args.study!r}.")
+                              f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog
+                                                   else "."))
         elif args.kind == "mentions":
             if not args.study:
                 raise UserError("import mentions needs --study NAME")
@@ -254,5 +265,6 @@ def add_parsers(sub, fmt) -> None:
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
-    p.add_argument("--catalog", help="responses: the catalog (JSON list or CSV with attribute columns)")
+    p.add_argument("--catalog", help="responses, rankings: the catalog (JSON list or CSV with attribute columns); "
+                   "with rankings it enables mean catalog rank and group shares")
     p.set_defaults(func=cmd_import)
