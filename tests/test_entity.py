@@ -244,3 +244,11 @@ def test_http_engine_scores_with_echo_or_says_it_approximates(tmp_path, fake_ser
     assert rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'done'") == [(4,)]
     out = run_cli("metrics", "--db", str(db))
     assert "first_token" in out.stdout
+
+
+def test_coverage_filters():
+    scores = {("A", 0): 0.9, ("B", 0): 0.5, ("C", 0): 0.1, ("A", 1): 0.6, ("B", 1): 0.2, ("A", 2): 0.3}
+    # template 2 has one entity: dropped at min_entities = 2; then C has one template left
+    kept = em.covered(scores, min_entities=2, min_templates=2)
+    assert set(kept) == {("A", 0), ("B", 0), ("A", 1), ("B", 1)}
+    assert em.covered(scores) == scores

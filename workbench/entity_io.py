@@ -32,7 +32,8 @@ def _meta(conn: sqlite3.Connection, study_id: int) -> dict[str, dict[str, str]]:
 def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Delta(e, T) per study x model x language x variant x method, with the entity's metadata."""
     out = []
-    for study_id, name, _spec in _studies(conn, study):
+    for study_id, name, spec in _studies(conn, study):
+        min_entities, min_templates = spec.get("min_entities", 1), spec.get("min_templates", 1)
         meta = _meta(conn, study_id)
         cells: dict[tuple, list] = defaultdict(list)
         intended: dict[tuple, dict] = defaultdict(dict)
@@ -43,7 +44,7 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
             cells[key].append((entity, template, label, weight, prob or 0.0))
             intended[key][entity, template] = wanted
         for (model, task, language, variant, method), rows in cells.items():
-            scores = em.weighted_scores(rows)
+            scores = em.covered(em.weighted_scores(rows), min_entities, min_templates)
             per_template = em.entity_deltas(em.normalised(scores))
             biases = {e: (sum(v) / len(v), len(v)) for e, v in per_template.items()}
             mean_score: dict[str, list[float]] = defaultdict(list)
@@ -51,6 +52,8 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
                 mean_score[entity].append(value)
             best: dict[tuple, tuple[float, str]] = {}
             for entity, template, label, _w, prob in rows:
+                if (entity, template) not in scores:  # left out by the coverage filters
+                    continue
                 if (entity, template) not in best or prob > best[entity, template][0]:
                     best[entity, template] = (prob, label)
             wanted = intended[model, task, language, variant, method]

@@ -38,6 +38,20 @@ def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], fl
     return {(e, t): (v - stats[t][0]) / stats[t][1] if stats[t][1] > 0 else 0.0 for (e, t), v in scores.items()}
 
 
+def covered(scores: dict[tuple[str, int], float], min_entities: int = 1,
+            min_templates: int = 1) -> dict[tuple[str, int], float]:
+    """The scores of templates with at least `min_entities` entities, then of entities
+    with at least `min_templates` of those templates (the framework's coverage filters)."""
+    per_template: dict[int, int] = defaultdict(int)
+    for _entity, template in scores:
+        per_template[template] += 1
+    kept = {k: v for k, v in scores.items() if per_template[k[1]] >= min_entities}
+    per_entity: dict[str, int] = defaultdict(int)
+    for entity, _template in kept:
+        per_entity[entity] += 1
+    return {k: v for k, v in kept.items() if per_entity[k[0]] >= min_templates}
+
+
 def entity_bias(deltas: dict[tuple[str, int], float]) -> dict[str, tuple[float, int]]:
     """Delta(e, T) and the number of templates behind it."""
     return {e: (sum(v) / len(v), len(v)) for e, v in entity_deltas(deltas).items()}

@@ -10,6 +10,8 @@
     variants = ["zero_shot_text"]     # zero_shot|few_shot x text|numeric labels
     max_templates = 50                # first N templates (optional)
     max_entities = 30                 # first N entities (optional)
+    min_entities = 5                  # coverage: a template counts with >= 5 scored entities (default 1)
+    min_templates = 3                 # coverage: an entity counts with >= 3 such templates (default 1)
     scoring = "exact"                 # exact | first_token (an approximation, labelled) | naive
     group_by = ["Region"]             # metadata columns compared with Mann-Whitney U
 
@@ -35,6 +37,7 @@ from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name
 
 TOP_KEYS = {"name", "method", "description", "models", "task", "templates", "entities", "languages", "variants",
+            "min_entities", "min_templates",
             "max_templates", "max_entities", "scoring", "group_by"}
 VARIANTS = ("zero_shot_text", "few_shot_text", "zero_shot_numeric", "few_shot_numeric")
 SCORING = ("exact", "first_token", "naive")
@@ -75,6 +78,10 @@ class EntityStudy:
     scoring: str
     group_by: list[str]
     generation: dict[str, Any] = field(default_factory=dict)
+    # Coverage filters (the framework's processing): a template counts when at least
+    # min_entities entities were scored on it; an entity when it has min_templates templates.
+    min_entities: int = 1
+    min_templates: int = 1
     method: str = "entity"
     questions: list = field(default_factory=list)
 
@@ -82,7 +89,8 @@ class EntityStudy:
         return {"name": self.name, "method": self.method, "models": [str(m) for m in self.models],
                 "task": self.task_path, "task_id": self.task.id, "templates": len(self.templates),
                 "entities": len(self.entities), "languages": self.languages, "variants": self.variants,
-                "scoring": self.scoring, "group_by": self.group_by}
+                "scoring": self.scoring, "group_by": self.group_by, "min_entities": self.min_entities,
+                "min_templates": self.min_templates}
 
 
 def _read_csv(where: Where, path: Path, required: str) -> list[dict[str, str]]:
@@ -196,6 +204,10 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
         description=str(data.get("description", "")), models=models, task=task, task_path=str(local("task")),
         templates=templates, entities=entities, languages=languages, variants=variants, scoring=scoring,
         group_by=group_by,
+        min_entities=expect_range(where.child("min_entities"), data.get("min_entities", 1), 1, None,
+                                  "a whole number of entities a template needs"),
+        min_templates=expect_range(where.child("min_templates"), data.get("min_templates", 1), 1, None,
+                                   "a whole number of templates an entity needs"),
     )
 
 
