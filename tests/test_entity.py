@@ -252,3 +252,40 @@ def test_coverage_filters():
     kept = em.covered(scores, min_entities=2, min_templates=2)
     assert set(kept) == {("A", 0), ("B", 0), ("A", 1), ("B", 1)}
     assert em.covered(scores) == scores
+
+
+def test_scores_made_elsewhere_import_and_give_the_same_deltas(tmp_path, fake_server):
+    """`export --what scores` of one study, imported as if from another harness, gives
+    the same Delta per entity and the same group tests."""
+    from openai_server import ServerConfig
+
+    server = fake_server(ServerConfig())
+    study = small_study(tmp_path, models=f'["openai:m@{server.base_url}"]', templates=4, entities=6)
+    db = tmp_path / "scored.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    exported = tmp_path / "scores.csv"
+    assert run_cli("export", "--db", str(db), "--what", "scores", "--format", "csv", "--raw",
+                   "-o", str(exported)).returncode == 0
+    other = tmp_path / "imported.db"
+    out = run_cli("import", "scores", str(exported), "--db", str(other), "--study", "elsewhere",
+                  "--task", str(EXAMPLE / "urgency.task.json"), "--entities", str(EXAMPLE / "countries.csv"),
+                  "--group-by", "gdp_quantile")
+    assert out.returncode == 0 and "24 prompts (6 entities)" in out.stdout, out.stdout + out.stderr
+
+    def deltas(path, metric="entity_delta"):
+        records = json.loads(run_cli("metrics", "--db", str(path), "--format", "json").stdout)
+        return {(r.get("entity") or r.get("value_label")): r["value"] for r in records if r["metric"] == metric}
+
+    original, imported = deltas(db), deltas(other)
+    assert original.keys() == imported.keys() and len(original) == 6
+    for entity, value in original.items():
+        assert imported[entity] == pytest.approx(value, abs=1e-9)
+    assert deltas(db, "group_delta") == pytest.approx(deltas(other, "group_delta"), abs=1e-9)
+    status = json.loads(run_cli("status", "--db", str(other), "--json").stdout)
+    assert status[0]["done"] == 24 and status[0]["stage"] == "score"
+    # A label that is not the task's is one line naming the row; nothing is stored.
+    bad = tmp_path / "bad.csv"
+    bad.write_text("entity,template_id,label,logprob\nFrance,0,very urgent,-1.2\n")
+    out = run_cli("import", "scores", str(bad), "--db", str(tmp_path / "bad.db"), "--study", "x",
+                  "--task", str(EXAMPLE / "urgency.task.json"))
+    assert out.returncode == 2 and "line 2: column 'label'" in out.stderr and not (tmp_path / "bad.db").exists()

@@ -161,3 +161,93 @@ def bias_records(conn: sqlite3.Connection, study: str | None = None) -> tuple[li
     rows = [b for b in entity_biases(conn, study) if b["entity"] is not None]
     extra = sorted({k for b in rows for k in b["meta"]})
     return [{**{k: v for k, v in b.items() if k != "meta"}, **b["meta"]} for b in rows], BIAS_FIELDS + extra
+
+
+SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
+
+
+def import_scores(conn: sqlite3.Connection, study: str, path, task_path, entities_path=None,
+                  group_by: list[str] | None = None) -> dict[str, int]:
+    """Label log-probabilities computed elsewhere (vLLM, another harness), in the columns of
+    `export --what scores`: entity, template_id, label (the task's label id) and logprob
+    required; model, language, variant, method, intended and continuation optional. Labels
+    and weights come from the task file; entity metadata from an optional CSV (`name` plus
+    columns). Each (model, language, variant, method, entity, template) is one scored prompt,
+    stored as a request of the study (stage `score`, engine `import`) so status, exports and
+    metrics treat it like a scored one. The whole file is checked before anything is stored."""
+    import hashlib
+    import math
+    from pathlib import Path
+
+    from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
+    from workbench.store import queue
+    from workbench.studies.entity import load_task
+    from workbench.studies.spec import StudyError, Where
+
+    path, task_path = Path(path), Path(task_path)
+    try:
+        task = load_task(Where(str(task_path)), task_path)
+    except StudyError as exc:
+        raise ImportError_(str(exc)) from None
+    weights = {label.id: label.weight for label in task.labels}
+    prompts: dict[tuple, dict[str, Any]] = {}
+    try:
+        for line, row in read_rows(path, SCORE_IMPORT_COLUMNS):
+            label = row["label"].strip()
+            if label not in weights:
+                raise CsvInputError(f"{path}: line {line}: column 'label': {label!r} is not a label id of the task "
+                                    f"(one of: {', '.join(weights)})")
+            logprob = real(path, line, "logprob", row["logprob"]) if row["logprob"].strip() else None
+            if logprob is not None and logprob > 1e-9:
+                raise CsvInputError(f"{path}: line {line}: column 'logprob': a log-probability is at most 0, "
+                                    f"got {logprob}")
+            key = (row.get("model") or "imported", row.get("language") or "english",
+                   row.get("variant") or "zero_shot_text", row.get("method") or "exact", row["entity"].strip(),
+                   whole(path, line, "template_id", row["template_id"], 0))
+            prompt = prompts.setdefault(key, {"labels": {}, "intended": (row.get("intended") or "").strip() or None})
+            if label in prompt["labels"]:
+                raise CsvInputError(f"{path}: line {line}: label {label!r} of this prompt appears twice")
+            prompt["labels"][label] = (logprob, row.get("continuation") or f" {label}")
+        meta = {}
+        if entities_path:
+            meta = {r["name"].strip(): {k: (v or "").strip() for k, v in r.items() if k != "name"}
+                    for _line, r in read_rows(Path(entities_path), ("name",))}
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
+    if not prompts:
+        raise ImportError_(f"{path}: no scores")
+    spec = {"name": study, "method": "entity", "imported": str(path), "task": str(task_path), "task_id": task.id,
+            "group_by": group_by or []}
+    study_id = queue.upsert_study(conn, study, "entity", spec, None)
+    values, requests = [], {}
+    models = {}
+    for (model, language, variant, method, entity, template), prompt in prompts.items():
+        if model not in models:
+            models[model] = queue.upsert_model(conn, identity=f"import:{model}", spec=model, engine="import",
+                                               name=model, base_url=None, file_path=str(path), file_hash=None,
+                                               params={})
+        key = hashlib.sha256(json.dumps([study_id, model, language, variant, method, entity, template]).encode()
+                             ).hexdigest()[:32]
+        requests[key] = (models[model], {"imported": str(path), "meta": {"entity": entity, "template_id": template}})
+        known = [lp for lp, _c in prompt["labels"].values() if lp is not None]
+        peak = max(known) if known else 0.0
+        total = sum(math.exp(lp - peak) for lp in known)
+        for label, (logprob, continuation) in prompt["labels"].items():
+            prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
+            values.append((key, study_id, model, task.id, entity, template, language, variant, method, label,
+                           prompt["intended"], weights[label], continuation, logprob, prob))
+    from workbench.store.db import utc_now
+
+    now = utc_now()
+    with queue.transaction(conn):
+        conn.executemany(
+            "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, payload_json, status, created_at, "
+            "updated_at) VALUES (?, ?, ?, 'score', ?, 'done', ?, ?)",
+            [(key, study_id, model_id, json.dumps(payload), now, now) for key, (model_id, payload) in requests.items()])
+        conn.executemany(
+            "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
+            "variant, method, label, intended, weight, continuation, logprob, prob) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+        conn.executemany("INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
+                         [(study_id, name, json.dumps(m)) for name, m in meta.items()])
+    return {"prompts": len(prompts), "scores": len(values), "entities": len({k[4] for k in prompts})}

@@ -168,6 +168,14 @@ def _import(args: argparse.Namespace) -> int:
                 console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
                               f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog
                                                    else "."))
+        elif args.kind == "scores":
+            from workbench import entity_io
+
+            if not (args.study and args.task):
+                raise UserError("import scores needs --study NAME and --task TASK.task.json")
+            got = entity_io.import_scores(conn, args.study, path, Path(args.task), args.entities, args.group_by)
+            console.print(f"Imported {got['scores']} label scores of {got['prompts']} prompts "
+                          f"({got['entities']} entities) into study {args.study!r}.")
         elif args.kind == "mentions":
             if not args.study:
                 raise UserError("import mentions needs --study NAME")
@@ -255,16 +263,24 @@ def add_parsers(sub, fmt) -> None:
         "  responses  raw cold-start answers model,seed,persona_category,persona,response, parsed\n"
         "             against --catalog (exact, then fuzzy); out-of-catalog items are kept and counted\n"
         "  references identity studies: item,group,share[,count,group_total] — each group's share\n"
-        "             among an item's people (e.g. a university's students), for Mean Share and Coverage",
+        "             among an item's people (e.g. a university's students), for Mean Share and Coverage\n"
+        "  scores     label log-probs computed elsewhere (vLLM, another harness), as `export --what scores`:\n"
+        "             entity,template_id,label,logprob[,model,language,variant,method,intended]; --task gives\n"
+        "             the labels and weights, --entities the metadata, --group-by the columns to compare",
         epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
         "  workbench import mentions lists.csv --db audit.db --study external\n"
         "  workbench import entities regions.csv --db audit.db",
     )
-    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references"])
+    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references",
+                                     "scores"])
     p.add_argument("file")
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
+    p.add_argument("--task", help="scores: the task file (*.task.json) with the labels and their weights")
+    p.add_argument("--entities", help="scores: entity metadata, a CSV with `name` and any columns")
+    p.add_argument("--group-by", action="append", metavar="COLUMN",
+                   help="scores: compare the groups of this metadata column (repeat for several)")
     p.add_argument("--catalog", help="responses, rankings: the catalog (JSON list or CSV with attribute columns); "
                    "with rankings it enables mean catalog rank and group shares")
     p.set_defaults(func=cmd_import)
