@@ -126,6 +126,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     assert black["mean_share_vs_baseline", "explicit"]["difference"] == pytest.approx(0.0)
     assert black["parse_rate", "dialect"]["value"] == 1.0
     assert "Identity disclosure" in run_cli("metrics", "--db", str(db)).stdout
+    _recompute_from_the_export(db, records)
 
     import asyncio
 
@@ -217,3 +218,40 @@ def test_probe_labels_from_an_llm_judge_and_a_reviewer(tmp_path, fake_server):
                                         "--who", "ana").stdout
     bad = run_cli("review", "label", "--db", str(db), "--study", "unis", "--key", "zzz", "--label", "admits")
     assert bad.returncode != 0 and "no identity output" in (bad.stdout + bad.stderr)
+
+
+def _recompute_from_the_export(db, records):
+    """A reviewer recomputes Mean Share, Coverage and the probe rate from `export --what
+    identity` alone and gets what `workbench metrics` reports."""
+    import json as _json
+    from collections import defaultdict
+
+    from helpers import run_cli
+
+    rows_ = _json.loads(run_cli("export", "--db", str(db), "--what", "identity", "--format", "json").stdout)
+    assert rows_ and {"prompt", "choices", "parse_mode", "probe_answer", "probe_label_source"} <= set(rows_[0])
+    answers = defaultdict(lambda: defaultdict(list))
+    for r in rows_:
+        answers[r["model"], r["group"], r["condition"]][r["request_key"]].append(r)
+    mine = {}
+    for cell, by_answer in answers.items():
+        shares = []
+        for items in by_answer.values():
+            known = [r["reference_share"] for r in items if r["reference_share"] is not None]
+            if known:
+                shares.append(sum(known) / len(known))
+        if shares:
+            mine["mean_share", *cell] = sum(shares) / len(shares)
+        every = [r for items in by_answer.values() for r in items]
+        totals = {r["group_total"] for r in every if r["group_total"]}
+        if totals:
+            counts = {r["item"]: r["reference_count"] or 0 for r in every if r["item"]}
+            mine["coverage", *cell] = sum(counts.values()) / totals.pop()
+        labels = [items[0]["probe_label"] for items in by_answer.values() if items[0]["probe_label"]]
+        if labels:
+            mine["probe_admits_rate", *cell] = labels.count("admits") / len(labels)
+    theirs = {(r["metric"], r["model"], r["group"], r["condition"]): r["value"] for r in records
+              if r["metric"] in ("mean_share", "coverage", "probe_admits_rate")}
+    assert mine.keys() == theirs.keys() and len(mine) > 10
+    for key, value in theirs.items():
+        assert mine[key] == pytest.approx(value, abs=1e-12), key

@@ -12,10 +12,15 @@ from typing import Any
 from workbench.safe_output import spreadsheet_cell
 from workbench.store import queue
 
+# What identifies a request within its method, read from the request itself: ChoiceEval
+# (topic, cluster, question), identity (group, condition), cold-start (persona), entity
+# (entity, template, language, variant); `prompt` is the exact text the model was given.
+META_FIELDS = ["group", "condition", "persona_category", "persona", "entity", "template_id", "language", "variant"]
 RESPONSE_FIELDS = [
     "request_key", "study", "model", "model_identity", "stage", "status", "topic", "cluster",
-    "cluster_label", "question", "repetition", "seed", "text", "finish_reason", "prompt_tokens",
-    "completion_tokens", "latency_s", "attempts", "error", "started_at", "finished_at",
+    "cluster_label", "question", *META_FIELDS, "prompt", "repetition", "seed", "text", "finish_reason",
+    "prompt_tokens", "completion_tokens", "latency_s", "attempts", "error", "started_at", "finished_at",
+    "replaced_chars", "shared_from",
 ]
 
 
@@ -28,7 +33,8 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
                COALESCE(p.model_identity, m.identity) AS model_identity, r.stage, r.status,
                q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
                p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
-               r.attempts, r.last_error AS error, p.started_at, p.finished_at
+               r.attempts, r.last_error AS error, p.started_at, p.finished_at, p.replaced_chars, p.shared_from,
+               r.payload_json
         FROM requests r
         JOIN studies s ON s.id = r.study_id
         JOIN models m ON m.id = r.model_id
@@ -40,7 +46,17 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
         args,
     )
     for row in rows:
-        yield dict(row)
+        record = dict(row)
+        payload = json.loads(record.pop("payload_json") or "{}")
+        meta = payload.get("meta") or {}
+        record.update({k: meta.get(k) for k in META_FIELDS})
+        if record["seed"] is None and "seed" in meta:  # cold-start: the study's seed, kept in its meta
+            record["seed"] = meta["seed"]
+        messages = payload.get("messages") or []
+        score = payload.get("score")
+        record["prompt"] = (score["prefix"] + score["suffix"] if score else
+                            next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None))
+        yield record
 
 
 def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:

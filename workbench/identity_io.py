@@ -129,3 +129,42 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
     # One family of tests per model: every group x condition against its baseline.
     adjust([r for r in records if r["metric"] == "mean_share_vs_baseline"], ("study", "model"))
     return records
+
+
+IDENTITY_FIELDS = ["study", "model", "request_key", "group", "condition", "prompt", "choices", "parse_mode", "parsed",
+                   "rank", "item", "explanation", "reference_share", "reference_count", "group_total", "probe_answer",
+                   "probe_label", "probe_label_source",
+                   "probe_rule_label", "probe_judge_label"]
+
+
+def identity_records(conn: sqlite3.Connection, study: str | None = None):
+    """One row per recommended item of every identity answer (an answer with none: one row,
+    empty rank): the exact prompt, the sampled slot values, how it was read, the group's
+    reference share of the item, and the probe with its label and where the label came from.
+    Mean Share, Coverage and the probe rates can be recomputed from these rows alone."""
+    import json
+
+    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
+    rows = conn.execute(
+        f"""
+        SELECT s.name AS study, o.model, o.request_key, o.grp, o.condition, r.payload_json, o.parse_mode, o.parsed,
+               i.rank, i.item, i.explanation, rs.share AS reference_share, rs.count AS reference_count,
+               (SELECT MAX(t.group_total) FROM reference_shares t WHERE t.study_id = o.study_id AND t.grp = o.grp)
+                   AS group_total,
+               (SELECT p2.text FROM requests r2 JOIN responses p2 ON p2.request_key = r2.key
+                WHERE r2.parent_key = o.request_key AND r2.stage = 'probe') AS probe_answer,
+               o.probe_label, o.probe_label_source, o.probe_rule_label, o.probe_judge_label
+        FROM identity_outputs o JOIN studies s ON s.id = o.study_id
+        JOIN requests r ON r.key = o.request_key
+        LEFT JOIN identity_recommendations i ON i.request_key = o.request_key
+        LEFT JOIN reference_shares rs ON rs.study_id = o.study_id AND rs.item = i.item AND rs.grp = o.grp
+        WHERE r.superseded = 0 {where}
+        ORDER BY r.rowid, i.rank
+        """, args)
+    for row in rows:
+        record = dict(row)
+        payload = json.loads(record.pop("payload_json"))
+        record["group"] = record.pop("grp")
+        record["prompt"] = next((m["content"] for m in payload.get("messages", []) if m.get("role") == "user"), None)
+        record["choices"] = json.dumps(payload.get("meta", {}).get("choices", {}), ensure_ascii=False)
+        yield record

@@ -105,6 +105,10 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
         from workbench import entity_io
 
         return entity_io.bias_records(conn, args.study)
+    if args.what == "identity":
+        from workbench import identity_io
+
+        return identity_io.identity_records(conn, args.study), identity_io.IDENTITY_FIELDS
     if args.what == "reviews":
         from workbench.store.reviews import REVIEW_FIELDS, review_records
 
@@ -230,13 +234,14 @@ def add_parsers(sub, fmt) -> None:
     )
     add_db(p)
     p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews",
-                                      "rankings", "scores", "entity_bias"],
+                                      "rankings", "scores", "entity_bias", "identity"],
                    default="responses",
                    help="responses (answers and extraction replies), mentions (ranked lists), entities "
                    "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
                    "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
                    "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
-                   "prompt and label text) or entity_bias (Delta per entity with its metadata)")
+                   "prompt and label text), entity_bias (Delta per entity with its metadata) or identity (one "
+                   "row per recommended item: prompt, slot values, parse mode, reference share, probe and label)")
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
     p.add_argument("--output", "-o", help="write to this file instead of standard output (written whole or "
