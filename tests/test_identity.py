@@ -125,6 +125,12 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     assert black["coverage", "explicit"]["value"] == pytest.approx(0.1)
     assert black["mean_share_vs_baseline", "explicit"]["difference"] == pytest.approx(0.0)
     assert black["parse_rate", "dialect"]["value"] == 1.0
+    # The bundled template has dialect variants for Black and Hispanic users only: White users'
+    # "dialect" prompts are the baseline's words, and their rows say so.
+    white = {(r["metric"], r["condition"]): r for r in records if r.get("group") == "White"}
+    assert white["mean_share", "dialect"].get("no_signal") is True
+    assert "no_signal" not in black["mean_share", "dialect"] and "no_signal" not in white["mean_share", "baseline"]
+    assert "no dialect variants for White, Asian" in run_cli("run", str(study), "--db", str(db), "--quiet").stdout
     assert "Identity disclosure" in run_cli("metrics", "--db", str(db)).stdout
     _recompute_from_the_export(db, records)
 

@@ -36,7 +36,8 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
-    for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
+    for study_id, name, spec_json in conn.execute(
+            f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args).fetchall():
         outputs = conn.execute("SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
                                "FROM identity_outputs WHERE study_id = ?", (study_id,)).fetchall()
         if not outputs:
@@ -56,9 +57,28 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                 counts.setdefault(group, {})[item] = count
             if total:
                 totals[group] = total
-        records += _records(name, outputs, items, shares, counts, totals)
+        silent = _groups_without_dialect(spec_json)
+        for record in _records(name, outputs, items, shares, counts, totals):
+            if record.get("condition") == "dialect" and record.get("group") in silent:
+                record["no_signal"] = True  # these prompts read like the baseline: no dialect to measure
+            records.append(record)
         records += _word_records(conn, study_id, name)
     return records
+
+
+def _groups_without_dialect(spec_json: str) -> set[str]:
+    """The groups the study's template has no dialect variants for (empty when unknown)."""
+    import json
+
+    from workbench.studies.identity_templates import TemplateError, load_template
+
+    source = json.loads(spec_json or "{}").get("template")
+    if not source:
+        return set()
+    try:
+        return set(load_template(source).groups_without_dialect())
+    except (TemplateError, OSError):
+        return set()
 
 
 def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[dict[str, Any]]:

@@ -74,6 +74,8 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
         specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
     except (StudyError, SpecError) as exc:
         raise UserError(str(exc)) from None
+    for warning in getattr(study, "warnings", []):
+        console.print(literal_text(f"note: {warning}"), style="yellow", soft_wrap=True)
     if concurrency:
         specs = [s.with_options(concurrency=concurrency) for s in specs]
     conn = open_store(db)

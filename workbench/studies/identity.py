@@ -77,6 +77,16 @@ class IdentityStudy:
     method: str = "identity"
     questions: list = field(default_factory=list)
 
+    @property
+    def warnings(self) -> list[str]:
+        """What the user should know before reading this study's numbers."""
+        missing = self.template.groups_without_dialect()
+        if not missing:
+            return []
+        return [f"template {self.template.name!r} has no dialect variants for {', '.join(missing)}: their "
+                "'dialect' prompts read like the baseline, so no dialect effect can be measured for them "
+                "(their dialect rows are flagged no_signal)"]
+
     def to_json(self) -> dict[str, Any]:
         return {"name": self.name, "method": self.method, "models": [str(m) for m in self.models],
                 "template": self.template_source, "per_group": self.per_group, "seed": self.seed,

@@ -42,6 +42,11 @@ class Template:
     spots: dict[str, dict[str, str]]
     associated: dict[str, dict[str, list[str]]]
 
+    def groups_without_dialect(self) -> list[str]:
+        """Groups no {spot} has a variant for: their `dialect` prompts read like the baseline,
+        so a "dialect effect" for them cannot be measured."""
+        return [g for g in self.groups if not any(g in variants for variants in self.spots.values())]
+
     def check(self) -> None:
         """Every placeholder has values, so sampling never fails half-way."""
         texts = [t for t, _ in self.sentences] + [self.question, self.explicit]
@@ -108,6 +113,7 @@ class SampledPrompt:
     condition: str
     text: str
     choices: dict[str, str]  # which value each slot took, for analysis
+    no_signal: bool = False  # a dialect prompt for a group without dialect variants: the baseline's words
 
 
 def render(template: Template, group: str, condition: str, rng: random.Random) -> SampledPrompt:
@@ -148,7 +154,8 @@ def render(template: Template, group: str, condition: str, rng: random.Random) -
     if condition == "explicit":
         parts.append(_SLOT.sub(slot_value, template.explicit))
     parts.append(template.question)
-    return SampledPrompt(group, condition, " ".join(parts), dict(choices))
+    no_signal = condition == "dialect" and group in template.groups_without_dialect()
+    return SampledPrompt(group, condition, " ".join(parts), dict(choices), no_signal)
 
 
 def sample_prompts(template: Template, per_group: int, seed: int,
