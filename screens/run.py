@@ -37,6 +37,8 @@ class ProgressRow(Horizontal):
     ProgressRow { height: 1; }
     ProgressRow > .name { width: 22; }
     ProgressRow > ProgressBar { width: 16; }
+    /* The bar inside is 32 cells by default: clipped to 16 it showed twice the progress. */
+    ProgressRow > ProgressBar > Bar { width: 1fr; }
     ProgressRow > .numbers { width: 1fr; }
     """
 

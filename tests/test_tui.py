@@ -300,3 +300,32 @@ def test_snapshot_review_and_entities(snap_compare, metrics_db, key):
         await _settle(pilot)
 
     assert snap_compare(WorkbenchApp(metrics_db, reviewer="reviewer"), terminal_size=(80, 24), run_before=go)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("done, total", [(1, 8), (4, 8), (111, 162), (8, 8)])
+def test_progress_bar_fill_matches_done_over_total(size, done, total):
+    """The bar is as full as done/total, never clipped (it once showed 1/8 as a quarter)."""
+    from textual.app import App
+    from textual.widgets import ProgressBar
+    from textual.widgets._progress_bar import Bar
+
+    from workbench.runner import Progress
+    from workbench.screens.run import ProgressRow
+
+    class One(App):
+        def compose(self):
+            yield ProgressRow("model answer", id="row")
+
+    async def scenario():
+        app = One()
+        async with app.run_test(size=size) as pilot:
+            row = app.query_one("#row", ProgressRow)
+            row.show(Progress("m", "answer", done=done, failed=0, pending=total - done, running=0, tokens=0,
+                              elapsed_s=1.0, answered_this_run=done))
+            await pilot.pause()
+            outer, bar = row.query_one(ProgressBar), row.query_one(Bar)
+            # The bar spans its box exactly (clipped, 1/8 looked like 1/4), at the right fraction.
+            assert bar.region.right <= outer.region.right and bar.size.width == outer.size.width
+            assert outer.percentage == pytest.approx(done / total)
+    asyncio.run(scenario())
