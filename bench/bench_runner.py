@@ -29,11 +29,11 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers import write_study
-from workbench.store.db import connect
 
 from workbench.audit import prepare, run_prepared
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.runner import RunOptions
+from workbench.store.db import connect
 from workbench.studies.spec import load_study
 
 MAX_TOKENS = 48

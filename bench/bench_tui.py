@@ -26,10 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from workbench.extract import normalize_surface
 from workbench.store import queue
 from workbench.store.db import connect, utc_now
-
-from workbench.extract import normalize_surface
 
 
 def build(db: Path, mentions: int) -> None:

@@ -315,10 +315,9 @@ class DesignScreen(Screen):
     def generate(self):
         import asyncio
 
-        from workbench.store.db import opened
-
         from workbench.audit import generate_questions
         from workbench.runner import RunOptions
+        from workbench.store.db import opened
 
         with opened(self.app.db_path) as conn:
             return asyncio.run(generate_questions(conn, self.study, None, RunOptions()))

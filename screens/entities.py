@@ -8,12 +8,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
-from workbench.screens.design import EditText
-from workbench.store import entities as registry
-from workbench.store.db import connect, opened
 
 from workbench import dedup
 from workbench.literal import visible
+from workbench.screens.design import EditText
+from workbench.store import entities as registry
+from workbench.store.db import connect, opened
 
 
 class EntitiesScreen(Screen):

@@ -8,11 +8,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
+
+from workbench.literal import visible
 from workbench.screens.design import EditText
 from workbench.store import match_reviews
 from workbench.store.db import opened
-
-from workbench.literal import visible
 
 FILTERS = ("all", "unmatched", "uncertain")
 

@@ -12,10 +12,10 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
-from workbench.store import probe_reviews
-from workbench.store.db import opened
 
 from workbench.literal import visible
+from workbench.store import probe_reviews
+from workbench.store.db import opened
 
 
 class ProbeReviewScreen(Screen):

@@ -81,10 +81,9 @@ PUBLISHED_NAMES = {"iou_divergence": "IOU Divergence", "serp_divergence": "SERP 
     ("original", set(PUBLISHED_NAMES)),  # the original code's convention: every number, to 1e-9
 ])
 def test_published_divergences_reproduce(tmp_path, shared_data, convention, reproduced):
-    from workbench.store.db import connect
-
     from workbench.coldstart_io import ranking_lists, raw_result_rows, store_rankings
     from workbench.metrics.coldstart import divergence_records as records_of
+    from workbench.store.db import connect
 
     raw, published = shared_data / "coldstart" / "raw_results", shared_data / "coldstart" / "metric_results"
     conn = connect(tmp_path / "pub.db")

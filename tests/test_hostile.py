@@ -438,9 +438,8 @@ def test_model_options_are_range_checked(spec, said):
 def test_markup_in_toasts_is_literal(tmp_path):
     import asyncio
 
-    from workbench.store.db import connect
-
     from workbench.app import WorkbenchApp
+    from workbench.store.db import connect
 
     connect(tmp_path / "t.db").close()
 

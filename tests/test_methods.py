@@ -8,11 +8,11 @@ from pathlib import Path
 
 from conftest import rows
 from openai_server import ServerConfig
-from workbench.store.queue import PlannedRequest
 
 from workbench import methods
 from workbench.cli import main
 from workbench.keys import request_key
+from workbench.store.queue import PlannedRequest
 from workbench.studies.spec import Where, expect, read_generation, read_models, read_name
 
 

@@ -5,6 +5,7 @@ import threading
 import time
 
 import pytest
+
 from workbench.store import queue
 from workbench.store.db import StoreError, connect
 from workbench.store.schema import SCHEMA_VERSION

@@ -9,9 +9,9 @@ import pytest
 from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
-from workbench.widgets.modals import HelpScreen
 
 from workbench.app import WorkbenchApp
+from workbench.widgets.modals import HelpScreen
 
 
 async def wait_for(pilot, condition, timeout=30.0):

@@ -35,6 +35,9 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits.astype(np.float64) - float(np.max(logits))
     return shifted - np.log(np.exp(shifted).sum())
 
+# A prompt longer than the context is permanent (retrying cannot help): the message says the fix.
+CONTEXT_HINT = "raise n_ctx in the model spec, e.g. llama:default,n_ctx=8192"
+
 if TYPE_CHECKING:  # only for annotations: models imports this module to make engines
     from workbench.models import ResolvedModel
 
@@ -121,7 +124,7 @@ class _Instance:
                 text = (request.prefill or "").lstrip() + choice["text"]
         except ValueError as exc:
             # llama-cpp-python raises ValueError for a prompt longer than n_ctx.
-            raise EngineError("context_overflow", str(exc), retryable=False) from None
+            raise EngineError("context_overflow", f"{exc}; {CONTEXT_HINT}", retryable=False) from None
         if self.cancel.is_set():
             raise EngineError("cancelled", "generation cancelled", retryable=False)
         usage = reply.get("usage", {})
@@ -166,8 +169,8 @@ class _Instance:
         llm = self.llm
         assert llm is not None
         if len(prompt_tokens) >= llm.n_ctx():
-            raise EngineError("context_overflow", f"prompt of {len(prompt_tokens)} tokens exceeds n_ctx={llm.n_ctx()}",
-                              retryable=False)
+            raise EngineError("context_overflow", f"prompt of {len(prompt_tokens)} tokens exceeds n_ctx={llm.n_ctx()}; "
+                              f"{CONTEXT_HINT}", retryable=False)
         cached = 0
         limit = min(llm.n_tokens, len(prompt_tokens) - 1)  # always re-decode the last prompt token
         while cached < limit and llm.input_ids[cached] == prompt_tokens[cached]:
@@ -187,7 +190,8 @@ class _Instance:
         if not tokens:
             return []
         if n_prompt + len(tokens) > llm.n_ctx():
-            raise EngineError("context_overflow", "prompt + continuation exceed n_ctx", retryable=False)
+            raise EngineError("context_overflow", f"prompt + continuation exceed n_ctx; {CONTEXT_HINT}",
+                              retryable=False)
         llm._ctx.kv_cache_seq_rm(0, n_prompt, -1)
         llm.n_tokens = n_prompt
         rows: list[np.ndarray] = []

@@ -138,7 +138,8 @@ class Scorer:
         if n_tokens > self.n_ctx:
             from workbench.engines.base import EngineError
 
-            raise EngineError("context_overflow", f"{n_tokens} tokens exceed n_ctx={self.n_ctx}", retryable=False)
+            raise EngineError("context_overflow", f"{n_tokens} tokens exceed n_ctx={self.n_ctx}; raise n_ctx in the "
+                              "model spec, e.g. llama:default,n_ctx=8192", retryable=False)
 
     def score(self, prefix: str, items: list[Item], first_token_only: bool = False) -> list[list[float]]:
         """Log-probability of every continuation of every item (sum over its tokens;
