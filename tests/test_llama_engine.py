@@ -186,3 +186,11 @@ def test_study_run_on_the_local_model_stores_identity_seed_and_timing(tmp_path, 
     again = run_cli("run", str(study), "--db", str(db_path), "--quiet")
     assert "0 newly planned" in again.stdout and "All 6 requests answered" in again.stdout
     assert rows(db_path, "SELECT COUNT(*) FROM responses") == [(6,)]
+
+
+def test_invariant_kernels_are_another_model_identity():
+    """Batch-invariant kernels give other last digits: their scores never mix with the fast ones."""
+    fast = resolve(parse_spec("llama:default")).identity
+    invariant = resolve(parse_spec("llama:default,invariant=true")).identity
+    assert invariant != fast and invariant.startswith(fast) and invariant.endswith(",invariant=True")
+    assert resolve(parse_spec("llama:default,invariant=false")).identity == fast
