@@ -224,3 +224,17 @@ def test_bootstrap_intervals_cover_the_true_value(kind):
             truth = 2 / 7 - 2 / 8
         covered += low <= truth <= high
     assert 0.93 <= covered / 400 <= 0.97, covered / 400
+
+
+def test_log_odds_without_regions_say_so():
+    from workbench.metric_views import lor_cell
+
+    lists = [rl(["Nike", "Adidas"], rep=1, cluster=c, question=f"{c}{q}") for c in ("g1", "g2") for q in range(3)]
+    records = choice_metric_records("s", lists, lambda e: None)  # no entity has a region yet
+    lor = next(r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe")
+    assert lor["slots_a"] == lor["slots_b"] == 0
+    assert lor_cell(lor).startswith("n/a: no entity of either region")
+    region = {"Nike": "United States", "Adidas": "Europe"}.get
+    lor = next(r for r in choice_metric_records("s", lists, region) if r["metric"] == "lor"
+               and r["cluster"] is None and r["region_b"] == "Europe")
+    assert "no test: no spread over clusters" in lor_cell(lor)  # equal clusters: t undefined, said so

@@ -58,6 +58,16 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
     return ["topic"] + names, rows
 
 
+def lor_cell(r: dict[str, Any]) -> str:
+    """A topic's mean LOR, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
+    if r.get("slots_a") == 0 and r.get("slots_b") == 0:
+        return "n/a: no entity of either region (assign regions: workbench import entities)"
+    if r.get("p") is None:
+        why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
+        return f"{fmt(r['mean'], 2)}{_ci(r)} (no test: {why})"
+    return f"{fmt(r['mean'], 2)}{_ci(r)} (p {fmt(r['p'], 3)})"
+
+
 def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     names = models(records)
     by = {(r["topic"], r["region_a"], r["region_b"], r["model"]): r for r in records if r["metric"] == "lor"}
@@ -69,7 +79,7 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
             if r is None:
                 row.append("")
             elif "mean" in r:  # topic level: mean over clusters, its interval and test
-                row.append(f"{fmt(r['mean'], 2)}{_ci(r)} (p {fmt(r['p'], 3)})")
+                row.append(lor_cell(r))
             else:  # one cluster
                 row.append(fmt(r.get("value"), 2))
         rows.append(row)

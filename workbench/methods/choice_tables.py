@@ -32,7 +32,8 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
         table.add_column(column, justify="right")
     for r in (r for r in topic_level if r["metric"] == "lor"):
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
-                      literal_text(fmt_pair(r["region_a"], r["region_b"])), fmt_ci(r["mean"], r),
+                      literal_text(fmt_pair(r["region_a"], r["region_b"])),
+                      "n/a (no regions)" if r.get("slots_a") == 0 and r.get("slots_b") == 0 else fmt_ci(r["mean"], r),
                       fmt_num(r["exp_mean"]), fmt_num(r["t"]), fmt_num(r["p"]), fmt_num(r.get("p_holm")),
                       str(r["n_groups"]))
     console.print(table)

@@ -144,6 +144,7 @@ class LogOddsRatio:
     t: float | None
     p: float | None
     ci: tuple[float | None, float | None] = (None, None)  # bootstrap interval of the mean
+    slots: tuple[int, int] = (0, 0)  # slots of region a and of region b over all clusters
 
     @property
     def n_groups(self) -> int:
@@ -185,6 +186,7 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     if len(values) == 0:
         return LogOddsRatio({}, None, None, None, None)
     ci = _lor_interval(by_group, keep, region_of, region_a, region_b, alpha)
+    held = (sum(c[region_a] for c in slots.values()), sum(_count(c, region_b, region_a) for c in slots.values()))
     mean = float(values.mean())
     t = p = None
     if len(values) >= 2 and np.ptp(values) > 0:
@@ -192,7 +194,7 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
 
         result = stats.ttest_1samp(values, 0.0)
         t, p = _finite(result.statistic), _finite(result.pvalue)
-    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci)
+    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held)
 
 
 def _lor_interval(by_group: dict[str, list[ResponseList]], keep: set[str], region_of, region_a: str,
@@ -316,6 +318,7 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
             records.append({**base, "metric": "lor", "cluster": None, "mean": _finite(lor.mean),
                             "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups,
+                            "slots_a": lor.slots[0], "slots_b": lor.slots[1],
                             **interval_fields(*lor.ci)})
             for group, value in lor.per_group.items():
                 if group:
