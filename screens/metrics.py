@@ -70,8 +70,34 @@ class MetricsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
+        from workbench.store.db import connect
+
+        # A connection of its own, kept open: its `PRAGMA data_version` changes whenever any
+        # other connection (a review, a merge, a headless run) commits, which is exactly
+        # when the numbers on this screen may be stale.
+        self._watch = connect(self.app.db_path)
+        self._seen = self._data_version()
         self._show_filters("computing…")
         self.action_recompute()
+
+    def _data_version(self) -> int:
+        return self._watch.execute("PRAGMA data_version").fetchone()[0]
+
+    def on_screen_resume(self) -> None:
+        """Shown again (after a merge, a region, a verdict elsewhere): recompute if the store
+        changed, the old numbers dimmed until the new ones arrive."""
+        if not hasattr(self, "_watch"):
+            return
+        version = self._data_version()
+        if version != self._seen:
+            self._seen = version
+            self.query_one("#metrics-body").add_class("stale")
+            self._show_filters("recomputing after changes…")
+            self.action_recompute()
+
+    def on_unmount(self) -> None:
+        if hasattr(self, "_watch"):
+            self._watch.close()
 
     def _show_filters(self, note: str = "") -> None:
         text = f" topic: {self.topic} (t) · cluster: {self.cluster} (k)"
@@ -88,6 +114,7 @@ class MetricsScreen(Screen):
         self.app.call_from_thread(self._loaded, records)
 
     def _loaded(self, records: list[dict]) -> None:
+        self.query_one("#metrics-body").remove_class("stale")
         # Label-probability, cold-start and identity records have tables of their own.
         self.entity = [r for r in records if "task" in r]
         records = [r for r in records if "task" not in r and r["metric"] != "entity_delta_global"]

@@ -151,3 +151,36 @@ def test_validation_sample_and_kappa(tmp_path):
     assert result["kappa"] == 0.0  # ana always accepts: no agreement beyond chance
     assert "Cohen's kappa" in run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana",
                                       "--second", "bo").stdout
+
+
+def test_metrics_follow_a_merge_without_recomputing_by_hand(tmp_path):
+    """After a merge on Entities, showing Metrics again gives the new numbers (no `r`)."""
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        q = 0
+        for entity, times in (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6)):
+            for _ in range(times):
+                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
+                q += 1
+    db = tmp_path / "audit.db"
+    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
+
+    def peir_cell(app):
+        table = app.screen.query_one("#peir-table")
+        return str(table.get_row_at(0)[1]) if table.row_count else ""
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas 0.46"))
+            await pilot.press("5")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count >= 1)
+            await pilot.press("a")  # merge Nike and Nike, Inc.: 7 answers name Nike now
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 0)
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Nike 0.54"))
+            assert not app.screen.query_one("#metrics-body").has_class("stale")
+    asyncio.run(scenario())
