@@ -188,9 +188,24 @@ def test_study_run_on_the_local_model_stores_identity_seed_and_timing(tmp_path, 
     assert rows(db_path, "SELECT COUNT(*) FROM responses") == [(6,)]
 
 
-def test_invariant_kernels_are_another_model_identity():
-    """Batch-invariant kernels give other last digits: their scores never mix with the fast ones."""
-    fast = resolve(parse_spec("llama:default")).identity
-    invariant = resolve(parse_spec("llama:default,invariant=true")).identity
-    assert invariant != fast and invariant.startswith(fast) and invariant.endswith(",invariant=True")
-    assert resolve(parse_spec("llama:default,invariant=false")).identity == fast
+def test_label_scores_name_their_kernels():
+    """Batch-invariant kernels (the default for label scores) and the fast ones give other
+    last digits: their requests differ, so their scores never mix; HTTP engines are unaffected."""
+    from importlib.resources import files
+
+    from workbench import methods
+    from workbench.studies.spec import load_study
+
+    study = load_study(str(files("workbench.assets").joinpath("studies", "entity", "countries_urgency.toml")))
+    entity = methods.get("entity")
+
+    def first_key(spec_text):
+        spec = parse_spec(spec_text)
+        request = next(iter(entity.plan(study, "id", entity.plan_params(study, spec), None)))
+        return request.payload["score"].get("kernels"), request.key
+
+    default, fast, explicit = (first_key("llama:default"), first_key("llama:default,invariant=false"),
+                               first_key("llama:default,invariant=true"))
+    assert default[0] == explicit[0] == "invariant" and fast[0] == "fast"
+    assert default[1] == explicit[1] != fast[1]
+    assert first_key("openai:m@http://127.0.0.1:9/v1")[0] is None

@@ -44,6 +44,9 @@ class EchoMethod:
                          read_generation(where.child("generation"), data.get("generation", {}), {"max_tokens": 8}),
                          words)
 
+    def plan_params(self, study, spec):
+        return dict(study.generation)
+
     def plan_context(self, conn, study, study_id):
         return None
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench import methods
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
-from workbench.models import ResolvedModel, generation_params, make_engine, resolve
+from workbench.models import ResolvedModel, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import queue
@@ -87,7 +87,7 @@ def prepare(conn: sqlite3.Connection, study, specs: list[ModelSpec] | None = Non
     preview = method.plan_context(None, study, None)
     plans, total = [], 0
     for spec in specs:
-        params = generation_params(study.generation, spec)
+        params = method.plan_params(study, spec)
         resolved = resolve(spec, notify)
         requests = bounded(method.plan(study, resolved.identity, params, preview), total, max_requests,
                            f"study {study.name!r}")

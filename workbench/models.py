@@ -107,8 +107,6 @@ def _identity_options(spec: ModelSpec) -> str:
     # Sampling parameters travel in each request's payload; what remains here
     # changes the model's behaviour as a whole.
     keep = {k: v for k, v in spec.answer_options.items() if k in ("mode", "n_ctx")}
-    if spec.answer_options.get("invariant"):  # other kernels, other last digits: other numbers
-        keep["invariant"] = True
     return "".join(f",{k}={v}" for k, v in sorted(keep.items()))
 
 

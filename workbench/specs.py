@@ -85,8 +85,8 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "seed": (_int, "base seed; repetition r uses seed + r - 1"),
     "mode": (_mode, "auto (chat if the model has a chat template), chat or completion"),
     "n_ctx": (_ranged(int, 1, 10_000_000), "llama: context length in tokens"),
-    "invariant": (_bool, "llama: label scores with batch-invariant kernels (slower; equal to a lone "
-                         "evaluation bit for bit)"),
+    "invariant": (_bool, "llama: label scores with batch-invariant kernels (true, the default: equal to a "
+                         "lone evaluation) or the fast ones (false: they round by batch layout)"),
 }
 MAX_CONCURRENCY = 1024
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {

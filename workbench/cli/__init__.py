@@ -35,7 +35,7 @@ Model specs (in a study's `models` or with --model):
   openai:MODEL@http://host:port/v1       any OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
   options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
            ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
-           ,invariant=true (llama label scores equal to a lone evaluation, bit for bit)
+           ,invariant=false (llama label scores with the fast kernels; default: batch-invariant)
 """
 
 

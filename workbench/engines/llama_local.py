@@ -218,7 +218,7 @@ class _Instance:
         assert self.llm is not None
         if self.scorer is None:
             self.scorer = Scorer(self.llm, self.options.get("n_ctx", DEFAULT_N_CTX), self.options.get("n_batch", 512),
-                                 invariant=bool(self.options.get("invariant", False)))
+                                 invariant=bool(self.options.get("invariant", True)))
         return self.scorer
 
     def score(self, prompt: str, continuations: list[str]) -> list[float]:

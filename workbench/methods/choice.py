@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import Stages, register
+from workbench.methods.registry import MethodBase, Stages, register
 from workbench.store import queue
 
 
 @register
-class ChoiceMethod:
+class ChoiceMethod(MethodBase):
     name = "choice"
     first_stage = "answer"
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert extraction"

@@ -12,10 +12,17 @@ class EntityMethod(MethodBase):
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
 
+    def plan_params(self, study, spec):
+        if spec.engine != "llama":
+            return {}
+        # Which kernels score the labels is part of each request: the fast ones round by batch
+        # layout and moved the bundled study's ranking (docs/methods.md §4); invariant is the default.
+        return {"kernels": "invariant" if spec.options.get("invariant", True) else "fast"}
+
     def plan(self, study, model_identity, params, context):
         from workbench.studies.entity import plan_requests
 
-        return plan_requests(study, model_identity)
+        return plan_requests(study, model_identity, params)
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.studies.entity import store_scores

@@ -41,6 +41,9 @@ class Method(Protocol):
     def load(self, data: dict[str, Any], path: Path) -> Any:
         """The validated study (StudyError naming file and key otherwise)."""
 
+    def plan_params(self, study: Any, spec: ModelSpec) -> dict[str, Any]:
+        """The request parameters for one model: the study's [generation] with the spec's overrides."""
+
     def plan_context(self, conn: sqlite3.Connection | None, study: Any, study_id: int | None) -> Any:
         """What planning needs beyond the study (ChoiceEval: stored question ids).
         Called with conn=None first, to count the plan before anything is stored."""
@@ -82,6 +85,11 @@ class MethodBase:
 
     def load(self, data: dict[str, Any], path: Path) -> Any:
         return self._module().from_toml(data, path)
+
+    def plan_params(self, study: Any, spec: ModelSpec) -> dict[str, Any]:
+        from workbench.models import generation_params
+
+        return generation_params(study.generation, spec)
 
     def plan_context(self, conn: sqlite3.Connection | None, study: Any, study_id: int | None) -> Any:
         return None

@@ -243,9 +243,11 @@ def prompt_parts(task: Task, language: str, variant: str, sentence: str, entity:
     return prefix, suffix, [" " + answer(label) for label in task.labels]
 
 
-def plan_requests(study: EntityStudy, model_identity: str):
+def plan_requests(study: EntityStudy, model_identity: str, params: dict[str, Any] | None = None):
     """Template-major order: prompts that share the most text follow each other, so the
-    engine's cache keeps their common start."""
+    engine's cache keeps their common start. With a llama model the kernels that score
+    (batch-invariant by default, or fast) are part of each request: their numbers differ."""
+    kernels = (params or {}).get("kernels")
     for language in study.languages:
         column = study.task.text_columns.get(language, TEXT_COLUMNS.get(language, f"sentence({language})"))
         name_column = NAME_COLUMNS.get(language, f"name({language})")
@@ -257,7 +259,7 @@ def plan_requests(study: EntityStudy, model_identity: str):
                     prefix, suffix, continuations = prompt_parts(study.task, language, variant, template[column], shown)
                     payload = {
                         "score": {"prefix": prefix, "suffix": suffix, "continuations": continuations,
-                                  "method": study.scoring},
+                                  "method": study.scoring, **({"kernels": kernels} if kernels else {})},
                         "meta": {"task": study.task.id, "entity": name, "template_id": int(template["template_id"]),
                                  "language": language, "variant": variant,
                                  "intended": intended_label(study.task, template.get("label"))},
