@@ -64,22 +64,29 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
     assert exported[0]["reviewer"] == "ana" and exported[0]["at"] and json.loads(exported[0]["before_json"])
 
 
-def test_merge_changes_metrics_undo_and_forbid(tmp_path):
+def imported_mentions(tmp_path, counts):
+    """A database with one-entity answers: `counts` is (entity, how many answers) pairs."""
     path = tmp_path / "m.csv"
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
         writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
         q = 0
-        for entity, times in (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6), ("Addidas", 1)):
+        for entity, times in counts:
             for _ in range(times):
                 writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
                 q += 1
     db = tmp_path / "audit.db"
     assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
+    return db
 
-    def peir_cell(app):
-        table = app.screen.query_one("#peir-table")
-        return str(table.get_row_at(0)[1]) if table.row_count else ""
+
+def peir_cell(app):
+    table = app.screen.query_one("#peir-table")
+    return str(table.get_row_at(0)[1]) if table.row_count else ""
+
+
+def test_merge_changes_metrics_undo_and_forbid(tmp_path):
+    db = imported_mentions(tmp_path, (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6), ("Addidas", 1)))
 
     async def scenario():
         app = WorkbenchApp(db, reviewer="bo")
@@ -155,21 +162,7 @@ def test_validation_sample_and_kappa(tmp_path):
 
 def test_metrics_follow_a_merge_without_recomputing_by_hand(tmp_path):
     """After a merge on Entities, showing Metrics again gives the new numbers (no `r`)."""
-    path = tmp_path / "m.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
-        q = 0
-        for entity, times in (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6)):
-            for _ in range(times):
-                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
-                q += 1
-    db = tmp_path / "audit.db"
-    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
-
-    def peir_cell(app):
-        table = app.screen.query_one("#peir-table")
-        return str(table.get_row_at(0)[1]) if table.row_count else ""
+    db = imported_mentions(tmp_path, (("Nike", 5), ("Nike, Inc.", 2), ("Adidas", 6)))
 
     async def scenario():
         app = WorkbenchApp(db, reviewer="bo")
