@@ -189,8 +189,10 @@ def entity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[st
     if not conditions:
         return ["entity"], []
     by = {(r["entity"], _entity_condition(r)): r["value"] for r in deltas}
+    record = {(r["entity"], _entity_condition(r)): r for r in deltas}
     order = sorted({r["entity"] for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
-    rows = [[str(rank), entity] + [f"{by[entity, c]:+.3f}" if (entity, c) in by else "-" for c in conditions]
+    rows = [[str(rank), entity] + [f"{by[entity, c]:+.3f}{_ci(record[entity, c])}" if (entity, c) in by else "-"
+                                   for c in conditions]
             for rank, entity in enumerate(order, start=1)]
     return ["#", "entity"] + [f"Delta {c}" for c in conditions], rows
 
@@ -231,9 +233,11 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
         for model in names:
             share, versus = by.get((group, condition, model, "mean_share")), by.get(
                 (group, condition, model, "mean_share_vs_baseline"))
-            cell = fmt(share["value"], 3) if share else "-"
+            cell = f"{fmt(share['value'], 3)}{_ci(share)}" if share else "-"
             if versus:
                 cell += f" ({versus['difference']:+.3f}, p {fmt(versus['p'], 3)})"
+            if (share or {}).get("no_signal"):
+                cell += " no dialect in template"
             parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
             row += [cell, fmt(parsed["value"], 2) if parsed else "-", fmt(admits["value"], 2) if admits else "-"]
         rows.append(row)
