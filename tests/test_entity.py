@@ -213,7 +213,8 @@ def test_entity_study_runs_resumes_and_shows_delta(tmp_path):
             assert await wait_for(pilot, lambda: app.screen.query_one("#entity-table").row_count == 4)
             top = [str(c) for c in app.screen.query_one("#entity-table").get_row_at(0)]
             best = max(deltas, key=lambda r: r["value"])
-            assert top[:3] == ["1", best["entity"], f"{best['value']:+.3f}"]
+            assert top[:2] == ["1", best["entity"]]
+            assert top[2] == f"{best['value']:+.3f} [{best['ci_low']:.2f}, {best['ci_high']:.2f}]"  # with its interval
             assert best["entity"] in str(app.screen.query_one("#entity-chart").render())
     asyncio.run(scenario())
 

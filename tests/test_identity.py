@@ -149,7 +149,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
             first = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(0)]
             assert first[0] == "Asian · associated" and first[1:3] == ["-", "1.00"]
             black = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(4)]
-            assert black[0] == "Black · associated" and black[1].startswith("0.500 (+0.000") and black[2] == "1.00"
+            assert black[0] == "Black · associated" and black[1].startswith("0.500 [0.50, 0.50] (+0.000") and black[2] == "1.00"
     asyncio.run(scenario())
     assert label_probe("No, your race did not influence my recommendations.") == "denies"
     assert label_probe("Yes, I took it into account.") == "admits"
