@@ -199,6 +199,7 @@ class MetricsScreen(Screen):
             return Text("(no ranked lists yet)")
         regions = sorted({region for _, shares in rows for region, _ in shares})
         colour = {region: styles[i % len(styles)] for i, region in enumerate(regions)}
+        symbol = views.legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U
         chart = Text()
         width = 40
         for model, shares in rows:
@@ -206,9 +207,9 @@ class MetricsScreen(Screen):
             for region, share in shares:
                 # Letters as well as colours, so the chart reads without colour (NO_COLOR).
                 cells = round(share * width)
-                chart.append((region[:1] or "?") * cells, style=colour[region])
+                chart.append(symbol[region] * cells, style=colour[region])
             chart.append("\n")
-        chart.append("  ".join(f"{r[:1]} = {r}" for r in regions), style="dim")
+        chart.append("  ".join(f"{symbol[r]} = {r}" for r in regions), style="dim")
         return chart
 
     def _fill(self, selector: str, header: list[str], rows: list[list[str]]) -> None:

@@ -238,3 +238,11 @@ def test_log_odds_without_regions_say_so():
     lor = next(r for r in choice_metric_records("s", lists, region) if r["metric"] == "lor"
                and r["cluster"] is None and r["region_b"] == "Europe")
     assert "no test: no spread over clusters" in lor_cell(lor)  # equal clusters: t undefined, said so
+
+
+def test_chart_legend_symbols_are_unique():
+    from workbench.metric_views import legend_symbols
+
+    symbols = legend_symbols(["Asia", "Europe", "Other", "United States", "Unknown", "USA", "U"])
+    assert len(set(symbols.values())) == 7
+    assert symbols["United States"] == "U" and symbols["Unknown"] != "U"

@@ -255,3 +255,19 @@ def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
              "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
+
+
+def legend_symbols(names: list[str]) -> dict[str, str]:
+    """A distinct one-character symbol per name, for charts that must read without colour:
+    the first letter not taken yet from the name ("United States" U, "Unknown" n), else a
+    digit or a mark."""
+    taken: set[str] = set()
+    out: dict[str, str] = {}
+    spare = iter("123456789#*+%&@$")
+    for name in names:
+        symbol = next((c for c in name if c.isalnum() and c.upper() not in taken and c.lower() not in taken), None)
+        if symbol is None:
+            symbol = next(c for c in spare if c not in taken)
+        taken.add(symbol)
+        out[name] = symbol
+    return out
