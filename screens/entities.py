@@ -177,7 +177,7 @@ class EntitiesScreen(Screen):
                 updated, _ = set_entity_attributes(conn, [{"name": m, "region": region.strip()} for m in s.members])
             self.notify(f"Region {region.strip()} assigned to {updated} entities.")
 
-        self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", "Europe"), done)
+        self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", ""), done)  # no guess
 
     def action_skip(self) -> None:
         s = self.current()
