@@ -259,4 +259,5 @@ class MetricsScreen(Screen):
         except (OutputRefused, OSError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
-        self.notify(f"Exported {base}.metrics.csv, .json and .md")
+        self.notify(f"Exported all {len(self.records)} records to {base}.metrics.csv and .json; "
+                    f"{base}.metrics.md holds the tables on screen (topic: {self.topic}, cluster: {self.cluster})")

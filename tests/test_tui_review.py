@@ -177,3 +177,21 @@ def test_metrics_follow_a_merge_without_recomputing_by_hand(tmp_path):
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Nike 0.54"))
             assert not app.screen.query_one("#metrics-body").has_class("stale")
     asyncio.run(scenario())
+
+
+def test_app_export_names_the_files_and_the_view(tmp_path):
+    db = imported_mentions(tmp_path, (("Nike", 5), ("Adidas", 6)))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas"))
+            await pilot.press("e")
+            assert await wait_for(pilot, lambda: any("Exported" in n.message for n in app._notifications))
+            message = next(n.message for n in app._notifications if "Exported" in n.message)
+            assert str(tmp_path / "audit.metrics.csv") in message and "topic: all" in message
+    asyncio.run(scenario())
+    for suffix in ("csv", "json", "md"):
+        assert (tmp_path / f"audit.metrics.{suffix}").stat().st_size > 0
+    assert not list(tmp_path.glob("*.part"))  # written whole, nothing left behind
