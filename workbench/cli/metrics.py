@@ -47,16 +47,21 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "metrics", help="every study's metrics (ChoiceEval, cold-start, identity)", formatter_class=fmt,
-        description="Computes every metric from the stored ranked lists (after any review), per model x\n"
+        "metrics", help="every study's metrics (ChoiceEval, cold-start, identity, label probabilities)",
+        formatter_class=fmt,
+        description="Computes every metric from the stored results (after any review), per model x\n"
         "topic and per cluster: preferred entity and PEIR, direct-recommendation rate, Spearman rho\n"
-        "between repetitions and Kruskal-Wallis, log-odds ratios between regions with a t-test over\n"
-        "clusters, and the share of responses with the United States in the top 3. Cold-start studies:\n"
-        "IOU / SERP-MS / PRAG divergence from the neutral list, fidelity and group shares. Identity\n"
-        "studies: mean share and coverage per condition vs baseline, probe admissions, explanation words.\n"
-        "JSON and CSV give one flat record per number (keys: study, metric, model, topic, cluster, ...).",
+        "between repetitions and Kruskal-Wallis, log-odds ratios of recommendation slots between regions\n"
+        "with a t-test over clusters, region shares, and the United States' top-3 share. Cold-start:\n"
+        "IOU / SERP-MS / PRAG divergence from the neutral list, fidelity and group shares. Identity:\n"
+        "mean share and coverage per condition vs baseline, probe admissions, explanation words. Label\n"
+        "probabilities: Delta per entity, macro-F1, group and paired tests, Pearson r between studies.\n"
+        "Headline numbers carry a seeded 95% bootstrap interval; test families Holm and BH p-values.\n"
+        "JSON and CSV give one flat record per number (keys: study, metric, convention, model, ...);\n"
+        "what each means: docs/methods.md.",
         epilog="examples:\n  workbench metrics --db audit.db\n"
-        "  workbench metrics --db audit.db --study shoes --format json > metrics.json",
+        "  workbench metrics --db audit.db --study shoes --format json > metrics.json\n"
+        "  workbench metrics --db movies.db --convention original   # the cold-start benchmark's own tables",
     )
     add_db(p)
     p.add_argument("--study", help="only this study")
