@@ -313,7 +313,7 @@ def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, ow
 def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finish_reason: str | None,
              prompt_tokens: int | None, completion_tokens: int | None, logprobs: Any,
              latency_s: float, model_identity: str, seed: int | None, started_at: str,
-             attempts: int, replaced_chars: int = 0) -> bool:
+             attempts: int) -> bool:
     """Store a response and mark its request done, atomically. False if someone
     else already answered it (the response is then not stored twice).
 
@@ -332,7 +332,7 @@ def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finis
             "replaced_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (key, text, clean_label(finish_reason), clean_count(prompt_tokens), clean_count(completion_tokens),
              logprobs_json, clean_float(latency_s), model_identity, clean_int(seed), started_at, now,
-             (clean_count(replaced_chars) or 0) + replaced),
+             replaced),
         )
         conn.execute(
             "UPDATE requests SET status = 'done', attempts = attempts + ?, last_error = NULL, "

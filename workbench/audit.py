@@ -85,20 +85,23 @@ def prepare(conn: sqlite3.Connection, study, specs: list[ModelSpec] | None = Non
     method = methods.get(study.method)
     specs = specs or study.models
     preview = method.plan_context(None, study, None)
+    # A method with a planning context plans again once the store has it (ChoiceEval: question
+    # ids): its first pass only counts, so the plan is never held in memory twice.
+    replanned = preview is not None
     plans, total = [], 0
     for spec in specs:
         params = method.plan_params(study, spec)
         resolved = resolve(spec, notify)
         requests = bounded(method.plan(study, resolved.identity, params, preview), total, max_requests,
-                           f"study {study.name!r}")
-        total += len(requests)
+                           f"study {study.name!r}", keep=not replanned)
+        total += requests if replanned else len(requests)
         plans.append((spec, params, resolved, requests))
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     context = method.plan_context(conn, study, study_id)
     prepared = []
     for spec, params, resolved, requests in plans:
         model_id, resolved = _register(conn, spec, params, notify, resolved)
-        if context is not None:  # planned again with what the store added (question ids, imported questions)
+        if replanned:  # planned again with what the store added (question ids, imported questions)
             requests = list(method.plan(study, resolved.identity, params, context))
         new = queue.plan(conn, study_id, model_id, requests)
         queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])

@@ -22,11 +22,13 @@ class PlanTooLarge(UserFacingError, ValueError):
     """The plan would create more requests than allowed; nothing was stored."""
 
 
-def bounded(items: Iterable[T], already: int, limit: int, what: str) -> list[T]:
-    """The items as a list, or PlanTooLarge as soon as `already` + their number
-    exceeds `limit` (the rest is never generated: refusing costs no more than the limit)."""
-    kept = list(islice(iter(items), max(0, limit - already) + 1))
-    if already + len(kept) <= limit:
+def bounded(items: Iterable[T], already: int, limit: int, what: str, keep: bool = True) -> list[T] | int:
+    """The items as a list (or, with keep=False, only their number), or PlanTooLarge as
+    soon as `already` + their number exceeds `limit` (the rest is never generated:
+    refusing costs no more than the limit)."""
+    head = islice(iter(items), max(0, limit - already) + 1)
+    kept: list[T] | int = list(head) if keep else sum(1 for _ in head)
+    if already + (len(kept) if keep else kept) <= limit:
         return kept
     raise PlanTooLarge(f"{what} would create more than {limit:,} requests (the --max-requests limit); "
                        "reduce repetitions, seeds, prompts or questions, or raise --max-requests")

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.tables import fmt_interval
+
 ALL = "all"
 
 
@@ -38,8 +40,8 @@ def fmt(value: Any, digits: int = 3) -> str:
 
 def _ci(record: dict[str, Any]) -> str:
     """ " [low, high]": the bootstrap interval, when the record has one."""
-    low, high = record.get("ci_low"), record.get("ci_high")
-    return f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+    interval = fmt_interval(record)
+    return f" {interval}" if interval else ""
 
 
 def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:

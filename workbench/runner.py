@@ -290,7 +290,6 @@ class _ModelRun:
             seed=row["seed"],
             started_at=started_at,
             attempts=attempt,
-            replaced_chars=completion.replaced_chars,
         )
 
     def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:

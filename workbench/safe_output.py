@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
+import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -65,7 +65,10 @@ def atomic_text_file(path: str | Path, database: str | Path | None = None,
                      newline: str | None = "") -> Iterator[IO[str]]:
     """A text file that appears at `path` only if the block finishes without error."""
     target = check_output_path(path, database)
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    temp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part"
+    # Created like any new file (0666 less the umask), not mkstemp's 0600: the export is
+    # the user's file, readable as their other files are.
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as handle:
             yield handle
@@ -74,8 +77,6 @@ def atomic_text_file(path: str | Path, database: str | Path | None = None,
         if target.exists():
             # Keep the permissions a user gave the file they are replacing.
             os.chmod(temp, target.stat().st_mode & 0o7777)
-        else:
-            os.chmod(temp, 0o666 & ~_umask())
         os.replace(temp, target)
     except BaseException:
         try:
@@ -83,12 +84,6 @@ def atomic_text_file(path: str | Path, database: str | Path | None = None,
         except FileNotFoundError:
             pass
         raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # -- spreadsheet-safe cells ------------------------------------------------------

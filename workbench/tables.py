@@ -10,7 +10,7 @@ from rich.table import Table
 
 from workbench.literal import literal_text
 
-__all__ = ["Console", "Table", "fmt_ci", "fmt_num", "fmt_pair", "literal_text", "new_table"]
+__all__ = ["Console", "Table", "fmt_ci", "fmt_interval", "fmt_num", "fmt_pair", "literal_text", "new_table"]
 
 REGION_SHORT = {"United States": "US", "Europe": "EU"}
 

@@ -53,28 +53,25 @@ class Completion:
     completion_tokens: int | None
     latency_s: float
     logprobs: list[dict[str, Any]] | None = None
-    replaced_chars: int = 0  # characters of the text that could not be stored as sent
 
 
 def completion_from_choice(text: str, choice: dict[str, Any], usage: Any, latency_s: float,
                            logprobs: list[dict[str, Any]] | None = None) -> Completion:
     """A Completion from an OpenAI-shaped choice and usage (servers and llama-cpp-python alike).
 
-    Whatever the server put in the fields, the answer is kept: unencodable text is
-    replaced (and counted), a finish reason that is not a string is kept as short
-    JSON, token counts that are not plausible integers become None."""
-    from workbench.store.values import clean_count, clean_label, clean_text
+    Token counts that are not plausible integers (a list, "many", 2**70) become None, so
+    nothing downstream does arithmetic on them; the text and the finish reason are made
+    storable by the store itself (`queue.complete`), whoever calls it."""
+    from workbench.store.values import clean_count
 
     usage = usage if isinstance(usage, dict) else {}
-    cleaned, replaced = clean_text(text)
     return Completion(
-        text=cleaned,
-        finish_reason=clean_label(choice.get("finish_reason")),
+        text=text,
+        finish_reason=choice.get("finish_reason"),
         prompt_tokens=clean_count(usage.get("prompt_tokens")),
         completion_tokens=clean_count(usage.get("completion_tokens")),
         latency_s=latency_s,
         logprobs=logprobs if isinstance(logprobs, list) else None,
-        replaced_chars=replaced,
     )
 
 

@@ -163,30 +163,71 @@ def log_odds_ratio(n_a: float, n_b: float, alpha: float = 0.5) -> float:
     return math.log((n_a + alpha) / (n_b + alpha))
 
 
-def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
-                   region_a: str, region_b: str, min_share: float = 0.05,
-                   alpha: float = 0.5) -> LogOddsRatio:
-    """Per-group LOR of top-K slots held by region a vs region b, their mean,
-    exp(mean) and a one-sample t-test of the group values against 0."""
+@dataclass(frozen=True)
+class RegionSlots:
+    """Per cluster, the recommendation slots each answer gives each region (answers x
+    regions), after the 5 % entity filter: the one table behind every log-odds of a
+    topic, its point estimate and its bootstrap alike."""
+
+    regions: list[str]
+    per_group: dict[str, np.ndarray]
+
+    def column(self, matrix: np.ndarray, region: str, other: str) -> np.ndarray:
+        """Slots of `region` per answer; "non-US" is every known region but `other`."""
+        if region == NON_US:
+            drop = {other, "Unknown"}
+            return matrix[:, [i for i, r in enumerate(self.regions) if r not in drop]].sum(axis=1)
+        if region not in self.regions:
+            return np.zeros(matrix.shape[0])
+        return matrix[:, self.regions.index(region)]
+
+
+def region_slots(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
+                 min_share: float = 0.05) -> RegionSlots:
     keep = frequent_entities(lists, min_share)
+    code: dict[str, int] = {}
+    regions: list[str] = []
+    for entity in sorted(keep):
+        region = region_of(entity) or "Unknown"
+        if region not in regions:
+            regions.append(region)
+        code[entity] = regions.index(region)
     by_group: dict[str, list[ResponseList]] = {}
     for item in lists:
         by_group.setdefault(item.cluster or "", []).append(item)
-    slots: dict[str, Counter[str]] = {}
-    for group, items in by_group.items():
-        held = _slots(items)  # recommendation slots per entity in this group, repeats counted
-        regions: Counter[str] = Counter()
-        for entity, count in held.items():
-            if entity in keep:
-                regions[region_of(entity) or "Unknown"] += count
-        slots[group] = regions
-    per_group = {g: log_odds_ratio(c[region_a], _count(c, region_b, region_a), alpha)
-                 for g, c in sorted(slots.items())}
-    values = np.array(list(per_group.values()), dtype=float)
-    if len(values) == 0:
+    per_group = {}
+    for group, items in sorted(by_group.items()):
+        answer = [i for i, item in enumerate(items) for e in item.slot_entities if e in code]
+        region = [code[e] for item in items for e in item.slot_entities if e in code]
+        matrix = np.zeros((len(items), max(len(regions), 1)))
+        np.add.at(matrix, (np.asarray(answer, dtype=int), np.asarray(region, dtype=int)), 1)
+        per_group[group] = matrix
+    return RegionSlots(regions, per_group)
+
+
+def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
+                   region_a: str, region_b: str, min_share: float = 0.05,
+                   alpha: float = 0.5, slots: RegionSlots | None = None) -> LogOddsRatio:
+    """Per-group LOR of top-K slots held by region a vs region b, their mean,
+    exp(mean), a one-sample t-test of the group values against 0, and a bootstrap
+    interval of the mean (each cluster's answers resampled within it). `slots`: the
+    topic's RegionSlots, when several region pairs share them."""
+    slots = slots or region_slots(lists, region_of, min_share)
+    if not slots.per_group:
         return LogOddsRatio({}, None, None, None, None)
-    ci = _lor_interval(by_group, keep, region_of, region_a, region_b, alpha)
-    held = (sum(c[region_a] for c in slots.values()), sum(_count(c, region_b, region_a) for c in slots.values()))
+    pairs = {g: np.column_stack([slots.column(m, region_a, region_b), slots.column(m, region_b, region_a)])
+             for g, m in slots.per_group.items()}
+    totals = {g: pair.sum(axis=0) for g, pair in pairs.items()}
+    per_group = {g: log_odds_ratio(t[0], t[1], alpha) for g, t in totals.items()}
+    values = np.array(list(per_group.values()), dtype=float)
+    held = tuple(int(v) for v in np.sum(list(totals.values()), axis=0))
+
+    def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
+        return np.mean([np.log((x[:, 0] + alpha) / (x[:, 1] + alpha)) for x in sums], axis=0)
+
+    from workbench.metrics.intervals import stratified_ci
+
+    ci = stratified_ci(list(pairs.values()), mean_lor)
     mean = float(values.mean())
     t = p = None
     if len(values) >= 2 and np.ptp(values) > 0:
@@ -197,34 +238,7 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held)
 
 
-def _lor_interval(by_group: dict[str, list[ResponseList]], keep: set[str], region_of, region_a: str,
-                  region_b: str, alpha: float) -> tuple[float | None, float | None]:
-    """Bootstrap interval of the mean LOR: the responses of each cluster resampled within
-    it (the entity filter and the regions held fixed)."""
-    from workbench.metrics.intervals import stratified_ci
-
-    strata = []
-    for group in sorted(by_group):
-        rows = []
-        for item in by_group[group]:
-            regions = Counter(region_of(e) or "Unknown" for e in item.slot_entities if e in keep)
-            rows.append((regions[region_a], _count(regions, region_b, region_a)))
-        strata.append(np.asarray(rows, dtype=float).reshape(-1, 2))
-
-    def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
-        return np.mean([np.log((s[:, 0] + alpha) / (s[:, 1] + alpha)) for s in sums], axis=0)
-
-    return stratified_ci(strata, mean_lor)
-
-
 NON_US = "non-US"  # every region but the United States (entities without a region not counted)
-
-
-def _count(regions: Counter[str], region: str, other: str) -> int:
-    """Slots of `region`; "non-US" is every known region but `other`."""
-    if region == NON_US:
-        return sum(n for r, n in regions.items() if r not in (other, "Unknown"))
-    return regions[region]
 
 
 def _slots(lists: Sequence[ResponseList]) -> Counter[str]:
@@ -313,8 +327,9 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             for region, share in region_shares(scope, region_of).items():
                 records.append({"study": study, "model": model, "topic": topic, "cluster": cluster,
                                 "metric": "region_share", "region": region, "value": share})
+        slots = region_slots(items, region_of, min_share)  # one table for every region pair
         for region_a, region_b in region_pairs:
-            lor = geographic_lor(items, region_of, region_a, region_b, min_share)
+            lor = geographic_lor(items, region_of, region_a, region_b, min_share, slots=slots)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
             records.append({**base, "metric": "lor", "cluster": None, "mean": _finite(lor.mean),
                             "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups,

@@ -8,8 +8,8 @@ would move with another draw of those units. Families of tests (one per cluster,
 entity group or condition) get Holm and Benjamini–Hochberg adjusted p-values next
 to the raw ones.
 
-Everything is vectorised with numpy: 1,000 resamples of a few thousand units cost
-milliseconds.
+Everything is vectorised with numpy, and resampling draws counts of distinct values
+(a multinomial), so 1,000 resamples cost the same for 200 answers as for 200,000.
 """
 
 from __future__ import annotations
@@ -36,31 +36,38 @@ def _bounds(samples: np.ndarray, level: float) -> tuple[float | None, float | No
     return float(low), float(high)
 
 
-# Resampled index matrices are built a slice of resamples at a time, so memory stays
-# bounded (about this many cells) however many units there are.
+# Resampled counts are drawn a slice of resamples at a time, so memory stays bounded
+# (about this many cells) however many distinct values there are.
 _CELLS = 2_000_000
 
 
 def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
     """Sums over n units drawn with replacement from the rows of `values` (n, ...),
-    n_boot times: shape (n_boot, ...)."""
+    n_boot times: shape (n_boot, ...).
+
+    Drawing n units with replacement is drawing how many times each distinct row comes
+    up: Multinomial(n, row frequencies). So the cost is n_boot x (distinct rows), not
+    n_boot x n: slots per answer take a handful of values, which makes the bootstrap of
+    a 200,000-answer topic as cheap as that of a small one."""
     n = values.shape[0]
-    if values.ndim == 1 and np.isin(values, (0.0, 1.0)).all():
-        # A 0/1 indicator: the resampled sum is exactly Binomial(n, share).
-        return rng.binomial(n, values.mean(), size=n_boot).astype(float)
-    chunk = max(1, _CELLS // max(n, 1))
-    parts = []
-    for start in range(0, n_boot, chunk):
-        index = rng.integers(0, n, size=(min(chunk, n_boot - start), n))
-        parts.append(values[index].sum(axis=1))
-    return np.concatenate(parts)
+    rows = values.reshape(n, -1)
+    if rows.shape[1] == 1:  # one column: the plain (much faster) unique
+        distinct, counts = np.unique(rows[:, 0], return_counts=True)
+        distinct = distinct[:, None]
+    else:
+        distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    chunk = max(1, _CELLS // max(len(distinct), 1))
+    parts = [rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct
+             for start in range(0, n_boot, chunk)]
+    return np.concatenate(parts).reshape((n_boot, *values.shape[1:]))
 
 
 def mean_ci(values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
             seed: int | None = None) -> tuple[float | None, float | None]:
     """Percentile interval of the mean of `values` (resampled with replacement);
     (None, None) with fewer than two values."""
-    data = np.asarray([v for v in values if v is not None], dtype=float)
+    data = np.asarray(values, dtype=float)  # None becomes nan, dropped here
+    data = data[~np.isnan(data)]
     if data.size < 2:
         return None, None
     return _bounds(resampled_sums(data, n_boot, _rng(seed)) / data.size, level)
