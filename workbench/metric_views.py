@@ -63,7 +63,7 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
 def lor_cell(r: dict[str, Any]) -> str:
     """A topic's mean LOR, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
     if r.get("slots_a") == 0 and r.get("slots_b") == 0:
-        return "n/a: no entity of either region (assign regions: workbench import entities)"
+        return "n/a: no regions yet"  # the screen and the CLI say how to assign them
     if r.get("p") is None:
         why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
         return f"{fmt(r['mean'], 2)}{_ci(r)} (no test: {why})"

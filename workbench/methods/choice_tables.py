@@ -31,10 +31,12 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
     for column in ("LOR [95% CI]", "exp", "t", "p", "p Holm", "G"):
         table.add_column(column, justify="right")
     for r in (r for r in topic_level if r["metric"] == "lor"):
+        no_regions = r.get("slots_a") == 0 and r.get("slots_b") == 0  # nothing to compare: not "no bias"
         table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
                       literal_text(fmt_pair(r["region_a"], r["region_b"])),
-                      "n/a (no regions)" if r.get("slots_a") == 0 and r.get("slots_b") == 0 else fmt_ci(r["mean"], r),
-                      fmt_num(r["exp_mean"]), fmt_num(r["t"]), fmt_num(r["p"]), fmt_num(r.get("p_holm")),
+                      "n/a (no regions)" if no_regions else fmt_ci(r["mean"], r),
+                      "n/a" if no_regions else fmt_num(r["exp_mean"]), fmt_num(r["t"]), fmt_num(r["p"]),
+                      fmt_num(r.get("p_holm")),
                       str(r["n_groups"]))
     console.print(table)
     table = new_table(title="Stability across repetitions (counts of the top-N entities)")
