@@ -96,7 +96,8 @@ class EntitiesScreen(Screen):
 
     def _detail(self) -> None:
         s = self.current()
-        text = "" if s is None else "\n".join(f"{m}  ({c} mentions)" for m, c in zip(s.members, s.counts))
+        text = "" if s is None else "\n".join(
+            f"{m}  ({c} mentions{', ' + r if r else ''})" for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
         self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
@@ -157,8 +158,9 @@ class EntitiesScreen(Screen):
                 self.notify("Keep at least two members to merge.", severity="warning")
                 return
             counts = [s.counts[s.members.index(m)] for m in keep]
+            reasons = [s.reasons[s.members.index(m)] if s.reasons else "" for m in keep]
             index = self.suggestions.index(s)
-            self.suggestions[index] = dedup.Suggestion(keep[0], keep, counts, s.score, s.method)
+            self.suggestions[index] = dedup.Suggestion(keep[0], keep, counts, s.score, s.method, reasons)
             self._show(self.suggestions, self.entity_count)
 
         self.app.push_screen(EditText("Members to merge, separated by ;", "; ".join(s.members)), done)

@@ -23,11 +23,11 @@ def test_suggest_is_strict_first_and_respects_forbidden_pairs():
     found = [s.as_record() for s in dedup.suggest(names, counts)]
     assert found == [
         {"canonical": "Nike, Inc.", "members": ["Nike, Inc.", "Inc Nike"], "counts": [5, 1], "score": 100.0,
-         "method": "fingerprint"},
+         "method": "fingerprint", "reasons": ["fingerprint", "fingerprint"]},
         {"canonical": "Coca Cola", "members": ["Coca Cola", "CocaCola"], "counts": [3, 1], "score": 100.0,
-         "method": "ngram"},
-        {"canonical": "Adidas", "members": ["Adidas", "Addidas"], "counts": [4, 1], "score": 92.0,
-         "method": "nearest"},
+         "method": "ngram", "reasons": ["ngram", "ngram"]},
+        {"canonical": "Adidas", "members": ["Adidas", "Addidas"], "counts": [4, 1], "score": 92.31,
+         "method": "nearest", "reasons": ["nearest 92", "nearest 92"]},
     ]
     again = dedup.suggest(names, counts, forbidden=[("Addidas", "Adidas")])
     assert ["Adidas", "Addidas"] not in [s.members for s in again]
@@ -71,7 +71,7 @@ def test_review_decisions_change_metrics_and_undo(tmp_path):
 
     suggested = json.loads(run_cli("entities", "suggest", "--db", db, "--format", "json").stdout)
     assert {"canonical": "Nike", "members": ["Nike", "Nike, Inc."], "counts": [6, 2], "score": 100.0,
-            "method": "fingerprint"} in suggested
+            "method": "fingerprint", "reasons": ["fingerprint", "fingerprint"]} in suggested
     assert any(s["members"] == ["Adidas", "Addidas"] for s in suggested)
 
     out = run_cli("entities", "merge", "Nike", "Nike, Inc.", "--into", "Nike", "--db", db, "--who", "ana",

@@ -44,10 +44,10 @@ def cmd_entities(args: argparse.Namespace) -> int:
                 console.print(f"No suggestions among {len(index.names)} entities.")
                 return 0
             table = new_table(title=f"{len(found)} suggested merges among {len(index.names)} entities (strict first)")
-            for column in ("method", "score", "canonical", "members (mentions)"):
+            for column in ("method", "score", "canonical", "members (mentions, how each joined)"):
                 table.add_column(column, overflow="fold")
             for s in found:
-                members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
+                members = ", ".join(f"{m} ({c}, {r})" for m, c, r in zip(s.members, s.counts, s.reasons))
                 table.add_row(s.method, f"{s.score:.0f}", literal_text(s.canonical), literal_text(members))
             console.print(table)
             console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
@@ -88,10 +88,15 @@ def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
         "entities", help="de-duplicate entities: suggest, merge, split, rename, forbid, undo", formatter_class=fmt,
         description="Surface forms (\"Nike\", \"Nike, Inc.\") become entities; reviewers decide which are the\n"
-        "same. `suggest` proposes merges, strict to lax: fingerprint (case, accents, punctuation and word\n"
-        "order ignored), ngram (spacing too), nearest (rapidfuzz similarity >= --threshold, compared\n"
-        "within blocks). It never proposes what a reviewer forbade. Every decision is recorded with who,\n"
-        "when and why; `undo` and `redo` walk the history; metrics follow at once.",
+        "same. `suggest` proposes merges, strict to lax, on the words that name the brand (case, accents,\n"
+        "punctuation, legal forms like S.p.A. or Co.,Ltd., a trailing country like \"(Japan)\", a leading\n"
+        "\"The\" ignored): fingerprint (same words, any order), ngram (same letters: spacing too), nearest\n"
+        "(similarity >= --threshold within blocks; a name seen rarely also joins a common one a letter or\n"
+        "two away). Methods chain: what a strict one joins, a lax one extends, and each cluster is shown\n"
+        "once with the laxest method, the weakest link and how each member joined. Names differing in a\n"
+        "number (\"Terminator 2\" / \"3\") are never paired; neither is what a reviewer forbade. Every\n"
+        "decision is recorded with who, when and why; `undo` and `redo` walk the history; metrics follow\n"
+        "at once. Measured quality: docs/entities.md.",
         epilog="examples:\n  workbench entities suggest --db audit.db\n"
         "  workbench entities suggest --db audit.db --method nearest --threshold 85 --format json\n"
         "  workbench entities merge 'Nike' 'Nike, Inc.' 'NIKE' --into Nike --db audit.db --why 'same brand'\n"
