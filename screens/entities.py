@@ -97,7 +97,8 @@ class EntitiesScreen(Screen):
     def _detail(self) -> None:
         s = self.current()
         text = "" if s is None else "\n".join(
-            f"{m}  ({c} mentions{', ' + r if r else ''})" for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
+            f"{m}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
+            for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
         self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:

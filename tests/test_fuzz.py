@@ -167,3 +167,25 @@ def test_odd_csv_files(tmp_path, capsys, content):
     code = main(["import", "entities", str(path), "--db", str(tmp_path / "x.db")])
     err = capsys.readouterr().err
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
+
+
+NAME_PARTS = st.sampled_from(["The", "Acme", "Acmee", "S.p.A.", "Co.,Ltd.", "(Japan)", ", USA", " - ", "[/x]",
+                              "\x1b[31m", "株式会社", "2", "", " ", ".", "&", "L'", "Oréal", "a/s", "(", ")"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.one_of(st.text(max_size=30), st.lists(NAME_PARTS, max_size=6).map(" ".join)),
+                min_size=1, max_size=40, unique=True),
+       st.integers(min_value=1, max_value=10_000))
+def test_suggestions_on_any_names(names, seed):
+    """Whatever the names, suggestions never fail, never repeat a member, never pair a
+    forbidden pair, and every member is one of the names."""
+    from workbench import dedup
+
+    counts = [1 + (seed * (i + 7)) % 13 for i in range(len(names))]
+    forbidden = [(names[0], names[-1])] if len(names) > 1 else []
+    found = dedup.suggest(names, counts, forbidden=forbidden)
+    members = [m for s in found for m in s.members]
+    assert len(members) == len(set(members)) and set(members) <= set(names)
+    assert all(len(s.members) == len(s.counts) == len(s.reasons) >= 2 for s in found)
+    assert not any(names[0] in s.members and names[-1] in s.members for s in found if len(names) > 1)

@@ -128,6 +128,32 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
                                                                        ("forbid", "active", "bo")]
 
 
+def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
+    db = imported_mentions(tmp_path, (("Acme", 5), ("Acme Inc.", 2), ("The Acme", 1), ("Acmme", 1)))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="bo")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 1)
+            cluster = app.screen.current()
+            assert cluster.method == "nearest" and len(cluster.members) == 4  # one cluster, not two
+            detail = str(app.screen.query_one("#suggestion-detail").render())
+            assert "Acme Inc.  (2 mentions, fingerprint)" in detail and "Acmme  (1 mention, nearest" in detail
+            await pilot.press("d")  # keep the strict members only
+            assert await wait_for(pilot, lambda: type(app.screen).__name__ == "EditText")
+            await pilot.press("ctrl+u", *"Acme; Acme Inc.; The Acme", "enter")
+            assert await wait_for(pilot, lambda: len(app.screen.current().members) == 3)
+            await pilot.press("a")  # merged; the dropped member is suggested again on its own
+            assert await wait_for(pilot, lambda: app.screen.suggestions
+                                  and app.screen.suggestions[0].members == ["Acme", "Acmme"])
+            await pilot.press("x")  # different: never suggested together again
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 0)
+    asyncio.run(scenario())
+    assert rows(db, "SELECT e.name, COUNT(*) FROM aliases a JOIN entities e ON e.id = a.entity_id "
+                    "GROUP BY e.id ORDER BY e.name") == [("Acme", 3), ("Acmme", 1)]
+
+
 def test_validation_sample_and_kappa(tmp_path):
     from workbench.store import reviews
     from workbench.store.db import connect

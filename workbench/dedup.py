@@ -360,7 +360,7 @@ def _one_edit_pairs(*spellings: list[str], largest: int = 50) -> set[tuple[int, 
     for index, texts in enumerate(zip(*spellings)):
         keys: set[str] = set()
         for text in texts:
-            if len(text) >= 4:
+            if 4 <= len(text) <= 40:  # long names share prefix or suffix blocks; keys grow as length squared
                 keys.add(text)
                 keys.update(text[:k] + text[k + 1 :] for k in range(len(text)))
         for key in keys:
