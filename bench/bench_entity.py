@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.engines.llama_scoring import Item, Scorer
+from workbench.methods.entity.study import VARIANTS, prompt_parts
 from workbench.models import default_model_path
-from workbench.studies.entity import VARIANTS, prompt_parts
 from workbench.studies.spec import load_study
 
 

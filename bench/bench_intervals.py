@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from workbench.metrics import choice as mc  # noqa: E402
+from workbench.methods.choice import metrics as mc  # noqa: E402
 from workbench.metrics import intervals  # noqa: E402
 
 

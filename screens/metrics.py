@@ -237,8 +237,8 @@ class MetricsScreen(Screen):
         if not self.records:
             self.notify("Nothing to export yet.", severity="warning")
             return
-        from workbench.choice_io import METRIC_FIELDS
         from workbench.exports import write_records
+        from workbench.methods.choice.data import METRIC_FIELDS
         from workbench.safe_output import OutputRefused, atomic_text_file
 
         db = Path(self.app.db_path)

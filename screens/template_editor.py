@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Static, TextArea
 
 from workbench import design
 from workbench.literal import visible
-from workbench.studies.identity_templates import (
+from workbench.methods.identity.templates import (
     TemplateError,
     parse_template,
     preview_prompts,

@@ -7,7 +7,7 @@ import math
 import pytest
 from helpers import run_cli
 
-from workbench.metrics.coldstart import divergence_records, iou, mean_std, prag, serp_ms
+from workbench.methods.coldstart.metrics import divergence_records, iou, mean_std, prag, serp_ms
 
 
 def test_iou():
@@ -81,8 +81,8 @@ PUBLISHED_NAMES = {"iou_divergence": "IOU Divergence", "serp_divergence": "SERP 
     ("original", set(PUBLISHED_NAMES)),  # the original code's convention: every number, to 1e-9
 ])
 def test_published_divergences_reproduce(tmp_path, shared_data, convention, reproduced):
-    from workbench.coldstart_io import ranking_lists, raw_result_rows, store_rankings
-    from workbench.metrics.coldstart import divergence_records as records_of
+    from workbench.methods.coldstart.data import ranking_lists, raw_result_rows, store_rankings
+    from workbench.methods.coldstart.metrics import divergence_records as records_of
     from workbench.store.db import connect
 
     raw, published = shared_data / "coldstart" / "raw_results", shared_data / "coldstart" / "metric_results"
@@ -121,7 +121,7 @@ def test_published_divergences_reproduce(tmp_path, shared_data, convention, repr
 def test_original_convention_by_hand():
     """The original code's orientation on a small case: ranked by the neutral list, the
     attribute list cut to its length, repeats in the neutral list counted at each rank."""
-    from workbench.metrics.coldstart import prag_original, serp_ms_original
+    from workbench.methods.coldstart.metrics import prag_original, serp_ms_original
 
     neutral, attribute = ["A", "B", "C"], ["C", "A", "D", "B"]
     # k = 3; A (rank 1) and C (rank 3) are among the first 3 attribute items, B is not.
@@ -146,7 +146,7 @@ def test_metrics_cli_names_the_convention(tmp_path):
 
 
 def test_catalog_matching_keeps_out_of_catalog_and_duplicates(tmp_path):
-    from workbench.catalog import load_catalog, match_items, recommended
+    from workbench.methods.coldstart.catalog import load_catalog, match_items, recommended
 
     (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
                                       "The Matrix,Western\n")
@@ -194,7 +194,7 @@ def test_import_responses_and_fidelity_metrics(tmp_path):
 
 
 def test_reparsing_published_responses_recovers_their_items(shared_data):
-    from workbench.catalog import load_catalog, match_items, recommended
+    from workbench.methods.coldstart.catalog import load_catalog, match_items, recommended
 
     base = shared_data / "coldstart"
     catalogs = {name: load_catalog(base / "catalogs" / f"{name}.json") for name in ("college", "movie", "music")}

@@ -11,8 +11,8 @@ import pytest
 from conftest import rows
 from helpers import kill_run_once, run_cli
 
-from workbench.metrics import entity as em
-from workbench.studies.entity import Label, Task, prompt_parts
+from workbench.methods.entity import metrics as em
+from workbench.methods.entity.study import Label, Task, prompt_parts
 
 EXAMPLE = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 
@@ -133,8 +133,8 @@ def test_exact_scores_equal_a_naive_evaluation(tmp_path):
     import llama_cpp
 
     from workbench.engines.llama_scoring import Item, Scorer
+    from workbench.methods.entity.study import load_task
     from workbench.models import default_model_path
-    from workbench.studies.entity import load_task
     from workbench.studies.spec import Where
 
     task = load_task(Where("t"), EXAMPLE / "urgency.task.json")

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from workbench.cli import main
-from workbench.studies.choice_writer import dump_toml
+from workbench.methods.choice.writer import dump_toml
 
 ENTITY = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 # A server that is not there: a study that happens to be valid fails its requests

@@ -5,8 +5,8 @@ import random
 import pytest
 from scipy import stats
 
-from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
-from workbench.studies.identity_templates import (
+from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
+from workbench.methods.identity.templates import (
     CONDITIONS,
     TemplateError,
     load_template,
@@ -65,7 +65,7 @@ def test_parse_recommendations_tolerates_fences_and_prose():
 
 
 def test_answers_without_json_are_read_from_their_list():
-    from workbench.studies.identity_templates import read_recommendations
+    from workbench.methods.identity.templates import read_recommendations
 
     items, mode = read_recommendations("Sure!\n1. Howard University\n2) Spelman College\n- MIT", "university")
     assert mode == "list" and [i["item"] for i in items] == ["Howard University", "Spelman College", "MIT"]
@@ -94,7 +94,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     from helpers import run_cli
     from openai_server import ServerConfig
 
-    from workbench.studies.identity import label_probe
+    from workbench.methods.identity.study import label_probe
 
     reply = '```json\n[{"university": "Howard University", "explanation": "great community"}, ' \
             '{"university": "MIT", "explanation": "strong STEM"}]\n```'
@@ -157,7 +157,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
 
 
 def test_explanation_words_hand_computed():
-    from workbench.metrics.identity import explanation_words
+    from workbench.methods.identity.metrics import explanation_words
 
     explanations = (
         [("Black", "strong community and a vibrant culture", set())] * 3

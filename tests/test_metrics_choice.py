@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from workbench.metrics.choice import (
+from workbench.methods.choice.metrics import (
     ResponseList,
     choice_metric_records,
     direct_recommendation_rate,

@@ -118,7 +118,7 @@ def test_open_db_gives_sqlite_utils_tables(db_path):
 
 
 def test_edited_questions_stay_edited(db_path):
-    from workbench.studies.choice import Question
+    from workbench.methods.choice.study import Question
 
     conn = connect(db_path)
     study = queue.upsert_study(conn, "s", "choice", {}, None)

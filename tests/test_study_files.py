@@ -6,7 +6,7 @@ from importlib.resources import files
 import pytest
 
 from workbench.keys import request_key
-from workbench.studies.choice import default_clusters, plan_requests
+from workbench.methods.choice.study import default_clusters, plan_requests
 from workbench.studies.spec import StudyError, load_study
 
 GOOD = """
@@ -125,7 +125,7 @@ def test_real_choiceeval_banks_load(tmp_path, shared_data):
 
 
 def test_saved_study_round_trips(tmp_path):
-    from workbench.studies.choice_writer import study_to_toml
+    from workbench.methods.choice.writer import study_to_toml
 
     study = load_study(str(files("workbench.assets").joinpath("studies/demo.toml")))
     grouped: dict = {}

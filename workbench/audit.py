@@ -14,12 +14,12 @@ from typing import Any
 
 from workbench import methods
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
+from workbench.methods.choice import study as choice
+from workbench.methods.choice.extraction import ExtractionReport
 from workbench.models import ResolvedModel, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import queue
-from workbench.studies import choice
-from workbench.studies.choice_extraction import ExtractionReport
 
 
 @dataclass
@@ -151,7 +151,7 @@ async def generate_questions(conn: sqlite3.Connection, study: choice.ChoiceStudy
                              options: RunOptions, on_progress: Callable[[Progress], None] | None = None,
                              notify: Callable[[str], None] | None = None):
     """Adapt the clusters to each `generate` topic and write its questions (stored unverified)."""
-    from workbench.studies import choice_generation as generation
+    from workbench.methods.choice import generation
 
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     queue.insert_questions(conn, study_id, study.questions)

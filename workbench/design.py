@@ -10,10 +10,10 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from workbench.methods.choice.study import ChoiceStudy
+from workbench.methods.choice.writer import study_to_toml
 from workbench.store import queue
 from workbench.store.db import opened
-from workbench.studies.choice import ChoiceStudy
-from workbench.studies.choice_writer import study_to_toml
 from workbench.studies.spec import load_study
 
 
@@ -49,7 +49,7 @@ def edit_question(db_path: str | Path, study_id: int, question_id: int, text: st
 
 
 def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, text: str) -> None:
-    from workbench.studies.choice import Question
+    from workbench.methods.choice.study import Question
 
     with opened(db_path) as conn:
         position = conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
@@ -105,7 +105,7 @@ def save_template(study_path: str | Path, source: str, text: str) -> Path:
     the study, and the study's `template` key is pointed at it."""
     import re
 
-    from workbench.studies.identity_templates import parse_template
+    from workbench.methods.identity.templates import parse_template
 
     template = parse_template(text, "the edited template")  # never save one that does not load
     study_path = Path(study_path)

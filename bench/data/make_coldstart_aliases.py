@@ -29,7 +29,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent))
 
-from workbench.catalog import split_items  # noqa: E402  (the listed items, as the workbench splits an answer)
+from workbench.methods.coldstart.catalog import split_items  # noqa: E402  (the listed items, as the workbench splits an answer)
 
 
 def _words(text: str) -> list[str]:

@@ -85,7 +85,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
-    from workbench import choice_io
+    from workbench.methods.choice import data as choice_io
 
     if args.what == "mentions":
         return choice_io.mention_records(conn, args.study), choice_io.MENTION_FIELDS
@@ -94,19 +94,19 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
     if args.what == "metrics":
         return methods.metric_records(conn, args.study, args.convention), choice_io.METRIC_FIELDS
     if args.what == "rankings":
-        from workbench import coldstart_io
+        from workbench.methods.coldstart import data as coldstart_io
 
         return coldstart_io.ranking_records(conn, args.study), coldstart_io.RANKING_FIELDS
     if args.what == "scores":
-        from workbench import entity_io
+        from workbench.methods.entity import data as entity_io
 
         return entity_io.score_records(conn, args.study), entity_io.SCORE_FIELDS
     if args.what == "entity_bias":
-        from workbench import entity_io
+        from workbench.methods.entity import data as entity_io
 
         return entity_io.bias_records(conn, args.study)
     if args.what == "identity":
-        from workbench import identity_io
+        from workbench.methods.identity import data as identity_io
 
         return identity_io.identity_records(conn, args.study), identity_io.IDENTITY_FIELDS
     if args.what == "reviews":
@@ -133,21 +133,21 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def _import(args: argparse.Namespace) -> int:
-    from workbench import choice_io
+    from workbench.methods.choice import data as choice_io
 
     conn = open_store(args.db)
     console = make_console()
     path = Path(args.file)
     try:
         if args.kind == "references":
-            from workbench import identity_io
+            from workbench.methods.identity import data as identity_io
 
             if not args.study:
                 raise UserError("import references needs --study NAME")
             count = identity_io.import_references(conn, args.study, path)
             console.print(f"Imported {count} reference shares into study {args.study!r}.")
         elif args.kind in ("rankings", "responses"):
-            from workbench import coldstart_io
+            from workbench.methods.coldstart import data as coldstart_io
 
             if not args.study:
                 raise UserError(f"import {args.kind} needs --study NAME")
@@ -160,7 +160,7 @@ def _import(args: argparse.Namespace) -> int:
             else:
                 catalog = None
                 if args.catalog:  # read before anything is stored: a bad catalog leaves nothing
-                    from workbench.catalog import load_catalog
+                    from workbench.methods.coldstart.catalog import load_catalog
 
                     try:
                         catalog = load_catalog(Path(args.catalog))
@@ -173,7 +173,7 @@ def _import(args: argparse.Namespace) -> int:
                               f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog
                                                    else "."))
         elif args.kind == "scores":
-            from workbench import entity_io
+            from workbench.methods.entity import data as entity_io
 
             if not (args.study and args.task):
                 raise UserError("import scores needs --study NAME and --task TASK.task.json")

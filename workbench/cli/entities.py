@@ -53,7 +53,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
             console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
             return 0
         if args.action == "list":
-            from workbench import choice_io
+            from workbench.methods.choice import data as choice_io
 
             exports.write_records(choice_io.entity_records(conn), args.format if args.format != "table" else "csv",
                                   choice_io.ENTITY_FIELDS, sys.stdout)

@@ -32,7 +32,7 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from workbench import choice_io
+    from workbench.methods.choice import data as choice_io
 
     conn = open_store(args.db, create=False)
     study_id_of(conn, args.study)

@@ -76,7 +76,7 @@ class MethodBase:
     name: str
     first_stage = "answer"
     summary = ""
-    study_module = ""  # e.g. "workbench.studies.coldstart"
+    study_module = ""  # e.g. "workbench.methods.coldstart.study"
 
     def _module(self):
         from importlib import import_module

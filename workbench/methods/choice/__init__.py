@@ -13,7 +13,7 @@ class ChoiceMethod(MethodBase):
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert extraction"
 
     def load(self, data, path):
-        from workbench.studies.choice import from_toml
+        from workbench.methods.choice.study import from_toml
 
         return from_toml(data, path)
 
@@ -24,7 +24,7 @@ class ChoiceMethod(MethodBase):
         return queue.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
 
     def plan(self, study, model_identity, params, context):
-        from workbench.studies.choice import plan_requests
+        from workbench.methods.choice.study import plan_requests
 
         return plan_requests(study, model_identity, params, context)
 
@@ -33,7 +33,7 @@ class ChoiceMethod(MethodBase):
         return x.model if x.method == "experts" else None
 
     async def after_answers(self, stages: Stages) -> None:
-        from workbench.studies import choice_extraction
+        from workbench.methods.choice import extraction as choice_extraction
 
         prepared, settings = stages.prepared, stages.study.extraction
         if settings.method == "list":
@@ -53,12 +53,12 @@ class ChoiceMethod(MethodBase):
                                                             m.resolved.label, settings))
 
     def metric_records(self, conn, study, convention="paper"):
-        from workbench.choice_io import choice_metric_records_of
+        from workbench.methods.choice.data import choice_metric_records_of
 
         return choice_metric_records_of(conn, study)  # one convention (docs/methods.md)
 
     def print_tables(self, conn, study, records, console):
-        from workbench.methods.choice_tables import print_choice_tables, print_region_hint
+        from workbench.methods.choice.tables import print_choice_tables, print_region_hint
 
         print_choice_tables(records, console)
         print_region_hint(conn, study, console)

@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass, field
-from importlib.resources import files
-from pathlib import Path
 
 from workbench.keys import request_key
+from workbench.methods.choice.study import ChoiceStudy, Question
+from workbench.prompts import fill, load_prompt
 from workbench.store import queue
-from workbench.studies.choice import ChoiceStudy, Question
 
 ADAPT_SCHEMA = {
     "type": "object",
@@ -34,20 +33,6 @@ def questions_schema(n: int) -> dict:
                                      "items": {"type": "string", "maxLength": 200}}},
         "required": ["questions"],
     }
-
-
-def load_prompt(path: str | None, default: str) -> str:
-    if path:
-        return Path(path).read_text("utf-8")
-    return files("workbench.assets").joinpath("prompts", default).read_text("utf-8")
-
-
-def fill(template: str, **values: str) -> str:
-    """Replace {name} placeholders by plain substitution: user prompts are data,
-    never evaluated (no str.format, so braces elsewhere are left alone)."""
-    for name, value in values.items():
-        template = template.replace("{" + name + "}", value)
-    return template
 
 
 @dataclass

@@ -8,7 +8,7 @@ from collections import defaultdict
 from itertools import combinations
 from typing import Any
 
-from workbench.metrics import entity as em
+from workbench.methods.entity import metrics as em
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
 
 SCORE_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "template_id", "label",
@@ -180,8 +180,8 @@ def import_scores(conn: sqlite3.Connection, study: str, path, task_path, entitie
     from pathlib import Path
 
     from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
+    from workbench.methods.entity.study import load_task
     from workbench.store import queue
-    from workbench.studies.entity import load_task
     from workbench.studies.spec import StudyError, Where
 
     path, task_path = Path(path), Path(task_path)

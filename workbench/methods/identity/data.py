@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, real
-from workbench.metrics.identity import compare_to_baseline, coverage, mean_share
+from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
 from workbench.metrics.intervals import adjust, difference_ci, interval_fields, mean_ci
 from workbench.store.queue import ensure_study, transaction
 
@@ -70,7 +70,7 @@ def _groups_without_dialect(spec_json: str) -> set[str]:
     """The groups the study's template has no dialect variants for (empty when unknown)."""
     import json
 
-    from workbench.studies.identity_templates import TemplateError, load_template
+    from workbench.methods.identity.templates import TemplateError, load_template
 
     source = json.loads(spec_json or "{}").get("template")
     if not source:
@@ -86,7 +86,7 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
     import json
     import re
 
-    from workbench.metrics.identity import explanation_words
+    from workbench.methods.identity.metrics import explanation_words
 
     by_model: dict[str, list[tuple[str, str, set[str]]]] = {}
     for model, group, payload_json, item, explanation in conn.execute(

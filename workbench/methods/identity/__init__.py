@@ -8,7 +8,7 @@ from workbench.methods.registry import MethodBase, Stages, register
 @register
 class IdentityMethod(MethodBase):
     name = "identity"
-    study_module = "workbench.studies.identity"
+    study_module = "workbench.methods.identity.study"
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
 
@@ -16,8 +16,8 @@ class IdentityMethod(MethodBase):
         return study.judge
 
     async def after_answers(self, stages: Stages) -> None:
+        from workbench.methods.identity import study as identity
         from workbench.models import generation_params
-        from workbench.studies import identity
 
         prepared, study, conn = stages.prepared, stages.study, stages.conn
         for m in prepared.models:
@@ -35,11 +35,11 @@ class IdentityMethod(MethodBase):
             identity.store_outputs(conn, study, stages.study_id, m.model_id, m.resolved.label)
 
     def metric_records(self, conn, study, convention="paper"):
-        from workbench.identity_io import metric_records
+        from workbench.methods.identity.data import metric_records
 
         return metric_records(conn, study)  # one convention (docs/methods.md)
 
     def print_tables(self, conn, study, records, console):
-        from workbench.methods.identity_tables import print_identity_table
+        from workbench.methods.identity.tables import print_identity_table
 
         print_identity_table(records, console)

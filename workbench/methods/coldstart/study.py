@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.catalog import Catalog, load_catalog
+from workbench.methods.coldstart.catalog import Catalog, load_catalog
 from workbench.specs import ModelSpec
 from workbench.studies.spec import (
     MAX_SEEDS,
@@ -158,8 +158,8 @@ def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, 
 
 def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, model_label: str) -> int:
     """Parse every answered prompt against the catalog into `rankings` (idempotent)."""
-    from workbench.catalog import match_items
-    from workbench.coldstart_io import store_catalog, store_rankings
+    from workbench.methods.coldstart.catalog import match_items
+    from workbench.methods.coldstart.data import store_catalog, store_rankings
     from workbench.store.queue import transaction
 
     store_catalog(conn, study.name, study.catalog)

@@ -22,9 +22,9 @@ from workbench.extract import (
     parse_expert_reply,
 )
 from workbench.keys import request_key
+from workbench.methods.choice.study import Extraction
 from workbench.store import mentions, queue
 from workbench.store.mentions import MentionList
-from workbench.studies.choice import Extraction
 
 
 @dataclass

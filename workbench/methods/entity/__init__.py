@@ -8,7 +8,7 @@ from workbench.methods.registry import MethodBase, Stages, register
 @register
 class EntityMethod(MethodBase):
     name = "entity"
-    study_module = "workbench.studies.entity"
+    study_module = "workbench.methods.entity.study"
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
 
@@ -20,22 +20,22 @@ class EntityMethod(MethodBase):
         return {"kernels": "invariant" if spec.options.get("invariant", True) else "fast"}
 
     def plan(self, study, model_identity, params, context):
-        from workbench.studies.entity import plan_requests
+        from workbench.methods.entity.study import plan_requests
 
         return plan_requests(study, model_identity, params)
 
     async def after_answers(self, stages: Stages) -> None:
-        from workbench.studies.entity import store_scores
+        from workbench.methods.entity.study import store_scores
 
         for m in stages.prepared.models:
             store_scores(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)
 
     def metric_records(self, conn, study, convention="paper"):
-        from workbench.entity_io import metric_records
+        from workbench.methods.entity.data import metric_records
 
         return metric_records(conn, study)  # the paper's and the framework's code agree (sample std, ddof = 1)
 
     def print_tables(self, conn, study, records, console):
-        from workbench.methods.entity_tables import print_entity_tables
+        from workbench.methods.entity.tables import print_entity_tables
 
         print_entity_tables(records, console)

@@ -29,14 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from workbench.keys import request_key
-from workbench.specs import ModelSpec
-from workbench.store.queue import PlannedRequest, transaction
-from workbench.studies.identity_templates import (
+from workbench.methods.identity.templates import (
     Template,
     TemplateError,
     load_template,
     read_recommendations,
 )
+from workbench.specs import ModelSpec
+from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import (
     MAX_PER_GROUP,
     Where,
@@ -139,7 +139,7 @@ def recommendations_schema(item_key: str) -> dict[str, Any]:
 
 
 def plan_requests(study: IdentityStudy, model_identity: str, params: dict[str, Any]):
-    from workbench.studies.identity_templates import sample_prompts
+    from workbench.methods.identity.templates import sample_prompts
 
     sampling = {k: v for k, v in params.items() if k not in ("system", "seed")}
     if study.structured:
@@ -195,8 +195,8 @@ def label_probe(text: str) -> str:
 def plan_judging(conn: sqlite3.Connection, study: IdentityStudy, study_id: int, answer_model_id: int,
                  judge_model_id: int, judge_identity: str) -> int:
     """One `judge` request per answered probe of the answer model (parent: the probe)."""
+    from workbench.prompts import fill, load_prompt
     from workbench.store import queue
-    from workbench.studies.choice_generation import fill, load_prompt
 
     prompt = load_prompt(study.judge_prompt, "judge_probe.txt")
     rows = conn.execute(

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
-from workbench.metrics.coldstart import divergence_records
+from workbench.methods.coldstart.metrics import divergence_records
 from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
 
@@ -83,7 +83,7 @@ def ranking_lists(conn: sqlite3.Connection, study_id: int) -> dict[tuple, list[s
 def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path,
                      threshold: float | None = None) -> dict[str, int]:
     """Raw texts (model, seed, persona_category, persona, response) parsed against the catalog."""
-    from workbench.catalog import DEFAULT_THRESHOLD, load_catalog, match_items
+    from workbench.methods.coldstart.catalog import DEFAULT_THRESHOLD, load_catalog, match_items
 
     try:
         catalog = load_catalog(catalog_path)
@@ -134,7 +134,7 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
     """Per model x persona, mean and population std over seeds of: out-of-catalog rate,
     diversity (unique / total items), mean catalog rank and, for each catalog attribute
     value, the share of recommended items carrying it (group_share)."""
-    from workbench.metrics.coldstart import mean_std
+    from workbench.methods.coldstart.metrics import mean_std
 
     positions, attributes = {}, {}
     for position, item, attrs in conn.execute("SELECT position, item, attributes_json FROM catalog_items "

@@ -8,22 +8,22 @@ from workbench.methods.registry import MethodBase, Stages, register
 @register
 class ColdStartMethod(MethodBase):
     name = "coldstart"
-    study_module = "workbench.studies.coldstart"
+    study_module = "workbench.methods.coldstart.study"
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
 
     async def after_answers(self, stages: Stages) -> None:
-        from workbench.studies.coldstart import parse_answers
+        from workbench.methods.coldstart.study import parse_answers
 
         for m in stages.prepared.models:
             parse_answers(stages.conn, stages.study, stages.study_id, m.model_id, m.resolved.label)
 
     def metric_records(self, conn, study, convention="paper"):
-        from workbench.coldstart_io import metric_records
+        from workbench.methods.coldstart.data import metric_records
 
         return metric_records(conn, study, convention)
 
     def print_tables(self, conn, study, records, console):
-        from workbench.methods.coldstart_tables import print_coldstart_table
+        from workbench.methods.coldstart.tables import print_coldstart_table
 
         print_coldstart_table(records, console)

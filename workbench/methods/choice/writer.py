@@ -15,7 +15,7 @@ import json
 import math
 from typing import Any
 
-from workbench.studies.choice import ChoiceStudy, default_clusters
+from workbench.methods.choice.study import ChoiceStudy, default_clusters
 
 # Topic keys the inline questions replace (they would read the questions again from elsewhere).
 _QUESTION_SOURCES = ("questions", "questions_file", "questions_per_cluster")

@@ -10,11 +10,15 @@ from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, whole
 from workbench.extract import normalize_surface
-from workbench.metrics.choice import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
+from workbench.methods.choice.metrics import (
+    DEFAULT_REGION_PAIRS,
+    ResponseList,
+    choice_metric_records,
+)
+from workbench.methods.choice.study import Question, default_clusters, read_question_file
 from workbench.store import mentions, queue
 from workbench.store.mentions import MentionList
 from workbench.store.queue import ensure_study
-from workbench.studies.choice import Question, default_clusters, read_question_file
 from workbench.studies.spec import StudyError, Where
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
@@ -71,7 +75,7 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     row = conn.execute("SELECT spec_json FROM studies WHERE name = ?", (study,)).fetchone()
     spec = json.loads(row[0]) if row else {}
     if spec.get("clusters"):
-        from workbench.studies.choice import Cluster
+        from workbench.methods.choice.study import Cluster
 
         clusters = [Cluster(c["name"], c["description"]) for c in spec["clusters"]]
     where = Where(str(path))
