@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from workbench import dedup
-from workbench.literal import visible
+from workbench.literal import visible, visible_line
 from workbench.screens.design import EditText
 from workbench.store import entities as registry
 from workbench.store.db import connect, opened
@@ -87,7 +87,7 @@ class EntitiesScreen(Screen):
         table.clear()
         for s in self.visible_suggestions():
             members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
-            table.add_row(s.method, f"{s.score:.0f}", Text(visible(s.canonical)), Text(visible(members)))
+            table.add_row(s.method, f"{s.score:.0f}", Text(visible_line(s.canonical)), Text(visible_line(members)))
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         table.focus()
@@ -97,7 +97,7 @@ class EntitiesScreen(Screen):
     def _detail(self) -> None:
         s = self.current()
         text = "" if s is None else "\n".join(
-            f"{m}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
+            f"{visible_line(m)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
             for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
         self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
 

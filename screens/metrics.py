@@ -15,7 +15,7 @@ from textual.widgets import DataTable, Footer, Header, Label, Static
 
 from workbench import methods
 from workbench import metric_views as views
-from workbench.literal import visible
+from workbench.literal import visible, visible_line
 
 
 class MetricsScreen(Screen):
@@ -139,7 +139,7 @@ class MetricsScreen(Screen):
             "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)")
         chart = Text()
         for label, bar, figures in views.coldstart_bars(getattr(self, "coldstart", []), self.divergence):
-            chart.append(f"{visible(label)[:30]:<30} ")
+            chart.append(f"{visible_line(label)[:30]:<30} ")
             chart.append(bar, style="cyan")
             chart.append(f" {figures}\n")
         self.query_one("#coldstart-chart", Static).update(chart)
@@ -159,7 +159,7 @@ class MetricsScreen(Screen):
         self._fill("#entity-groups", *views.entity_group_table(records))
         chart = Text()
         for entity, value, bar in views.entity_bars(records):
-            chart.append(f"{visible(entity)[:24]:<24} {value:+.2f} ")
+            chart.append(f"{visible_line(entity)[:24]:<24} {value:+.2f} ")
             chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
         self.query_one("#entity-chart", Static).update(chart)
 
@@ -187,7 +187,7 @@ class MetricsScreen(Screen):
         bars = views.lor_bars(topic_records)
         chart = Text()
         for label, value, bar in bars[:40]:
-            chart.append(f"{visible(label)[:28]:<28} {value:+.2f} ")
+            chart.append(f"{visible_line(label)[:28]:<28} {value:+.2f} ")
             chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
         self.query_one("#lor-chart", Static).update(chart if bars else Text("(no per-cluster values yet)"))
         self.query_one("#region-chart", Static).update(self._region_chart(topic_records))
@@ -203,7 +203,7 @@ class MetricsScreen(Screen):
         chart = Text()
         width = 40
         for model, shares in rows:
-            chart.append(f"{visible(model)[:28]:<28} ")
+            chart.append(f"{visible_line(model)[:28]:<28} ")
             for region, share in shares:
                 # Letters as well as colours, so the chart reads without colour (NO_COLOR).
                 cells = round(share * width)
@@ -215,8 +215,8 @@ class MetricsScreen(Screen):
     def _fill(self, selector: str, header: list[str], rows: list[list[str]]) -> None:
         table = self.query_one(selector, DataTable)
         table.clear(columns=True)
-        table.add_columns(*[Text(visible(h)) for h in header])
-        table.add_rows([[Text(visible(c)) for c in row] for row in rows])
+        table.add_columns(*[Text(visible_line(h)) for h in header])
+        table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
 
     def _cycle(self, options: list[str], current: str) -> str:
         return options[(options.index(current) + 1) % len(options)] if current in options else options[0]

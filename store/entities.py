@@ -29,8 +29,11 @@ def _normalize(text: str) -> str:
 
 
 def find_entity(conn: sqlite3.Connection, name: str) -> tuple[int, str]:
-    """An entity by its name, or by any surface form of it."""
-    row = conn.execute("SELECT id, name FROM entities WHERE name = ?", (name,)).fetchone()
+    """An entity by its name, or by any surface form of it. A name merged away
+    (its entity holds no surface form any more) means the entity its surface
+    forms went to, never the empty one left behind."""
+    row = conn.execute("SELECT id, name FROM entities e WHERE name = ? "
+                       "AND EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)", (name,)).fetchone()
     if row is None:
         row = conn.execute("SELECT e.id, e.name FROM aliases a JOIN entities e ON e.id = a.entity_id "
                            "WHERE a.surface_key = ?", (_normalize(name),)).fetchone()
@@ -92,6 +95,9 @@ def merge(conn: sqlite3.Connection, names: list[str], into: str | None = None, *
     with transaction(conn):
         found = list(dict.fromkeys(find_entity(conn, n) for n in names))
         if len(found) < 2:
+            if len(set(names)) > 1:
+                raise DecisionError(f"{', '.join(map(repr, dict.fromkeys(names)))} are already one entity, "
+                                    f"{found[0][1]!r}")
             raise DecisionError("a merge needs at least two different entities")
         ids = [i for i, _ in found]
         clash = _forbidden(conn, ids)
@@ -117,6 +123,18 @@ def merge(conn: sqlite3.Connection, names: list[str], into: str | None = None, *
                 changes.append({"op": "alias", "key": key, "from": entity_id, "to": target})
         if into and into != target_name:
             changes.append({"op": "name", "entity": target, "from": target_name, "to": into})
+        # A reviewer's "different" follows the surface forms: what was forbidden for a
+        # merged-away entity now holds for the entity they joined.
+        for entity_id in ids:
+            if entity_id == target:
+                continue
+            for a, b in conn.execute("SELECT entity_a, entity_b FROM forbidden_pairs WHERE ? IN (entity_a, entity_b)",
+                                     (entity_id,)).fetchall():
+                other = b if a == entity_id else a
+                low, high = sorted((target, other))
+                if other != target and not conn.execute("SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND "
+                                                        "entity_b = ?", (low, high)).fetchone():
+                    changes.append({"op": "forbid", "a": low, "b": high})
         final = into or target_name
         return _record(conn, "merge", f"merge {', '.join(n for _, n in found)} into {final}", changes, who, why)
 
@@ -170,6 +188,8 @@ def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: 
         if a == b:
             raise DecisionError(f"{first!r} and {second!r} are already one entity; split it instead")
         low, high = sorted((a, b))
+        if conn.execute("SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (low, high)).fetchone():
+            raise DecisionError(f"{a_name!r} and {b_name!r} are already marked as different")
         return _record(conn, "forbid", f"{a_name} and {b_name} are different",
                        [{"op": "forbid", "a": low, "b": high}], who, why)
 

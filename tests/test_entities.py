@@ -122,3 +122,63 @@ def test_decision_errors_are_clear(tmp_path):
         out = run_cli("entities", *args, "--db", db)
         assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
     assert "Nothing to undo." in run_cli("entities", "undo", "--db", db).stdout
+
+
+def registry_db(tmp_path):
+    from workbench.store.db import connect
+
+    db = str(tmp_path / "r.db")
+    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db,
+                   "--study", "s").returncode == 0
+    return db, connect(db)
+
+
+def test_a_forbid_follows_merges_and_is_not_recorded_twice(tmp_path):
+    from workbench.store import entities as registry
+
+    db, conn = registry_db(tmp_path)
+    registry.forbid(conn, "Adidas", "Addidas", who="t")
+    with pytest.raises(registry.DecisionError, match="already marked as different"):
+        registry.forbid(conn, "Addidas", "Adidas", who="t")
+    # Through a third entity: Addidas joins Paris, then Paris may not join Adidas.
+    registry.merge(conn, ["Addidas", "Paris"], into="Paris", who="t")
+    with pytest.raises(registry.DecisionError, match="different entities"):
+        registry.merge(conn, ["Paris", "Adidas"], who="t")
+    registry.undo(conn)  # the Paris merge, and the forbid it carried over
+    with pytest.raises(registry.DecisionError, match="different entities"):
+        registry.merge(conn, ["Addidas", "Adidas"], who="t")  # the first forbid still holds
+    suggested = json.loads(run_cli("entities", "suggest", "--db", db, "--format", "json").stdout)
+    assert not any({"Adidas", "Addidas"} <= set(s["members"]) for s in suggested)
+
+
+def test_a_merged_away_name_means_where_its_forms_went(tmp_path):
+    from workbench.store import entities as registry
+
+    db, conn = registry_db(tmp_path)
+    registry.merge(conn, ["Adidas", "Addidas"], into="Adidas", who="t")
+    with pytest.raises(registry.DecisionError, match="already one entity"):
+        registry.merge(conn, ["Addidas", "Adidas"], who="t")  # nothing recorded for undo to spend
+    registry.merge(conn, ["Addidas", "Paris"], into="Adidas", who="t")  # "Addidas" is the Adidas entity now
+    counts = dict(conn.execute("SELECT e.name, COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = "
+                               "m.surface_key JOIN entities e ON e.id = a.entity_id GROUP BY e.id").fetchall())
+    assert counts["Adidas"] == 4 + 1 + 3 and "Addidas" not in counts and "Paris" not in counts
+
+
+def test_suggest_options_are_checked_and_csv_is_csv(tmp_path):
+    db, _conn = registry_db(tmp_path)
+    for bad in ("-3", "500", "nan", "ninety"):
+        out = run_cli("entities", "suggest", "--db", db, "--threshold", bad)
+        assert out.returncode == 2 and "--threshold" in out.stderr and "Traceback" not in out.stderr
+    rows = list(csv.DictReader(run_cli("entities", "suggest", "--db", db, "--format", "csv").stdout.splitlines()))
+    assert {"cluster", "canonical", "member", "mentions", "joined_by"} <= set(rows[0])
+    assert {r["member"] for r in rows} >= {"Nike", "Nike, Inc.", "Adidas", "Addidas"}
+    assert {r["joined_by"] for r in rows if r["member"] == "Addidas"} == {"nearest 92"}
+
+
+def test_names_that_hide_or_split_show_escaped():
+    from workbench.literal import visible_line
+
+    assert visible_line("New\nLine\tx") == "New\\nLine\\tx"
+    assert visible_line("\u202eevil\u202c") == "\\u202eevil\\u202c"  # no reversed display
+    assert visible_line("Zero\u200bWidth") != visible_line("ZeroWidth")
+    assert visible_line("\x1b[31mRED") == "\\x1b[31mRED"

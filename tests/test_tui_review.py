@@ -139,7 +139,7 @@ def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
             cluster = app.screen.current()
             assert cluster.method == "nearest" and len(cluster.members) == 4  # one cluster, not two
             detail = str(app.screen.query_one("#suggestion-detail").render())
-            assert "Acme Inc.  (2 mentions, fingerprint)" in detail and "Acmme  (1 mention, nearest" in detail
+            assert "Acme Inc.  (2 mentions, fingerprint)" in detail and "Acmme  (1 mention, misspelling" in detail
             await pilot.press("d")  # keep the strict members only
             assert await wait_for(pilot, lambda: type(app.screen).__name__ == "EditText")
             await pilot.press("ctrl+u", *"Acme; Acme Inc.; The Acme", "enter")

@@ -116,7 +116,9 @@ class Suggestion:
     counts: list[int]  # mentions of each member
     score: float  # 100 for key collisions; the weakest link's similarity for `nearest`
     method: str  # the laxest method the cluster needed
-    reasons: list[str] = field(default_factory=list)  # per member: how it joined ("fingerprint", "nearest 93")
+    # per member, how it joined: "fingerprint", "ngram", "nearest 93" (similar at the threshold) or
+    # "misspelling 83" (a rarely seen name a letter or two from a common one, below the threshold)
+    reasons: list[str] = field(default_factory=list)
 
     def as_record(self) -> dict:
         return {"canonical": self.canonical, "members": self.members, "counts": self.counts,
@@ -276,8 +278,10 @@ class _Linker:
         """The lowest similarity a misspelling can have, for the candidate search."""
         return min(self.threshold, 70.0)
 
-    def accepts(self, i: int, j: int, support_i: tuple[int, int], support_j: tuple[int, int]) -> float | None:
-        """The link's score (similarity of the whole names) when i and j may join, else None.
+    def accepts(self, i: int, j: int, support_i: tuple[int, int],
+                support_j: tuple[int, int]) -> tuple[float, str] | None:
+        """The link's score (similarity of the whole names) and its rule ("nearest", or
+        "misspelling" for a rare name's letter edits) when i and j may join, else None.
         A support is (mentions, surface forms) of the cluster each name stands for."""
         if self._digits[i] != self._digits[j]:  # "Terminator 2" / "Terminator 3", "Collision 1" / "2"
             return None
@@ -287,12 +291,12 @@ class _Linker:
         # Both seen often: their own words must agree beyond the threshold.
         if score >= self.threshold and self._score(self._own[i], self._own[j]) >= (
                 self.threshold if rare else self.strict):
-            return score
+            return score, "nearest"
         if rare and self._digits[i] == self._digits[j]:
             # A misspelling may hit the legal form too ("Vector Limted").
             for words in (self._words, self._all_words):
                 if misspelt(words[i], words[j], self._common):
-                    return score
+                    return score, "misspelling"
         return None
 
 
@@ -301,6 +305,8 @@ def suggest(names: list[str], counts: list[int] | None = None, *, methods: Itera
             forbidden: Iterable[tuple[str, str]] = ()) -> list[Suggestion]:
     """Clusters of entity names; strict methods make units that laxer ones join."""
     methods = list(methods)
+    if not 0 <= threshold <= 100:  # also refuses nan
+        raise ValueError(f"threshold {threshold} is outside 0-100")
     for method in methods:
         if method not in METHODS:
             raise ValueError(f"unknown method {method!r} (expected one of {', '.join(METHODS)})")
@@ -313,7 +319,7 @@ def suggest(names: list[str], counts: list[int] | None = None, *, methods: Itera
     reason: dict[int, tuple[str, float]] = {}  # how each name first joined another
     laxest: dict[int, tuple[int, float]] = {}  # per root: (method rank, weakest score)
 
-    def link(i: int, j: int, method: str, score: float) -> None:
+    def link(i: int, j: int, method: str, score: float, rule: str | None = None) -> None:
         ri, rj = components.find(i), components.find(j)
         if ri == rj or not components.union(i, j):
             return
@@ -323,7 +329,7 @@ def suggest(names: list[str], counts: list[int] | None = None, *, methods: Itera
         laxest.pop(rj, None)
         laxest[components.find(i)] = (max(rank, *(b[0] for b in before)), min(score, *(b[1] for b in before)))
         for k in (i, j):
-            reason.setdefault(k, (method, score))
+            reason.setdefault(k, (rule or method, score))
 
     for method in METHODS:  # always strict to lax, whatever order they were asked in
         if method not in methods:
@@ -372,8 +378,8 @@ def _one_edit_pairs(*spellings: list[str], largest: int = 50) -> set[tuple[int, 
     return pairs
 
 
-def _reason(method: str, score: float) -> str:
-    return f"{method} {score:.0f}" if method == "nearest" else method
+def _reason(rule: str, score: float) -> str:
+    return f"{rule} {score:.0f}" if rule in ("nearest", "misspelling") else rule
 
 
 def _nearest(names: list[str], components: _Components, link, linker: _Linker) -> None:
@@ -397,10 +403,10 @@ def _nearest(names: list[str], components: _Components, link, linker: _Linker) -
         if ra == rb:
             continue
         ca, cb = components.canonical[ra], components.canonical[rb]
-        score = linker.accepts(ca, cb, (components.mentions[ra], len(components.members[ra])),
-                               (components.mentions[rb], len(components.members[rb])))
-        if score is not None:
-            link(ca, cb, "nearest", score)
+        accepted = linker.accepts(ca, cb, (components.mentions[ra], len(components.members[ra])),
+                                  (components.mentions[rb], len(components.members[rb])))
+        if accepted is not None:
+            link(ca, cb, "nearest", accepted[0], accepted[1])
 
 
 @dataclass

@@ -16,11 +16,22 @@ from workbench.cli.common import (
     open_store,
     study_id_of,
 )
-from workbench.literal import literal_text
+from workbench.literal import literal_line, literal_text
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
     return args.who or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+
+
+def percent(text: str) -> float:
+    """A similarity on rapidfuzz's scale, 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (expected 0-100)") from None
+    if not 0 <= value <= 100:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text} is outside 0-100")
+    return value
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
@@ -40,6 +51,13 @@ def cmd_entities(args: argparse.Namespace) -> int:
             if args.format == "json":
                 print(json.dumps([s.as_record() for s in found], ensure_ascii=False, indent=1))
                 return 0
+            if args.format == "csv":  # one row per member
+                rows = ({"cluster": n, "method": s.method, "score": round(s.score, 2), "canonical": s.canonical,
+                         "member": m, "mentions": c, "joined_by": r}
+                        for n, s in enumerate(found, start=1) for m, c, r in zip(s.members, s.counts, s.reasons))
+                exports.write_records(rows, "csv", ["cluster", "method", "score", "canonical", "member", "mentions",
+                                                    "joined_by"], sys.stdout)
+                return 0
             if not found:
                 console.print(f"No suggestions among {len(index.names)} entities.")
                 return 0
@@ -48,7 +66,7 @@ def cmd_entities(args: argparse.Namespace) -> int:
                 table.add_column(column, overflow="fold")
             for s in found:
                 members = ", ".join(f"{m} ({c}, {r})" for m, c, r in zip(s.members, s.counts, s.reasons))
-                table.add_row(s.method, f"{s.score:.0f}", literal_text(s.canonical), literal_text(members))
+                table.add_row(s.method, f"{s.score:.0f}", literal_line(s.canonical), literal_line(members))
             console.print(table)
             console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
             return 0
@@ -111,7 +129,9 @@ def add_parsers(sub, fmt) -> None:
     add_db(p)
     p.add_argument("--study", help="suggest: only entities mentioned in this study")
     p.add_argument("--method", choices=["all", "fingerprint", "ngram", "nearest"], default="all")
-    p.add_argument("--threshold", type=float, default=90.0, help="nearest: similarity 0-100 (default 90)")
+    p.add_argument("--threshold", type=percent, default=90.0,
+                   help="nearest: similarity 0-100 (default 90); a rarely seen name a letter or two from a common "
+                   "one joins below it, marked 'misspelling'")
     p.add_argument("--scorer", default="token_sort_ratio",
                    choices=["token_sort_ratio", "ratio", "token_set_ratio", "WRatio"],
                    help="nearest: rapidfuzz scorer (token_set_ratio also pairs 'Paris' with 'Paris, France')")
