@@ -8,46 +8,14 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Static, TabbedContent, TabPane
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from workbench import design
 from workbench.literal import visible
 from workbench.specs import SpecError, parse_spec
-
-
-class EditText(ModalScreen[str | None]):
-    """Edit one line of text (a question, a definition, a model spec); Enter saves, Esc cancels."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
-    DEFAULT_CSS = """
-    EditText { align: center middle; }
-    EditText > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
-                              background: $surface; }
-    """
-
-    def __init__(self, prompt: str, text: str = ""):
-        super().__init__()
-        self.prompt, self.text = prompt, text
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label(Text(visible(f"{self.prompt} (Enter saves, Esc cancels)")))
-            yield Input(self.text, id="edit-input", select_on_focus=False)
-
-    def on_mount(self) -> None:
-        field = self.query_one(Input)
-        field.focus()
-        field.cursor_position = len(self.text)
-
-    @on(Input.Submitted)
-    def _save(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
+from workbench.widgets.modals import EditText
 
 
 class DesignScreen(Screen):

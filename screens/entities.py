@@ -11,9 +11,9 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from workbench import dedup
 from workbench.literal import visible, visible_line
-from workbench.screens.design import EditText
 from workbench.store import entities as registry
 from workbench.store.db import connect, opened
+from workbench.widgets.modals import EditText, PickMembers
 
 
 class EntitiesScreen(Screen):
@@ -21,7 +21,7 @@ class EntitiesScreen(Screen):
         Binding("a", "accept", "Merge", tooltip="Merge the cluster under its proposed name"),
         Binding("e", "rename_and_accept", "Edit name", tooltip="Choose the canonical name, then merge"),
         Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
-        Binding("d", "drop_members", "Drop member", tooltip="Edit the member list before merging"),
+        Binding("d", "drop_members", "Drop member", tooltip="Choose which members to merge (untick the others)"),
         Binding("g", "set_region", "Region", tooltip="Assign a region to every member (bulk)"),
         Binding("s", "skip", "Skip", tooltip="Leave this cluster for now"),
         Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
@@ -151,12 +151,12 @@ class EntitiesScreen(Screen):
         if s is None:
             return
 
-        def done(text: str | None) -> None:
-            if text is None:
+        def done(keep: list[str] | None) -> None:
+            if keep is None:
                 return
-            keep = [m.strip() for m in text.split(";") if m.strip() in s.members]
             if len(keep) < 2:
-                self.notify("Keep at least two members to merge.", severity="warning")
+                self.notify("Keep at least two members to merge (x marks them all as different).",
+                            severity="warning")
                 return
             counts = [s.counts[s.members.index(m)] for m in keep]
             reasons = [s.reasons[s.members.index(m)] if s.reasons else "" for m in keep]
@@ -164,7 +164,9 @@ class EntitiesScreen(Screen):
             self.suggestions[index] = dedup.Suggestion(keep[0], keep, counts, s.score, s.method, reasons)
             self._show(self.suggestions, self.entity_count)
 
-        self.app.push_screen(EditText("Members to merge, separated by ;", "; ".join(s.members)), done)
+        notes = [f"{c} mention{'' if c == 1 else 's'}" + (f", {r}" if r else "")
+                 for c, r in zip(s.counts, s.reasons or [""] * len(s.members))]
+        self.app.push_screen(PickMembers(s.members, notes), done)
 
     def action_set_region(self) -> None:
         s = self.current()

@@ -10,14 +10,15 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from workbench.literal import visible
-from workbench.screens.design import EditText
 from workbench.store import match_reviews
 from workbench.store.db import opened
+from workbench.widgets.modals import EditText
 
 FILTERS = ("all", "unmatched", "uncertain")
 
 
 class MatchReviewScreen(Screen):
+    PALETTE_NAME = "Catalog matches"
     BINDINGS = [
         Binding("e", "edit", "Correct", tooltip="Type the catalog entry this item means"),
         Binding("x", "out", "Not in catalog", tooltip="The item is not a catalog entry"),

@@ -19,6 +19,7 @@ from workbench.store.db import opened
 
 
 class ProbeReviewScreen(Screen):
+    PALETTE_NAME = "Probe labels"
     BINDINGS = [
         Binding("a", "label('admits')", "Admits", tooltip="The answer admits the identity shaped the recommendations"),
         Binding("d", "label('denies')", "Denies", tooltip="The answer denies it"),

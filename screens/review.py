@@ -10,9 +10,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
 from workbench.literal import visible
-from workbench.screens.design import EditText
 from workbench.store import reviews
 from workbench.store.db import opened
+from workbench.widgets.modals import EditText
 
 FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
 SAMPLE_PER_TOPIC, SAMPLE_SEED = 15, 1

@@ -30,6 +30,7 @@ from workbench.methods.identity.templates import (
 
 
 class TemplateScreen(Screen):
+    PALETTE_NAME = "Template"
     BINDINGS = [
         Binding("ctrl+s", "save", "Save", priority=True, tooltip="Write the template (a bundled one goes next to "
                 "the study, which is pointed at it)"),

@@ -329,3 +329,21 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
             assert bar.region.right <= outer.region.right and bar.size.width == outer.size.width
             assert outer.percentage == pytest.approx(done / total)
     asyncio.run(scenario())
+
+
+def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
+    from workbench.screens.entities import EntitiesScreen
+
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5")
+            assert await wait_for(pilot, lambda: isinstance(app.screen, EntitiesScreen))
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            for binding in EntitiesScreen.BINDINGS:  # region, redo, drop... each with its key
+                assert f"Entities: {binding.description} ({binding.key})" in titles
+            await pilot.press("ctrl+p")
+            await pilot.press(*"region")
+            assert await wait_for(pilot, lambda: "Entities: Region (g)" in str(
+                app.screen.query_one("CommandList").get_option_at_index(0).prompt))
+    asyncio.run(scenario())

@@ -1,15 +1,17 @@
-"""Modal screens shared by the app: help and errors."""
+"""Modal screens shared by the app: help, errors, a line of text, a choice of members."""
 
 from __future__ import annotations
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Static
+from textual.widgets import Button, Input, Label, SelectionList, Static
+from textual.widgets.selection_list import Selection
 
-from workbench.literal import visible
+from workbench.literal import visible, visible_line
 
 HELP_TEXT = """\
 [b]Audit Workbench[/b]: every action has a key; Ctrl+P finds them all.
@@ -54,7 +56,7 @@ HELP_TEXT = """\
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid
   s skip     u undo    r re-cluster    m method
-  d drop members before merging    g region for every member
+  d choose the members to merge   g region for every member
   z min size   c min score   y redo
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
@@ -110,4 +112,71 @@ class ErrorModal(ModalScreen[None]):
         self.dismiss(None)
 
     def action_dismiss(self) -> None:
+        self.dismiss(None)
+
+
+class EditText(ModalScreen[str | None]):
+    """Edit one line of text (a question, a definition, a model spec); Enter saves, Esc cancels."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    DEFAULT_CSS = """
+    EditText { align: center middle; }
+    EditText > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
+                              background: $surface; }
+    """
+
+    def __init__(self, prompt: str, text: str = ""):
+        super().__init__()
+        self.prompt, self.text = prompt, text
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label(Text(visible(f"{self.prompt} (Enter saves, Esc cancels)")))
+            yield Input(self.text, id="edit-input", select_on_focus=False)
+
+    def on_mount(self) -> None:
+        field = self.query_one(Input)
+        field.focus()
+        field.cursor_position = len(self.text)
+
+    @on(Input.Submitted)
+    def _save(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class PickMembers(ModalScreen[list[str] | None]):
+    """Choose which members of a suggested cluster to merge: all are ticked; space
+    unticks one, Enter merges the ticked ones, Esc leaves the cluster as it was.
+    A list of names, not a text to split, so no name can be mistyped or invented."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("enter", "keep", "Keep the ticked ones", priority=True)]
+    DEFAULT_CSS = """
+    PickMembers { align: center middle; }
+    PickMembers > Vertical { width: 90%; height: auto; max-height: 90%; border: round $accent; padding: 0 1;
+                             background: $surface; }
+    PickMembers SelectionList { height: auto; max-height: 16; }
+    """
+
+    def __init__(self, members: list[str], notes: list[str] | None = None):
+        super().__init__()
+        self.members = members
+        self.notes = notes or [""] * len(members)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Label("Members to merge (space unticks, Enter keeps the ticked ones, Esc cancels)")
+            yield SelectionList[int](*(Selection(Text(visible_line(m) + (f"  ({n})" if n else "")), i, True)
+                                       for i, (m, n) in enumerate(zip(self.members, self.notes))))
+
+    def on_mount(self) -> None:
+        self.query_one(SelectionList).focus()
+
+    def action_keep(self) -> None:
+        chosen = sorted(self.query_one(SelectionList).selected)
+        self.dismiss([self.members[i] for i in chosen])
+
+    def action_cancel(self) -> None:
         self.dismiss(None)

@@ -26,6 +26,18 @@ from workbench.screens.template_editor import TemplateScreen
 from workbench.widgets.modals import ErrorModal, HelpScreen
 
 
+def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
+    """One palette entry per key binding of the screen: "Entities: Merge (a)", its
+    tooltip as help, running the same action the key runs."""
+    area = getattr(screen, "PALETTE_NAME", None) or type(screen).__name__.removesuffix("Screen")
+    for binding in type(screen).BINDINGS:
+        if not isinstance(binding, Binding) or binding.key in ("escape",):
+            continue
+        key = binding.key_display or binding.key.replace("question_mark", "?").split(",")[0]
+        yield SystemCommand(f"{area}: {binding.description} ({key})", binding.tooltip or binding.description,
+                            lambda action=binding.action: screen.run_action(action))
+
+
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
     CSS_PATH = str(files("workbench.assets").joinpath("workbench.tcss"))
@@ -82,6 +94,8 @@ class WorkbenchApp(App):
         self.push_screen(ErrorModal(title, message))
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        """The palette holds every action: going to a screen, help, and each key of the
+        screen on view (with the key, so the palette also teaches it)."""
         yield from super().get_system_commands(screen)
         yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.switch_mode("run"))
         yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
@@ -90,44 +104,5 @@ class WorkbenchApp(App):
         yield SystemCommand("Go to Review", "Accept, edit or reject extracted lists", lambda: self.switch_mode("review"))
         yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.switch_mode("entities"))
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
-        if isinstance(screen, RunScreen):
-            yield SystemCommand("Run: start or resume the study", "Answer what is not answered yet",
-                                screen.action_start)
-            yield SystemCommand("Run: cancel", "Stop; nothing is lost", screen.action_cancel)
-            yield SystemCommand("Run: retry failed requests", "Failed requests get another chance",
-                                screen.action_retry_failed)
-        if isinstance(screen, DesignScreen):
-            yield SystemCommand("Design: verify or unverify the question", "Toggle its verified flag",
-                                screen.action_toggle_verified)
-            yield SystemCommand("Design: edit the question", "Change its wording", screen.action_edit)
-            yield SystemCommand("Design: new topic", "Its questions are written by the LLM",
-                                screen.action_new_topic)
-            yield SystemCommand("Design: add a question or a model", "To the highlighted cluster, or a model spec",
-                                screen.action_add)
-            yield SystemCommand("Design: generate questions", "LLM-assisted, for topics with generate = N",
-                                screen.action_generate)
-            yield SystemCommand("Design: test the model", "Load it or reach its server", screen.action_test_model)
-            yield SystemCommand("Design: save the study file", "With the current questions", screen.action_save)
-        if isinstance(screen, ReviewScreen):
-            for title, action in (("accept the list", "accept"), ("reject the list", "reject")):
-                yield SystemCommand(f"Review: {title}", "For the response on screen",
-                                    lambda a=action: screen.action_verdict(a))
-            yield SystemCommand("Review: edit the list", "Type the right entities", screen.action_edit)
-            yield SystemCommand("Review: undo", "Take back your latest verdict", screen.action_undo)
-            yield SystemCommand("Review: next filter", "Unreviewed, disagreements, all", screen.action_next_filter)
-            yield SystemCommand("Review: transparency-probe labels", "Identity studies: admits / denies",
-                                screen.action_probe_labels)
-            yield SystemCommand("Review: cold-start catalog matches", "Correct what an answer's item was matched to",
-                                screen.action_catalog_matches)
-        if isinstance(screen, EntitiesScreen):
-            yield SystemCommand("Entities: merge the cluster", "Under its proposed name", screen.action_accept)
-            yield SystemCommand("Entities: forbid the cluster", "Never suggest them together",
-                                screen.action_forbid)
-            yield SystemCommand("Entities: undo", "The latest entity decision", screen.action_undo)
-            yield SystemCommand("Entities: re-cluster", "Suggest again", screen.action_recluster)
-        if isinstance(screen, MetricsScreen):
-            yield SystemCommand("Metrics: next topic", "Cycle the topic filter", screen.action_next_topic)
-            yield SystemCommand("Metrics: next cluster", "Cycle the cluster filter", screen.action_next_cluster)
-            yield SystemCommand("Metrics: recompute", "From the stored lists", screen.action_recompute)
-            yield SystemCommand("Metrics: export CSV, JSON and Markdown", "Next to the database",
-                                screen.action_export)
+        yield from screen_commands(screen)
+
