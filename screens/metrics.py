@@ -81,7 +81,9 @@ class MetricsScreen(Screen):
         self.action_recompute()
 
     def _data_version(self) -> int:
-        return self._watch.execute("PRAGMA data_version").fetchone()[0]
+        from workbench.store.db import data_version
+
+        return data_version(self._watch)
 
     def on_screen_resume(self) -> None:
         """Shown again (after a merge, a region, a verdict elsewhere): recompute if the store

@@ -160,3 +160,9 @@ def opened(path: str | Path, create: bool = True) -> Iterator[sqlite3.Connection
         yield conn
     finally:
         conn.close()
+
+
+def data_version(conn: sqlite3.Connection) -> int:
+    """SQLite's change counter for this connection: it moves when another connection
+    (another thread or process) commits, so a display can tell its numbers are stale."""
+    return conn.execute("PRAGMA data_version").fetchone()[0]

@@ -236,3 +236,26 @@ DECISION_FIELDS = ["id", "action", "summary", "who", "why", "at", "state", "chan
 def decision_summary(conn, decision_id: int) -> str:
     row = conn.execute("SELECT summary FROM entity_decisions WHERE id = ?", (decision_id,)).fetchone()
     return row[0] if row else ""
+
+
+def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> list[tuple[str, int]]:
+    """(name, mentions) of every entity mentioned, in one study or in any, by name."""
+    where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
+    return [(r[0], r[1]) for r in conn.execute(
+        f"""
+        SELECT e.name, COUNT(*) FROM mentions m
+        JOIN mention_lists l ON l.id = m.list_id
+        JOIN aliases a ON a.surface_key = m.surface_key
+        JOIN entities e ON e.id = a.entity_id
+        WHERE 1 = 1 {where}
+        GROUP BY e.id ORDER BY e.name
+        """,
+        args,
+    )]
+
+
+def forbidden_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
+    """Pairs of entities a reviewer marked as different, by name."""
+    return [(a, b) for a, b in conn.execute(
+        "SELECT a.name, b.name FROM forbidden_pairs f JOIN entities a ON a.id = f.entity_a "
+        "JOIN entities b ON b.id = f.entity_b")]

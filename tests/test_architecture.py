@@ -102,3 +102,45 @@ def test_no_import_cycles(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     modules, in_cycles = result.stdout.split(" ", 1)
     assert int(modules) > 80 and in_cycles.strip() == "[]", result.stdout
+
+
+SQL = ("SELECT ", "INSERT INTO", "INSERT OR ", "UPDATE ", "DELETE FROM", "PRAGMA ", "CREATE TABLE")
+
+
+def _code_strings(path: Path):
+    """The string literals of a module's code (docstrings and comments left out)."""
+    tree = ast.parse(path.read_text(), str(path))
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+                  and node.body and isinstance(node.body[0], ast.Expr)
+                  and isinstance(node.body[0].value, ast.Constant)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            yield node.lineno, node.value
+
+
+def test_sql_lives_in_the_store_and_the_methods():
+    """The store owns the shared tables' SQL and each method its own tables'; the
+    command line, screens, widgets and the rest of the core hold none."""
+    offenders = []
+    for package in ("workbench", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.relative_to(ROOT).parts[:2] == ("workbench", "methods"):
+                continue
+            offenders += [f"{path.relative_to(ROOT)}:{line}" for line, text in _code_strings(path)
+                          if any(word in text.upper() for word in SQL) and " " in text.strip()]
+    assert offenders == []
+
+
+def test_no_file_is_over_500_lines_and_no_method_is_chosen_by_name():
+    long, by_name = [], []
+    for package in ("workbench", "store", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            text = path.read_text()
+            if text.count("\n") > 500:
+                long.append(path.relative_to(ROOT).as_posix())
+            if path.relative_to(ROOT).parts[:2] != ("workbench", "methods"):
+                for name in ("choice", "coldstart", "identity", "entity"):
+                    if f'method == "{name}"' in text or f"method == '{name}'" in text:
+                        by_name.append(f"{path.relative_to(ROOT)}: {name}")
+    assert long == [] and by_name == []

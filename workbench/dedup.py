@@ -420,18 +420,7 @@ class EntityIndex:
 
 def load_entities(conn, study: str | None = None) -> EntityIndex:
     """Entities that are mentioned (in a study, or anywhere), with their mention counts."""
-    where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
-    rows = conn.execute(
-        f"""
-        SELECT e.name, COUNT(*) FROM mentions m
-        JOIN mention_lists l ON l.id = m.list_id
-        JOIN aliases a ON a.surface_key = m.surface_key
-        JOIN entities e ON e.id = a.entity_id
-        WHERE 1 = 1 {where}
-        GROUP BY e.id ORDER BY e.name
-        """,
-        args,
-    ).fetchall()
-    forbidden = conn.execute("SELECT a.name, b.name FROM forbidden_pairs f JOIN entities a ON a.id = f.entity_a "
-                             "JOIN entities b ON b.id = f.entity_b").fetchall()
-    return EntityIndex([r[0] for r in rows], [r[1] for r in rows], [(a, b) for a, b in forbidden])
+    from workbench.store.entities import forbidden_names, mentioned_entities
+
+    rows = mentioned_entities(conn, study)
+    return EntityIndex([r[0] for r in rows], [r[1] for r in rows], forbidden_names(conn))

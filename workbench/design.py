@@ -12,7 +12,7 @@ from typing import Any
 
 from workbench.methods.choice.study import ChoiceStudy
 from workbench.methods.choice.writer import study_to_toml
-from workbench.store import queue
+from workbench.store import queue, reads
 from workbench.store.db import opened
 from workbench.studies.spec import load_study
 
@@ -31,14 +31,12 @@ def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, 
 
 def question_rows(db_path: str | Path, study_id: int) -> list[dict[str, Any]]:
     with opened(db_path) as conn:
-        return [dict(r) for r in conn.execute(
-            "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
-            "ORDER BY topic, cluster, position, id", (study_id,))]
+        return reads.question_rows(conn, study_id)
 
 
 def toggle_verified(db_path: str | Path, study_id: int, question_id: int) -> bool:
     with opened(db_path) as conn:
-        current = conn.execute("SELECT verified FROM questions WHERE id = ?", (question_id,)).fetchone()[0]
+        current = reads.is_verified(conn, question_id)
         queue.set_verified(conn, study_id, [question_id], verified=not current)
         return not current
 
@@ -52,8 +50,7 @@ def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, t
     from workbench.methods.choice.study import Question
 
     with opened(db_path) as conn:
-        position = conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
-                                "AND topic = ? AND cluster = ?", (study_id, topic, cluster)).fetchone()[0]
+        position = reads.next_position(conn, study_id, topic, cluster)
         queue.insert_questions(conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()),
                                                          "added")])
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workbench.safe_output import spreadsheet_cell
-from workbench.store import queue
+from workbench.store import queue, reads
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
@@ -26,25 +26,7 @@ RESPONSE_FIELDS = [
 
 def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iterator[dict[str, Any]]:
     """Every request of the study (answered or not) with its response, in plan order."""
-    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
-    rows = conn.execute(
-        f"""
-        SELECT r.key AS request_key, s.name AS study, m.spec AS model,
-               COALESCE(p.model_identity, m.identity) AS model_identity, r.stage, r.status,
-               q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
-               p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
-               r.attempts, r.last_error AS error, p.started_at, p.finished_at, p.replaced_chars, p.shared_from,
-               r.payload_json
-        FROM requests r
-        JOIN studies s ON s.id = r.study_id
-        JOIN models m ON m.id = r.model_id
-        LEFT JOIN questions q ON q.id = r.question_id
-        LEFT JOIN responses p ON p.request_key = r.key
-        WHERE r.superseded = 0 {where}
-        ORDER BY r.rowid
-        """,
-        args,
-    )
+    rows = reads.response_rows(conn, study)
     for row in rows:
         record = dict(row)
         payload = json.loads(record.pop("payload_json") or "{}")

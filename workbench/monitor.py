@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench import exports
-from workbench.store import queue
+from workbench.store import queue, reads
 from workbench.store.db import opened
 
 
@@ -18,12 +18,7 @@ def snapshot(db_path: str | Path) -> dict[str, Any]:
     """Request counts per study/model/stage and the latest errors, for polling."""
     with opened(db_path) as conn:
         status = exports.status_records(conn)
-        errors = [dict(r) for r in conn.execute(
-            "SELECT e.id, e.at, e.kind, e.message, e.final, m.spec AS model, r.stage "
-            "FROM request_errors e JOIN requests r ON r.key = e.request_key JOIN models m ON m.id = r.model_id "
-            "ORDER BY e.id DESC LIMIT 200").fetchall()]
-        studies = [dict(r) for r in conn.execute("SELECT name, method, source_path FROM studies ORDER BY name")]
-        return {"status": status, "errors": list(reversed(errors)), "studies": studies}
+        return {"status": status, "errors": reads.recent_errors(conn), "studies": reads.study_rows(conn)}
 
 
 def error_counts(db_path: str | Path) -> list[dict[str, Any]]:

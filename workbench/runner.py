@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from workbench.engines.base import Engine, EngineError, GenerationRequest
-from workbench.store import queue
+from workbench.store import queue, reads
 from workbench.store.db import utc_now
 
 
@@ -162,13 +162,9 @@ class _ModelRun:
         self.exhausted = False
 
     def _count(self) -> dict[str, int]:
-        rows = self.conn.execute(
-            "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
-            "AND superseded = 0 GROUP BY status",
-            (self.study_id, self.job.model_id, self.options.stage),
-        ).fetchall()
+        counted = reads.stage_counts(self.conn, self.study_id, self.job.model_id, self.options.stage)
         found = {status: 0 for status in queue.STATUSES}
-        found.update({row[0]: row[1] for row in rows})
+        found.update(counted)
         return found
 
     def snapshot(self, finished: bool = False) -> Progress:

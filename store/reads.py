@@ -1,0 +1,70 @@
+"""Read-only queries over the shared tables, for displays and exports.
+
+Kept in the store so the layers above (the Run and Design screens, exports, the
+runner's counters) hold no SQL of their own.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+
+def recent_errors(conn: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
+    """The latest request errors, oldest first, with the model and stage they hit."""
+    rows = conn.execute(
+        "SELECT e.id, e.at, e.kind, e.message, e.final, m.spec AS model, r.stage "
+        "FROM request_errors e JOIN requests r ON r.key = e.request_key JOIN models m ON m.id = r.model_id "
+        "ORDER BY e.id DESC LIMIT ?", (limit,)).fetchall()
+    return [dict(r) for r in reversed(rows)]
+
+
+def study_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return [dict(r) for r in conn.execute("SELECT name, method, source_path FROM studies ORDER BY name")]
+
+
+def stage_counts(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str) -> dict[str, int]:
+    """Requests of one study, model and stage by status (superseded ones left out)."""
+    return dict(conn.execute(
+        "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
+        "AND superseded = 0 GROUP BY status", (study_id, model_id, stage)).fetchall())
+
+
+def response_rows(conn: sqlite3.Connection, study: str | None = None):
+    """Every current request (answered or not) with its response and question, in plan order."""
+    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
+    return conn.execute(
+        f"""
+        SELECT r.key AS request_key, s.name AS study, m.spec AS model,
+               COALESCE(p.model_identity, m.identity) AS model_identity, r.stage, r.status,
+               q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
+               p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
+               r.attempts, r.last_error AS error, p.started_at, p.finished_at, p.replaced_chars, p.shared_from,
+               r.payload_json
+        FROM requests r
+        JOIN studies s ON s.id = r.study_id
+        JOIN models m ON m.id = r.model_id
+        LEFT JOIN questions q ON q.id = r.question_id
+        LEFT JOIN responses p ON p.request_key = r.key
+        WHERE r.superseded = 0 {where}
+        ORDER BY r.rowid
+        """,
+        args,
+    )
+
+
+def question_rows(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
+    """A study's questions as the Design screen lists them."""
+    return [dict(r) for r in conn.execute(
+        "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
+        "ORDER BY topic, cluster, position, id", (study_id,))]
+
+
+def is_verified(conn: sqlite3.Connection, question_id: int) -> bool:
+    return bool(conn.execute("SELECT verified FROM questions WHERE id = ?", (question_id,)).fetchone()[0])
+
+
+def next_position(conn: sqlite3.Connection, study_id: int, topic: str, cluster: str) -> int:
+    """Where a question added to a cluster goes: after its last one."""
+    return conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
+                        "AND topic = ? AND cluster = ?", (study_id, topic, cluster)).fetchone()[0]
