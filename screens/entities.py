@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import sqlite3
+from collections.abc import Callable
+from typing import Any
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -12,7 +16,8 @@ from textual.widgets import DataTable, Footer, Header, Static
 from workbench import dedup
 from workbench.literal import visible, visible_line
 from workbench.store import entities as registry
-from workbench.store.db import connect, opened
+from workbench.store.db import opened
+from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText, PickMembers
 
 
@@ -109,17 +114,21 @@ class EntitiesScreen(Screen):
         row = self.query_one("#suggestions-table", DataTable).cursor_row
         return shown[row] if shown and row is not None and row < len(shown) else None
 
-    def _decide(self, action, note: str) -> None:
-        conn = connect(self.app.db_path)
+    def _decide(self, action, note: str | Callable[[Any], str]) -> None:
+        """Store a decision in a worker (a store busy with a run never freezes the
+        keys), then say what happened and cluster again."""
+        self._store(action, note)
+
+    @work(thread=True, group="entity-decisions", description="Saving the decision")
+    def _store(self, action, note) -> None:
         try:
-            action(conn)
-        except registry.DecisionError as exc:
-            self.notify(str(exc), severity="error")
+            with opened(self.app.db_path) as conn:
+                result = action(conn)
+        except (UserFacingError, sqlite3.Error) as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
             return
-        finally:
-            conn.close()
-        self.notify(note)
-        self.action_recluster()
+        self.app.call_from_thread(self.notify, note(result) if callable(note) else note)
+        self.app.call_from_thread(self.action_recluster)
 
     def action_accept(self, name: str | None = None) -> None:
         s = self.current()
@@ -178,9 +187,9 @@ class EntitiesScreen(Screen):
                 return
             from workbench.store.mentions import set_entity_attributes
 
-            with opened(self.app.db_path) as conn:
-                updated, _ = set_entity_attributes(conn, [{"name": m, "region": region.strip()} for m in s.members])
-            self.notify(f"Region {region.strip()} assigned to {updated} entities.")
+            rows = [{"name": m, "region": region.strip()} for m in s.members]
+            self._decide(lambda conn: set_entity_attributes(conn, rows)[0],
+                         lambda updated: f"Region {region.strip()} assigned to {updated} entities.")
 
         self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", ""), done)  # no guess
 
@@ -191,10 +200,7 @@ class EntitiesScreen(Screen):
             self._show(self.suggestions, self.entity_count)
 
     def action_undo(self) -> None:
-        with opened(self.app.db_path) as conn:
-            undone = registry.undo(conn)
-        self.notify(f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
-        self.action_recluster()
+        self._decide(registry.undo, lambda undone: f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
 
     def action_next_size(self) -> None:
         self.min_size = self.SIZES[(self.SIZES.index(self.min_size) + 1) % len(self.SIZES)]
@@ -205,10 +211,7 @@ class EntitiesScreen(Screen):
         self._show(self.suggestions, self.entity_count)
 
     def action_redo(self) -> None:
-        with opened(self.app.db_path) as conn:
-            redone = registry.redo(conn)
-        self.notify(f"Redid: {redone['summary']}" if redone else "Nothing to redo.")
-        self.action_recluster()
+        self._decide(registry.redo, lambda redone: f"Redid: {redone['summary']}" if redone else "Nothing to redo.")
 
     def action_next_method(self) -> None:
         self.method = self.METHODS[(self.METHODS.index(self.method) + 1) % len(self.METHODS)]

@@ -6,24 +6,24 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from workbench.literal import visible
 from workbench.store import match_reviews
-from workbench.store.db import opened
 from workbench.widgets.modals import EditText
+from workbench.widgets.pager import PagerScreen
 
 FILTERS = ("all", "unmatched", "uncertain")
 
 
-class MatchReviewScreen(Screen):
+class MatchReviewScreen(PagerScreen):
     PALETTE_NAME = "Catalog matches"
+    FILTERS = FILTERS
     BINDINGS = [
         Binding("e", "edit", "Correct", tooltip="Type the catalog entry this item means"),
         Binding("x", "out", "Not in catalog", tooltip="The item is not a catalog entry"),
-        Binding("n,right", "move(1)", "Next list"),
-        Binding("p,left", "move(-1)", "Prev list", show=False),
+        Binding("n,right", "move(1)", "Next list", tooltip="Next ranked list"),
+        Binding("p,left", "move(-1)", "Prev list", show=False, tooltip="Previous ranked list"),
         Binding("u", "undo", "Undo", tooltip="Take back your latest correction"),
         Binding("f", "next_filter", "Filter", tooltip="All lists, lists with unmatched items, or uncertain matches"),
         Binding("s", "next_study", "Study", show=False, tooltip="Next cold-start study"),
@@ -37,11 +37,13 @@ class MatchReviewScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.filter = "all"
         self.studies: list[tuple[int, str]] = []
         self.study = 0
-        self.lists: list[list[dict]] = []
-        self.position = 0
+        self.keep_row: str | None = None
+
+    @property
+    def lists(self) -> list[list[dict]]:
+        return self.pages
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -52,42 +54,51 @@ class MatchReviewScreen(Screen):
     def on_mount(self) -> None:
         table = self.query_one("#match-table", DataTable)
         table.add_columns("rank", "the answer said", "catalog entry", "score", "by")
-        with opened(self.app.db_path) as conn:
-            self.studies = match_reviews.studies_with_rankings(conn)
         self.load()
         table.focus()
 
-    def load(self, keep: str | None = None) -> None:
-        self.lists = []
-        if self.studies:
-            with opened(self.app.db_path) as conn:
-                every = match_reviews.rows(conn, self.studies[self.study][0])
-            grouped: dict[tuple, list[dict]] = {}
-            for row in every:
-                grouped.setdefault((row["model"], row["seed"], row["persona_category"], row["persona"]), []).append(row)
-            wanted = {"all": lambda r: True, "unmatched": lambda r: r["item"] is None and r["surface"],
-                      "uncertain": lambda r: r["item"] is not None and (r["match_score"] or 0) < 95}[self.filter]
-            self.lists = [rows for rows in grouped.values() if any(wanted(r) for r in rows)]
-        if keep is not None:
-            for index, rows in enumerate(self.lists):
-                if any(r["key"] == keep for r in rows):
-                    self.position = index
-        self.position = min(self.position, max(len(self.lists) - 1, 0))
-        self.show(keep)
+    def fetch(self, conn) -> list[list[dict]]:
+        self.studies = match_reviews.studies_with_rankings(conn)
+        if not self.studies:
+            return []
+        self.study = min(self.study, len(self.studies) - 1)
+        grouped: dict[tuple, list[dict]] = {}
+        for row in match_reviews.rows(conn, self.studies[self.study][0]):
+            grouped.setdefault((row["model"], row["seed"], row["persona_category"], row["persona"]), []).append(row)
+        wanted = {"all": lambda r: True, "unmatched": lambda r: r["item"] is None and r["surface"],
+                  "uncertain": lambda r: r["item"] is not None and (r["match_score"] or 0) < 95}[self.filter]
+        return [rows for rows in grouped.values() if any(wanted(r) for r in rows)]
 
-    def show(self, keep: str | None = None) -> None:
+    def load(self, keep: str | None = None, advance: int = 0) -> None:
+        """`keep` names a row (an item), not a list: the list holding it is shown, the row selected."""
+        self.keep_row = keep
+        super().load(keep, advance)
+
+    def page_key(self, page: list[dict]) -> str:
+        return page[0]["key"]
+
+    def _loaded(self, pages, keep, advance: int = 0) -> None:
+        if keep is not None:
+            for rows in pages:
+                if any(r["key"] == keep for r in rows):
+                    keep = rows[0]["key"]
+                    break
+        super()._loaded(pages, keep, advance)
+
+    def show(self) -> None:
+        keep, self.keep_row = self.keep_row, None
         table = self.query_one("#match-table", DataTable)
         cursor = table.cursor_row
         table.clear()
         status = self.query_one("#match-status", Static)
-        if not self.lists:
+        if not self.pages:
             status.update(" No cold-start lists with this filter (f changes it)." if self.studies else
                           " No cold-start rankings in this database.")
             return
-        rows = self.lists[self.position]
+        rows = self.pages[self.position]
         first = rows[0]
         status.update(Text(visible(
-            f" {self.studies[self.study][1]} · {self.filter}: list {self.position + 1}/{len(self.lists)} · "
+            f" {self.studies[self.study][1]} · {self.filter}: list {self.position + 1}/{len(self.pages)} · "
             f"{first['model']} · seed {first['seed']} · {first['persona_category'] or '-'}: {first['persona']}"),
             no_wrap=True, overflow="ellipsis"))
         for row in rows:
@@ -100,22 +111,18 @@ class MatchReviewScreen(Screen):
 
     def _current(self) -> dict | None:
         table = self.query_one("#match-table", DataTable)
-        if not self.lists or table.cursor_row is None:
+        if not self.pages or table.cursor_row is None:
             return None
-        rows = self.lists[self.position]
+        rows = self.pages[self.position]
         return rows[min(table.cursor_row, len(rows) - 1)]
 
     def _correct(self, item: str | None) -> None:
         row = self._current()
         if row is None:
             return
-        try:
-            with opened(self.app.db_path) as conn:
-                match_reviews.correct(conn, self.studies[self.study][0], row["key"], item, self.app.reviewer)
-        except ValueError as exc:
-            self.app.show_error("Not corrected", str(exc))
-            return
-        self.load(keep=row["key"])
+        study = self.studies[self.study][0]
+        self.write(lambda conn: match_reviews.correct(conn, study, row["key"], item, self.app.reviewer),
+                   lambda _done: self.load(keep=row["key"]), "Not corrected")
 
     def action_edit(self) -> None:
         row = self._current()
@@ -130,23 +137,16 @@ class MatchReviewScreen(Screen):
     def action_undo(self) -> None:
         if not self.studies:
             return
-        with opened(self.app.db_path) as conn:
-            undone = match_reviews.undo(conn, self.studies[self.study][0], self.app.reviewer)
-        if undone is None:
-            self.notify("Nothing to undo.")
-            return
-        self.notify(f"Undone; the item is {undone['restored'] or 'not in the catalog'} again.")
-        self.load(keep=undone["key"])
+        study = self.studies[self.study][0]
 
-    def action_move(self, step: int) -> None:
-        if self.lists:
-            self.position = max(0, min(len(self.lists) - 1, self.position + step))
-            self.show()
+        def undone(result) -> None:
+            if result is None:
+                self.notify("Nothing to undo.")
+                return
+            self.notify(f"Undone; the item is {result['restored'] or 'not in the catalog'} again.")
+            self.load(keep=result["key"])
 
-    def action_next_filter(self) -> None:
-        self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
-        self.position = 0
-        self.load()
+        self.write(lambda conn: match_reviews.undo(conn, study, self.app.reviewer), undone, "Not undone")
 
     def action_next_study(self) -> None:
         if self.studies:

@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 
 from workbench.literal import visible
 from workbench.store import reviews
 from workbench.store.db import opened
 from workbench.widgets.modals import EditText
+from workbench.widgets.pager import PagerScreen
 
 FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
 SAMPLE_PER_TOPIC, SAMPLE_SEED = 15, 1
 
 
-class ReviewScreen(Screen):
+class ReviewScreen(PagerScreen):
+    FILTERS = FILTERS
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", tooltip="The extracted list is right"),
         Binding("e", "edit", "Edit", tooltip="Type the right list, comma separated"),
@@ -37,12 +39,14 @@ class ReviewScreen(Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.filter = "unreviewed"
-        self.items: list[dict] = []
-        self.position = 0
-        self.total = 0
+        self.total = self.done = 0
+        self.choices: dict[str, list[str]] = {}
         self.topic: str | None = None
         self.model: str | None = None
+
+    @property
+    def items(self) -> list[dict]:
+        return self.pages
 
     @property
     def reviewer(self) -> str:
@@ -61,36 +65,43 @@ class ReviewScreen(Screen):
     def on_mount(self) -> None:
         self.load()
 
-    def load(self, keep: int | None = None) -> None:
-        with opened(self.app.db_path) as conn:
-            if self.filter == "validation sample":
-                # The same seeded sample for every reviewer, so their verdicts can be compared.
-                ids = reviews.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
-                self.items = reviews.review_items(conn, list_ids=ids, topic=self.topic, model=self.model)
-            else:
-                self.items = reviews.review_items(conn, only=self.filter, topic=self.topic, model=self.model)
-            self.total, done = reviews.reviewed_counts(conn)
-        self.query_one("#review-progress", ProgressBar).update(total=max(self.total, 1), progress=done)
-        if keep is not None:
-            ids = [item["id"] for item in self.items]
-            self.position = ids.index(keep) if keep in ids else min(self.position, max(len(self.items) - 1, 0))
-        self.position = min(self.position, max(len(self.items) - 1, 0))
-        self.show()
+    def fetch(self, conn) -> list[dict]:
+        if self.filter == "validation sample":
+            # The same seeded sample for every reviewer, so their verdicts can be compared.
+            ids = reviews.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
+            items = reviews.review_items(conn, list_ids=ids, topic=self.topic, model=self.model)
+        else:
+            items = reviews.review_items(conn, only=self.filter, topic=self.topic, model=self.model)
+        self.total, self.done = reviews.reviewed_counts(conn)
+        self.choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
+        return items
+
+    def page_key(self, page: dict) -> int:
+        return page["id"]
 
     def current(self) -> dict | None:
-        if not self.items:
-            return None
-        item = self.items[self.position]
-        if "entities" not in item:  # details are read for the response on screen only
-            with opened(self.app.db_path) as conn:
-                item = self.items[self.position] = reviews.review_detail(conn, item)
-        return item
+        """The response on screen, with its details once they are read."""
+        return self.page
+
+    @work(thread=True, group="review-detail", description="Reading the response")
+    def _read_detail(self, item: dict) -> None:
+        with opened(self.app.db_path) as conn:
+            detailed = reviews.review_detail(conn, item)
+        self.app.call_from_thread(self._got_detail, detailed)
+
+    def _got_detail(self, detailed: dict) -> None:
+        for index, item in enumerate(self.pages):
+            if item["id"] == detailed["id"]:
+                self.pages[index] = detailed
+        if self.page is not None and self.page["id"] == detailed["id"]:
+            self.show()
 
     def show(self) -> None:
-        item = self.current()
-        reviewed = sum(1 for i in self.items if i["verdict"])
+        self.query_one("#review-progress", ProgressBar).update(total=max(self.total, 1), progress=self.done)
+        item = self.page
+        reviewed = sum(1 for i in self.pages if i["verdict"])
         scope = "".join(f" · {v}" for v in (self.topic, self.model) if v)
-        status = (f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.items)} · "
+        status = (f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · "
                   f"reviewer {self.reviewer} · {reviewed} of these reviewed")
         self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
         if item is None:
@@ -101,6 +112,11 @@ class ReviewScreen(Screen):
         self.query_one("#review-question", Static).update(Text(visible(
             f"{item['topic']} · {item['cluster'] or '-'} · {item['model']} · rep {item['repetition']}\n"
             f"{item['question']}")))
+        if "entities" not in item:  # details are read for the response on screen only
+            self.query_one("#review-answer", Static).update(Text("reading…", style="dim"))
+            self.query_one("#review-lists", Static).update("")
+            self._read_detail(item)
+            return
         self.query_one("#review-answer", Static).update(Text(visible(item["answer"] or "(imported list: no answer text)")))
         lists = Text()
         for number, expert in enumerate(item["experts"], start=1):
@@ -113,21 +129,23 @@ class ReviewScreen(Screen):
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
 
     def _record(self, decision: str, entities: list[str] | None = None) -> None:
-        item = self.current()
-        if item is None:
+        item = self.page
+        if item is None or "entities" not in item:
             return
-        with opened(self.app.db_path) as conn:
-            reviews.review(conn, item["id"], self.reviewer, decision, entities)
-        self.load(keep=item["id"])
-        if self.filter != "unreviewed":
-            self.action_move(1)
+
+        def stored(_result) -> None:
+            # A reviewed response leaves the "unreviewed" list; elsewhere, go on to the next.
+            self.load(keep=item["id"], advance=0 if self.filter == "unreviewed" else 1)
+
+        self.write(lambda conn: reviews.review(conn, item["id"], self.reviewer, decision, entities), stored,
+                   "Verdict not saved")
 
     def action_verdict(self, decision: str) -> None:
         self._record(decision)
 
     def action_edit(self) -> None:
-        item = self.current()
-        if item is None:
+        item = self.page
+        if item is None or "entities" not in item:
             return
 
         def done(text: str | None) -> None:
@@ -137,27 +155,18 @@ class ReviewScreen(Screen):
         self.app.push_screen(EditText("Recommended entities, best first, comma separated",
                                       ", ".join(item["entities"])), done)
 
-    def action_move(self, step: int) -> None:
-        if self.items:
-            self.position = max(0, min(len(self.items) - 1, self.position + step))
-            self.show()
-
     def action_undo(self) -> None:
-        with opened(self.app.db_path) as conn:
-            undone = reviews.undo_review(conn, self.reviewer)
-        if undone is None:
-            self.notify("Nothing to undo.")
-            return
-        self.notify(f"Undid your {undone['decision']}.")
-        self.load(keep=undone["list_id"])
-        ids = [item["id"] for item in self.items]
-        if undone["list_id"] in ids:
-            self.position = ids.index(undone["list_id"])
-            self.show()
+        def undone(result) -> None:
+            if result is None:
+                self.notify("Nothing to undo.")
+                return
+            self.notify(f"Undid your {result['decision']}.")
+            self.load(keep=result["list_id"])
+
+        self.write(lambda conn: reviews.undo_review(conn, self.reviewer), undone, "Not undone")
 
     def _cycle(self, column: str, current: str | None) -> str | None:
-        with opened(self.app.db_path) as conn:
-            values = [None] + reviews.list_values(conn, column)
+        values = [None] + self.choices.get(column, [])  # read with the pages
         return values[(values.index(current) + 1) % len(values)] if current in values else None
 
     def action_next_topic(self) -> None:
@@ -180,7 +189,4 @@ class ReviewScreen(Screen):
 
         self.app.push_screen(MatchReviewScreen())
 
-    def action_next_filter(self) -> None:
-        self.filter = FILTERS[(FILTERS.index(self.filter) + 1) % len(FILTERS)]
-        self.position = 0
-        self.load()
+

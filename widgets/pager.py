@@ -1,0 +1,107 @@
+"""What the review screens share: pages read from the store, a position, a filter that
+cycles, and decisions written back, all off the UI thread.
+
+Reading and writing run in thread workers and their results come back as messages,
+so a store busy with a headless run (SQLite waits up to its busy timeout for a
+lock) never freezes the keyboard: keys keep working, the page follows when the
+store answers. Subclasses say how to fetch the pages, how to name a page (to stay
+on it after a reload) and how to show the current one.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from textual import work
+from textual.message import Message
+from textual.screen import Screen
+
+from workbench.store.db import opened
+from workbench.store.errors import UserFacingError
+
+
+class PagerScreen(Screen):
+    FILTERS: tuple[str, ...] = ("all",)
+
+    @dataclass
+    class Loaded(Message):
+        """The pages arrived from the store (tests and subclasses may wait on it)."""
+
+        count: int
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.filter = self.FILTERS[0]
+        self.pages: list[Any] = []
+        self.position = 0
+        self.loads = 0  # finished loads, for anyone waiting on the store
+
+    # -- what a subclass says --------------------------------------------------------
+
+    def fetch(self, conn: sqlite3.Connection) -> list[Any]:
+        """The pages for the current filter (runs in a worker thread)."""
+        raise NotImplementedError
+
+    def page_key(self, page: Any) -> Any:
+        """What names a page across reloads."""
+        return page
+
+    def show(self) -> None:
+        """Show the current page (on the UI thread)."""
+        raise NotImplementedError
+
+    # -- shared behaviour ------------------------------------------------------------
+
+    @property
+    def page(self) -> Any | None:
+        return self.pages[self.position] if self.pages else None
+
+    def load(self, keep: Any = None, advance: int = 0) -> None:
+        """Read the pages again, staying on the page named `keep` when it is still there
+        (then `advance` pages on: after a verdict in a filter that keeps reviewed pages)."""
+        self._load(keep, advance)
+
+    @work(thread=True, exclusive=True, group="pager-load", description="Reading the store")
+    def _load(self, keep: Any, advance: int) -> None:
+        with opened(self.app.db_path) as conn:
+            pages = self.fetch(conn)
+        self.app.call_from_thread(self._loaded, pages, keep, advance)
+
+    def _loaded(self, pages: list[Any], keep: Any, advance: int = 0) -> None:
+        self.pages = pages
+        keys = [self.page_key(p) for p in pages]
+        if keep is not None and keep in keys:
+            self.position = keys.index(keep)
+        self.position = max(0, min(self.position + advance, len(pages) - 1))
+        self.loads += 1
+        self.show()
+        self.post_message(self.Loaded(len(pages)))
+
+    def write(self, change: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None],
+              failed: str = "Not saved") -> None:
+        """Run `change(conn)` in a worker; `then(result)` on the UI thread when it is
+        stored, or the error shown when the store refuses it."""
+        self._write(change, then, failed)
+
+    @work(thread=True, group="pager-write", description="Saving")
+    def _write(self, change, then, failed: str) -> None:
+        try:
+            with opened(self.app.db_path) as conn:
+                result = change(conn)
+        except (UserFacingError, ValueError, sqlite3.Error) as exc:
+            self.app.call_from_thread(self.app.show_error, failed, str(exc))
+            return
+        self.app.call_from_thread(then, result)
+
+    def action_move(self, step: int) -> None:
+        if self.pages:
+            self.position = max(0, min(len(self.pages) - 1, self.position + step))
+            self.show()
+
+    def action_next_filter(self) -> None:
+        self.filter = self.FILTERS[(self.FILTERS.index(self.filter) + 1) % len(self.FILTERS)]
+        self.position = 0
+        self.load()
