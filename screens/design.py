@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import replace
 
 from rich.text import Text
@@ -15,6 +16,7 @@ from textual.worker import Worker, WorkerState
 from workbench import design
 from workbench.literal import visible
 from workbench.specs import SpecError, parse_spec
+from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
 
 
@@ -114,15 +116,31 @@ class DesignScreen(Screen):
         return self.rows[table.cursor_row]
 
     def _reload(self) -> None:
+        self._change(lambda: None)
+
+    def _change(self, change, note: str | None = None) -> None:
+        """Apply `change()` to the store in a worker, then show the questions again: a
+        store busy with a run never freezes the keys."""
         if self.study_id is not None:
-            self._show_questions(design.question_rows(self.app.db_path, self.study_id))
+            self._run_change(change, note)
+
+    @work(thread=True, group="design-writes", description="Saving")
+    def _run_change(self, change, note: str | None) -> None:
+        try:
+            change()
+            rows = design.question_rows(self.app.db_path, self.study_id)
+        except (ValueError, UserFacingError, sqlite3.Error) as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._show_questions, rows)
+        if note:
+            self.app.call_from_thread(self.notify, note)
 
     def action_toggle_verified(self) -> None:
         row = self._current()
         if row is None:
             return
-        design.toggle_verified(self.app.db_path, self.study_id, row["id"])
-        self._reload()
+        self._change(lambda: design.toggle_verified(self.app.db_path, self.study_id, row["id"]))
 
     def _tab(self) -> str:
         return self.query_one("#design-tabs", TabbedContent).active
@@ -145,13 +163,8 @@ class DesignScreen(Screen):
         def done(text: str | None) -> None:
             if text is None:
                 return
-            try:
-                design.edit_question(self.app.db_path, self.study_id, row["id"], text)
-            except ValueError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self._reload()
-            self.notify("Question edited; its answers will be asked again at the next run.")
+            self._change(lambda: design.edit_question(self.app.db_path, self.study_id, row["id"], text),
+                         "Question edited; its answers will be asked again at the next run.")
 
         self.app.push_screen(EditText("Edit the question", row["text"]), done)
 
@@ -166,9 +179,8 @@ class DesignScreen(Screen):
         def done(text: str | None) -> None:
             if not text or not text.strip():
                 return
-            design.add_question(self.app.db_path, self.study_id, row["topic"], row["cluster"], text)
-            self._reload()
-            self.notify("Question added (unverified).")
+            self._change(lambda: design.add_question(self.app.db_path, self.study_id, row["topic"], row["cluster"],
+                                                     text), "Question added (unverified).")
 
         self.app.push_screen(EditText(f"New question for {row['topic']} · {row['cluster']}"), done)
 
@@ -276,7 +288,7 @@ class DesignScreen(Screen):
             self.notify("No topic asks for questions: add `generate = N` to a [[topics]] table.", severity="warning")
             return
         self._title("generating questions… (they appear as they are stored)")
-        self._poll = self.set_interval(1.0, self._reload)
+        self._poll = self.set_interval(1.0, self._reload)  # generated questions appear as they are stored
         self.generate()
 
     @work(thread=True, exclusive=True, group="generate", description="Generating questions", exit_on_error=False)

@@ -9,64 +9,19 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, ProgressBar, RichLog, Static
+from textual.widgets import DataTable, Footer, Header, Label, RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from workbench import monitor
 from workbench.literal import visible
 from workbench.run_control import AuditRun, RunOutcome
 from workbench.runner import Progress
+from workbench.widgets.progress import ProgressRow
 
 STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
-
-
-def _eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds)
-    return f"{seconds // 60}:{seconds % 60:02d}"
-
-
-class ProgressRow(Horizontal):
-    """One model x stage: a bar and its numbers."""
-
-    DEFAULT_CSS = """
-    ProgressRow { height: 1; }
-    ProgressRow > .name { width: 22; }
-    ProgressRow > ProgressBar { width: 16; }
-    /* The bar inside is 32 cells by default: clipped to 16 it showed twice the progress. */
-    ProgressRow > ProgressBar > Bar { width: 1fr; }
-    ProgressRow > .numbers { width: 1fr; }
-    """
-
-    def __init__(self, title: str, **kwargs):
-        super().__init__(**kwargs)
-        self.title = title
-        self._latest: Progress | None = None
-
-    def compose(self) -> ComposeResult:
-        yield Label(Text(visible(self.title), overflow="ellipsis", no_wrap=True), classes="name")
-        yield ProgressBar(show_eta=False, show_percentage=False)
-        yield Label("", classes="numbers")
-
-    def on_mount(self) -> None:
-        if self._latest is not None:
-            self.show(self._latest)
-
-    def show(self, p: Progress) -> None:
-        self._latest = p
-        try:
-            bar, numbers = self.query_one(ProgressBar), self.query_one(".numbers", Label)
-        except NoMatches:  # not composed yet: on_mount paints the latest
-            return
-        bar.update(total=max(p.total, 1), progress=p.done + p.failed)
-        numbers.update(
-            Text(f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {_eta(p.eta_s)}"
-                 + (f" · {p.waiting}" if p.waiting else ""))
-        )
 
 
 class RunScreen(Screen):

@@ -311,7 +311,7 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
     from textual.widgets._progress_bar import Bar
 
     from workbench.runner import Progress
-    from workbench.screens.run import ProgressRow
+    from workbench.widgets.progress import ProgressRow
 
     class One(App):
         def compose(self):

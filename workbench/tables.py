@@ -28,6 +28,16 @@ def fmt_num(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
+def fmt_eta(seconds: float | None) -> str:
+    """Time left as m:ss, or h:mm:ss past an hour; "--:--" while unknown."""
+    if seconds is None:
+        return "--:--"
+    seconds = int(seconds)
+    if seconds >= 3600:
+        return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
 def fmt_pair(a: str, b: str) -> str:
     return f"{REGION_SHORT.get(a, a)}/{REGION_SHORT.get(b, b)}"
 

@@ -45,13 +45,6 @@ def study_id_of(conn, name: str | None) -> int | None:
     return found
 
 
-def format_eta(seconds: float | None) -> str:
-    if seconds is None:
-        return "--:--"
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 else f"{seconds // 60}:{seconds % 60:02d}"
-
-
 def bounded_int(low: int, high: int | None):
     """An argparse type: a whole number in [low, high], refused with the range."""
 

@@ -16,7 +16,6 @@ from workbench.cli.common import (
     UserError,
     add_db,
     bounded_int,
-    format_eta,
     make_console,
     new_table,
     open_store,
@@ -27,6 +26,7 @@ from workbench.models import ModelNotFound
 from workbench.specs import MAX_CONCURRENCY, SpecError, parse_spec
 from workbench.store import queue
 from workbench.studies.spec import StudyError, load_study
+from workbench.tables import fmt_eta
 
 
 def progress_display(console: Console, quiet: bool):
@@ -53,7 +53,7 @@ def progress_display(console: Console, quiet: bool):
             )
         progress.update(
             tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
-            rate=f"{p.tokens_per_s:.1f}", eta=format_eta(p.eta_s),
+            rate=f"{p.tokens_per_s:.1f}", eta=fmt_eta(p.eta_s),
             waiting=f" · {escape(p.waiting)}" if p.waiting else "",
         )
 
