@@ -43,6 +43,8 @@ class EntitiesScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.suggestions: list[dedup.Suggestion] = []
+        self.busy = False  # a decision is being stored and the clusters computed again
+        self.clusterings = 0  # finished clusterings, for anyone waiting on them
         self.skipped: set[tuple[str, ...]] = set()
         self.method = "all"
         self.entity_count = 0
@@ -83,7 +85,12 @@ class EntitiesScreen(Screen):
             index = dedup.load_entities(conn)
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
-        self.app.call_from_thread(self._show, found, len(index.names))
+        self.app.call_from_thread(self._reclustered, found, len(index.names))
+
+    def _reclustered(self, found: list[dedup.Suggestion], entity_count: int) -> None:
+        self.clusterings += 1
+        self.busy = False  # the decision that asked for it is done and shown
+        self._show(found, entity_count)
 
     def _show(self, found: list[dedup.Suggestion], entity_count: int) -> None:
         self.suggestions, self.entity_count = found, entity_count
@@ -117,6 +124,9 @@ class EntitiesScreen(Screen):
     def _decide(self, action, note: str | Callable[[Any], str]) -> None:
         """Store a decision in a worker (a store busy with a run never freezes the
         keys), then say what happened and cluster again."""
+        if self.busy:  # a second key now would decide on the same cluster twice
+            return
+        self.busy = True
         self._store(action, note)
 
     @work(thread=True, group="entity-decisions", description="Saving the decision")
@@ -126,6 +136,7 @@ class EntitiesScreen(Screen):
                 result = action(conn)
         except (UserFacingError, sqlite3.Error) as exc:
             self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.busy = False
             return
         self.app.call_from_thread(self.notify, note(result) if callable(note) else note)
         self.app.call_from_thread(self.action_recluster)

@@ -18,6 +18,7 @@ import pytest
 from conftest import rows
 from helpers import write_study
 from openai_server import ServerConfig
+from test_tui import settled, wait_for
 
 from workbench.cli import main
 
@@ -478,19 +479,14 @@ def test_markup_and_escapes_in_entity_names_survive_merge_and_undo(tmp_path):
                 await pilot.press(key)
                 await pilot.pause()
             await pilot.press("5")
-            for _ in range(50):
-                await pilot.pause(0.05)
-                if app.screen.query_one("#suggestions-table").row_count:
-                    break
-            assert app.screen.query_one("#suggestions-table").row_count >= 2
-            for _ in range(3):
-                await pilot.press("a")  # merge
-                await pilot.pause()
-            for _ in range(3):
-                await pilot.press("u")  # undo
-                await pilot.pause()
+            screen = app.screen
+            assert await wait_for(pilot, lambda: screen.query_one("#suggestions-table").row_count >= 2)
+            for key in ("a", "a", "a", "u", "u", "u"):  # merge three times, undo three times
+                done = screen.clusterings
+                await pilot.press(key)
+                assert await wait_for(pilot, lambda done=done: screen.clusterings > done and not screen.busy)
             await pilot.press("2", "r")
-            await pilot.pause()
+            await settled(pilot)
             shown = " ".join(n.message for n in app._notifications)
             assert "[/x] Nike" in shown or "Nike" in shown
             assert "\x1b" not in shown

@@ -1,14 +1,13 @@
 """Kill -9 a `workbench run` at random moments, run again: each request answered exactly once."""
 
 import os
-import random
 import signal
 import subprocess
 import sys
 import time
 
 from conftest import rows
-from helpers import ROOT, run_cli, start_run, write_study
+from helpers import ROOT, kill_run_once, run_cli, write_study
 from openai_server import ServerConfig
 
 
@@ -16,16 +15,13 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
     server = fake_server(ServerConfig(latency_s=0.2))
     spec = f"openai:test-model@{server.base_url},concurrency=2"
     study = write_study(tmp_path / "s.toml", models=[spec], questions=150)
-    rng = random.Random(2)
     progress, left_running = [], []
-    for _ in range(10):
-        proc = start_run(study, db_path)
-        time.sleep(rng.uniform(0.4, 1.6))
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        if db_path.exists():
-            progress.append(rows(db_path, "SELECT COUNT(*) FROM responses")[0][0])
-            left_running.append(rows(db_path, "SELECT COUNT(*) FROM requests WHERE status = 'running'")[0][0])
+    for kill in range(1, 11):
+        # Killed when the store shows progress, not after a guessed time: the kill lands
+        # mid-run on a fast machine and on a loaded one alike.
+        kill_run_once(study, db_path, "SELECT COUNT(*) FROM responses", at_least=11 * kill)
+        progress.append(rows(db_path, "SELECT COUNT(*) FROM responses")[0][0])
+        left_running.append(rows(db_path, "SELECT COUNT(*) FROM requests WHERE status = 'running'")[0][0])
 
     # The kills landed mid-run: work was partly done and claims were left behind.
     assert progress and 0 < progress[-1] < 150

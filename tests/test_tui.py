@@ -15,12 +15,25 @@ from workbench.widgets.modals import HelpScreen
 
 
 async def wait_for(pilot, condition, timeout=30.0):
+    """Wait until `condition()` holds (polling between frames), not for a fixed time."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if condition():
             return True
-        await pilot.pause(0.1)
+        await pilot.pause(0.05)
     return False
+
+
+async def on_screen(pilot, name: str, timeout=30.0):
+    """Wait until the screen on top is the one called `name` (a modal opening or closing)."""
+    return await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == name, timeout)
+
+
+async def settled(pilot):
+    """Wait until every worker of the app is done (stores, loads, recomputes)."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
 
 
 def table_text(app, selector):
@@ -104,8 +117,7 @@ def test_start_without_a_study_says_how(tmp_path):
         app = WorkbenchApp(tmp_path / "audit.db")
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("s")
-            await pilot.pause(0.2)
-            assert any("--study FILE" in n.message for n in app._notifications)
+            assert await wait_for(pilot, lambda: any("--study FILE" in n.message for n in app._notifications))
     asyncio.run(scenario())
 
 
@@ -129,7 +141,9 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
             chart = str(app.screen.query_one("#lor-chart").render())
             assert "gpt · Budget-Conscious" in chart and "█" in chart
             await pilot.press("e")
-            await pilot.pause(0.2)
+            base = metrics_db.with_suffix("")
+            assert await wait_for(pilot, lambda: all(Path(f"{base}{s}").exists() for s in (
+                ".metrics.csv", ".metrics.json", ".metrics.md")))
     asyncio.run(scenario())
     base = metrics_db.with_suffix("")
     for suffix in (".metrics.csv", ".metrics.json", ".metrics.md"):
@@ -149,9 +163,10 @@ def test_help_and_command_palette(metrics_db):
             assert isinstance(app.screen, HelpScreen)
             await pilot.press("escape")
             await pilot.press("ctrl+p")
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "CommandPalette")
             await pilot.press(*"go to metrics")
-            await pilot.pause(0.5)
+            assert await wait_for(pilot, lambda: "Go to Metrics" in str(
+                app.screen.query_one("CommandList").get_option_at_index(0).prompt))
             await pilot.press("enter")
             assert await wait_for(pilot, lambda: app.current_mode == "metrics")
     asyncio.run(scenario())
@@ -161,12 +176,10 @@ def test_help_and_command_palette(metrics_db):
 
 
 async def _settle(pilot):
-    await pilot.pause(0.5)
-    await pilot.app.workers.wait_for_complete()
-    # Results reach the screen through call_from_thread, then a repaint: let both run
-    # to the end even on a busy machine.
+    # Workers done, then their results (sent through call_from_thread) painted: wait
+    # until two frames in a row leave no worker running and nothing to refresh.
     for _ in range(3):
-        await pilot.pause(0.2)
+        await settled(pilot)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -203,15 +216,15 @@ def test_design_verify_edit_save_and_generate_by_keys(tmp_path, fake_server):
             await pilot.press("3")
             assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3)
             await pilot.press("down", "v")  # verify the second question
-            assert rows(db, "SELECT text FROM questions WHERE verified = 1") == [
-                ("Which brand of item number 1 would you recommend?",)]
+            assert await wait_for(pilot, lambda: rows(db, "SELECT text FROM questions WHERE verified = 1") == [
+                ("Which brand of item number 1 would you recommend?",)])
             await pilot.press("e")
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press("ctrl+u", *"Which brand of gadget do you trust?", "enter")
-            await pilot.pause(0.2)
-            assert ("Which brand of gadget do you trust?",) in rows(db, "SELECT text FROM questions")
+            assert await wait_for(pilot, lambda: ("Which brand of gadget do you trust?",) in rows(
+                db, "SELECT text FROM questions"))
             await pilot.press("w")
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: Path(f"{study}.bak").exists())
             await pilot.press("g")  # generate questions for "airlines": they fill in
             assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3 + 2,
                                   timeout=30)
@@ -251,38 +264,39 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
             await pilot.press("3")
             assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 2)
             await pilot.press("a")  # a question for the highlighted cluster
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press(*"What is the best budget tablet?", "enter")
             assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3)
             app.screen.query_one("#design-tabs").active = "tab-clusters"
-            await pilot.pause(0.1)
+            await pilot.pause()
             app.screen.query_one("#clusters-table").focus()
             await pilot.press("e")
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press("ctrl+u", *"Counts every cent.", "enter")
-            await pilot.pause(0.1)
+            assert await on_screen(pilot, "DesignScreen")
             app.screen.query_one("#design-tabs").active = "tab-models"
-            await pilot.pause(0.1)
+            await pilot.pause()
             app.screen.query_one("#models-table").focus()
             await pilot.press("a")
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press(*"not a spec", "enter")
-            await pilot.pause(0.2)
-            assert "Not a model spec" in str(app.screen.query_one("Static").render())
+            assert await on_screen(pilot, "ErrorModal")
+            assert "Not a model spec" in str(app.screen.query_one("Static").render())  # the title
+            assert "model spec 'not a spec': expected" in str(app.screen.query_one("#error-message").render())
             await pilot.press("escape")
+            assert await on_screen(pilot, "DesignScreen")
             await pilot.press("a")
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press(*"llama:default,temperature=0.2", "enter")
-            await pilot.pause(0.1)
-            assert app.screen.query_one("#models-table").row_count == 2
+            assert await wait_for(pilot, lambda: app.screen.query_one("#models-table").row_count == 2)
             await pilot.press("n")  # a new topic, its questions to be generated
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press(*"tablets", "enter")
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: "per cluster" in str(app.screen.query_one("Label").render()))
             await pilot.press("ctrl+u", "4", "enter")
-            await pilot.pause(0.1)
+            assert await on_screen(pilot, "DesignScreen")
             await pilot.press("w")
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: Path(f"{study}.bak").exists())
     asyncio.run(scenario())
     from workbench.studies.spec import load_study
 

@@ -7,7 +7,7 @@ import json
 from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
-from test_tui import wait_for
+from test_tui import on_screen, settled, wait_for
 
 from workbench.app import WorkbenchApp
 
@@ -24,34 +24,39 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
         app = WorkbenchApp(db, reviewer="ana")
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("4")
-            await pilot.pause(0.3)
             screen = app.screen
-            text = str(screen.query_one("#review-answer").render())
-            assert "Here are my picks" in text  # the answer, literally
-            assert "expert 1:" in str(screen.query_one("#review-lists").render())
-            await pilot.press("x")  # reject the first: it recommends nothing
-            await pilot.pause(0.1)
+
+            def status():
+                return str(screen.query_one("#review-status").render())
+
+            async def decided(*keys):  # a decision, stored and the pages read again
+                loads = screen.loads
+                await pilot.press(*keys)
+                assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
+
+            assert await wait_for(pilot, lambda: "Here are my picks" in str(screen.query_one("#review-answer").render()))
+            assert "expert 1:" in str(screen.query_one("#review-lists").render())  # the answer, literally, and lists
+            await decided("x")  # reject the first: it recommends nothing
             assert rows(db, "SELECT COUNT(*) FROM mentions WHERE list_id = 1") == [(0,)]
-            await pilot.press("u")  # undo restores the list exactly
-            await pilot.pause(0.1)
+            await decided("u")  # undo restores the list exactly
             assert rows(db, "SELECT surface FROM mentions WHERE list_id = 1 ORDER BY rank") == first_list
             for _ in range(8):
-                await pilot.press("a")
-                await pilot.pause(0.05)
+                assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))  # details read
+                await decided("a")
             await pilot.press("e")
-            await pilot.pause(0.2)
-            await pilot.press("ctrl+u", *"Nike, Hoka", "enter")
-            await pilot.pause(0.1)
-            await pilot.press("a")
-            await pilot.pause(0.1)
-            assert "unreviewed: 1/2" in str(screen.query_one("#review-status").render())
-            await pilot.press("f")  # disagreements between experts
-            await pilot.press("f")  # all
-            assert "all: 1/12" in str(screen.query_one("#review-status").render())
-            await pilot.press("t")  # the one topic
-            assert "all · gadgets: 1/12" in str(screen.query_one("#review-status").render())
-            await pilot.press("o", "o")  # one model, then all models again
-            assert "all · gadgets: 1/12" in str(screen.query_one("#review-status").render())
+            assert await on_screen(pilot, "EditText")
+            await decided("ctrl+u", *"Nike, Hoka", "enter")
+            assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))
+            await decided("a")
+            assert "unreviewed: 1/2" in status()
+            await decided("f")  # disagreements between experts
+            await decided("f")  # all
+            assert "all: 1/12" in status()
+            await decided("t")  # the one topic
+            assert "all · gadgets: 1/12" in status()
+            await decided("o")  # one model
+            await decided("o")  # then all models again
+            assert "all · gadgets: 1/12" in status()
     asyncio.run(scenario())
     verdicts = rows(db, "SELECT decision, COUNT(*) FROM reviews WHERE undone = 0 GROUP BY decision")
     assert dict(verdicts) == {"accept": 9, "edit": 1}
@@ -109,17 +114,18 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
             await pilot.press("2", "r")
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas 0.43"))  # back
             await pilot.press("5")
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 2)
             await pilot.press("down", "x")  # Adidas / Addidas are different
             assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 1)
             await pilot.press("r")  # re-cluster: the forbidden pair does not come back
-            await pilot.pause(0.5)
+            await settled(pilot)
             members = [s.members for s in app.screen.suggestions]
             assert members == [["Nike", "Nike, Inc."]]
             await pilot.press("g")  # a region for every member of the cluster
-            await pilot.pause(0.2)
+            assert await on_screen(pilot, "EditText")
             await pilot.press("ctrl+u", *"United States", "enter")
-            await pilot.pause(0.2)
+            assert await wait_for(pilot, lambda: any("Region United States assigned to 2" in n.message
+                                                     for n in app._notifications))
     asyncio.run(scenario())
     assert rows(db, "SELECT name, region FROM entities WHERE name LIKE 'Nike%' ORDER BY name") == [
         ("Nike", "United States"), ("Nike, Inc.", "United States")]

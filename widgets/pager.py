@@ -38,6 +38,10 @@ class PagerScreen(Screen):
         self.pages: list[Any] = []
         self.position = 0
         self.loads = 0  # finished loads, for anyone waiting on the store
+        # A decision is being stored (and the pages read again): a second key press now
+        # would judge the same page twice, so decisions wait until it is done.
+        self.busy = False
+        self._loading = False
 
     # -- what a subclass says --------------------------------------------------------
 
@@ -62,6 +66,7 @@ class PagerScreen(Screen):
     def load(self, keep: Any = None, advance: int = 0) -> None:
         """Read the pages again, staying on the page named `keep` when it is still there
         (then `advance` pages on: after a verdict in a filter that keeps reviewed pages)."""
+        self._loading = True
         self._load(keep, advance)
 
     @work(thread=True, exclusive=True, group="pager-load", description="Reading the store")
@@ -77,14 +82,20 @@ class PagerScreen(Screen):
             self.position = keys.index(keep)
         self.position = max(0, min(self.position + advance, len(pages) - 1))
         self.loads += 1
+        self._loading = self.busy = False
         self.show()
         self.post_message(self.Loaded(len(pages)))
 
     def write(self, change: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None],
-              failed: str = "Not saved") -> None:
+              failed: str = "Not saved") -> bool:
         """Run `change(conn)` in a worker; `then(result)` on the UI thread when it is
-        stored, or the error shown when the store refuses it."""
+        stored, or the error shown when the store refuses it. False (and nothing
+        done) while the previous decision is still being stored."""
+        if self.busy:
+            return False
+        self.busy = True
         self._write(change, then, failed)
+        return True
 
     @work(thread=True, group="pager-write", description="Saving")
     def _write(self, change, then, failed: str) -> None:
@@ -92,9 +103,18 @@ class PagerScreen(Screen):
             with opened(self.app.db_path) as conn:
                 result = change(conn)
         except (UserFacingError, ValueError, sqlite3.Error) as exc:
-            self.app.call_from_thread(self.app.show_error, failed, str(exc))
+            self.app.call_from_thread(self._failed, failed, str(exc))
             return
-        self.app.call_from_thread(then, result)
+        self.app.call_from_thread(self._stored, then, result)
+
+    def _stored(self, then: Callable[[Any], None], result: Any) -> None:
+        then(result)
+        if not self._loading:  # `then` read nothing again: the next decision may come
+            self.busy = False
+
+    def _failed(self, title: str, message: str) -> None:
+        self.busy = False
+        self.app.show_error(title, message)
 
     def action_move(self, step: int) -> None:
         if self.pages:
