@@ -25,8 +25,11 @@ import dedup_truth  # noqa: E402
 
 from workbench import dedup  # noqa: E402
 
-SETS = [("generated brands", "brand_aliases.csv"), ("held-out brands", "heldout/heldout_aliases.csv"),
-        ("cold-start answers (real)", "coldstart_aliases.csv")]
+SETS = [
+    ("generated brands", "brand_aliases.csv"),
+    ("held-out brands", "heldout/heldout_aliases.csv"),
+    ("cold-start answers (real)", "coldstart_aliases.csv"),
+]
 
 
 def main() -> None:
@@ -40,8 +43,10 @@ def main() -> None:
         if len(hard) > len(rows):
             scores = dedup_truth.score(hard)
             kinds = {k: v for k, v in scores.by_class.items() if set(k.split("+")) & set(dedup_truth.HARD)}
-            print(f"  with the known-hard classes: P {scores.pair_precision:.4f}  R {scores.pair_recall:.4f}; "
-                  + "; ".join(f"{k} ({n}) R {r:.3f}" for k, (n, _p, r) in kinds.items()))
+            print(
+                f"  with the known-hard classes: P {scores.pair_precision:.4f}  R {scores.pair_recall:.4f}; "
+                + "; ".join(f"{k} ({n}) R {r:.3f}" for k, (n, _p, r) in kinds.items())
+            )
         print()
     if args.quick:
         return
@@ -58,9 +63,11 @@ def main() -> None:
     exhaustive = dedup.exhaustive_pairs(names, 90)
     t_exhaustive = time.perf_counter() - started
     found = len(set(blocked) & set(exhaustive))
-    print(f"blocked search at 90: {t_blocked:.2f} s vs exhaustive cdist {t_exhaustive:.2f} s "
-          f"({t_exhaustive / t_blocked:.1f}x); it keeps {found / max(1, len(exhaustive)):.2%} of the exhaustive pairs "
-          "(a speed check only: quality is the figures above)")
+    print(
+        f"blocked search at 90: {t_blocked:.2f} s vs exhaustive cdist {t_exhaustive:.2f} s "
+        f"({t_exhaustive / t_blocked:.1f}x); it keeps {found / max(1, len(exhaustive)):.2%} of the exhaustive pairs "
+        "(a speed check only: quality is the figures above)"
+    )
     cli_suggest(names)
 
 
@@ -80,14 +87,25 @@ def cli_suggest(names: list[str]) -> None:
             for i, name in enumerate(names):
                 writer.writerow(["m", "t", "c", f"q{i // 5}", 1, i % 5 + 1, name])
         db = str(Path(tmp) / "d.db")
-        subprocess.run([sys.executable, "-m", "workbench", "import", "mentions", str(mentions), "--db", db,
-                        "--study", "s"], check=True, capture_output=True, cwd=root)
+        subprocess.run(
+            [sys.executable, "-m", "workbench", "import", "mentions", str(mentions), "--db", db, "--study", "s"],
+            check=True,
+            capture_output=True,
+            cwd=root,
+        )
         started = time.perf_counter()
-        out = subprocess.run([sys.executable, "-m", "workbench", "entities", "suggest", "--db", db, "--format",
-                              "json"], check=True, capture_output=True, text=True, cwd=root)
+        out = subprocess.run(
+            [sys.executable, "-m", "workbench", "entities", "suggest", "--db", db, "--format", "json"],
+            check=True,
+            capture_output=True,
+            text=True,
+            cwd=root,
+        )
         elapsed = time.perf_counter() - started
-        print(f"`workbench entities suggest --format json` on a store of these forms: {elapsed:.2f} s end to end, "
-              f"{len(json.loads(out.stdout)):,} clusters")
+        print(
+            f"`workbench entities suggest --format json` on a store of these forms: {elapsed:.2f} s end to end, "
+            f"{len(json.loads(out.stdout)):,} clusters"
+        )
 
 
 if __name__ == "__main__":

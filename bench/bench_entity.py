@@ -51,9 +51,11 @@ def main() -> None:
     llm = llama_cpp.Llama(model_path=str(default_model_path()[0]), n_ctx=2048, verbose=False)
     scorer = Scorer(llm, 2048)
     tokens = len(scorer.tokenize(prefix, bos=True))
-    print(f"{len(items)} (entity, template) pairs x {len(items[0].continuations)} labels, variant {args.variant}; "
-          f"shared prefix {tokens} tokens; label tokens: "
-          f"{[len(scorer.tokenize(c, bos=False)) for c in items[0].continuations]}")
+    print(
+        f"{len(items)} (entity, template) pairs x {len(items[0].continuations)} labels, variant {args.variant}; "
+        f"shared prefix {tokens} tokens; label tokens: "
+        f"{[len(scorer.tokenize(c, bos=False)) for c in items[0].continuations]}"
+    )
 
     def timed(name: str, run) -> tuple[float, list]:
         started = time.perf_counter()
@@ -63,11 +65,14 @@ def main() -> None:
         return len(items) / seconds, result
 
     exact_rate, exact = timed("exact (engine)", lambda: scorer.score(prefix, items))
-    first_rate, _ = timed("first token, whole prompt per pair",
-                          lambda: [scorer.score_prompt_first_token(prefix + i.suffix, i.continuations) for i in items])
+    first_rate, _ = timed(
+        "first token, whole prompt per pair",
+        lambda: [scorer.score_prompt_first_token(prefix + i.suffix, i.continuations) for i in items],
+    )
     cached_rate, _ = timed("first token, with the prefix cache", lambda: scorer.score(prefix, items, True))
-    naive_rate, naive = timed("naive, whole prompt per label",
-                              lambda: [scorer.score_naive(prefix + i.suffix, i.continuations) for i in items])
+    naive_rate, naive = timed(
+        "naive, whole prompt per label", lambda: [scorer.score_naive(prefix + i.suffix, i.continuations) for i in items]
+    )
     worst = max(abs(a - b) for xs, ys in zip(exact, naive) for a, b in zip(xs, ys))
     print(f"exact / naive = {exact_rate / naive_rate:.2f}x (target >= 6)")
     print(f"exact / first token (whole prompt) = {exact_rate / first_rate:.2f}x (target >= 0.8)")

@@ -33,8 +33,12 @@ def lists_of(answers: int) -> tuple[list[mc.ResponseList], dict[str, str]]:
         for topic in ("x", "y"):
             for cluster in range(9):
                 picks = rng.choice(2000, size=(answers, 5), p=weights)
-                out += [mc.ResponseList(model, topic, f"c{cluster}", f"q{q}", 1,
-                                        tuple(dict.fromkeys(names[i] for i in picks[q]))) for q in range(answers)]
+                out += [
+                    mc.ResponseList(
+                        model, topic, f"c{cluster}", f"q{q}", 1, tuple(dict.fromkeys(names[i] for i in picks[q]))
+                    )
+                    for q in range(answers)
+                ]
     return out, regions
 
 

@@ -36,7 +36,8 @@ def study_file(folder: Path, templates: int, invariant: bool) -> Path:
         f'name = "noise-{"invariant" if invariant else "fast"}"\nmethod = "entity"\nmodels = ["{model}"]\n'
         f'task = "{source / "urgency.task.json"}"\ntemplates = "{source / "urgency_templates.csv"}"\n'
         f'entities = "{source / "countries.csv"}"\nmax_templates = {templates}\nvariants = ["zero_shot_text"]\n'
-        'scoring = "exact"\ngroup_by = ["region", "gdp_quantile"]\n')
+        'scoring = "exact"\ngroup_by = ["region", "gdp_quantile"]\n'
+    )
     return path
 
 
@@ -59,8 +60,10 @@ def main_(argv: list[str] | None = None) -> None:
     with contextlib.redirect_stdout(out):
         main(["metrics", "--db", db, "--format", "json"])
     records = json.loads(out.getvalue())
-    delta = {name: {r["entity"]: r["value"] for r in records if r["metric"] == "entity_delta" and r["study"] == name}
-             for name in ("noise-fast", "noise-invariant")}
+    delta = {
+        name: {r["entity"]: r["value"] for r in records if r["metric"] == "entity_delta" and r["study"] == name}
+        for name in ("noise-fast", "noise-invariant")
+    }
     entities = sorted(set(delta["noise-fast"]) & set(delta["noise-invariant"]))
     fast = [delta["noise-fast"][e] for e in entities]
     invariant = [delta["noise-invariant"][e] for e in entities]
@@ -71,11 +74,14 @@ def main_(argv: list[str] | None = None) -> None:
     for r in records:
         if r["metric"] == "group_delta":
             groups.setdefault((r["attribute"], r["value_label"]), {})[r["study"]] = r["p"]
-    flips = [g for g, ps in groups.items() if len(ps) == 2
-             and (ps["noise-fast"] < 0.05) != (ps["noise-invariant"] < 0.05)]
+    flips = [
+        g for g, ps in groups.items() if len(ps) == 2 and (ps["noise-fast"] < 0.05) != (ps["noise-invariant"] < 0.05)
+    ]
     print(f"{len(entities)} entities x {args.templates} templates, bundled model, zero_shot_text, exact scoring")
-    print(f"time: fast kernels {seconds[False]:.0f} s, invariant {seconds[True]:.0f} s "
-          f"(ratio {seconds[True] / seconds[False]:.2f})")
+    print(
+        f"time: fast kernels {seconds[False]:.0f} s, invariant {seconds[True]:.0f} s "
+        f"(ratio {seconds[True] / seconds[False]:.2f})"
+    )
     print(f"Spearman rho of Delta (fast vs invariant): {rho:.4f}")
     print(f"largest change of one entity's Delta: {change:.4f} (Delta range {spread:.3f})")
     print(f"group tests changing verdict at p < 0.05: {len(flips)} of {len(groups)} {flips}")

@@ -56,8 +56,9 @@ def make_files(tmp: Path, questions: int) -> tuple[Path, Path]:
 
 def timed(*args: str) -> tuple[float, str]:
     started = time.perf_counter()
-    out = subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True, cwd=ROOT,
-                         check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "workbench", *args], capture_output=True, text=True, cwd=ROOT, check=True
+    )
     return time.perf_counter() - started, out.stdout
 
 
@@ -79,8 +80,10 @@ def main() -> None:
         t_metrics, out = timed("metrics", "--db", db, "--format", "json")
         records = json.loads(out)
         print(f"metrics --format json: {t_metrics:.2f} s  ({len(records)} records)")
-        print(f"import + metrics: {t_import + t_metrics:.2f} s (target < 5 s); "
-              f"python + CLI start-up alone: {startup:.2f} s")
+        print(
+            f"import + metrics: {t_import + t_metrics:.2f} s (target < 5 s); "
+            f"python + CLI start-up alone: {startup:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -40,8 +40,9 @@ MAX_TOKENS = 48
 
 
 def study_file(tmp: Path, name: str, models: list[str], questions: int) -> Path:
-    return write_study(tmp / f"{name}.toml", models=models, questions=questions, name=name,
-                       max_tokens=MAX_TOKENS, temperature=0.7)
+    return write_study(
+        tmp / f"{name}.toml", models=models, questions=questions, name=name, max_tokens=MAX_TOKENS, temperature=0.7
+    )
 
 
 def run_runner(tmp: Path, study_path: Path, tag: str) -> tuple[float, int, int]:
@@ -67,8 +68,9 @@ def bare_llama(model_path: str, prompts: list[str], seeds: list[int]) -> tuple[f
     started = time.perf_counter()
     tokens = 0
     for prompt, seed in zip(prompts, seeds):
-        out = llm.create_completion(prompt, max_tokens=MAX_TOKENS, temperature=0.7, seed=seed,
-                                    stop=list(COMPLETION_STOPS))
+        out = llm.create_completion(
+            prompt, max_tokens=MAX_TOKENS, temperature=0.7, seed=seed, stop=list(COMPLETION_STOPS)
+        )
         tokens += out["usage"]["completion_tokens"]
     elapsed = time.perf_counter() - started
     llm.close()
@@ -88,14 +90,20 @@ def bench_local(tmp: Path, prompts_n: int) -> None:
     for round_ in range(2):
         seconds, tokens = bare_llama(resolved.file_path, prompts, seeds)
         best_bare = max(best_bare, tokens / seconds)
-        print(f"  local round {round_ + 1}: bare llama-cpp-python {tokens} tokens in {seconds:.2f} s "
-              f"= {tokens / seconds:.1f} tok/s")
+        print(
+            f"  local round {round_ + 1}: bare llama-cpp-python {tokens} tokens in {seconds:.2f} s "
+            f"= {tokens / seconds:.1f} tok/s"
+        )
         seconds, tokens, answered = run_runner(tmp, path, f"local{round_}")
         best_runner = max(best_runner, tokens / seconds)
-        print(f"  local round {round_ + 1}: runner {tokens} tokens ({answered} answers) in {seconds:.2f} s "
-              f"= {tokens / seconds:.1f} tok/s")
-    print(f"(a) local generation: runner {best_runner:.1f} tok/s vs bare {best_bare:.1f} tok/s "
-          f"-> ratio {best_runner / best_bare:.2f} (target >= 0.90)")
+        print(
+            f"  local round {round_ + 1}: runner {tokens} tokens ({answered} answers) in {seconds:.2f} s "
+            f"= {tokens / seconds:.1f} tok/s"
+        )
+    print(
+        f"(a) local generation: runner {best_runner:.1f} tok/s vs bare {best_bare:.1f} tok/s "
+        f"-> ratio {best_runner / best_bare:.2f} (target >= 0.90)"
+    )
 
 
 # -- (b) HTTP ------------------------------------------------------------------
@@ -113,6 +121,7 @@ async def bare_aiohttp(base: str, bodies: list[dict], concurrency: int) -> float
     limit = asyncio.Semaphore(concurrency)
     connector = aiohttp.TCPConnector(limit=concurrency)
     async with aiohttp.ClientSession(connector=connector) as session:
+
         async def one(body):
             async with limit:
                 async with session.post(f"{base}/chat/completions", json=body) as reply:
@@ -126,8 +135,11 @@ async def bare_aiohttp(base: str, bodies: list[dict], concurrency: int) -> float
 
 def bench_http(tmp: Path, n: int, concurrency: int, latency: float) -> None:
     port = _free_port()
-    server = subprocess.Popen([sys.executable, str(ROOT / "tests" / "openai_server.py"), "--port", str(port),
-                               "--latency", str(latency)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "openai_server.py"), "--port", str(port), "--latency", str(latency)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     base = f"http://127.0.0.1:{port}/v1"
     try:
         for _ in range(100):
@@ -141,18 +153,29 @@ def bench_http(tmp: Path, n: int, concurrency: int, latency: float) -> None:
         for round_ in range(2):
             path = study_file(tmp, f"http{round_}", [spec], n)
             study = load_study(path)
-            bodies = [{"model": "bench", "messages": [{"role": "user", "content": q.text + f" #{round_}"}],
-                       "temperature": 0.7, "max_tokens": MAX_TOKENS} for q in study.questions]
+            bodies = [
+                {
+                    "model": "bench",
+                    "messages": [{"role": "user", "content": q.text + f" #{round_}"}],
+                    "temperature": 0.7,
+                    "max_tokens": MAX_TOKENS,
+                }
+                for q in study.questions
+            ]
             seconds = asyncio.run(bare_aiohttp(base, bodies, concurrency))
             best_bare = max(best_bare, n / seconds)
             print(f"  http round {round_ + 1}: bare aiohttp {n} requests in {seconds:.2f} s = {n / seconds:.0f} req/s")
             seconds, _tokens, answered = run_runner(tmp, path, f"http{round_}")
             assert answered == n
             best_runner = max(best_runner, n / seconds)
-            print(f"  http round {round_ + 1}: runner {answered} requests (+ SQLite) in {seconds:.2f} s "
-                  f"= {answered / seconds:.0f} req/s")
-        print(f"(b) HTTP: runner {best_runner:.0f} req/s vs bare aiohttp {best_bare:.0f} req/s at concurrency "
-              f"{concurrency} -> ratio {best_runner / best_bare:.2f} (target >= 0.80)")
+            print(
+                f"  http round {round_ + 1}: runner {answered} requests (+ SQLite) in {seconds:.2f} s "
+                f"= {answered / seconds:.0f} req/s"
+            )
+        print(
+            f"(b) HTTP: runner {best_runner:.0f} req/s vs bare aiohttp {best_bare:.0f} req/s at concurrency "
+            f"{concurrency} -> ratio {best_runner / best_bare:.2f} (target >= 0.80)"
+        )
     finally:
         server.terminate()
         server.wait(10)

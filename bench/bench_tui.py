@@ -39,16 +39,31 @@ def build(db: Path, mentions: int) -> None:
     weights = 1 / np.arange(1, 2001) ** 1.05
     weights /= weights.sum()
     lists = int(mentions * 1.07) // 5  # a few picks repeat within a list and are dropped
-    model_ids = [queue.upsert_model(conn, identity=f"m{i}", spec=f"openai:model-{i}@http://h/v1", engine="openai",
-                                    name=f"model-{i}", base_url="http://h/v1", file_path=None, file_hash=None,
-                                    params={}) for i in range(3)]
+    model_ids = [
+        queue.upsert_model(
+            conn,
+            identity=f"m{i}",
+            spec=f"openai:model-{i}@http://h/v1",
+            engine="openai",
+            name=f"model-{i}",
+            base_url="http://h/v1",
+            file_path=None,
+            file_hash=None,
+            params={},
+        )
+        for i in range(3)
+    ]
     now = utc_now()
     regions = ["United States", "Europe", "Asia", "Other"]
     conn.execute("BEGIN")
-    conn.executemany("INSERT INTO entities (id, name, region, created_at) VALUES (?, ?, ?, ?)",
-                     [(i + 1, n, regions[i % 4], now) for i, n in enumerate(names)])
-    conn.executemany("INSERT INTO aliases (surface_key, entity_id) VALUES (?, ?)",
-                     [(normalize_surface(n), i + 1) for i, n in enumerate(names)])
+    conn.executemany(
+        "INSERT INTO entities (id, name, region, created_at) VALUES (?, ?, ?, ?)",
+        [(i + 1, n, regions[i % 4], now) for i, n in enumerate(names)],
+    )
+    conn.executemany(
+        "INSERT INTO aliases (surface_key, entity_id) VALUES (?, ?)",
+        [(normalize_surface(n), i + 1) for i, n in enumerate(names)],
+    )
     picks = rng.choice(2000, size=(lists, 5), p=weights)
     list_rows, mention_rows, request_rows = [], [], []
     for i in range(lists):
@@ -57,18 +72,23 @@ def build(db: Path, mentions: int) -> None:
         cluster = f"Cluster {(i // 6) % 9}"
         key = f"k{i:07d}"
         request_rows.append((key, study, model_ids[model], "answer", "done", 1, "{}", now, now))
-        list_rows.append((i + 1, study, f"openai:model-{model}@http://h/v1", topic, cluster, f"q{i}", 1,
-                          "import", key))
+        list_rows.append((i + 1, study, f"openai:model-{model}@http://h/v1", topic, cluster, f"q{i}", 1, "import", key))
         seen = []
         for j in picks[i]:
             if j not in seen:
                 seen.append(j)
         for rank, j in enumerate(seen, 1):
             mention_rows.append((i + 1, rank, names[j], normalize_surface(names[j])))
-    conn.executemany("INSERT INTO requests (key, study_id, model_id, stage, status, attempts, payload_json, "
-                     "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", request_rows)
-    conn.executemany("INSERT INTO mention_lists (id, study_id, model, topic, cluster, question, repetition, source, "
-                     "response_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", list_rows)
+    conn.executemany(
+        "INSERT INTO requests (key, study_id, model_id, stage, status, attempts, payload_json, "
+        "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        request_rows,
+    )
+    conn.executemany(
+        "INSERT INTO mention_lists (id, study_id, model, topic, cluster, question, repetition, source, "
+        "response_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        list_rows,
+    )
     conn.executemany("INSERT INTO mentions (list_id, rank, surface, surface_key) VALUES (?, ?, ?, ?)", mention_rows)
     conn.execute("COMMIT")
     conn.close()
@@ -117,12 +137,16 @@ def main() -> None:
         baseline_poll = time.perf_counter() - t0
         t_big = asyncio.run(first_screen(big))
         t_small = asyncio.run(first_screen(small))
-        print(f"time to first screen: {t_big:.2f} s on {count:,} mentions vs {t_small:.2f} s on 10,000 "
-              f"-> ratio {t_big / t_small:.2f} (target: under 2 s); an empty store's poll takes {baseline_poll:.3f} s")
+        print(
+            f"time to first screen: {t_big:.2f} s on {count:,} mentions vs {t_small:.2f} s on 10,000 "
+            f"-> ratio {t_big / t_small:.2f} (target: under 2 s); an empty store's poll takes {baseline_poll:.3f} s"
+        )
         m_big = asyncio.run(metrics_refresh(big))
         m_small = asyncio.run(metrics_refresh(small))
-        print(f"metrics refresh: {m_big:.2f} s on {count:,} mentions vs {m_small:.2f} s on 10,000 "
-              f"-> ratio {m_big / m_small:.1f}; the UI stays responsive (worker thread)")
+        print(
+            f"metrics refresh: {m_big:.2f} s on {count:,} mentions vs {m_small:.2f} s on 10,000 "
+            f"-> ratio {m_big / m_small:.1f}; the UI stays responsive (worker thread)"
+        )
 
 
 if __name__ == "__main__":

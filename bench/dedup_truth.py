@@ -106,17 +106,32 @@ def score(rows: list[Row], **options) -> Scores:
         tally[1] += both[(c, e)] - 1
         tally[2] += cluster_size[c] - 1
         tally[3] += label_size[e] - 1
-    by_class = {kind: (n, together / guessed if guessed else 1.0, together / truth if truth else 1.0)
-                for kind, (n, together, guessed, truth) in sorted(per_class.items())}
-    return Scores(len(rows), len(label_size), store_keys, seconds, precision, recall, f1, b_precision, b_recall,
-                  by_class, suggestions)
+    by_class = {
+        kind: (n, together / guessed if guessed else 1.0, together / truth if truth else 1.0)
+        for kind, (n, together, guessed, truth) in sorted(per_class.items())
+    }
+    return Scores(
+        len(rows),
+        len(label_size),
+        store_keys,
+        seconds,
+        precision,
+        recall,
+        f1,
+        b_precision,
+        b_recall,
+        by_class,
+        suggestions,
+    )
 
 
 def report(name: str, scores: Scores) -> str:
-    lines = [f"{name}: {scores.surfaces} surfaces of {scores.entities} entities -> {scores.store_keys} store keys, "
-             f"{scores.suggestions} suggestions in {scores.seconds:.2f} s",
-             f"  pairwise  P {scores.pair_precision:.4f}  R {scores.pair_recall:.4f}  F1 {scores.pair_f1:.4f}",
-             f"  B-cubed   P {scores.bcubed_precision:.4f}  R {scores.bcubed_recall:.4f}",
-             "  by class (pairs involving a surface of the class):"]
+    lines = [
+        f"{name}: {scores.surfaces} surfaces of {scores.entities} entities -> {scores.store_keys} store keys, "
+        f"{scores.suggestions} suggestions in {scores.seconds:.2f} s",
+        f"  pairwise  P {scores.pair_precision:.4f}  R {scores.pair_recall:.4f}  F1 {scores.pair_f1:.4f}",
+        f"  B-cubed   P {scores.bcubed_precision:.4f}  R {scores.bcubed_recall:.4f}",
+        "  by class (pairs involving a surface of the class):",
+    ]
     lines += [f"    {kind:<13} {n:>6}  P {p:.3f}  R {r:.3f}" for kind, (n, p, r) in scores.by_class.items()]
     return "\n".join(lines)

@@ -26,8 +26,13 @@ class DesignScreen(Screen):
         Binding("e", "edit", "Edit", tooltip="Edit the highlighted question, cluster definition or model spec"),
         Binding("a", "add", "Add", tooltip="Add a question to the highlighted cluster, or a model"),
         Binding("d", "delete_model", "Drop model", show=False, tooltip="Remove the highlighted model"),
-        Binding("n", "new_topic", "New topic", show=False,
-                tooltip="Add a topic whose questions the LLM writes (then g generates them)"),
+        Binding(
+            "n",
+            "new_topic",
+            "New topic",
+            show=False,
+            tooltip="Add a topic whose questions the LLM writes (then g generates them)",
+        ),
         Binding("g", "generate", "Generate", tooltip="LLM-assisted questions for topics with generate = N"),
         Binding("t", "test_model", "Test model", tooltip="Load the model or reach its server"),
         Binding("w", "save", "Save study", tooltip="Write the study file with the current questions"),
@@ -92,8 +97,14 @@ class DesignScreen(Screen):
         table.clear()
         for r in rows:
             label = r["cluster_label"] if r["cluster_label"] and r["cluster_label"] != r["cluster"] else r["cluster"]
-            table.add_row(str(r["id"]), "✓" if r["verified"] else "", Text(visible(r["topic"])),
-                          Text(visible(label)), Text(visible(r["text"])), key=str(r["id"]))
+            table.add_row(
+                str(r["id"]),
+                "✓" if r["verified"] else "",
+                Text(visible(r["topic"])),
+                Text(visible(label)),
+                Text(visible(r["text"])),
+                key=str(r["id"]),
+            )
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         verified = sum(r["verified"] for r in rows)
@@ -107,7 +118,8 @@ class DesignScreen(Screen):
         if row is not None:
             label = row["cluster_label"] or row["cluster"]
             self.query_one("#question-detail", Static).update(
-                Text(visible(f"{row['topic']} · {label} · {row['source']}\n{row['text']}")))
+                Text(visible(f"{row['topic']} · {label} · {row['source']}\n{row['text']}"))
+            )
 
     def _current(self) -> dict | None:
         table = self.query_one("#questions-table", DataTable)
@@ -163,8 +175,10 @@ class DesignScreen(Screen):
         def done(text: str | None) -> None:
             if text is None:
                 return
-            self._change(lambda: design.edit_question(self.app.db_path, self.study_id, row["id"], text),
-                         "Question edited; its answers will be asked again at the next run.")
+            self._change(
+                lambda: design.edit_question(self.app.db_path, self.study_id, row["id"], text),
+                "Question edited; its answers will be asked again at the next run.",
+            )
 
         self.app.push_screen(EditText("Edit the question", row["text"]), done)
 
@@ -179,8 +193,10 @@ class DesignScreen(Screen):
         def done(text: str | None) -> None:
             if not text or not text.strip():
                 return
-            self._change(lambda: design.add_question(self.app.db_path, self.study_id, row["topic"], row["cluster"],
-                                                     text), "Question added (unverified).")
+            self._change(
+                lambda: design.add_question(self.app.db_path, self.study_id, row["topic"], row["cluster"], text),
+                "Question added (unverified).",
+            )
 
         self.app.push_screen(EditText(f"New question for {row['topic']} · {row['cluster']}"), done)
 
@@ -249,8 +265,9 @@ class DesignScreen(Screen):
             if topic in self.study.topics:
                 self.notify(f"The study already has a topic {topic!r}.", severity="warning")
                 return
-            self.app.push_screen(EditText(f"Questions to generate per cluster for {topic}", "23"),
-                                 lambda count: got_count(topic, count))
+            self.app.push_screen(
+                EditText(f"Questions to generate per cluster for {topic}", "23"), lambda count: got_count(topic, count)
+            )
 
         self.app.push_screen(EditText("New topic (e.g. airlines)"), got_name)
 
@@ -330,8 +347,10 @@ class DesignScreen(Screen):
             self._reload()
             if event.state == WorkerState.SUCCESS:
                 report = event.worker.result
-                self.notify(f"Generated {report.generated} questions ({report.generate_unparseable} unparseable "
-                            "lists kept in the store).")
+                self.notify(
+                    f"Generated {report.generated} questions ({report.generate_unparseable} unparseable "
+                    "lists kept in the store)."
+                )
         elif group == "test-model" and event.state == WorkerState.SUCCESS:
             key, result = event.worker.result
             table = self.query_one("#models-table", DataTable)

@@ -70,14 +70,20 @@ class EntitiesScreen(Screen):
 
     def _status(self, note: str = "") -> None:
         left = len(self.visible_suggestions())
-        text = (f" {left} clusters left of {len(self.suggestions)} · {self.entity_count} entities · "
-                f"method {self.method} · size >= {self.min_size}"
-                + (f" · score >= {self.min_score:g}" if self.min_score else "") + (f" · {note}" if note else ""))
+        text = (
+            f" {left} clusters left of {len(self.suggestions)} · {self.entity_count} entities · "
+            f"method {self.method} · size >= {self.min_size}"
+            + (f" · score >= {self.min_score:g}" if self.min_score else "")
+            + (f" · {note}" if note else "")
+        )
         self.query_one("#entities-status", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
 
     def visible_suggestions(self) -> list[dedup.Suggestion]:
-        return [s for s in self.suggestions if tuple(s.members) not in self.skipped
-                and len(s.members) >= self.min_size and s.score >= self.min_score]
+        return [
+            s
+            for s in self.suggestions
+            if tuple(s.members) not in self.skipped and len(s.members) >= self.min_size and s.score >= self.min_score
+        ]
 
     @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def action_recluster(self) -> None:
@@ -108,9 +114,14 @@ class EntitiesScreen(Screen):
 
     def _detail(self) -> None:
         s = self.current()
-        text = "" if s is None else "\n".join(
-            f"{visible_line(m)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
-            for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
+        text = (
+            ""
+            if s is None
+            else "\n".join(
+                f"{visible_line(m)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
+                for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members))
+            )
+        )
         self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
@@ -146,14 +157,18 @@ class EntitiesScreen(Screen):
         if s is None:
             return
         into = name or s.canonical
-        self._decide(lambda conn: registry.merge(conn, s.members, into, who=self.who, why=f"{s.method} suggestion"),
-                     f"Merged {len(s.members)} into {into}; u undoes it.")
+        self._decide(
+            lambda conn: registry.merge(conn, s.members, into, who=self.who, why=f"{s.method} suggestion"),
+            f"Merged {len(s.members)} into {into}; u undoes it.",
+        )
 
     def action_rename_and_accept(self) -> None:
         s = self.current()
         if s is not None:
-            self.app.push_screen(EditText("Canonical name for the merged entity", s.canonical),
-                                 lambda name: self.action_accept(name) if name else None)
+            self.app.push_screen(
+                EditText("Canonical name for the merged entity", s.canonical),
+                lambda name: self.action_accept(name) if name else None,
+            )
 
     def action_forbid(self) -> None:
         s = self.current()
@@ -175,8 +190,7 @@ class EntitiesScreen(Screen):
             if keep is None:
                 return
             if len(keep) < 2:
-                self.notify("Keep at least two members to merge (x marks them all as different).",
-                            severity="warning")
+                self.notify("Keep at least two members to merge (x marks them all as different).", severity="warning")
                 return
             counts = [s.counts[s.members.index(m)] for m in keep]
             reasons = [s.reasons[s.members.index(m)] if s.reasons else "" for m in keep]
@@ -184,8 +198,10 @@ class EntitiesScreen(Screen):
             self.suggestions[index] = dedup.Suggestion(keep[0], keep, counts, s.score, s.method, reasons)
             self._show(self.suggestions, self.entity_count)
 
-        notes = [f"{c} mention{'' if c == 1 else 's'}" + (f", {r}" if r else "")
-                 for c, r in zip(s.counts, s.reasons or [""] * len(s.members))]
+        notes = [
+            f"{c} mention{'' if c == 1 else 's'}" + (f", {r}" if r else "")
+            for c, r in zip(s.counts, s.reasons or [""] * len(s.members))
+        ]
         self.app.push_screen(PickMembers(s.members, notes), done)
 
     def action_set_region(self) -> None:
@@ -199,8 +215,10 @@ class EntitiesScreen(Screen):
             from workbench.store.mentions import set_entity_attributes
 
             rows = [{"name": m, "region": region.strip()} for m in s.members]
-            self._decide(lambda conn: set_entity_attributes(conn, rows)[0],
-                         lambda updated: f"Region {region.strip()} assigned to {updated} entities.")
+            self._decide(
+                lambda conn: set_entity_attributes(conn, rows)[0],
+                lambda updated: f"Region {region.strip()} assigned to {updated} entities.",
+            )
 
         self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", ""), done)  # no guess
 

@@ -65,8 +65,11 @@ class MatchReviewScreen(PagerScreen):
         grouped: dict[tuple, list[dict]] = {}
         for row in match_reviews.rows(conn, self.studies[self.study][0]):
             grouped.setdefault((row["model"], row["seed"], row["persona_category"], row["persona"]), []).append(row)
-        wanted = {"all": lambda r: True, "unmatched": lambda r: r["item"] is None and r["surface"],
-                  "uncertain": lambda r: r["item"] is not None and (r["match_score"] or 0) < 95}[self.filter]
+        wanted = {
+            "all": lambda r: True,
+            "unmatched": lambda r: r["item"] is None and r["surface"],
+            "uncertain": lambda r: r["item"] is not None and (r["match_score"] or 0) < 95,
+        }[self.filter]
         return [rows for rows in grouped.values() if any(wanted(r) for r in rows)]
 
     def load(self, keep: str | None = None, advance: int = 0) -> None:
@@ -92,20 +95,34 @@ class MatchReviewScreen(PagerScreen):
         table.clear()
         status = self.query_one("#match-status", Static)
         if not self.pages:
-            status.update(" No cold-start lists with this filter (f changes it)." if self.studies else
-                          " No cold-start rankings in this database.")
+            status.update(
+                " No cold-start lists with this filter (f changes it)."
+                if self.studies
+                else " No cold-start rankings in this database."
+            )
             return
         rows = self.pages[self.position]
         first = rows[0]
-        status.update(Text(visible(
-            f" {self.studies[self.study][1]} · {self.filter}: list {self.position + 1}/{len(self.pages)} · "
-            f"{first['model']} · seed {first['seed']} · {first['persona_category'] or '-'}: {first['persona']}"),
-            no_wrap=True, overflow="ellipsis"))
+        status.update(
+            Text(
+                visible(
+                    f" {self.studies[self.study][1]} · {self.filter}: list {self.position + 1}/{len(self.pages)} · "
+                    f"{first['model']} · seed {first['seed']} · {first['persona_category'] or '-'}: {first['persona']}"
+                ),
+                no_wrap=True,
+                overflow="ellipsis",
+            )
+        )
         for row in rows:
             score = "" if row["match_score"] is None else f"{row['match_score']:.0f}"
-            table.add_row(str(row["rank"]), Text(visible(row["surface"] or "(no item)")),
-                          Text(visible(row["item"] or "— not in catalog —"), style="" if row["item"] else "dim"),
-                          score, Text(visible(row["corrected_by"] or "")), key=row["key"])
+            table.add_row(
+                str(row["rank"]),
+                Text(visible(row["surface"] or "(no item)")),
+                Text(visible(row["item"] or "— not in catalog —"), style="" if row["item"] else "dim"),
+                score,
+                Text(visible(row["corrected_by"] or "")),
+                key=row["key"],
+            )
         keys = [r["key"] for r in rows]
         table.move_cursor(row=keys.index(keep) if keep in keys else min(cursor or 0, len(rows) - 1))
 
@@ -121,15 +138,19 @@ class MatchReviewScreen(PagerScreen):
         if row is None:
             return
         study = self.studies[self.study][0]
-        self.write(lambda conn: match_reviews.correct(conn, study, row["key"], item, self.app.reviewer),
-                   lambda _done: self.load(keep=row["key"]), "Not corrected")
+        self.write(
+            lambda conn: match_reviews.correct(conn, study, row["key"], item, self.app.reviewer),
+            lambda _done: self.load(keep=row["key"]),
+            "Not corrected",
+        )
 
     def action_edit(self) -> None:
         row = self._current()
         if row is not None:
-            self.app.push_screen(EditText("Catalog entry this item means (closest title is taken)",
-                                          row["item"] or row["surface"] or ""),
-                                 lambda text: self._correct(text) if text and text.strip() else None)
+            self.app.push_screen(
+                EditText("Catalog entry this item means (closest title is taken)", row["item"] or row["surface"] or ""),
+                lambda text: self._correct(text) if text and text.strip() else None,
+            )
 
     def action_out(self) -> None:
         self._correct(None)

@@ -24,8 +24,13 @@ class MetricsScreen(Screen):
         Binding("k", "next_cluster", "Cluster", tooltip="Cycle the cluster filter (all = topic level)"),
         Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
         Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
-        Binding("m", "next_divergence", "Divergence", show=False,
-                tooltip="Cold-start chart: IOU, SERP-MS or PRAG divergence"),
+        Binding(
+            "m",
+            "next_divergence",
+            "Divergence",
+            show=False,
+            tooltip="Cold-start chart: IOU, SERP-MS or PRAG divergence",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -42,18 +47,25 @@ class MetricsScreen(Screen):
         yield Header()
         yield Static(id="metrics-filters")
         with VerticalScroll(id="metrics-body"):
-            yield Label("Label probabilities: entities ranked by Delta (standardised weighted label score; "
-                        "+ = more desirable labels)", classes="section entity")
+            yield Label(
+                "Label probabilities: entities ranked by Delta (standardised weighted label score; "
+                "+ = more desirable labels)",
+                classes="section entity",
+            )
             yield DataTable(id="entity-table", show_cursor=False, zebra_stripes=True, classes="entity")
             yield Static(id="entity-chart", classes="entity")
             yield Label("Groups of entities: mean Delta vs the rest", classes="section entity")
             yield DataTable(id="entity-groups", show_cursor=False, zebra_stripes=True, classes="entity")
-            yield Label("Identity disclosure: mean share of the user's group (difference vs baseline, p), "
-                        "share of answers parsed, probe admit rate",
-                        classes="section identity")
+            yield Label(
+                "Identity disclosure: mean share of the user's group (difference vs baseline, p), "
+                "share of answers parsed, probe admit rate",
+                classes="section identity",
+            )
             yield DataTable(id="identity-table", show_cursor=False, zebra_stripes=True, classes="identity")
-            yield Label("Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
-                        classes="section coldstart")
+            yield Label(
+                "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
+                classes="section coldstart",
+            )
             yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
             yield Label(id="coldstart-chart-title", classes="section coldstart")
             yield Static(id="coldstart-chart", classes="coldstart")
@@ -103,13 +115,13 @@ class MetricsScreen(Screen):
 
     def _show_filters(self, note: str = "") -> None:
         text = f" topic: {self.topic} (t) · cluster: {self.cluster} (k)"
-        self.query_one("#metrics-filters", Static).update(Text(visible(text + (f" · {note}" if note else "")),
-                                                                no_wrap=True, overflow="ellipsis"))
+        self.query_one("#metrics-filters", Static).update(
+            Text(visible(text + (f" · {note}" if note else "")), no_wrap=True, overflow="ellipsis")
+        )
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
         from workbench.store.db import opened
-
 
         with opened(self.app.db_path) as conn:
             records = methods.metric_records(conn)
@@ -138,7 +150,8 @@ class MetricsScreen(Screen):
         self._fill("#coldstart-table", *rows)
         self.query_one("#coldstart-chart-title", Label).update(
             f"Cold-start: {self.divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
-            "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)")
+            "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)"
+        )
         chart = Text()
         for label, bar, figures in views.coldstart_bars(getattr(self, "coldstart", []), self.divergence):
             chart.append(f"{visible_line(label)[:30]:<30} ")
@@ -169,8 +182,12 @@ class MetricsScreen(Screen):
         self._show_entity()
         self._show_coldstart()
         self._show_identity()
-        if not (self.records or getattr(self, "coldstart", []) or getattr(self, "identity", [])
-                or getattr(self, "entity", [])):
+        if not (
+            self.records
+            or getattr(self, "coldstart", [])
+            or getattr(self, "identity", [])
+            or getattr(self, "entity", [])
+        ):
             self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
         else:
             total = sum(len(getattr(self, name, [])) for name in ("records", "coldstart", "identity", "entity"))
@@ -246,10 +263,14 @@ class MetricsScreen(Screen):
         db = Path(self.app.db_path)
         base = db.with_suffix("")
         shown = views.select(self.records, self.topic, self.cluster)
-        markdown = "".join(views.to_markdown(title, *table) + "\n" for title, table in (
-            ("Preferred entity (PEIR)", views.peir_table(shown)),
-            ("Geographic log-odds ratio", views.lor_table(shown)),
-            ("Stability", views.stability_table(shown))))
+        markdown = "".join(
+            views.to_markdown(title, *table) + "\n"
+            for title, table in (
+                ("Preferred entity (PEIR)", views.peir_table(shown)),
+                ("Geographic log-odds ratio", views.lor_table(shown)),
+                ("Stability", views.stability_table(shown)),
+            )
+        )
         try:
             # Each file is written whole or not at all, and never over a database.
             with atomic_text_file(f"{base}.metrics.csv", db) as out:
@@ -261,5 +282,7 @@ class MetricsScreen(Screen):
         except (OutputRefused, OSError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
-        self.notify(f"Exported all {len(self.records)} records to {base}.metrics.csv and .json; "
-                    f"{base}.metrics.md holds the tables on screen (topic: {self.topic}, cluster: {self.cluster})")
+        self.notify(
+            f"Exported all {len(self.records)} records to {base}.metrics.csv and .json; "
+            f"{base}.metrics.md holds the tables on screen (topic: {self.topic}, cluster: {self.cluster})"
+        )

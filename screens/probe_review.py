@@ -75,14 +75,21 @@ class ProbeReviewScreen(PagerScreen):
         self.query_one("#probe-status", Static).update(Text(status, no_wrap=True, overflow="ellipsis"))
         conversation, labels = self.query_one("#probe-conversation", Static), self.query_one("#probe-labels", Static)
         if item is None:
-            conversation.update("No probe answers with this filter (f changes it; identity studies with a probe "
-                                "have them).")
+            conversation.update(
+                "No probe answers with this filter (f changes it; identity studies with a probe have them)."
+            )
             labels.update("")
             return
-        labels.update(Text(visible(
-            f"rules: {item['rule_label'] or '-'} · judge: {item['judge_label'] or '-'} · "
-            f"label: {item['label'] or '-'} ({item['source'] or '-'}"
-            f"{' by ' + item['reviewer'] if item['reviewer'] else ''})"), style="bold"))
+        labels.update(
+            Text(
+                visible(
+                    f"rules: {item['rule_label'] or '-'} · judge: {item['judge_label'] or '-'} · "
+                    f"label: {item['label'] or '-'} ({item['source'] or '-'}"
+                    f"{' by ' + item['reviewer'] if item['reviewer'] else ''})"
+                ),
+                style="bold",
+            )
+        )
         turn = self.turns.get(item["request_key"])
         if turn is None:
             conversation.update(Text("reading…", style="dim"))
@@ -91,8 +98,13 @@ class ProbeReviewScreen(PagerScreen):
         text = Text()
         text.append(visible(f"{item['model']} · {item['group']} · {item['condition']}\n"), style="dim")
         # The probe and its answer first: they are what is labelled; the turn before gives context.
-        turns = (("user", turn["probe"]), ("model", turn["probe_answer"]), None, ("user", turn["prompt"]),
-                 ("model", turn["answer"]))
+        turns = (
+            ("user", turn["probe"]),
+            ("model", turn["probe_answer"]),
+            None,
+            ("user", turn["prompt"]),
+            ("model", turn["answer"]),
+        )
         for entry in turns:
             if entry is None:
                 text.append("— earlier in the conversation —\n", style="dim")

@@ -28,13 +28,22 @@ class ReviewScreen(PagerScreen):
         Binding("n,right", "move(1)", "Next", tooltip="Next response"),
         Binding("p,left", "move(-1)", "Prev", show=False, tooltip="Previous response"),
         Binding("u", "undo", "Undo", tooltip="Take back your latest verdict"),
-        Binding("f", "next_filter", "Filter",
-                tooltip="Unreviewed, disagreements between experts, all, or the validation sample"),
+        Binding(
+            "f",
+            "next_filter",
+            "Filter",
+            tooltip="Unreviewed, disagreements between experts, all, or the validation sample",
+        ),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
         Binding("b", "probe_labels", "Probes", tooltip="Identity studies: review the transparency-probe labels"),
-        Binding("c", "catalog_matches", "Matches", show=False,
-                tooltip="Cold-start studies: correct the catalog entry an answer's item was matched to"),
+        Binding(
+            "c",
+            "catalog_matches",
+            "Matches",
+            show=False,
+            tooltip="Cold-start studies: correct the catalog entry an answer's item was matched to",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -101,28 +110,39 @@ class ReviewScreen(PagerScreen):
         item = self.page
         reviewed = sum(1 for i in self.pages if i["verdict"])
         scope = "".join(f" · {v}" for v in (self.topic, self.model) if v)
-        status = (f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · "
-                  f"reviewer {self.reviewer} · {reviewed} of these reviewed")
+        status = (
+            f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · "
+            f"reviewer {self.reviewer} · {reviewed} of these reviewed"
+        )
         self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
         if item is None:
             self.query_one("#review-question", Static).update("Nothing to review with this filter (f changes it).")
             self.query_one("#review-answer", Static).update("")
             self.query_one("#review-lists", Static).update("")
             return
-        self.query_one("#review-question", Static).update(Text(visible(
-            f"{item['topic']} · {item['cluster'] or '-'} · {item['model']} · rep {item['repetition']}\n"
-            f"{item['question']}")))
+        self.query_one("#review-question", Static).update(
+            Text(
+                visible(
+                    f"{item['topic']} · {item['cluster'] or '-'} · {item['model']} · rep {item['repetition']}\n"
+                    f"{item['question']}"
+                )
+            )
+        )
         if "entities" not in item:  # details are read for the response on screen only
             self.query_one("#review-answer", Static).update(Text("reading…", style="dim"))
             self.query_one("#review-lists", Static).update("")
             self._read_detail(item)
             return
-        self.query_one("#review-answer", Static).update(Text(visible(item["answer"] or "(imported list: no answer text)")))
+        self.query_one("#review-answer", Static).update(
+            Text(visible(item["answer"] or "(imported list: no answer text)"))
+        )
         lists = Text()
         for number, expert in enumerate(item["experts"], start=1):
             lists.append(visible(f"expert {number}: {', '.join(expert) or '(nothing)'}\n"), style="dim")
         agreement = f" (experts agree {item['agreement']:.2f})" if item["agreement"] is not None else ""
-        lists.append(visible(f"list{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold")
+        lists.append(
+            visible(f"list{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold"
+        )
         verdict = item["verdict"]
         lists.append(visible(f"verdict: {verdict.replace('|', ' by ') if verdict else 'not reviewed'}"))
         self.query_one("#review-lists", Static).update(lists)
@@ -137,8 +157,11 @@ class ReviewScreen(PagerScreen):
             # A reviewed response leaves the "unreviewed" list; elsewhere, go on to the next.
             self.load(keep=item["id"], advance=0 if self.filter == "unreviewed" else 1)
 
-        self.write(lambda conn: reviews.review(conn, item["id"], self.reviewer, decision, entities), stored,
-                   "Verdict not saved")
+        self.write(
+            lambda conn: reviews.review(conn, item["id"], self.reviewer, decision, entities),
+            stored,
+            "Verdict not saved",
+        )
 
     def action_verdict(self, decision: str) -> None:
         self._record(decision)
@@ -152,8 +175,9 @@ class ReviewScreen(PagerScreen):
             if text is not None:
                 self._record("edit", [part for part in text.split(",")])
 
-        self.app.push_screen(EditText("Recommended entities, best first, comma separated",
-                                      ", ".join(item["entities"])), done)
+        self.app.push_screen(
+            EditText("Recommended entities, best first, comma separated", ", ".join(item["entities"])), done
+        )
 
     def action_undo(self) -> None:
         def undone(result) -> None:
@@ -188,5 +212,3 @@ class ReviewScreen(PagerScreen):
         from workbench.screens.match_review import MatchReviewScreen
 
         self.app.push_screen(MatchReviewScreen())
-
-

@@ -62,8 +62,9 @@ class RunScreen(Screen):
         study = self.app.study_path
         db = Path(self.app.db_path).name
         what = f"study {Path(study).name}" if study else "no study file (start the app with --study FILE)"
-        self.query_one("#run-title", Static).update(Text(f" {what} · database {db} · {state}", no_wrap=True,
-                                                          overflow="ellipsis"))
+        self.query_one("#run-title", Static).update(
+            Text(f" {what} · database {db} · {state}", no_wrap=True, overflow="ellipsis")
+        )
 
     # -- polling the store ---------------------------------------------------
 
@@ -78,8 +79,16 @@ class RunScreen(Screen):
         for record in snap["status"]:
             key = f"{record['study']}|{record['model']}|{record['stage']}"
             seen.add(key)
-            values = [record["study"], record["model"], record["stage"], record["done"], record["pending"],
-                      record["running"], record["failed"], record["errors_survived"]]
+            values = [
+                record["study"],
+                record["model"],
+                record["stage"],
+                record["done"],
+                record["pending"],
+                record["running"],
+                record["failed"],
+                record["errors_survived"],
+            ]
             cells = [Text(visible(str(v))) for v in values]
             if key in table.rows:
                 for column, cell in zip(STATUS_COLUMNS, cells):
@@ -93,8 +102,14 @@ class RunScreen(Screen):
             if error["id"] > self._seen_error_id:
                 self._seen_error_id = error["id"]
                 mark = "gave up" if error["final"] else "retried"
-                log.write(Text(visible(f"{error['at'][11:19]} {error['model']} {error['stage']} "
-                                       f"{error['kind']} ({mark}): {error['message']}")))
+                log.write(
+                    Text(
+                        visible(
+                            f"{error['at'][11:19]} {error['model']} {error['stage']} "
+                            f"{error['kind']} ({mark}): {error['message']}"
+                        )
+                    )
+                )
 
     # -- running -------------------------------------------------------------
 
@@ -118,14 +133,17 @@ class RunScreen(Screen):
 
     def action_start(self) -> None:
         if self.app.study_path is None:
-            self.notify("No study file: start the app with `workbench tui --study FILE --db DB`.",
-                        severity="error")
+            self.notify("No study file: start the app with `workbench tui --study FILE --db DB`.", severity="error")
             return
         if self._run is not None:
             self.notify("A run is already going; c cancels it.")
             return
-        self._run = AuditRun(self.app.db_path, self.app.study_path, on_progress=self._on_progress,
-                             notify=lambda msg: self.app.call_from_thread(self.notify, msg))
+        self._run = AuditRun(
+            self.app.db_path,
+            self.app.study_path,
+            on_progress=self._on_progress,
+            notify=lambda msg: self.app.call_from_thread(self.notify, msg),
+        )
         self._show_title("running")
         self.run_audit()
 

@@ -32,8 +32,13 @@ from workbench.methods.identity.templates import (
 class TemplateScreen(Screen):
     PALETTE_NAME = "Template"
     BINDINGS = [
-        Binding("ctrl+s", "save", "Save", priority=True, tooltip="Write the template (a bundled one goes next to "
-                "the study, which is pointed at it)"),
+        Binding(
+            "ctrl+s",
+            "save",
+            "Save",
+            priority=True,
+            tooltip="Write the template (a bundled one goes next to the study, which is pointed at it)",
+        ),
         Binding("ctrl+r", "resample", "Other samples", priority=True, tooltip="Draw the preview with another seed"),
         Binding("escape", "leave_editor", "Leave text", tooltip="Move the focus out of the editor (then 1-5 work)"),
     ]
@@ -110,9 +115,14 @@ class TemplateScreen(Screen):
             return
         error.update("")
         text = Text()
-        text.append(visible(f"{len(template.groups)} groups × 4 conditions, seed {self.seed}; the study samples "
-                            f"{self.per_group} per group = {self.per_group * len(template.groups)} prompts per "
-                            "model\n\n"), style="dim")
+        text.append(
+            visible(
+                f"{len(template.groups)} groups × 4 conditions, seed {self.seed}; the study samples "
+                f"{self.per_group} per group = {self.per_group * len(template.groups)} prompts per "
+                "model\n\n"
+            ),
+            style="dim",
+        )
         for prompt in prompts:
             text.append(visible(f"{prompt.group} · {prompt.condition}\n"), style="bold")
             text.append(visible(prompt.text) + "\n\n")

@@ -92,8 +92,10 @@ def _check_ours(conn: sqlite3.Connection, path: Path) -> None:
     tables = conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()[0]
     ours = app_id == 0 and (tables == 0 or (version > 0 and _has_workbench_tables(conn)))
     if not ours:
-        raise StoreError(f"{path}: is an SQLite database of another application, not a workbench store; "
-                         "give a new file name or an existing workbench database")
+        raise StoreError(
+            f"{path}: is an SQLite database of another application, not a workbench store; "
+            "give a new file name or an existing workbench database"
+        )
     try:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     except sqlite3.OperationalError:

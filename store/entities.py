@@ -32,11 +32,15 @@ def find_entity(conn: sqlite3.Connection, name: str) -> tuple[int, str]:
     """An entity by its name, or by any surface form of it. A name merged away
     (its entity holds no surface form any more) means the entity its surface
     forms went to, never the empty one left behind."""
-    row = conn.execute("SELECT id, name FROM entities e WHERE name = ? "
-                       "AND EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)", (name,)).fetchone()
+    row = conn.execute(
+        "SELECT id, name FROM entities e WHERE name = ? AND EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)",
+        (name,),
+    ).fetchone()
     if row is None:
-        row = conn.execute("SELECT e.id, e.name FROM aliases a JOIN entities e ON e.id = a.entity_id "
-                           "WHERE a.surface_key = ?", (_normalize(name),)).fetchone()
+        row = conn.execute(
+            "SELECT e.id, e.name FROM aliases a JOIN entities e ON e.id = a.entity_id WHERE a.surface_key = ?",
+            (_normalize(name),),
+        ).fetchone()
     if row is None:
         raise DecisionError(f"no entity named {name!r}")
     return row[0], row[1]
@@ -48,25 +52,30 @@ def _apply(conn: sqlite3.Connection, change: dict[str, Any], forward: bool) -> N
         target = change["to"] if forward else change["from"]
         conn.execute("UPDATE aliases SET entity_id = ? WHERE surface_key = ?", (target, change["key"]))
     elif op == "name":
-        conn.execute("UPDATE entities SET name = ? WHERE id = ?",
-                     (change["to"] if forward else change["from"], change["entity"]))
+        conn.execute(
+            "UPDATE entities SET name = ? WHERE id = ?", (change["to"] if forward else change["from"], change["entity"])
+        )
     elif op == "create":
         if forward:
-            conn.execute("INSERT INTO entities (id, name, region, attributes_json, created_at) "
-                         "VALUES (?, ?, ?, ?, ?)", (change["entity"], change["name"], change.get("region"),
-                                                    change.get("attributes", "{}"), utc_now()))
+            conn.execute(
+                "INSERT INTO entities (id, name, region, attributes_json, created_at) VALUES (?, ?, ?, ?, ?)",
+                (change["entity"], change["name"], change.get("region"), change.get("attributes", "{}"), utc_now()),
+            )
         else:
             conn.execute("DELETE FROM entities WHERE id = ?", (change["entity"],))
     elif op == "forbid":
         if forward:
-            conn.execute("INSERT OR IGNORE INTO forbidden_pairs (entity_a, entity_b, decision_id) VALUES (?, ?, ?)",
-                         (change["a"], change["b"], change.get("decision")))
+            conn.execute(
+                "INSERT OR IGNORE INTO forbidden_pairs (entity_a, entity_b, decision_id) VALUES (?, ?, ?)",
+                (change["a"], change["b"], change.get("decision")),
+            )
         else:
             conn.execute("DELETE FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (change["a"], change["b"]))
 
 
-def _record(conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]],
-            who: str, why: str | None) -> int:
+def _record(
+    conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]], who: str, why: str | None
+) -> int:
     # A new decision ends the redo chain (the undone ones stay in the history).
     conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0")
     decision = conn.execute(
@@ -83,29 +92,38 @@ def _record(conn: sqlite3.Connection, action: str, summary: str, changes: list[d
 
 def _forbidden(conn: sqlite3.Connection, ids: list[int]) -> tuple[int, int] | None:
     marks = ",".join("?" * len(ids))
-    row = conn.execute(f"SELECT entity_a, entity_b FROM forbidden_pairs WHERE entity_a IN ({marks}) "
-                       f"AND entity_b IN ({marks})", (*ids, *ids)).fetchone()
+    row = conn.execute(
+        f"SELECT entity_a, entity_b FROM forbidden_pairs WHERE entity_a IN ({marks}) AND entity_b IN ({marks})",
+        (*ids, *ids),
+    ).fetchone()
     return (row[0], row[1]) if row else None
 
 
-def merge(conn: sqlite3.Connection, names: list[str], into: str | None = None, *, who: str,
-          why: str | None = None) -> int:
+def merge(
+    conn: sqlite3.Connection, names: list[str], into: str | None = None, *, who: str, why: str | None = None
+) -> int:
     """Make several entities one. The canonical name is `into` (default: the most
     mentioned of them); a forbidden pair among them refuses the merge."""
     with transaction(conn):
         found = list(dict.fromkeys(find_entity(conn, n) for n in names))
         if len(found) < 2:
             if len(set(names)) > 1:
-                raise DecisionError(f"{', '.join(map(repr, dict.fromkeys(names)))} are already one entity, "
-                                    f"{found[0][1]!r}")
+                raise DecisionError(
+                    f"{', '.join(map(repr, dict.fromkeys(names)))} are already one entity, {found[0][1]!r}"
+                )
             raise DecisionError("a merge needs at least two different entities")
         ids = [i for i, _ in found]
         clash = _forbidden(conn, ids)
         if clash:
             a, b = (conn.execute("SELECT name FROM entities WHERE id = ?", (x,)).fetchone()[0] for x in clash)
             raise DecisionError(f"a reviewer marked {a!r} and {b!r} as different entities; undo that first")
-        counts = {i: conn.execute("SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
-                                  "WHERE a.entity_id = ?", (i,)).fetchone()[0] for i in ids}
+        counts = {
+            i: conn.execute(
+                "SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key WHERE a.entity_id = ?",
+                (i,),
+            ).fetchone()[0]
+            for i in ids
+        }
         target, target_name = max(found, key=lambda f: (counts[f[0]], -f[0]))
         if into:
             by_name = {name: i for i, name in found}
@@ -128,19 +146,31 @@ def merge(conn: sqlite3.Connection, names: list[str], into: str | None = None, *
         for entity_id in ids:
             if entity_id == target:
                 continue
-            for a, b in conn.execute("SELECT entity_a, entity_b FROM forbidden_pairs WHERE ? IN (entity_a, entity_b)",
-                                     (entity_id,)).fetchall():
+            for a, b in conn.execute(
+                "SELECT entity_a, entity_b FROM forbidden_pairs WHERE ? IN (entity_a, entity_b)", (entity_id,)
+            ).fetchall():
                 other = b if a == entity_id else a
                 low, high = sorted((target, other))
-                if other != target and not conn.execute("SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND "
-                                                        "entity_b = ?", (low, high)).fetchone():
+                if (
+                    other != target
+                    and not conn.execute(
+                        "SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (low, high)
+                    ).fetchone()
+                ):
                     changes.append({"op": "forbid", "a": low, "b": high})
         final = into or target_name
         return _record(conn, "merge", f"merge {', '.join(n for _, n in found)} into {final}", changes, who, why)
 
 
-def split(conn: sqlite3.Connection, entity: str, surfaces: list[str], new_name: str | None = None, *,
-          who: str, why: str | None = None) -> int:
+def split(
+    conn: sqlite3.Connection,
+    entity: str,
+    surfaces: list[str],
+    new_name: str | None = None,
+    *,
+    who: str,
+    why: str | None = None,
+) -> int:
     """Move some surface forms of an entity to a new entity of their own."""
     with transaction(conn):
         entity_id, entity_name = find_entity(conn, entity)
@@ -152,8 +182,9 @@ def split(conn: sqlite3.Connection, entity: str, surfaces: list[str], new_name: 
         if len(keys) == len(owned):
             raise DecisionError("a split must leave the entity at least one surface form; use rename instead")
         name = new_name or surfaces[0]
-        existing = conn.execute("SELECT id, (SELECT COUNT(*) FROM aliases WHERE entity_id = e.id) FROM entities e "
-                                "WHERE name = ?", (name,)).fetchone()
+        existing = conn.execute(
+            "SELECT id, (SELECT COUNT(*) FROM aliases WHERE entity_id = e.id) FROM entities e WHERE name = ?", (name,)
+        ).fetchone()
         changes: list[dict[str, Any]] = []
         if existing and existing[1]:
             raise DecisionError(f"{name!r} is already an entity; split to another name, then merge")
@@ -161,10 +192,10 @@ def split(conn: sqlite3.Connection, entity: str, surfaces: list[str], new_name: 
             new_id = existing[0]
         else:
             new_id = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM entities").fetchone()[0]
-            region, attributes = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?",
-                                              (entity_id,)).fetchone()
-            changes.append({"op": "create", "entity": new_id, "name": name, "region": region,
-                            "attributes": attributes})
+            region, attributes = conn.execute(
+                "SELECT region, attributes_json FROM entities WHERE id = ?", (entity_id,)
+            ).fetchone()
+            changes.append({"op": "create", "entity": new_id, "name": name, "region": region, "attributes": attributes})
         changes += [{"op": "alias", "key": k, "from": entity_id, "to": new_id} for k in keys]
         return _record(conn, "split", f"split {', '.join(surfaces)} from {entity_name} as {name}", changes, who, why)
 
@@ -177,8 +208,14 @@ def rename(conn: sqlite3.Connection, entity: str, new_name: str, *, who: str, wh
             raise DecisionError("a name cannot be empty")
         if conn.execute("SELECT 1 FROM entities WHERE name = ? AND id != ?", (new_name, entity_id)).fetchone():
             raise DecisionError(f"{new_name!r} is another entity; merge them instead")
-        return _record(conn, "rename", f"rename {old} to {new_name}",
-                       [{"op": "name", "entity": entity_id, "from": old, "to": new_name}], who, why)
+        return _record(
+            conn,
+            "rename",
+            f"rename {old} to {new_name}",
+            [{"op": "name", "entity": entity_id, "from": old, "to": new_name}],
+            who,
+            why,
+        )
 
 
 def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: str | None = None) -> int:
@@ -190,15 +227,17 @@ def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: 
         low, high = sorted((a, b))
         if conn.execute("SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (low, high)).fetchone():
             raise DecisionError(f"{a_name!r} and {b_name!r} are already marked as different")
-        return _record(conn, "forbid", f"{a_name} and {b_name} are different",
-                       [{"op": "forbid", "a": low, "b": high}], who, why)
+        return _record(
+            conn, "forbid", f"{a_name} and {b_name} are different", [{"op": "forbid", "a": low, "b": high}], who, why
+        )
 
 
 def undo(conn: sqlite3.Connection) -> dict[str, Any] | None:
     """Revert the latest active decision; None when there is nothing to undo."""
     with transaction(conn):
-        row = conn.execute("SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 "
-                           "ORDER BY id DESC LIMIT 1").fetchone()
+        row = conn.execute(
+            "SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 ORDER BY id DESC LIMIT 1"
+        ).fetchone()
         if row is None:
             return None
         for change in reversed(json.loads(row["changes_json"])):
@@ -211,8 +250,9 @@ def undo(conn: sqlite3.Connection) -> dict[str, Any] | None:
 def redo(conn: sqlite3.Connection) -> dict[str, Any] | None:
     """Re-apply the most recently undone decision; None when there is nothing to redo."""
     with transaction(conn):
-        row = conn.execute("SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 "
-                           "ORDER BY undone DESC LIMIT 1").fetchone()
+        row = conn.execute(
+            "SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 ORDER BY undone DESC LIMIT 1"
+        ).fetchone()
         if row is None:
             return None
         for change in json.loads(row["changes_json"]):
@@ -223,11 +263,20 @@ def redo(conn: sqlite3.Connection) -> dict[str, Any] | None:
 
 def decision_records(conn: sqlite3.Connection):
     """Every decision with its provenance, for export."""
-    for row in conn.execute("SELECT id, action, summary, who, why, at, undone, changes_json FROM entity_decisions "
-                            "ORDER BY id"):
+    for row in conn.execute(
+        "SELECT id, action, summary, who, why, at, undone, changes_json FROM entity_decisions ORDER BY id"
+    ):
         state = "active" if row["undone"] == 0 else "undone"
-        yield {"id": row["id"], "action": row["action"], "summary": row["summary"], "who": row["who"],
-               "why": row["why"], "at": row["at"], "state": state, "changes": row["changes_json"]}
+        yield {
+            "id": row["id"],
+            "action": row["action"],
+            "summary": row["summary"],
+            "who": row["who"],
+            "why": row["why"],
+            "at": row["at"],
+            "state": state,
+            "changes": row["changes_json"],
+        }
 
 
 DECISION_FIELDS = ["id", "action", "summary", "who", "why", "at", "state", "changes"]
@@ -241,8 +290,10 @@ def decision_summary(conn, decision_id: int) -> str:
 def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> list[tuple[str, int]]:
     """(name, mentions) of every entity mentioned, in one study or in any, by name."""
     where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
-    return [(r[0], r[1]) for r in conn.execute(
-        f"""
+    return [
+        (r[0], r[1])
+        for r in conn.execute(
+            f"""
         SELECT e.name, COUNT(*) FROM mentions m
         JOIN mention_lists l ON l.id = m.list_id
         JOIN aliases a ON a.surface_key = m.surface_key
@@ -250,12 +301,17 @@ def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> li
         WHERE 1 = 1 {where}
         GROUP BY e.id ORDER BY e.name
         """,
-        args,
-    )]
+            args,
+        )
+    ]
 
 
 def forbidden_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:
     """Pairs of entities a reviewer marked as different, by name."""
-    return [(a, b) for a, b in conn.execute(
-        "SELECT a.name, b.name FROM forbidden_pairs f JOIN entities a ON a.id = f.entity_a "
-        "JOIN entities b ON b.id = f.entity_b")]
+    return [
+        (a, b)
+        for a, b in conn.execute(
+            "SELECT a.name, b.name FROM forbidden_pairs f JOIN entities a ON a.id = f.entity_a "
+            "JOIN entities b ON b.id = f.entity_b"
+        )
+    ]

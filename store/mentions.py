@@ -49,15 +49,18 @@ def ensure_entities(conn: sqlite3.Connection, surfaces: Iterable[tuple[str, str]
 
 def _apply_pending(conn: sqlite3.Connection, key: str, entity_id: int) -> None:
     """Give a new surface the region and attributes imported earlier for its name."""
-    row = conn.execute("SELECT region, attributes_json FROM pending_attributes WHERE surface_key = ?",
-                       (key,)).fetchone()
+    row = conn.execute(
+        "SELECT region, attributes_json FROM pending_attributes WHERE surface_key = ?", (key,)
+    ).fetchone()
     if row is None:
         return
     current = conn.execute("SELECT region, attributes_json FROM entities WHERE id = ?", (entity_id,)).fetchone()
     if current[0] is None:  # a region set by a reviewer or a later import is never overwritten
         attributes = {**json.loads(row[1]), **json.loads(current[1])}
-        conn.execute("UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
-                     (row[0], json.dumps(attributes), entity_id))
+        conn.execute(
+            "UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
+            (row[0], json.dumps(attributes), entity_id),
+        )
 
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
@@ -77,8 +80,18 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
             list_id = conn.execute(
                 "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
                 "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (study_id, item.model, item.topic, item.cluster, item.question, item.repetition, item.source,
-                 item.response_key, item.n_experts, item.agreement),
+                (
+                    study_id,
+                    item.model,
+                    item.topic,
+                    item.cluster,
+                    item.question,
+                    item.repetition,
+                    item.source,
+                    item.response_key,
+                    item.n_experts,
+                    item.agreement,
+                ),
             ).lastrowid
             conn.executemany(
                 "INSERT INTO mentions (list_id, rank, surface, surface_key, votes) VALUES (?, ?, ?, ?, ?)",
@@ -145,19 +158,29 @@ def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) 
             if hit is None:
                 hit = conn.execute(
                     "SELECT e.id, e.attributes_json FROM aliases a JOIN entities e ON e.id = a.entity_id "
-                    "WHERE a.surface_key = ?", (normalize_surface(name),)).fetchone()
+                    "WHERE a.surface_key = ?",
+                    (normalize_surface(name),),
+                ).fetchone()
             if hit is None:
                 # Kept for later: entities appear when mentions are imported or extracted.
                 conn.execute(
                     "INSERT OR REPLACE INTO pending_attributes (surface_key, name, region, attributes_json, "
                     "imported_at) VALUES (?, ?, ?, ?, ?)",
-                    (normalize_surface(name), name, row.get("region") or None,
-                     json.dumps({k: v for k, v in row.items() if k not in ("name", "region")}), utc_now()))
+                    (
+                        normalize_surface(name),
+                        name,
+                        row.get("region") or None,
+                        json.dumps({k: v for k, v in row.items() if k not in ("name", "region")}),
+                        utc_now(),
+                    ),
+                )
                 unmatched.append(name)
                 continue
             attributes = {**json.loads(hit[1]), **{k: v for k, v in row.items() if k not in ("name", "region")}}
-            conn.execute("UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
-                         (row.get("region") or None, json.dumps(attributes), hit[0]))
+            conn.execute(
+                "UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
+                (row.get("region") or None, json.dumps(attributes), hit[0]),
+            )
             updated += 1
     return updated, unmatched
 
@@ -171,7 +194,7 @@ def entities_without_region(conn: sqlite3.Connection, study_id: int | None = Non
         JOIN mention_lists l ON l.id = m.list_id
         JOIN aliases a ON a.surface_key = m.surface_key
         JOIN entities e ON e.id = a.entity_id
-        {where} {'AND' if where else 'WHERE'} e.region IS NULL
+        {where} {"AND" if where else "WHERE"} e.region IS NULL
         GROUP BY e.name ORDER BY n DESC, e.name
         """,
         args,

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from workbench.store.db import utc_now
-from workbench.store.errors import InputError
 from workbench.store.values import (
     clean_count,
     clean_float,
@@ -47,8 +46,9 @@ def claim_owner() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def upsert_study(conn: sqlite3.Connection, name: str, method: str, spec: dict[str, Any],
-                 source_path: str | None) -> int:
+def upsert_study(
+    conn: sqlite3.Connection, name: str, method: str, spec: dict[str, Any], source_path: str | None
+) -> int:
     now = utc_now()
     with transaction(conn):
         row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
@@ -66,9 +66,18 @@ def upsert_study(conn: sqlite3.Connection, name: str, method: str, spec: dict[st
         return cur.lastrowid
 
 
-def upsert_model(conn: sqlite3.Connection, *, identity: str, spec: str, engine: str, name: str,
-                 base_url: str | None, file_path: str | None, file_hash: str | None,
-                 params: dict[str, Any]) -> int:
+def upsert_model(
+    conn: sqlite3.Connection,
+    *,
+    identity: str,
+    spec: str,
+    engine: str,
+    name: str,
+    base_url: str | None,
+    file_path: str | None,
+    file_hash: str | None,
+    params: dict[str, Any],
+) -> int:
     with transaction(conn):
         row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
         if row:
@@ -79,76 +88,6 @@ def upsert_model(conn: sqlite3.Connection, *, identity: str, spec: str, engine: 
             (identity, spec, engine, name, base_url, file_path, file_hash, json.dumps(params), utc_now()),
         )
         return cur.lastrowid
-
-
-def insert_questions(conn: sqlite3.Connection, study_id: int, questions: Iterable[Any],
-                     provenance: dict[str, Any] | None = None) -> dict[tuple, int]:
-    """Store questions (idempotent); returns (topic, cluster, text) -> question id.
-    A question whose text a reviewer has since edited is not brought back."""
-    edited = {(r[0], r[1], r[2]) for r in conn.execute(
-        "SELECT topic, cluster, old_text FROM question_edits WHERE study_id = ?", (study_id,))}
-    questions = [q for q in questions if (q.topic, q.cluster, q.text) not in edited]
-    with transaction(conn):
-        conn.executemany(
-            "INSERT OR IGNORE INTO questions (study_id, topic, cluster, cluster_label, position, text, source, "
-            "provenance_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source,
-              json.dumps(provenance) if provenance else None) for q in questions],
-        )
-    return study_questions(conn, study_id)
-
-
-def study_questions(conn: sqlite3.Connection, study_id: int, verified_only: bool = False) -> dict[tuple, int]:
-    """Every question of a study (from its file, imported or generated): key -> id."""
-    rows = conn.execute(
-        "SELECT id, topic, cluster, text FROM questions WHERE study_id = ? "
-        + ("AND verified = 1 " if verified_only else "") + "ORDER BY id",
-        (study_id,),
-    )
-    return {(r["topic"], r["cluster"], r["text"]): r["id"] for r in rows}
-
-
-def edit_question(conn: sqlite3.Connection, study_id: int, question_id: int, new_text: str) -> None:
-    """Change a question's wording (its answers, keyed by the old text, become superseded
-    at the next run) and remember the edit so the study file's version stays replaced."""
-    new_text = " ".join(new_text.split())
-    if not new_text:
-        raise InputError("a question cannot be empty")
-    with transaction(conn):
-        row = conn.execute("SELECT topic, cluster, text FROM questions WHERE id = ? AND study_id = ?",
-                           (question_id, study_id)).fetchone()
-        if row is None:
-            raise InputError(f"no question {question_id} in this study")
-        if row["text"] == new_text:
-            return
-        clash = conn.execute("SELECT 1 FROM questions WHERE study_id = ? AND topic = ? AND cluster = ? AND text = ?",
-                             (study_id, row["topic"], row["cluster"], new_text)).fetchone()
-        if clash:
-            raise InputError("the cluster already has a question with that wording")
-        conn.execute("UPDATE questions SET text = ? WHERE id = ?", (new_text, question_id))
-        original = conn.execute(
-            "SELECT old_text FROM question_edits WHERE study_id = ? AND topic = ? AND cluster = ? AND new_text = ?",
-            (study_id, row["topic"], row["cluster"], row["text"])).fetchone()
-        old = original["old_text"] if original else row["text"]
-        conn.execute(
-            "INSERT OR REPLACE INTO question_edits (study_id, topic, cluster, old_text, new_text, at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (study_id, row["topic"], row["cluster"], old, new_text, utc_now()),
-        )
-        # The edited text itself must not count as edited away.
-        conn.execute("DELETE FROM question_edits WHERE study_id = ? AND topic = ? AND cluster = ? AND old_text = ?",
-                     (study_id, row["topic"], row["cluster"], new_text))
-
-
-def set_verified(conn: sqlite3.Connection, study_id: int, ids: list[int] | None, verified: bool = True) -> int:
-    """Mark questions verified (all of the study's when `ids` is None)."""
-    with transaction(conn):
-        if ids is None:
-            cur = conn.execute("UPDATE questions SET verified = ? WHERE study_id = ?", (int(verified), study_id))
-        else:
-            cur = conn.executemany("UPDATE questions SET verified = ? WHERE study_id = ? AND id = ?",
-                                   [(int(verified), study_id, i) for i in ids])
-        return cur.rowcount
 
 
 @dataclass(frozen=True)
@@ -173,8 +112,12 @@ def own_keys(conn: sqlite3.Connection, study_id: int, keys: list[str]) -> dict[s
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS plan_keys (key TEXT PRIMARY KEY)")
     conn.execute("DELETE FROM plan_keys")
     conn.executemany("INSERT OR IGNORE INTO plan_keys (key) VALUES (?)", ((k,) for k in keys))
-    others = {row[0] for row in conn.execute(
-        "SELECT p.key FROM plan_keys p JOIN requests r ON r.key = p.key WHERE r.study_id != ?", (study_id,))}
+    others = {
+        row[0]
+        for row in conn.execute(
+            "SELECT p.key FROM plan_keys p JOIN requests r ON r.key = p.key WHERE r.study_id != ?", (study_id,)
+        )
+    }
     conn.execute("DELETE FROM plan_keys")
     return {k: (study_key(k, study_id) if k in others else k) for k in keys}
 
@@ -194,8 +137,19 @@ def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Itera
     with transaction(conn):
         owned = own_keys(conn, study_id, [r.key for r in requests])
         rows = [
-            (owned[r.key], study_id, model_id, r.stage, r.question_id, r.repetition, r.seed,
-             json.dumps(r.payload, sort_keys=True), r.parent_key, now, now)
+            (
+                owned[r.key],
+                study_id,
+                model_id,
+                r.stage,
+                r.question_id,
+                r.repetition,
+                r.seed,
+                json.dumps(r.payload, sort_keys=True),
+                r.parent_key,
+                now,
+                now,
+            )
             for r in requests
         ]
         before = conn.total_changes
@@ -297,8 +251,9 @@ def _pid_alive(pid: str) -> bool:
         return True
 
 
-def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, owner: str,
-          count: int) -> list[sqlite3.Row]:
+def claim(
+    conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, owner: str, count: int
+) -> list[sqlite3.Row]:
     """Mark up to `count` pending requests as running for `owner` and return them."""
     with transaction(conn):
         return conn.execute(
@@ -310,10 +265,22 @@ def claim(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, ow
         ).fetchall()
 
 
-def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finish_reason: str | None,
-             prompt_tokens: int | None, completion_tokens: int | None, logprobs: Any,
-             latency_s: float, model_identity: str, seed: int | None, started_at: str,
-             attempts: int) -> bool:
+def complete(
+    conn: sqlite3.Connection,
+    key: str,
+    owner: str,
+    *,
+    text: str,
+    finish_reason: str | None,
+    prompt_tokens: int | None,
+    completion_tokens: int | None,
+    logprobs: Any,
+    latency_s: float,
+    model_identity: str,
+    seed: int | None,
+    started_at: str,
+    attempts: int,
+) -> bool:
     """Store a response and mark its request done, atomically. False if someone
     else already answered it (the response is then not stored twice).
 
@@ -330,9 +297,20 @@ def complete(conn: sqlite3.Connection, key: str, owner: str, *, text: str, finis
             "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
             "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at, "
             "replaced_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, text, clean_label(finish_reason), clean_count(prompt_tokens), clean_count(completion_tokens),
-             logprobs_json, clean_float(latency_s), model_identity, clean_int(seed), started_at, now,
-             replaced),
+            (
+                key,
+                text,
+                clean_label(finish_reason),
+                clean_count(prompt_tokens),
+                clean_count(completion_tokens),
+                logprobs_json,
+                clean_float(latency_s),
+                model_identity,
+                clean_int(seed),
+                started_at,
+                now,
+                replaced,
+            ),
         )
         conn.execute(
             "UPDATE requests SET status = 'done', attempts = attempts + ?, last_error = NULL, "
@@ -398,8 +376,7 @@ def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[s
     for row in rows:
         entry = grouped.setdefault(
             (row["study"], row["model"], row["stage"]),
-            {"study": row["study"], "model": row["model"], "stage": row["stage"],
-             **{status: 0 for status in STATUSES}},
+            {"study": row["study"], "model": row["model"], "stage": row["stage"], **{status: 0 for status in STATUSES}},
         )
         entry[row["status"]] = row["n"]
     return list(grouped.values())
@@ -437,17 +414,10 @@ def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int
         "SELECT COUNT(*) FILTER (WHERE status = 'pending'), "
         "COUNT(*) FILTER (WHERE status = 'running' AND (claimed_by IS NULL OR claimed_by = ?)), "
         "COUNT(*) FILTER (WHERE status = 'running' AND claimed_by IS NOT NULL AND claimed_by != ?) "
-        "FROM requests WHERE study_id = ? AND superseded = 0", (owner, owner, study_id)).fetchone()
+        "FROM requests WHERE study_id = ? AND superseded = 0",
+        (owner, owner, study_id),
+    ).fetchone()
     return row[0], row[1], row[2]
-
-
-QUESTION_FIELDS = ["id", "topic", "cluster", "cluster_label", "text", "source", "verified", "provenance_json"]
-
-
-def question_records(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
-    return [dict(r) for r in conn.execute(
-        "SELECT id, topic, cluster, cluster_label, text, source, verified, provenance_json FROM questions "
-        "WHERE study_id = ? ORDER BY topic, cluster, position, id", (study_id,))]
 
 
 def ensure_study(conn: sqlite3.Connection, name: str, method: str = "choice") -> int:

@@ -15,7 +15,9 @@ def recent_errors(conn: sqlite3.Connection, limit: int = 200) -> list[dict[str, 
     rows = conn.execute(
         "SELECT e.id, e.at, e.kind, e.message, e.final, m.spec AS model, r.stage "
         "FROM request_errors e JOIN requests r ON r.key = e.request_key JOIN models m ON m.id = r.model_id "
-        "ORDER BY e.id DESC LIMIT ?", (limit,)).fetchall()
+        "ORDER BY e.id DESC LIMIT ?",
+        (limit,),
+    ).fetchall()
     return [dict(r) for r in reversed(rows)]
 
 
@@ -25,9 +27,13 @@ def study_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
 
 def stage_counts(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str) -> dict[str, int]:
     """Requests of one study, model and stage by status (superseded ones left out)."""
-    return dict(conn.execute(
-        "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
-        "AND superseded = 0 GROUP BY status", (study_id, model_id, stage)).fetchall())
+    return dict(
+        conn.execute(
+            "SELECT status, COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? "
+            "AND superseded = 0 GROUP BY status",
+            (study_id, model_id, stage),
+        ).fetchall()
+    )
 
 
 def response_rows(conn: sqlite3.Connection, study: str | None = None):
@@ -55,9 +61,14 @@ def response_rows(conn: sqlite3.Connection, study: str | None = None):
 
 def question_rows(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
     """A study's questions as the Design screen lists them."""
-    return [dict(r) for r in conn.execute(
-        "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
-        "ORDER BY topic, cluster, position, id", (study_id,))]
+    return [
+        dict(r)
+        for r in conn.execute(
+            "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
+            "ORDER BY topic, cluster, position, id",
+            (study_id,),
+        )
+    ]
 
 
 def is_verified(conn: sqlite3.Connection, question_id: int) -> bool:
@@ -66,5 +77,7 @@ def is_verified(conn: sqlite3.Connection, question_id: int) -> bool:
 
 def next_position(conn: sqlite3.Connection, study_id: int, topic: str, cluster: str) -> int:
     """Where a question added to a cluster goes: after its last one."""
-    return conn.execute("SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? "
-                        "AND topic = ? AND cluster = ?", (study_id, topic, cluster)).fetchone()[0]
+    return conn.execute(
+        "SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? AND topic = ? AND cluster = ?",
+        (study_id, topic, cluster),
+    ).fetchone()[0]

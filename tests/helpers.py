@@ -11,9 +11,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def write_study(path: Path, *, models: list[str], questions: int = 10, repetitions: int = 1,
-                name: str = "t", max_tokens: int = 16, temperature: float = 0.7,
-                extra_generation: str = "") -> Path:
+def write_study(
+    path: Path,
+    *,
+    models: list[str],
+    questions: int = 10,
+    repetitions: int = 1,
+    name: str = "t",
+    max_tokens: int = 16,
+    temperature: float = 0.7,
+    extra_generation: str = "",
+) -> Path:
     """A study with one cluster and `questions` distinct questions (questions x repetitions requests)."""
     qs = [f"Which brand of item number {i} would you recommend?" for i in range(questions)]
     path.write_text(
@@ -27,8 +35,9 @@ def write_study(path: Path, *, models: list[str], questions: int = 10, repetitio
     return path
 
 
-def run_cli(*args: str, env: dict | None = None, timeout: float = 300,
-            process: bool = False) -> subprocess.CompletedProcess:
+def run_cli(
+    *args: str, env: dict | None = None, timeout: float = 300, process: bool = False
+) -> subprocess.CompletedProcess:
     """Run `workbench ARGS` as a user would and return its exit status and output.
 
     In this process by default (`main([...])` with standard output and error
@@ -36,8 +45,14 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 300,
     `python -m workbench` as a child, where a separate process is the point."""
     full_env = {**os.environ, "NO_COLOR": "1", "COLUMNS": "200", **(env or {})}
     if process:
-        return subprocess.run([sys.executable, "-m", "workbench", *args], capture_output=True, text=True,
-                              env=full_env, timeout=timeout, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "workbench", *args],
+            capture_output=True,
+            text=True,
+            env=full_env,
+            timeout=timeout,
+            cwd=ROOT,
+        )
     import contextlib
     import io
 
@@ -60,9 +75,13 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 300,
 
 def start_run(study: Path, db: Path) -> subprocess.Popen:
     """`workbench run` in the background, as a user's terminal would hold it."""
-    return subprocess.Popen([sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
-                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            env={**os.environ, "NO_COLOR": "1"})
+    return subprocess.Popen(
+        [sys.executable, "-m", "workbench", "run", str(study), "--db", str(db), "--quiet"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
 
 
 def kill_run_once(study: Path, db: Path, sql: str, at_least: int, timeout: float = 300) -> None:

@@ -25,8 +25,20 @@ from aiohttp import web
 FAULTS = ("429", "500", "slow", "drop", "garbage")
 # Replies a broken or hostile server sends (chat completions): each must end in a
 # stored answer or a failed request with its reason, and the run must go on.
-HOSTILE = ("surrogate", "finish_object", "usage_junk", "usage_huge", "retry_after_hour", "retry_after_inf",
-           "retry_after_9999", "huge_body", "gzip_bomb", "echo_auth", "no_choices", "content_list")
+HOSTILE = (
+    "surrogate",
+    "finish_object",
+    "usage_junk",
+    "usage_huge",
+    "retry_after_hour",
+    "retry_after_inf",
+    "retry_after_9999",
+    "huge_body",
+    "gzip_bomb",
+    "echo_auth",
+    "no_choices",
+    "content_list",
+)
 
 
 @dataclass
@@ -97,13 +109,20 @@ def token_logprobs(prompt: str, echo: bool, top: int) -> dict:
         for word in words:
             offsets.append(position)
             position += len(word)
-        return {"tokens": words, "text_offset": offsets,
-                "token_logprobs": [None] + [token_logprob(prompt[:o], w) for o, w in zip(offsets[1:], words[1:])],
-                "top_logprobs": None}
+        return {
+            "tokens": words,
+            "text_offset": offsets,
+            "token_logprobs": [None] + [token_logprob(prompt[:o], w) for o, w in zip(offsets[1:], words[1:])],
+            "top_logprobs": None,
+        }
     candidates = [" Low", " Moderate", " High", " Critical", " No", " 1", " 2", " 3", " 4", " The"]
     ranked = sorted(((c, token_logprob(prompt, c)) for c in candidates), key=lambda x: -x[1])[:top]
-    return {"tokens": [ranked[0][0]], "text_offset": [len(prompt)], "token_logprobs": [ranked[0][1]],
-            "top_logprobs": [dict(ranked)]}
+    return {
+        "tokens": [ranked[0][0]],
+        "text_offset": [len(prompt)],
+        "token_logprobs": [ranked[0][1]],
+        "top_logprobs": [dict(ranked)],
+    }
 
 
 class FaultyOpenAIServer:
@@ -146,8 +165,11 @@ class FaultyOpenAIServer:
     async def _fault(self, request: web.Request, fault: str) -> web.StreamResponse:
         self.stats.faults[fault] += 1
         if fault == "429":
-            return web.json_response({"error": {"message": "rate limited"}}, status=429,
-                                     headers={"Retry-After": str(self.config.retry_after)})
+            return web.json_response(
+                {"error": {"message": "rate limited"}},
+                status=429,
+                headers={"Retry-After": str(self.config.retry_after)},
+            )
         if fault == "500":
             return web.json_response({"error": {"message": "internal error"}}, status=500)
         if fault == "slow":
@@ -186,8 +208,11 @@ class FaultyOpenAIServer:
         elif mode == "usage_huge":
             usage = {"prompt_tokens": 2**70, "completion_tokens": 1e300}
         elif mode.startswith("retry_after"):
-            after = {"retry_after_hour": "3600", "retry_after_inf": "inf",
-                     "retry_after_9999": "Fri, 31 Dec 9999 23:59:59 GMT"}[mode]
+            after = {
+                "retry_after_hour": "3600",
+                "retry_after_inf": "inf",
+                "retry_after_9999": "Fri, 31 Dec 9999 23:59:59 GMT",
+            }[mode]
             return web.json_response({"error": {"message": "slow down"}}, status=429, headers={"Retry-After": after})
         elif mode == "huge_body":
             choice["message"]["content"] = "x" * 9_000_000
@@ -195,11 +220,16 @@ class FaultyOpenAIServer:
             import gzip
 
             payload = json.dumps({"choices": [choice], "pad": " " * 50_000_000}).encode()
-            return web.Response(body=gzip.compress(payload, 1), status=200, content_type="application/json",
-                                headers={"Content-Encoding": "gzip"})
+            return web.Response(
+                body=gzip.compress(payload, 1),
+                status=200,
+                content_type="application/json",
+                headers={"Content-Encoding": "gzip"},
+            )
         elif mode == "echo_auth":  # a proxy that shows the request's headers in its error page
-            return web.Response(status=500, text=f"upstream failed; headers: Authorization: "
-                                                 f"{request.headers.get('Authorization')}")
+            return web.Response(
+                status=500, text=f"upstream failed; headers: Authorization: {request.headers.get('Authorization')}"
+            )
         elif mode == "no_choices":
             return web.json_response({"choices": [], "usage": usage})
         elif mode == "content_list":
@@ -219,12 +249,19 @@ class FaultyOpenAIServer:
         if schema and self.config.reply_text is None:
             text = json.dumps(instance_for(schema, prompt))
         self.stats.ok += 1
-        return web.json_response({
-            "id": "chatcmpl-test", "object": "chat.completion", "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split()),
-                      "total_tokens": len(prompt.split()) + len(text.split())},
-        })
+        return web.json_response(
+            {
+                "id": "chatcmpl-test",
+                "object": "chat.completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {
+                    "prompt_tokens": len(prompt.split()),
+                    "completion_tokens": len(text.split()),
+                    "total_tokens": len(prompt.split()) + len(text.split()),
+                },
+            }
+        )
 
     async def _completions(self, request: web.Request) -> web.StreamResponse:
         body, early = await self._common(request)
@@ -237,11 +274,15 @@ class FaultyOpenAIServer:
             if body.get("echo") and not self.config.echo_logprobs:
                 return web.json_response({"error": {"message": "echo with logprobs is not supported"}}, status=400)
             logprobs = token_logprobs(body["prompt"], body.get("echo", False), int(body["logprobs"]))
-        return web.json_response({
-            "id": "cmpl-test", "object": "text_completion", "model": body.get("model"),
-            "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": logprobs}],
-            "usage": {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(text.split())},
-        })
+        return web.json_response(
+            {
+                "id": "cmpl-test",
+                "object": "text_completion",
+                "model": body.get("model"),
+                "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": logprobs}],
+                "usage": {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(text.split())},
+            }
+        )
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         return web.json_response({"object": "list", "data": [{"id": "test-model", "object": "model"}]})
@@ -277,8 +318,9 @@ def main() -> None:
     parser.add_argument("--always-fail", choices=FAULTS)
     parser.add_argument("--latency", type=float, default=0.0)
     args = parser.parse_args()
-    server = FaultyOpenAIServer(ServerConfig(fault_rate=args.fault_rate, always_fail=args.always_fail,
-                                             latency_s=args.latency))
+    server = FaultyOpenAIServer(
+        ServerConfig(fault_rate=args.fault_rate, always_fail=args.always_fail, latency_s=args.latency)
+    )
     web.run_app(server._app(), host="127.0.0.1", port=args.port)
 
 

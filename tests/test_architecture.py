@@ -19,8 +19,9 @@ def test_core_does_not_import_the_ui():
                     names = [alias.name for alias in node.names]
                 elif isinstance(node, ast.ImportFrom) and node.module:
                     names = [node.module]
-                offenders += [f"{path.relative_to(ROOT)}: {n}" for n in names
-                              if n.split(".")[0] in UI or n.startswith(UI)]
+                offenders += [
+                    f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0] in UI or n.startswith(UI)
+                ]
     assert offenders == []
 
 
@@ -63,9 +64,19 @@ def test_import_contracts_hold(tmp_path):
 
     layout = _installed_layout(tmp_path)
     result = subprocess.run(
-        [sys.executable, "-c", "from importlinter.cli import lint_imports_command; lint_imports_command()",
-         "--config", str(ROOT / "pyproject.toml"), "--no-cache"],
-        cwd=layout, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(layout)})
+        [
+            sys.executable,
+            "-c",
+            "from importlinter.cli import lint_imports_command; lint_imports_command()",
+            "--config",
+            str(ROOT / "pyproject.toml"),
+            "--no-cache",
+        ],
+        cwd=layout,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(layout)},
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert "0 broken" in result.stdout
 
@@ -97,8 +108,13 @@ def test_no_import_cycles(tmp_path):
     import sys
 
     layout = _installed_layout(tmp_path)
-    result = subprocess.run([sys.executable, "-c", CYCLES], cwd=layout, capture_output=True, text=True,
-                            env={**os.environ, "PYTHONPATH": str(layout)})
+    result = subprocess.run(
+        [sys.executable, "-c", CYCLES],
+        cwd=layout,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(layout)},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     modules, in_cycles = result.stdout.split(" ", 1)
     assert int(modules) > 80 and in_cycles.strip() == "[]", result.stdout
@@ -110,10 +126,14 @@ SQL = ("SELECT ", "INSERT INTO", "INSERT OR ", "UPDATE ", "DELETE FROM", "PRAGMA
 def _code_strings(path: Path):
     """The string literals of a module's code (docstrings and comments left out)."""
     tree = ast.parse(path.read_text(), str(path))
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
             yield node.lineno, node.value
@@ -127,8 +147,11 @@ def test_sql_lives_in_the_store_and_the_methods():
         for path in (ROOT / package).rglob("*.py"):
             if path.relative_to(ROOT).parts[:2] == ("workbench", "methods"):
                 continue
-            offenders += [f"{path.relative_to(ROOT)}:{line}" for line, text in _code_strings(path)
-                          if any(word in text.upper() for word in SQL) and " " in text.strip()]
+            offenders += [
+                f"{path.relative_to(ROOT)}:{line}"
+                for line, text in _code_strings(path)
+                if any(word in text.upper() for word in SQL) and " " in text.strip()
+            ]
     assert offenders == []
 
 
@@ -144,3 +167,20 @@ def test_no_file_is_over_500_lines_and_no_method_is_chosen_by_name():
                     if f'method == "{name}"' in text or f"method == '{name}'" in text:
                         by_name.append(f"{path.relative_to(ROOT)}: {name}")
     assert long == [] and by_name == []
+
+
+def test_the_tree_is_formatted_and_linted():
+    """`ruff format` and `ruff check` as configured in pyproject.toml: run them to fix."""
+    import subprocess
+    import sys
+
+    ruff = Path(sys.executable).with_name("ruff")
+    if not ruff.exists():
+        import shutil
+
+        ruff = shutil.which("ruff")
+    assert ruff, "ruff is in the test extra: pip install -e '.[test]'"
+    folders = ["workbench", "store", "screens", "widgets", "tests", "bench"]
+    for command in (["format", "--check"], ["check"]):
+        done = subprocess.run([str(ruff), *command, *folders], cwd=ROOT, capture_output=True, text=True)
+        assert done.returncode == 0, done.stdout + done.stderr

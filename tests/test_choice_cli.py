@@ -30,8 +30,9 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
                 lists["gpt", "shoes", cluster, f"{cluster}-{q}", rep] = ["Nike", "Adidas", "Asics"][: 1 + q % 3]
     lists["gpt", "shoes", "Convenience", "empty", 1] = []
     write_mentions(tmp_path / "mentions.csv", lists)
-    (tmp_path / "entities.csv").write_text("name,region,country\nNike,United States,US\nAdidas,Europe,DE\n"
-                                           "Asics,Asia,JP\nPuma,Europe,DE\n")
+    (tmp_path / "entities.csv").write_text(
+        "name,region,country\nNike,United States,US\nAdidas,Europe,DE\nAsics,Asia,JP\nPuma,Europe,DE\n"
+    )
 
     out = run_cli("import", "mentions", str(tmp_path / "mentions.csv"), "--db", db, "--study", "ext")
     assert out.returncode == 0, out.stderr
@@ -43,8 +44,19 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]
     interval = {k: peir[0].pop(k) for k in ("ci_low", "ci_high", "ci_level", "n_boot")}
-    assert peir == [{"convention": "paper", "study": "ext", "model": "gpt", "topic": "shoes", "cluster": None,
-                     "metric": "peir", "entity": "Nike", "value": 24 / 25, "n": 25}]
+    assert peir == [
+        {
+            "convention": "paper",
+            "study": "ext",
+            "model": "gpt",
+            "topic": "shoes",
+            "cluster": None,
+            "metric": "peir",
+            "entity": "Nike",
+            "value": 24 / 25,
+            "n": 25,
+        }
+    ]
     assert interval["ci_low"] < 24 / 25 <= interval["ci_high"] <= 1 and interval["ci_level"] == 0.95
     direct = [r for r in records if r["metric"] == "direct_recommendation_rate" and r["cluster"] is None]
     assert direct[0]["value"] == 24 / 25
@@ -72,7 +84,9 @@ def test_import_errors_name_the_file_and_line(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("model,topic,cluster,question_id,repetition,rank,entity\ngpt,t,c,q,one,1,Nike\n")
     out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
-    assert out.returncode == 2 and f"{bad}: line 2: column 'repetition': expected a whole number, got 'one'" in out.stderr
+    assert (
+        out.returncode == 2 and f"{bad}: line 2: column 'repetition': expected a whole number, got 'one'" in out.stderr
+    )
     assert not (tmp_path / "m.db").exists()  # a failed import leaves nothing behind
     bad.write_text("model,topic\nx,y\n")
     out = run_cli("import", "mentions", str(bad), "--db", db, "--study", "x")
@@ -84,8 +98,9 @@ def test_imported_questions_are_asked_by_the_next_run(tmp_path, fake_server):
     db = str(tmp_path / "q.db")
     study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=2, name="qs")
     assert run_cli("run", str(study), "--db", db, "--quiet").returncode == 0
-    (tmp_path / "more.csv").write_text("topic,cluster,question\ngadgets,Budget-Conscious,Cheapest phone?\n"
-                                       "gadgets,Budget-Conscious,Cheapest laptop?\n")
+    (tmp_path / "more.csv").write_text(
+        "topic,cluster,question\ngadgets,Budget-Conscious,Cheapest phone?\ngadgets,Budget-Conscious,Cheapest laptop?\n"
+    )
     out = run_cli("import", "questions", str(tmp_path / "more.csv"), "--db", db, "--study", "qs")
     assert "Imported 2 new questions" in out.stdout, out.stdout + out.stderr
     again = run_cli("run", str(study), "--db", db, "--quiet")
@@ -115,9 +130,8 @@ def test_editing_the_study_supersedes_old_requests(tmp_path, fake_server):
 def test_expert_extraction_through_the_http_engine(tmp_path, fake_server):
     server = fake_server(ServerConfig())
     db = tmp_path / "x.db"
-    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3,
-                        extra_generation="")
-    study.write_text(study.read_text() + "\n[extraction]\nmethod = \"experts\"\nexperts = 5\nk = 3\n")
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3, extra_generation="")
+    study.write_text(study.read_text() + '\n[extraction]\nmethod = "experts"\nexperts = 5\nk = 3\n')
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "All 18 requests answered" in out.stdout  # 3 answers + 15 expert replies
@@ -136,13 +150,23 @@ def test_regions_imported_before_the_mentions_apply_when_entities_appear(tmp_pat
     out = run_cli("import", "entities", str(regions), "--db", db)
     assert out.returncode == 0 and "2 names match no entity yet; they are kept" in out.stdout
     mentions = tmp_path / "m.csv"
-    mentions.write_text("model,topic,cluster,question_id,repetition,rank,entity\n"
-                        "gpt,shoes,c,q1,1,1,NIKE\ngpt,shoes,c,q1,1,2,Adidas\ngpt,shoes,c,q2,1,1,Puma\n")
+    mentions.write_text(
+        "model,topic,cluster,question_id,repetition,rank,entity\n"
+        "gpt,shoes,c,q1,1,1,NIKE\ngpt,shoes,c,q1,1,2,Adidas\ngpt,shoes,c,q2,1,1,Puma\n"
+    )
     assert run_cli("import", "mentions", str(mentions), "--db", db, "--study", "s").returncode == 0
-    got = {r["name"]: (r["region"], r.get("country")) for r in
-           json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)}
+    got = {
+        r["name"]: (r["region"], r.get("country"))
+        for r in json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)
+    }
     assert got == {"NIKE": ("United States", "US"), "Adidas": ("Europe", "DE"), "Puma": (None, None)}
-    shares = {r["region"]: r["value"] for r in json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
-              if r["metric"] == "region_share" and r["cluster"] is None}
-    assert shares == {"United States": pytest.approx(1 / 3), "Europe": pytest.approx(1 / 3),
-                      "Unknown": pytest.approx(1 / 3)}
+    shares = {
+        r["region"]: r["value"]
+        for r in json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+        if r["metric"] == "region_share" and r["cluster"] is None
+    }
+    assert shares == {
+        "United States": pytest.approx(1 / 3),
+        "Europe": pytest.approx(1 / 3),
+        "Unknown": pytest.approx(1 / 3),
+    }

@@ -38,8 +38,9 @@ def test_two_choiceeval_topics_with_five_experts_resume_after_kill(tmp_path, sha
     assert done_before < 108
     # Every answer has its five expert lists and a voted list.
     assert rows(db, "SELECT COUNT(*) FROM expert_lists") == [(90,)]
-    assert rows(db, "SELECT MIN(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM expert_lists "
-                    "GROUP BY response_key)") == [(5, 5)]
+    assert rows(db, "SELECT MIN(n), MAX(n) FROM (SELECT COUNT(*) AS n FROM expert_lists GROUP BY response_key)") == [
+        (5, 5)
+    ]
     # n_experts counts the replies that could be parsed; the others are kept and counted.
     parsed, unparsed = rows(db, "SELECT SUM(parsed), SUM(1 - parsed) FROM expert_lists")[0]
     assert rows(db, "SELECT COUNT(*), SUM(n_experts) FROM mention_lists") == [(18, parsed)]

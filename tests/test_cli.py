@@ -25,7 +25,10 @@ def test_bad_study_file_is_one_clear_line(tmp_path):
     bad.write_text('method = "choice"\nmodels = ["llama:default"]\nrepetitions = -1\n')
     result = run_cli("run", str(bad), "--db", str(tmp_path / "x.db"))
     assert result.returncode == 2
-    assert result.stderr.strip() == f"error: {bad}: key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got -1"
+    assert (
+        result.stderr.strip()
+        == f"error: {bad}: key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got -1"
+    )
 
 
 def test_unknown_study_name(tmp_path):
@@ -45,9 +48,12 @@ def test_demo_answers_every_request_with_the_local_model(tmp_path):
     status = {r["stage"]: r for r in json.loads(run_cli("status", "--db", str(db), "--json").stdout)}
     assert status["answer"]["done"] == 54 and status["answer"]["pending"] == status["answer"]["failed"] == 0
     assert status["extract"]["done"] == 162
-    stored = rows(db, "SELECT p.model_identity, p.seed, p.latency_s, p.started_at, p.finished_at, m.file_hash "
-                      "FROM responses p JOIN requests r ON r.key = p.request_key JOIN models m ON m.id = r.model_id "
-                      "WHERE r.stage = 'answer'")
+    stored = rows(
+        db,
+        "SELECT p.model_identity, p.seed, p.latency_s, p.started_at, p.finished_at, m.file_hash "
+        "FROM responses p JOIN requests r ON r.key = p.request_key JOIN models m ON m.id = r.model_id "
+        "WHERE r.stage = 'answer'",
+    )
     assert len(stored) == 54
     for identity, seed, latency, started, finished, file_hash in stored:
         assert identity == f"llama:sha256:{file_hash}" and seed in (7, 8)
@@ -64,8 +70,15 @@ def test_demo_answers_every_request_with_the_local_model(tmp_path):
 @pytest.mark.slow
 def test_doctor_reports_the_build_and_checks_engines(fake_server):
     server = fake_server()
-    result = run_cli("doctor", "--model", "llama:default", "--model", f"openai:m@{server.base_url}",
-                     "--model", "openai:m@http://127.0.0.1:9,retries=0")
+    result = run_cli(
+        "doctor",
+        "--model",
+        "llama:default",
+        "--model",
+        f"openai:m@{server.base_url}",
+        "--model",
+        "openai:m@http://127.0.0.1:9,retries=0",
+    )
     assert "GPU offload:" in result.stdout and "Default model (llama:default)" in result.stdout
     assert "Engine llama:default: ok" in result.stdout
     assert f"Engine openai:m@{server.base_url}: ok" in result.stdout

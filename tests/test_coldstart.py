@@ -37,8 +37,12 @@ def test_prag_edge_cases():
 
 
 def test_divergence_records_mean_and_population_std():
-    lists = {("m", 0, "neutral", "neutral"): ["a", "b"], ("m", 1, "neutral", "neutral"): ["a", "b"],
-             ("m", 0, "religion", "a Buddhist"): ["a", "b"], ("m", 1, "religion", "a Buddhist"): ["c", "d"]}
+    lists = {
+        ("m", 0, "neutral", "neutral"): ["a", "b"],
+        ("m", 1, "neutral", "neutral"): ["a", "b"],
+        ("m", 0, "religion", "a Buddhist"): ["a", "b"],
+        ("m", 1, "religion", "a Buddhist"): ["c", "d"],
+    }
     records = {r["metric"]: r for r in divergence_records("s", lists)}
     iou_div = records["iou_divergence"]
     assert (iou_div["mean"], iou_div["std"], iou_div["n"]) == (0.5, 0.5, 2)  # divergences 0 and 1
@@ -61,10 +65,21 @@ def test_import_rankings_and_metrics_json(tmp_path):
     assert out.returncode == 0 and "12 ranked items in 4 lists" in out.stdout
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     iou_div = next(r for r in records if r["metric"] == "iou_divergence")
-    assert iou_div == {"study": "cs", "model": "m", "persona_category": "gender", "persona": "a girl", "n": 2,
-                       "convention": "paper",
-                       "metric": "iou_divergence", "mean": pytest.approx(0.25), "std": pytest.approx(0.25),
-                       "ci_low": 0.0, "ci_high": 0.5, "ci_level": 0.95, "n_boot": 1000}  # two seeds: 0 and 0.5
+    assert iou_div == {
+        "study": "cs",
+        "model": "m",
+        "persona_category": "gender",
+        "persona": "a girl",
+        "n": 2,
+        "convention": "paper",
+        "metric": "iou_divergence",
+        "mean": pytest.approx(0.25),
+        "std": pytest.approx(0.25),
+        "ci_low": 0.0,
+        "ci_high": 0.5,
+        "ci_level": 0.95,
+        "n_boot": 1000,
+    }  # two seeds: 0 and 0.5
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "0.250±0.250" in table
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()
@@ -72,14 +87,20 @@ def test_import_rankings_and_metrics_json(tmp_path):
     assert len(exported) == 13
 
 
-PUBLISHED_NAMES = {"iou_divergence": "IOU Divergence", "serp_divergence": "SERP MS Divergence",
-                   "prag_divergence": "Pragmatic Divergence"}
+PUBLISHED_NAMES = {
+    "iou_divergence": "IOU Divergence",
+    "serp_divergence": "SERP MS Divergence",
+    "prag_divergence": "Pragmatic Divergence",
+}
 
 
-@pytest.mark.parametrize("convention, reproduced", [
-    ("paper", {"iou_divergence"}),  # the paper's SERP/PRAG rank by the attribute list: they differ
-    ("original", set(PUBLISHED_NAMES)),  # the original code's convention: every number, to 1e-9
-])
+@pytest.mark.parametrize(
+    "convention, reproduced",
+    [
+        ("paper", {"iou_divergence"}),  # the paper's SERP/PRAG rank by the attribute list: they differ
+        ("original", set(PUBLISHED_NAMES)),  # the original code's convention: every number, to 1e-9
+    ],
+)
 def test_published_divergences_reproduce(tmp_path, shared_data, convention, reproduced):
     from workbench.methods.coldstart.data import ranking_lists, raw_result_rows, store_rankings
     from workbench.methods.coldstart.metrics import divergence_records as records_of
@@ -106,9 +127,11 @@ def test_published_divergences_reproduce(tmp_path, shared_data, convention, repr
                 continue
             for name, their_name in PUBLISHED_NAMES.items():
                 mine = by_model[path.stem][persona, name]
-                same = (abs(mine["mean"] - metrics[their_name]["mean"]) <= 1e-9
-                        and abs(mine["std"] - metrics[their_name]["std"]) <= 1e-9
-                        and mine["n"] == metrics[their_name]["num_values"])
+                same = (
+                    abs(mine["mean"] - metrics[their_name]["mean"]) <= 1e-9
+                    and abs(mine["std"] - metrics[their_name]["std"]) <= 1e-9
+                    and mine["n"] == metrics[their_name]["num_values"]
+                )
                 compared[name][0 if same else 1] += 1
     assert all(sum(counts) == 416 for counts in compared.values()), compared  # 16 files x 26 personas
     for name, (_equal, different) in compared.items():
@@ -133,8 +156,10 @@ def test_original_convention_by_hand():
 
 def test_metrics_cli_names_the_convention(tmp_path):
     path = tmp_path / "r.csv"
-    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
-                    "m,0,g,a girl,1,B\nm,0,g,a girl,2,A\n")
+    path.write_text(
+        "model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+        "m,0,g,a girl,1,B\nm,0,g,a girl,2,A\n"
+    )
     db = tmp_path / "c.db"
     assert run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs").returncode == 0
     for convention in ("paper", "original"):
@@ -148,16 +173,22 @@ def test_metrics_cli_names_the_convention(tmp_path):
 def test_catalog_matching_keeps_out_of_catalog_and_duplicates(tmp_path):
     from workbench.methods.coldstart.catalog import load_catalog, match_items, recommended
 
-    (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
-                                      "The Matrix,Western\n")
+    (tmp_path / "cat.csv").write_text(
+        "title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\nThe Matrix,Western\n"
+    )
     catalog = load_catalog(tmp_path / "cat.csv")
-    text = "Here you go:\n1. **The Dark Knight** - a classic\n2. The Matrix (1999)\n3. Some Film Nobody Knows\n" \
-           "4. the dark knight\n5. Seven Samurai"
+    text = (
+        "Here you go:\n1. **The Dark Knight** - a classic\n2. The Matrix (1999)\n3. Some Film Nobody Knows\n"
+        "4. the dark knight\n5. Seven Samurai"
+    )
     matches = match_items(text, catalog)
     assert [(m.surface, m.item, m.duplicate) for m in matches] == [
-        ("The Dark Knight", "The Dark Knight", False), ("The Matrix", "The Matrix", False),
-        ("Some Film Nobody Knows", None, False), ("the dark knight", "The Dark Knight", True),
-        ("Seven Samurai", "Seven Samurai", False)]
+        ("The Dark Knight", "The Dark Knight", False),
+        ("The Matrix", "The Matrix", False),
+        ("Some Film Nobody Knows", None, False),
+        ("the dark knight", "The Dark Knight", True),
+        ("Seven Samurai", "Seven Samurai", False),
+    ]
     assert recommended(matches) == ["The Dark Knight", "The Matrix", "Seven Samurai"]
 
 
@@ -170,16 +201,19 @@ def write_responses(path, rows) -> None:
 
 
 def test_import_responses_and_fidelity_metrics(tmp_path):
-    (tmp_path / "cat.csv").write_text("title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\n"
-                                      "The Matrix,Western\nOldboy,Korean\n")
+    (tmp_path / "cat.csv").write_text(
+        "title,origin\nThe Dark Knight,Western\nSeven Samurai,Japanese\nThe Matrix,Western\nOldboy,Korean\n"
+    )
     path = tmp_path / "responses.csv"
-    write_responses(path, [
-        ["m", 0, "", "neutral", "1. The Dark Knight\n2. The Matrix"],
-        ["m", 0, "country", "a Korean", "1. Oldboy\n2. Unknown Film\n3. The Matrix\n4. Oldboy"],
-    ])
+    write_responses(
+        path,
+        [
+            ["m", 0, "", "neutral", "1. The Dark Knight\n2. The Matrix"],
+            ["m", 0, "country", "a Korean", "1. Oldboy\n2. Unknown Film\n3. The Matrix\n4. Oldboy"],
+        ],
+    )
     db = str(tmp_path / "r.db")
-    out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
-                  "--study", "cs")
+    out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs")
     assert out.returncode == 0, out.stderr
     assert "into 6 items (1 out of catalog, kept)" in out.stdout
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
@@ -210,9 +244,28 @@ def test_reparsing_published_responses_recovers_their_items(shared_data):
     assert recovered / total >= 0.97, f"{recovered}/{total}"
 
 
-MOVIES = ["The Dark Knight", "Seven Samurai", "The Matrix", "Oldboy", "Amelie", "Spirited Away", "Pulp Fiction",
-          "City of God", "Parasite", "Titanic", "The Godfather", "Inception", "Roma", "Am\u00e9lie Poulain",
-          "Toy Story", "Casablanca", "Rashomon", "Jaws", "Alien", "Up"]
+MOVIES = [
+    "The Dark Knight",
+    "Seven Samurai",
+    "The Matrix",
+    "Oldboy",
+    "Amelie",
+    "Spirited Away",
+    "Pulp Fiction",
+    "City of God",
+    "Parasite",
+    "Titanic",
+    "The Godfather",
+    "Inception",
+    "Roma",
+    "Am\u00e9lie Poulain",
+    "Toy Story",
+    "Casablanca",
+    "Rashomon",
+    "Jaws",
+    "Alien",
+    "Up",
+]
 
 
 @pytest.mark.slow
@@ -220,13 +273,20 @@ def test_coldstart_study_on_the_bundled_model(tmp_path):
     from conftest import rows
     from helpers import kill_run_once
 
-    (tmp_path / "movies.csv").write_text("title,origin\n" + "\n".join(
-        f"{m},{'Asian' if m in ('Seven Samurai', 'Oldboy', 'Spirited Away', 'Parasite', 'Rashomon') else 'Western'}"
-        for m in MOVIES) + "\n")
+    (tmp_path / "movies.csv").write_text(
+        "title,origin\n"
+        + "\n".join(
+            f"{m},{'Asian' if m in ('Seven Samurai', 'Oldboy', 'Spirited Away', 'Parasite', 'Rashomon') else 'Western'}"
+            for m in MOVIES
+        )
+        + "\n"
+    )
     study = tmp_path / "cs.toml"
-    study.write_text('name = "cs"\nmethod = "coldstart"\nmodels = ["llama:default,n_ctx=1024"]\n'
-                     'catalog = "movies.csv"\nk = 5\nseeds = 2\nitem_noun = "movies"\n'
-                     '[attributes]\ngender = ["a girl", "a boy"]\n[generation]\ntemperature = 0.7\nmax_tokens = 48\n')
+    study.write_text(
+        'name = "cs"\nmethod = "coldstart"\nmodels = ["llama:default,n_ctx=1024"]\n'
+        'catalog = "movies.csv"\nk = 5\nseeds = 2\nitem_noun = "movies"\n'
+        '[attributes]\ngender = ["a girl", "a boy"]\n[generation]\ntemperature = 0.7\nmax_tokens = 48\n'
+    )
     db = tmp_path / "cs.db"
     kill_run_once(study, db, "SELECT COUNT(*) FROM responses", 1, timeout=120)
     out = run_cli("run", str(study), "--db", str(db), "--quiet", timeout=600)
@@ -249,8 +309,10 @@ def test_coldstart_table_in_the_app(tmp_path):
     from workbench.app import WorkbenchApp
 
     path = tmp_path / "r.csv"
-    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
-                    "m,0,religion,a Buddhist,1,B\nm,0,religion,a Buddhist,2,C\n")
+    path.write_text(
+        "model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+        "m,0,religion,a Buddhist,1,B\nm,0,religion,a Buddhist,2,C\n"
+    )
     db = tmp_path / "c.db"
     assert run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs").returncode == 0
 
@@ -269,19 +331,27 @@ def test_coldstart_table_in_the_app(tmp_path):
             await pilot.pause()
             assert "SERP divergence" in str(app.screen.query_one("#coldstart-chart-title").render())
             assert " 0.333" in str(app.screen.query_one("#coldstart-chart").render())
+
     asyncio.run(scenario())
 
 
 def test_an_answer_without_items_is_an_empty_list(tmp_path):
     path = tmp_path / "responses.csv"
     (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\n")
-    write_responses(path, [
-        ["m", 0, "", "neutral", ""],  # the model said nothing
-        ["m", 0, "gender", "a girl", "1. The Matrix"],
-    ])
+    write_responses(
+        path,
+        [
+            ["m", 0, "", "neutral", ""],  # the model said nothing
+            ["m", 0, "gender", "a girl", "1. The Matrix"],
+        ],
+    )
     db = str(tmp_path / "e.db")
-    assert run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
-                   "--study", "cs").returncode == 0
+    assert (
+        run_cli(
+            "import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs"
+        ).returncode
+        == 0
+    )
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     girl = next(r for r in records if r["metric"] == "iou_divergence")
     assert girl["n"] == 1 and girl["mean"] == 1.0  # compared with an empty neutral list, not skipped
@@ -298,36 +368,69 @@ def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp
 
     (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\nAmélie\n")
     path = tmp_path / "responses.csv"
-    write_responses(path, [
-        ["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"],
-        ["m", 0, "gender", "a girl", "1. Matrix Resurrections Sequel\n2. Oldboy"],
-    ])
+    write_responses(
+        path,
+        [
+            ["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"],
+            ["m", 0, "gender", "a girl", "1. Matrix Resurrections Sequel\n2. Oldboy"],
+        ],
+    )
     db = str(tmp_path / "c.db")
 
     def load():
-        assert run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db,
-                       "--study", "cs").returncode == 0
+        assert (
+            run_cli(
+                "import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs"
+            ).returncode
+            == 0
+        )
 
     def iou():
         records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
         return next(r for r in records if r["metric"] == "iou_divergence")["mean"]
 
     load()
-    listed = json.loads(run_cli("review", "matches", "--db", db, "--study", "cs", "--only", "unmatched",
-                                "--format", "json").stdout)
+    listed = json.loads(
+        run_cli("review", "matches", "--db", db, "--study", "cs", "--only", "unmatched", "--format", "json").stdout
+    )
     assert [r["key"] for r in listed] == ["m/0/gender/a girl/1"]
     assert iou() == pytest.approx(0.5)  # {Oldboy} vs {The Matrix, Oldboy}
-    out = run_cli("review", "match", "--db", db, "--study", "cs", "--key", "m/0/gender/a girl/1", "--item",
-                  "the matrix", "--who", "ana")
+    out = run_cli(
+        "review",
+        "match",
+        "--db",
+        db,
+        "--study",
+        "cs",
+        "--key",
+        "m/0/gender/a girl/1",
+        "--item",
+        "the matrix",
+        "--who",
+        "ana",
+    )
     assert out.returncode == 0 and "-> The Matrix" in out.stdout, out.stdout + out.stderr
     assert iou() == pytest.approx(0.0)
     load()  # the answers parsed again: the correction stays
     assert iou() == pytest.approx(0.0)
-    bad = run_cli("review", "match", "--db", db, "--study", "cs", "--key", "m/0/gender/a girl/1", "--item",
-                  "Star Wars", "--who", "ana")
+    bad = run_cli(
+        "review",
+        "match",
+        "--db",
+        db,
+        "--study",
+        "cs",
+        "--key",
+        "m/0/gender/a girl/1",
+        "--item",
+        "Star Wars",
+        "--who",
+        "ana",
+    )
     assert bad.returncode == 2 and "not in the catalog" in bad.stderr + bad.stdout
-    assert "back to not in catalog" in run_cli("review", "undo-match", "--db", db, "--study", "cs",
-                                               "--who", "ana").stdout
+    assert (
+        "back to not in catalog" in run_cli("review", "undo-match", "--db", db, "--study", "cs", "--who", "ana").stdout
+    )
     assert iou() == pytest.approx(0.5)
 
     async def scenario():
@@ -358,15 +461,17 @@ def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp
 def test_imported_rankings_with_their_catalog_get_rank_and_group_shares(tmp_path):
     (tmp_path / "cat.csv").write_text("title,origin\nA,Western\nB,Japanese\nC,Western\n")
     path = tmp_path / "r.csv"
-    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
-                    "m,0,g,a girl,1,C\nm,0,g,a girl,2,A\n")
+    path.write_text(
+        "model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,,neutral,2,B\n"
+        "m,0,g,a girl,1,C\nm,0,g,a girl,2,A\n"
+    )
     db = tmp_path / "c.db"
-    out = run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs", "--catalog",
-                  str(tmp_path / "cat.csv"))
+    out = run_cli(
+        "import", "rankings", str(path), "--db", str(db), "--study", "cs", "--catalog", str(tmp_path / "cat.csv")
+    )
     assert out.returncode == 0 and "with its catalog of 3 items" in out.stdout
     records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
     rank = [r for r in records if r["metric"] == "mean_catalog_rank" and r["persona"] == "a girl"]
     assert rank and rank[0]["mean"] == pytest.approx(2.0)  # C is 3rd, A 1st
-    shares = {r["value_label"]: r["mean"] for r in records
-              if r["metric"] == "group_share" and r["persona"] == "a girl"}
+    shares = {r["value_label"]: r["mean"] for r in records if r["metric"] == "group_share" and r["persona"] == "a girl"}
     assert shares.get("Western") == pytest.approx(1.0)

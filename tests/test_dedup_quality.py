@@ -18,17 +18,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import dedup_truth  # noqa: E402
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("The Acme S.p.A. (Italy)", "acme"), ("ACME, Italy", "acme"), ("Acme - Japan", "acme"),
-    ("Acme N.V.", "acme"), ("Acme Co.,Ltd.", "acme"), ("Acme K.K.", "acme"), ("Acme A/S", "acme"),
-    ("Acme GmbH & Co. KG", "acme"), ("Acme Pty Ltd", "acme"), ("Acme Oyj", "acme"), ("Acme S.L.", "acme"),
-    ("株式会社Acme", "acme"), ("L'Oréal S.A.", "oreal"), ("La Roche-Posay", "roche posay"),
-    ("The North Face", "north face"),
-    # what must stay: a campus is no country, a year tells films apart, a name of only
-    # an article and a legal form is still a name
-    ("University of California, Berkeley (UCB)", "university of california berkeley"),
-    ("Halloween (1978)", "halloween 1978"), ("The Company", "the company"), ("Paris, Texas", "paris texas"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("The Acme S.p.A. (Italy)", "acme"),
+        ("ACME, Italy", "acme"),
+        ("Acme - Japan", "acme"),
+        ("Acme N.V.", "acme"),
+        ("Acme Co.,Ltd.", "acme"),
+        ("Acme K.K.", "acme"),
+        ("Acme A/S", "acme"),
+        ("Acme GmbH & Co. KG", "acme"),
+        ("Acme Pty Ltd", "acme"),
+        ("Acme Oyj", "acme"),
+        ("Acme S.L.", "acme"),
+        ("株式会社Acme", "acme"),
+        ("L'Oréal S.A.", "oreal"),
+        ("La Roche-Posay", "roche posay"),
+        ("The North Face", "north face"),
+        # what must stay: a campus is no country, a year tells films apart, a name of only
+        # an article and a legal form is still a name
+        ("University of California, Berkeley (UCB)", "university of california berkeley"),
+        ("Halloween (1978)", "halloween 1978"),
+        ("The Company", "the company"),
+        ("Paris, Texas", "paris texas"),
+    ],
+)
 def test_core_words_drop_what_names_no_brand(name, expected):
     assert core(name) == expected
 
@@ -45,8 +60,17 @@ def test_strict_units_chain_into_lax_clusters_once():
 
 
 def test_near_names_seen_often_stay_apart_and_numbers_never_pair():
-    names = ["The Alder", "The Alden", "The Alderon", "Alder Systems", "Alden Systems", "Terminator 2",
-             "Terminator 3", "Collision 1", "Collision 2"]
+    names = [
+        "The Alder",
+        "The Alden",
+        "The Alderon",
+        "Alder Systems",
+        "Alden Systems",
+        "Terminator 2",
+        "Terminator 3",
+        "Collision 1",
+        "Collision 2",
+    ]
     assert dedup.suggest(names, [40, 35, 30, 20, 20, 9, 8, 5, 5]) == []
 
 

@@ -22,12 +22,30 @@ def test_suggest_is_strict_first_and_respects_forbidden_pairs():
     counts = [5, 1, 3, 1, 4, 1, 2]
     found = [s.as_record() for s in dedup.suggest(names, counts)]
     assert found == [
-        {"canonical": "Nike, Inc.", "members": ["Nike, Inc.", "Inc Nike"], "counts": [5, 1], "score": 100.0,
-         "method": "fingerprint", "reasons": ["fingerprint", "fingerprint"]},
-        {"canonical": "Coca Cola", "members": ["Coca Cola", "CocaCola"], "counts": [3, 1], "score": 100.0,
-         "method": "ngram", "reasons": ["ngram", "ngram"]},
-        {"canonical": "Adidas", "members": ["Adidas", "Addidas"], "counts": [4, 1], "score": 92.31,
-         "method": "nearest", "reasons": ["nearest 92", "nearest 92"]},
+        {
+            "canonical": "Nike, Inc.",
+            "members": ["Nike, Inc.", "Inc Nike"],
+            "counts": [5, 1],
+            "score": 100.0,
+            "method": "fingerprint",
+            "reasons": ["fingerprint", "fingerprint"],
+        },
+        {
+            "canonical": "Coca Cola",
+            "members": ["Coca Cola", "CocaCola"],
+            "counts": [3, 1],
+            "score": 100.0,
+            "method": "ngram",
+            "reasons": ["ngram", "ngram"],
+        },
+        {
+            "canonical": "Adidas",
+            "members": ["Adidas", "Addidas"],
+            "counts": [4, 1],
+            "score": 92.31,
+            "method": "nearest",
+            "reasons": ["nearest 92", "nearest 92"],
+        },
     ]
     again = dedup.suggest(names, counts, forbidden=[("Addidas", "Adidas")])
     assert ["Adidas", "Addidas"] not in [s.members for s in again]
@@ -65,17 +83,26 @@ def peir(db):
 
 def test_review_decisions_change_metrics_and_undo(tmp_path):
     db = str(tmp_path / "e.db")
-    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db,
-                   "--study", "s").returncode == 0
+    assert (
+        run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db, "--study", "s").returncode
+        == 0
+    )
     assert peir(db) == ("Nike", pytest.approx(6 / 17))
 
     suggested = json.loads(run_cli("entities", "suggest", "--db", db, "--format", "json").stdout)
-    assert {"canonical": "Nike", "members": ["Nike", "Nike, Inc."], "counts": [6, 2], "score": 100.0,
-            "method": "fingerprint", "reasons": ["fingerprint", "fingerprint"]} in suggested
+    assert {
+        "canonical": "Nike",
+        "members": ["Nike", "Nike, Inc."],
+        "counts": [6, 2],
+        "score": 100.0,
+        "method": "fingerprint",
+        "reasons": ["fingerprint", "fingerprint"],
+    } in suggested
     assert any(s["members"] == ["Adidas", "Addidas"] for s in suggested)
 
-    out = run_cli("entities", "merge", "Nike", "Nike, Inc.", "--into", "Nike", "--db", db, "--who", "ana",
-                  "--why", "legal suffix")
+    out = run_cli(
+        "entities", "merge", "Nike", "Nike, Inc.", "--into", "Nike", "--db", db, "--who", "ana", "--why", "legal suffix"
+    )
     assert out.returncode == 0 and "Decision 1: merge Nike, Nike, Inc. into Nike (by ana)" in out.stdout
     assert peir(db) == ("Nike", pytest.approx(8 / 17))  # the table changes at once
 
@@ -128,8 +155,10 @@ def registry_db(tmp_path):
     from workbench.store.db import connect
 
     db = str(tmp_path / "r.db")
-    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db,
-                   "--study", "s").returncode == 0
+    assert (
+        run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", db, "--study", "s").returncode
+        == 0
+    )
     return db, connect(db)
 
 
@@ -159,8 +188,12 @@ def test_a_merged_away_name_means_where_its_forms_went(tmp_path):
     with pytest.raises(registry.DecisionError, match="already one entity"):
         registry.merge(conn, ["Addidas", "Adidas"], who="t")  # nothing recorded for undo to spend
     registry.merge(conn, ["Addidas", "Paris"], into="Adidas", who="t")  # "Addidas" is the Adidas entity now
-    counts = dict(conn.execute("SELECT e.name, COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = "
-                               "m.surface_key JOIN entities e ON e.id = a.entity_id GROUP BY e.id").fetchall())
+    counts = dict(
+        conn.execute(
+            "SELECT e.name, COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = "
+            "m.surface_key JOIN entities e ON e.id = a.entity_id GROUP BY e.id"
+        ).fetchall()
+    )
     assert counts["Adidas"] == 4 + 1 + 3 and "Addidas" not in counts and "Paris" not in counts
 
 

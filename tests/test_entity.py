@@ -17,14 +17,21 @@ from workbench.methods.entity.study import Label, Task, prompt_parts
 EXAMPLE = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 
 
-def small_study(tmp_path: Path, models: str = '["llama:default"]', extra: str = "", templates: int = 3,
-                entities: int = 4, group_by: str = '["gdp_quantile"]') -> Path:
+def small_study(
+    tmp_path: Path,
+    models: str = '["llama:default"]',
+    extra: str = "",
+    templates: int = 3,
+    entities: int = 4,
+    group_by: str = '["gdp_quantile"]',
+) -> Path:
     study = tmp_path / "small.toml"
     study.write_text(
         f'name = "urgency"\nmethod = "entity"\nmodels = {models}\n'
         f'task = "{EXAMPLE / "urgency.task.json"}"\ntemplates = "{EXAMPLE / "urgency_templates.csv"}"\n'
         f'entities = "{EXAMPLE / "countries.csv"}"\nmax_templates = {templates}\nmax_entities = {entities}\n'
-        f'group_by = {group_by}\n{extra}')
+        f"group_by = {group_by}\n{extra}"
+    )
     return study
 
 
@@ -34,12 +41,13 @@ def small_study(tmp_path: Path, models: str = '["llama:default"]', extra: str = 
 def test_scores_deltas_and_bias_by_hand():
     # Two labels with weights 1 (good) and 0; two templates; three entities.
     probs = {("A", 0): 0.9, ("B", 0): 0.5, ("C", 0): 0.1, ("A", 1): 0.6, ("B", 1): 0.6, ("C", 1): 0.6}
-    rows_ = [(e, t, "good", 1.0, p) for (e, t), p in probs.items()] + \
-            [(e, t, "bad", 0.0, 1 - p) for (e, t), p in probs.items()]
+    rows_ = [(e, t, "good", 1.0, p) for (e, t), p in probs.items()] + [
+        (e, t, "bad", 0.0, 1 - p) for (e, t), p in probs.items()
+    ]
     scores = em.weighted_scores(rows_)
     assert scores["A", 0] == pytest.approx(0.9)
     deltas = em.normalised(scores)
-    sd = math.sqrt((0.4 ** 2 + 0 + 0.4 ** 2) / 2)  # sample sd (ddof = 1) of 0.9, 0.5, 0.1, as pandas
+    sd = math.sqrt((0.4**2 + 0 + 0.4**2) / 2)  # sample sd (ddof = 1) of 0.9, 0.5, 0.1, as pandas
     assert deltas["A", 0] == pytest.approx(0.4 / sd) and deltas["B", 0] == pytest.approx(0.0)
     assert deltas["A", 1] == 0.0  # every entity scored alike: no bias, not a division by zero
     bias = em.entity_bias(deltas)
@@ -52,8 +60,17 @@ def test_deltas_equal_the_frameworks_processing():
     mean over templates), on unequal entity counts per template: equal to 1e-9."""
     import statistics
 
-    scores = {("A", 0): 0.91, ("B", 0): 0.52, ("C", 0): 0.13, ("D", 0): 0.4,
-              ("A", 1): 0.33, ("B", 1): 0.71, ("C", 1): 0.2, ("A", 2): 0.5, ("B", 2): 0.25}
+    scores = {
+        ("A", 0): 0.91,
+        ("B", 0): 0.52,
+        ("C", 0): 0.13,
+        ("D", 0): 0.4,
+        ("A", 1): 0.33,
+        ("B", 1): 0.71,
+        ("C", 1): 0.2,
+        ("A", 2): 0.5,
+        ("B", 2): 0.25,
+    }
     deltas = em.normalised(scores)
     expected: dict[str, list[float]] = {}
     for template in (0, 1, 2):
@@ -87,10 +104,20 @@ def test_macro_f1_and_effect_sizes():
 
 
 def test_prompt_parts_share_a_prefix_and_replace_only_the_placeholder():
-    task = Task("t", [Label("low", 2.0, {"english": "Low Risk"}, "1"), Label("high", 1.0, {"english": "High Risk"}, "2")],
-                {"english": {"instruction": "Classify.\n", "text_scale": "Low Risk or High Risk.\n",
-                             "numerical_scale": "1 or 2.\n", "sentence_prefix": "Sentence: ", "label_prefix": "Label: ",
-                             "few_shot": [{"sentence": "X grew.", "label": "low"}]}})
+    task = Task(
+        "t",
+        [Label("low", 2.0, {"english": "Low Risk"}, "1"), Label("high", 1.0, {"english": "High Risk"}, "2")],
+        {
+            "english": {
+                "instruction": "Classify.\n",
+                "text_scale": "Low Risk or High Risk.\n",
+                "numerical_scale": "1 or 2.\n",
+                "sentence_prefix": "Sentence: ",
+                "label_prefix": "Label: ",
+                "few_shot": [{"sentence": "X grew.", "label": "low"}],
+            }
+        },
+    )
     prefix, suffix, labels = prompt_parts(task, "english", "few_shot_text", "X's Xbox sales fell in X.", "Chad")
     assert prefix == "Classify.\nLow Risk or High Risk.\nSentence: X grew.\nLabel: Low Risk\n\n"  # examples keep X
     assert suffix == "Sentence: Chad's Xbox sales fell in Chad.\nLabel:"
@@ -113,7 +140,7 @@ def test_study_file_errors_name_the_file_and_key(tmp_path):
     ]
     for extra, key, message in cases:
         with pytest.raises(StudyError) as info:
-            load_study(small_study(tmp_path, extra=extra, group_by='["continent"]' if not extra else '[]'))
+            load_study(small_study(tmp_path, extra=extra, group_by='["continent"]' if not extra else "[]"))
         assert f"key '{key}'" in str(info.value) and message in str(info.value)
     study = small_study(tmp_path)
     study.write_text(study.read_text().replace(str(EXAMPLE / "urgency_templates.csv"), str(bad_templates)))
@@ -216,6 +243,7 @@ def test_entity_study_runs_resumes_and_shows_delta(tmp_path):
             assert top[:2] == ["1", best["entity"]]
             assert top[2] == f"{best['value']:+.3f} [{best['ci_low']:.2f}, {best['ci_high']:.2f}]"  # with its interval
             assert best["entity"] in str(app.screen.query_one("#entity-chart").render())
+
     asyncio.run(scenario())
 
 
@@ -265,12 +293,28 @@ def test_scores_made_elsewhere_import_and_give_the_same_deltas(tmp_path, fake_se
     db = tmp_path / "scored.db"
     assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
     exported = tmp_path / "scores.csv"
-    assert run_cli("export", "--db", str(db), "--what", "scores", "--format", "csv", "--raw",
-                   "-o", str(exported)).returncode == 0
+    assert (
+        run_cli(
+            "export", "--db", str(db), "--what", "scores", "--format", "csv", "--raw", "-o", str(exported)
+        ).returncode
+        == 0
+    )
     other = tmp_path / "imported.db"
-    out = run_cli("import", "scores", str(exported), "--db", str(other), "--study", "elsewhere",
-                  "--task", str(EXAMPLE / "urgency.task.json"), "--entities", str(EXAMPLE / "countries.csv"),
-                  "--group-by", "gdp_quantile")
+    out = run_cli(
+        "import",
+        "scores",
+        str(exported),
+        "--db",
+        str(other),
+        "--study",
+        "elsewhere",
+        "--task",
+        str(EXAMPLE / "urgency.task.json"),
+        "--entities",
+        str(EXAMPLE / "countries.csv"),
+        "--group-by",
+        "gdp_quantile",
+    )
     assert out.returncode == 0 and "24 prompts (6 entities)" in out.stdout, out.stdout + out.stderr
 
     def deltas(path, metric="entity_delta"):
@@ -287,6 +331,15 @@ def test_scores_made_elsewhere_import_and_give_the_same_deltas(tmp_path, fake_se
     # A label that is not the task's is one line naming the row; nothing is stored.
     bad = tmp_path / "bad.csv"
     bad.write_text("entity,template_id,label,logprob\nFrance,0,very urgent,-1.2\n")
-    out = run_cli("import", "scores", str(bad), "--db", str(tmp_path / "bad.db"), "--study", "x",
-                  "--task", str(EXAMPLE / "urgency.task.json"))
+    out = run_cli(
+        "import",
+        "scores",
+        str(bad),
+        "--db",
+        str(tmp_path / "bad.db"),
+        "--study",
+        "x",
+        "--task",
+        str(EXAMPLE / "urgency.task.json"),
+    )
     assert out.returncode == 2 and "line 2: column 'label'" in out.stderr and not (tmp_path / "bad.db").exists()

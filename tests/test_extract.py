@@ -32,7 +32,10 @@ def test_bold_names_when_there_is_no_list():
 
 
 def test_k_limits_and_junk_is_skipped():
-    text = "\n".join(f"{i}. Brand {i}" for i in range(1, 9)) + "\n9. 2. 3. 4.\n10. This is a very long sentence that is not a name at all really"
+    text = (
+        "\n".join(f"{i}. Brand {i}" for i in range(1, 9))
+        + "\n9. 2. 3. 4.\n10. This is a very long sentence that is not a name at all really"
+    )
     assert extract_list(text, k=5) == [f"Brand {i}" for i in range(1, 6)]
     assert extract_list("No lists here, just prose.") == []
 

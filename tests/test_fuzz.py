@@ -25,34 +25,70 @@ ENTITY = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 DEAD = "openai:m@http://127.0.0.1:9/v1,retries=0,timeout=1"
 
 BASES = {
-    "choice": {"name": "c", "method": "choice", "repetitions": 1, "seed": 1, "models": [DEAD],
-               "generation": {"temperature": 0.5, "max_tokens": 8},
-               "extraction": {"method": "list", "k": 3},
-               "metrics": {"top_n": 5},
-               "topics": [{"name": "shoes", "questions": {"Budget-Conscious": ["Which shoe?"]}}]},
-    "coldstart": {"name": "s", "method": "coldstart", "models": [DEAD], "catalog": "cat.csv", "k": 2,
-                  "seeds": 1, "attributes": {"gender": ["a girl", "a boy"]},
-                  "generation": {"temperature": 0.5}},
-    "identity": {"name": "i", "method": "identity", "models": [DEAD], "template": "universities",
-                 "per_group": 1, "seed": 1, "generation": {"max_tokens": 8}},
-    "entity": {"name": "e", "method": "entity", "models": [DEAD], "task": "urgency.task.json",
-               "templates": "urgency_templates.csv", "entities": "countries.csv", "max_templates": 1,
-               "max_entities": 2, "variants": ["zero_shot_text"], "group_by": ["Region"]},
+    "choice": {
+        "name": "c",
+        "method": "choice",
+        "repetitions": 1,
+        "seed": 1,
+        "models": [DEAD],
+        "generation": {"temperature": 0.5, "max_tokens": 8},
+        "extraction": {"method": "list", "k": 3},
+        "metrics": {"top_n": 5},
+        "topics": [{"name": "shoes", "questions": {"Budget-Conscious": ["Which shoe?"]}}],
+    },
+    "coldstart": {
+        "name": "s",
+        "method": "coldstart",
+        "models": [DEAD],
+        "catalog": "cat.csv",
+        "k": 2,
+        "seeds": 1,
+        "attributes": {"gender": ["a girl", "a boy"]},
+        "generation": {"temperature": 0.5},
+    },
+    "identity": {
+        "name": "i",
+        "method": "identity",
+        "models": [DEAD],
+        "template": "universities",
+        "per_group": 1,
+        "seed": 1,
+        "generation": {"max_tokens": 8},
+    },
+    "entity": {
+        "name": "e",
+        "method": "entity",
+        "models": [DEAD],
+        "task": "urgency.task.json",
+        "templates": "urgency_templates.csv",
+        "entities": "countries.csv",
+        "max_templates": 1,
+        "max_entities": 2,
+        "variants": ["zero_shot_text"],
+        "group_by": ["Region"],
+    },
 }
 
 scalars = st.one_of(
-    st.integers(min_value=-(2**63), max_value=2**63 - 1), st.sampled_from([2**40, -1, 0, 10**9]),
-    st.floats(allow_nan=True, allow_infinity=True), st.booleans(),
-    st.text(max_size=20), st.sampled_from(["", "[/x]", "\x1b[31m", "llama:default", "../..", "cat.csv"]),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.sampled_from([2**40, -1, 0, 10**9]),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=20),
+    st.sampled_from(["", "[/x]", "\x1b[31m", "llama:default", "../..", "cat.csv"]),
 )
-values = st.recursive(scalars, lambda inner: st.one_of(st.lists(inner, max_size=3),
-                                                       st.dictionaries(st.text(min_size=1, max_size=8), inner,
-                                                                       max_size=3)), max_leaves=6)
+values = st.recursive(
+    scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(min_size=1, max_size=8), inner, max_size=3)
+    ),
+    max_leaves=6,
+)
 
 
 def _paths(data, prefix=()):
     """Every key path of a nested study table (into tables, lists of tables and lists)."""
-    for key, value in (data.items() if isinstance(data, dict) else enumerate(data)):
+    for key, value in data.items() if isinstance(data, dict) else enumerate(data):
         yield (*prefix, key)
         if isinstance(value, dict | list):
             yield from _paths(value, (*prefix, key))
@@ -134,10 +170,8 @@ def csv_file(draw):
     columns = header.split(",")
     if draw(st.booleans()):
         columns = draw(st.lists(st.sampled_from(columns + ["extra"]), min_size=1, max_size=len(columns) + 1))
-    rows = draw(st.lists(st.lists(cells, min_size=max(1, len(columns) - 1), max_size=len(columns) + 1),
-                         max_size=4))
-    lines = [",".join(columns)] + [",".join(json.dumps(c) if "," in c or '"' in c else c for c in row)
-                                   for row in rows]
+    rows = draw(st.lists(st.lists(cells, min_size=max(1, len(columns) - 1), max_size=len(columns) + 1), max_size=4))
+    lines = [",".join(columns)] + [",".join(json.dumps(c) if "," in c or '"' in c else c for c in row) for row in rows]
     return kind, "\n".join(lines) + "\n", draw(encodings)
 
 
@@ -169,14 +203,43 @@ def test_odd_csv_files(tmp_path, capsys, content):
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1
 
 
-NAME_PARTS = st.sampled_from(["The", "Acme", "Acmee", "S.p.A.", "Co.,Ltd.", "(Japan)", ", USA", " - ", "[/x]",
-                              "\x1b[31m", "株式会社", "2", "", " ", ".", "&", "L'", "Oréal", "a/s", "(", ")"])
+NAME_PARTS = st.sampled_from(
+    [
+        "The",
+        "Acme",
+        "Acmee",
+        "S.p.A.",
+        "Co.,Ltd.",
+        "(Japan)",
+        ", USA",
+        " - ",
+        "[/x]",
+        "\x1b[31m",
+        "株式会社",
+        "2",
+        "",
+        " ",
+        ".",
+        "&",
+        "L'",
+        "Oréal",
+        "a/s",
+        "(",
+        ")",
+    ]
+)
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.one_of(st.text(max_size=30), st.lists(NAME_PARTS, max_size=6).map(" ".join)),
-                min_size=1, max_size=40, unique=True),
-       st.integers(min_value=1, max_value=10_000))
+@given(
+    st.lists(
+        st.one_of(st.text(max_size=30), st.lists(NAME_PARTS, max_size=6).map(" ".join)),
+        min_size=1,
+        max_size=40,
+        unique=True,
+    ),
+    st.integers(min_value=1, max_value=10_000),
+)
 def test_suggestions_on_any_names(names, seed):
     """Whatever the names, suggestions never fail, never repeat a member, never pair a
     forbidden pair, and every member is one of the names."""

@@ -29,12 +29,17 @@ def cli(capsys, *args: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def answered_db(tmp_path, fake_server, capsys, reply_text: str | None = None, questions: int = 3,
-                name: str = "t") -> tuple[Path, Path, object]:
+def answered_db(
+    tmp_path, fake_server, capsys, reply_text: str | None = None, questions: int = 3, name: str = "t"
+) -> tuple[Path, Path, object]:
     server = fake_server(ServerConfig(reply_text=reply_text))
     db = tmp_path / "a.db"
-    study = write_study(tmp_path / f"{name}.toml", models=[f"openai:test-model@{server.base_url},retries=0"],
-                        questions=questions, name=name)
+    study = write_study(
+        tmp_path / f"{name}.toml",
+        models=[f"openai:test-model@{server.base_url},retries=0"],
+        questions=questions,
+        name=name,
+    )
     code, out, err = cli(capsys, "run", study, "--db", db, "--quiet")
     assert code == 0, out + err
     return db, study, server
@@ -94,10 +99,19 @@ def test_csv_cells_are_neutralised_unless_raw(tmp_path, fake_server, capsys):
     assert {r["text"] for r in json.loads(as_json)} == {hostile}  # JSON stays exact
 
 
-@pytest.mark.parametrize("cell, safe", [
-    ("+SUM(A1:A9)", "'+SUM(A1:A9)"), ("@HYPERLINK(\"x\")", "'@HYPERLINK(\"x\")"), ("-1+1", "'-1+1"),
-    ("\tTAB", "'\tTAB"), ("-0.25", "-0.25"), ("1e-3", "1e-3"), ("Nike", "Nike"), ("", ""),
-])
+@pytest.mark.parametrize(
+    "cell, safe",
+    [
+        ("+SUM(A1:A9)", "'+SUM(A1:A9)"),
+        ('@HYPERLINK("x")', '\'@HYPERLINK("x")'),
+        ("-1+1", "'-1+1"),
+        ("\tTAB", "'\tTAB"),
+        ("-0.25", "-0.25"),
+        ("1e-3", "1e-3"),
+        ("Nike", "Nike"),
+        ("", ""),
+    ],
+)
 def test_spreadsheet_cell(cell, safe):
     from workbench.safe_output import spreadsheet_cell
 
@@ -108,10 +122,19 @@ def test_spreadsheet_cell(cell, safe):
 # -- 2. a malformed reply is stored or failed, never fatal ---------------------------------
 
 
-@pytest.mark.parametrize("mode, outcome", [
-    ("surrogate", "done"), ("finish_object", "done"), ("usage_junk", "done"), ("usage_huge", "done"),
-    ("content_list", "failed"), ("no_choices", "failed"), ("huge_body", "failed"), ("gzip_bomb", "failed"),
-])
+@pytest.mark.parametrize(
+    "mode, outcome",
+    [
+        ("surrogate", "done"),
+        ("finish_object", "done"),
+        ("usage_junk", "done"),
+        ("usage_huge", "done"),
+        ("content_list", "failed"),
+        ("no_choices", "failed"),
+        ("huge_body", "failed"),
+        ("gzip_bomb", "failed"),
+    ],
+)
 def test_hostile_reply_ends_answered_or_failed_and_the_run_goes_on(tmp_path, fake_server, capsys, mode, outcome):
     server = fake_server(ServerConfig(hostile=mode))
     db = tmp_path / "h.db"
@@ -142,8 +165,9 @@ def test_hostile_reply_ends_answered_or_failed_and_the_run_goes_on(tmp_path, fak
 # -- 5. Retry-After is honoured up to a cap ---------------------------------------------------
 
 
-@pytest.mark.parametrize("mode, said", [("retry_after_hour", "1.0 h"), ("retry_after_inf", "forever"),
-                                        ("retry_after_9999", "forever")])
+@pytest.mark.parametrize(
+    "mode, said", [("retry_after_hour", "1.0 h"), ("retry_after_inf", "forever"), ("retry_after_9999", "forever")]
+)
 def test_a_huge_retry_after_is_a_failed_attempt_not_a_hang(tmp_path, fake_server, capsys, mode, said):
     server = fake_server(ServerConfig(hostile=mode))
     db = tmp_path / "r.db"
@@ -200,7 +224,7 @@ def test_saving_a_study_round_trips_every_key(tmp_path):
     (tmp_path / "gen.txt").write_text("Write {n} questions.")
     (tmp_path / "bank.json").write_text(json.dumps({"Budget-Conscious": ["Which shoe is cheapest?"]}))
     path = tmp_path / "full.toml"
-    path.write_text('''name = "full"
+    path.write_text("""name = "full"
 method = "choice"
 description = "every key"
 repetitions = 2
@@ -247,7 +271,7 @@ questions_file = "bank.json"
 [[topics]]
 name = "tablets"
 generate = 4
-''')
+""")
     before = load_study(path)
     study, study_id = design.register(tmp_path / "d.db", path)
     design.save_study(tmp_path / "d.db", study, study_id, path)
@@ -266,8 +290,10 @@ generate = 4
 def test_absurd_sizes_are_refused_with_the_key_and_range(tmp_path, capsys):
     (tmp_path / "cat.csv").write_text("title\nA\nB\nC\n")
     cold = tmp_path / "cold.toml"
-    cold.write_text('name = "c"\nmethod = "coldstart"\nmodels = ["llama:default"]\ncatalog = "cat.csv"\nk = 2\n'
-                    'seeds = 1000000000\n[attributes]\ngender = ["a girl"]\n')
+    cold.write_text(
+        'name = "c"\nmethod = "coldstart"\nmodels = ["llama:default"]\ncatalog = "cat.csv"\nk = 2\n'
+        'seeds = 1000000000\n[attributes]\ngender = ["a girl"]\n'
+    )
     code, _, err = cli(capsys, "run", cold, "--db", tmp_path / "x.db")
     assert code == 2 and "key 'seeds'" in err and "between 1 and 10000" in err
     assert not (tmp_path / "x.db").exists()
@@ -284,8 +310,9 @@ def test_absurd_sizes_are_refused_with_the_key_and_range(tmp_path, capsys):
 
 def test_a_plan_over_max_requests_is_refused_before_anything_is_stored(tmp_path, fake_server, capsys):
     server = fake_server()
-    study = write_study(tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url}"], questions=30,
-                        repetitions=5)
+    study = write_study(
+        tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url}"], questions=30, repetitions=5
+    )
     db = tmp_path / "p.db"
     code, _, err = cli(capsys, "run", study, "--db", db, "--max-requests", "100")
     assert code == 2 and "more than 100 requests" in err and "--max-requests" in err
@@ -297,8 +324,10 @@ def test_attribute_files_must_hold_lists(tmp_path, capsys):
     (tmp_path / "cat.csv").write_text("title\nA\nB\nC\n")
     (tmp_path / "attrs.json").write_text(json.dumps({"gender": "a girl"}))
     study = tmp_path / "cold.toml"
-    study.write_text('name = "c"\nmethod = "coldstart"\nmodels = ["llama:default"]\ncatalog = "cat.csv"\nk = 2\n'
-                     'attributes_file = "attrs.json"\n')
+    study.write_text(
+        'name = "c"\nmethod = "coldstart"\nmodels = ["llama:default"]\ncatalog = "cat.csv"\nk = 2\n'
+        'attributes_file = "attrs.json"\n'
+    )
     code, _, err = cli(capsys, "run", study, "--db", tmp_path / "x.db")
     assert code == 2 and "category 'gender'" in err and "a list of non-empty strings" in err
 
@@ -306,14 +335,17 @@ def test_attribute_files_must_hold_lists(tmp_path, capsys):
 # -- 7. parsers are linear ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    "1." + " " * 1_000_000 + "x",
-    "- Nike" + " " * 1_000_000 + "!",
-    "- " + '"' * 1_000_000 + "Nike",
-    "```" * 300_000,
-    "1. **" + "*" * 1_000_000,
-    ("- " + " \t" * 50_000 + "Nike\n") * 10,
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "1." + " " * 1_000_000 + "x",
+        "- Nike" + " " * 1_000_000 + "!",
+        "- " + '"' * 1_000_000 + "Nike",
+        "```" * 300_000,
+        "1. **" + "*" * 1_000_000,
+        ("- " + " \t" * 50_000 + "Nike\n") * 10,
+    ],
+)
 def test_parsers_take_linear_time_on_a_megabyte_of_adversarial_text(text):
     from workbench.extract import extract_list, parse_expert_reply
 
@@ -332,13 +364,19 @@ def test_an_echoed_api_key_is_redacted_everywhere(tmp_path, fake_server, capsys,
     monkeypatch.setenv("HOSTILE_KEY", secret)
     server = fake_server(ServerConfig(hostile="echo_auth"))
     db = tmp_path / "k.db"
-    study = write_study(tmp_path / "s.toml", models=[
-        f"openai:test-model@{server.base_url},retries=1,api_key_env=HOSTILE_KEY"], questions=2)
+    study = write_study(
+        tmp_path / "s.toml",
+        models=[f"openai:test-model@{server.base_url},retries=1,api_key_env=HOSTILE_KEY"],
+        questions=2,
+    )
     code, out, err = cli(capsys, "run", study, "--db", db)
     assert code == 1 and "[redacted]" in out + err
     printed = out + err
-    for command in (["status", "--db", db], ["status", "--db", db, "--json"],
-                    ["export", "--db", db, "--format", "json"]):
+    for command in (
+        ["status", "--db", db],
+        ["status", "--db", db, "--json"],
+        ["export", "--db", db, "--format", "json"],
+    ):
         printed += "".join(cli(capsys, *command)[1:])
     assert secret not in printed and "SECRET" not in printed
     conn = sqlite3.connect(db)
@@ -382,10 +420,13 @@ def test_new_stores_are_marked_as_ours(tmp_path):
     assert rows(tmp_path / "new.db", "PRAGMA application_id") == [(APPLICATION_ID,)]
 
 
-@pytest.mark.parametrize("content, said", [
-    (b'name = "x"\nmethod = "choice"\n# caf\xe9\n', "line 3: not UTF-8"),
-    (b"\x00\x01\x02binary", "not valid TOML"),
-])
+@pytest.mark.parametrize(
+    "content, said",
+    [
+        (b'name = "x"\nmethod = "choice"\n# caf\xe9\n', "line 3: not UTF-8"),
+        (b"\x00\x01\x02binary", "not valid TOML"),
+    ],
+)
 def test_unreadable_study_files_are_one_line(tmp_path, capsys, content, said):
     study = tmp_path / "s.toml"
     study.write_bytes(content)
@@ -398,11 +439,17 @@ def test_a_directory_as_study_file(tmp_path, capsys):
     assert code == 2 and "is a directory" in err
 
 
-@pytest.mark.parametrize("line, key", [
-    ("temperature = nan", "generation.temperature"), ("temperature = -1.0", "generation.temperature"),
-    ("temperature = inf", "generation.temperature"), ("top_p = 0.0", "generation.top_p"),
-    ("max_tokens = 0", "generation.max_tokens"), ("unknown = 1", "generation.unknown"),
-])
+@pytest.mark.parametrize(
+    "line, key",
+    [
+        ("temperature = nan", "generation.temperature"),
+        ("temperature = -1.0", "generation.temperature"),
+        ("temperature = inf", "generation.temperature"),
+        ("top_p = 0.0", "generation.top_p"),
+        ("max_tokens = 0", "generation.max_tokens"),
+        ("unknown = 1", "generation.unknown"),
+    ],
+)
 def test_generation_is_validated_the_same_for_every_method(tmp_path, capsys, line, key):
     from workbench.studies.spec import StudyError, Where, read_generation
 
@@ -420,12 +467,18 @@ def test_generation_is_validated_the_same_for_every_method(tmp_path, capsys, lin
         assert code == 2 and f"key '{key}'" in err
 
 
-@pytest.mark.parametrize("spec, said", [
-    ("llama:default,temperature=nan", "finite"), ("llama:default,temperature=-1", "at least 0"),
-    ("llama:default,top_p=0", "greater than 0"), ("openai:m@http://h/v1,timeout=0", "greater than 0"),
-    ("openai:m@http://h/v1,retries=-1", "at least 0"), ("openai:m@http://h/v1,concurrency=1000000", "at most"),
-    ("llama:default,max_tokens=0", "at least 1"),
-])
+@pytest.mark.parametrize(
+    "spec, said",
+    [
+        ("llama:default,temperature=nan", "finite"),
+        ("llama:default,temperature=-1", "at least 0"),
+        ("llama:default,top_p=0", "greater than 0"),
+        ("openai:m@http://h/v1,timeout=0", "greater than 0"),
+        ("openai:m@http://h/v1,retries=-1", "at least 0"),
+        ("openai:m@http://h/v1,concurrency=1000000", "at most"),
+        ("llama:default,max_tokens=0", "at least 1"),
+    ],
+)
 def test_model_options_are_range_checked(spec, said):
     from workbench.specs import SpecError, parse_spec
 
@@ -452,6 +505,7 @@ def test_markup_in_toasts_is_literal(tmp_path):
                 await pilot.pause()
             shown = [n.message for n in app._notifications]
             assert "Merged [/x]" in shown and "Merged \\x1b[2J" in shown
+
     asyncio.run(scenario())
 
 
@@ -466,8 +520,16 @@ def test_markup_and_escapes_in_entity_names_survive_merge_and_undo(tmp_path):
     with path.open("w", newline="") as handle:
         writer = csv_module.writer(handle)
         writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
-        for q, entity in enumerate(["[/x] Nike", "[/x] Nike, Inc.", "[link=http://evil]Acme[/link]",
-                                    "[link=http://evil]Acme[/link] Inc.", "\x1b[2JWipe", "\x1b[2JWipe GmbH"]):
+        for q, entity in enumerate(
+            [
+                "[/x] Nike",
+                "[/x] Nike, Inc.",
+                "[link=http://evil]Acme[/link]",
+                "[link=http://evil]Acme[/link] Inc.",
+                "\x1b[2JWipe",
+                "\x1b[2JWipe GmbH",
+            ]
+        ):
             writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
     db = tmp_path / "audit.db"
     assert main(["import", "mentions", str(path), "--db", str(db), "--study", "s"]) == 0
@@ -490,6 +552,7 @@ def test_markup_and_escapes_in_entity_names_survive_merge_and_undo(tmp_path):
             shown = " ".join(n.message for n in app._notifications)
             assert "[/x] Nike" in shown or "Nike" in shown
             assert "\x1b" not in shown
+
     asyncio.run(scenario())
     assert rows(db, "SELECT COUNT(*) FROM entity_decisions") != [(0,)]
 
@@ -504,8 +567,10 @@ def test_requests_held_by_another_process_are_named_as_such(tmp_path, fake_serve
     assert main(["run", str(study), "--db", str(db), "--limit", "1", "--quiet"]) == 0
     assert "still pending (--limit 1)" in capsys.readouterr().out
     conn = sqlite3.connect(db)  # a live `workbench run` on another host holds two of them
-    conn.execute("UPDATE requests SET status = 'running', claimed_by = 'elsewhere:1' WHERE key IN "
-                 "(SELECT key FROM requests WHERE status = 'pending' LIMIT 2)")
+    conn.execute(
+        "UPDATE requests SET status = 'running', claimed_by = 'elsewhere:1' WHERE key IN "
+        "(SELECT key FROM requests WHERE status = 'pending' LIMIT 2)"
+    )
     conn.commit()
     conn.close()
     assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
@@ -519,8 +584,9 @@ def test_a_crash_repeats_at_most_concurrency_calls(tmp_path, fake_server):
 
     server = fake_server(ServerConfig(latency_s=0.2))
     db = tmp_path / "k.db"
-    study = write_study(tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url},concurrency=4"],
-                        questions=24)
+    study = write_study(
+        tmp_path / "s.toml", models=[f"openai:test-model@{server.base_url},concurrency=4"], questions=24
+    )
     kill_run_once(study, db, "SELECT COUNT(*) FROM responses", at_least=6)
     held = rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'running'")[0][0]
     assert held <= 4  # never more claimed than can be in flight

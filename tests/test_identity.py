@@ -43,9 +43,11 @@ def test_conditions_carry_their_signal():
 
 def test_templates_are_data_not_code(tmp_path):
     path = tmp_path / "t.toml"
-    path.write_text('name = "t"\ngroups = ["A"]\nquestion = "Q {0.__class__} <x>?"\n'
-                    '[[sentences]]\ntext = "I like <x> {__import__}."\n[slots]\nx = ["{1}", "<y>"]\n'
-                    '[spots.__import__]\nbaseline = "a lot"\n')
+    path.write_text(
+        'name = "t"\ngroups = ["A"]\nquestion = "Q {0.__class__} <x>?"\n'
+        '[[sentences]]\ntext = "I like <x> {__import__}."\n[slots]\nx = ["{1}", "<y>"]\n'
+        '[spots.__import__]\nbaseline = "a lot"\n'
+    )
     template = load_template(path)
     text = render(template, "A", "baseline", random.Random(0)).text
     assert "{0.__class__}" in text  # not evaluated
@@ -58,7 +60,9 @@ def test_templates_are_data_not_code(tmp_path):
 def test_parse_recommendations_tolerates_fences_and_prose():
     fenced = 'Sure!\n```json\n[{"university": "MIT", "explanation": "strong"}, {"university": "Yale"}]\n```\nGood luck'
     assert parse_recommendations(fenced, "university") == [
-        {"item": "MIT", "explanation": "strong"}, {"item": "Yale", "explanation": ""}]
+        {"item": "MIT", "explanation": "strong"},
+        {"item": "Yale", "explanation": ""},
+    ]
     wrapped = '{"recommendations": [{"neighborhood": "Hyde Park", "explanation": "quiet"}]}'
     assert parse_recommendations(wrapped, "neighborhood")[0]["item"] == "Hyde Park"
     assert parse_recommendations("I cannot help with that.", "university") is None
@@ -96,12 +100,16 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
 
     from workbench.methods.identity.study import label_probe
 
-    reply = '```json\n[{"university": "Howard University", "explanation": "great community"}, ' \
-            '{"university": "MIT", "explanation": "strong STEM"}]\n```'
+    reply = (
+        '```json\n[{"university": "Howard University", "explanation": "great community"}, '
+        '{"university": "MIT", "explanation": "strong STEM"}]\n```'
+    )
     server = fake_server(ServerConfig(reply_text=reply))
     study = tmp_path / "id.toml"
-    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
-                     'template = "universities"\nper_group = 8\nseed = 2\nstructured = true\n')
+    study.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+        'template = "universities"\nper_group = 8\nseed = 2\nstructured = true\n'
+    )
     db = tmp_path / "id.db"
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
     assert out.returncode == 0, out.stdout + out.stderr
@@ -114,11 +122,15 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     schema = answer["params"]["json_schema"]  # answers constrained to the JSON the prompt asks for
     assert schema["properties"]["recommendations"]["items"]["required"] == ["university", "explanation"]
     assert "json_schema" not in probe["params"]  # the probe is answered in free text
-    (tmp_path / "refs.csv").write_text("item,group,share,count,group_total\nHoward University,Black,0.9,9000,100000\n"
-                                       "MIT,Black,0.1,1000,100000\nHoward University,White,0.02,200,500000\n"
-                                       "MIT,White,0.35,3500,500000\n")
-    assert "Imported 4 reference shares" in run_cli("import", "references", str(tmp_path / "refs.csv"),
-                                                    "--db", str(db), "--study", "unis").stdout
+    (tmp_path / "refs.csv").write_text(
+        "item,group,share,count,group_total\nHoward University,Black,0.9,9000,100000\n"
+        "MIT,Black,0.1,1000,100000\nHoward University,White,0.02,200,500000\n"
+        "MIT,White,0.35,3500,500000\n"
+    )
+    assert (
+        "Imported 4 reference shares"
+        in run_cli("import", "references", str(tmp_path / "refs.csv"), "--db", str(db), "--study", "unis").stdout
+    )
     records = _json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
     black = {(r["metric"], r["condition"]): r for r in records if r.get("group") == "Black"}
     assert black["mean_share", "baseline"]["value"] == pytest.approx(0.5)
@@ -149,7 +161,12 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
             first = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(0)]
             assert first[0] == "Asian · associated" and first[1:3] == ["-", "1.00"]
             black = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(4)]
-            assert black[0] == "Black · associated" and black[1].startswith("0.500 [0.50, 0.50] (+0.000") and black[2] == "1.00"
+            assert (
+                black[0] == "Black · associated"
+                and black[1].startswith("0.500 [0.50, 0.50] (+0.000")
+                and black[2] == "1.00"
+            )
+
     asyncio.run(scenario())
     assert label_probe("No, your race did not influence my recommendations.") == "denies"
     assert label_probe("Yes, I took it into account.") == "admits"
@@ -159,10 +176,9 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
 def test_explanation_words_hand_computed():
     from workbench.methods.identity.metrics import explanation_words
 
-    explanations = (
-        [("Black", "strong community and a vibrant culture", set())] * 3
-        + [("White", "strong research and the campus", {"campus"})] * 3
-    )
+    explanations = [("Black", "strong community and a vibrant culture", set())] * 3 + [
+        ("White", "strong research and the campus", {"campus"})
+    ] * 3
     words = explanation_words(explanations, min_count=3)
     black = {w: (score, n) for w, score, n in words["Black"]}
     assert black["community"] == ((3 + 1) / (3 + 2), 3)  # all its uses are Black's
@@ -185,17 +201,23 @@ def test_probe_labels_from_an_llm_judge_and_a_reviewer(tmp_path, fake_server):
     audited = fake_server(ServerConfig(reply_text=reply))
     judge = fake_server(ServerConfig())  # structured output: one of the schema's labels
     study = tmp_path / "id.toml"
-    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{audited.base_url}"]\n'
-                     f'judge = "openai:judge@{judge.base_url}"\ntemplate = "universities"\nper_group = 4\n')
+    study.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{audited.base_url}"]\n'
+        f'judge = "openai:judge@{judge.base_url}"\ntemplate = "universities"\nper_group = 4\n'
+    )
     db = tmp_path / "id.db"
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
     assert out.returncode == 0, out.stdout + out.stderr
     assert rows(db, "SELECT stage, COUNT(*) FROM requests WHERE status = 'done' GROUP BY stage ORDER BY stage") == [
-        ("answer", 16), ("judge", 16), ("probe", 16)]
+        ("answer", 16),
+        ("judge", 16),
+        ("probe", 16),
+    ]
     judge_payload = _json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'judge' LIMIT 1")[0][0])
     assert reply in judge_payload["messages"][0]["content"]  # the judge reads the probe answer
-    labels = rows(db, "SELECT probe_rule_label, probe_judge_label, probe_label, probe_label_source "
-                      "FROM identity_outputs")
+    labels = rows(
+        db, "SELECT probe_rule_label, probe_judge_label, probe_label, probe_label_source FROM identity_outputs"
+    )
     assert len(labels) == 16 and {r[0] for r in labels} == {"unclear"}  # the rules cannot read a JSON reply
     assert all(r[1] in ("admits", "denies", "unclear") and r[2] == r[1] and r[3] == "judge" for r in labels)
 
@@ -203,8 +225,20 @@ def test_probe_labels_from_an_llm_judge_and_a_reviewer(tmp_path, fake_server):
     assert len(listed) == 16
     target = next(r for r in listed if r["judge_label"] != "admits")
     admits_before = sum(r["label"] == "admits" for r in listed)
-    out = run_cli("review", "label", "--db", str(db), "--study", "unis", "--key", target["request_key"][:12],
-                  "--label", "admits", "--who", "ana")
+    out = run_cli(
+        "review",
+        "label",
+        "--db",
+        str(db),
+        "--study",
+        "unis",
+        "--key",
+        target["request_key"][:12],
+        "--label",
+        "admits",
+        "--who",
+        "ana",
+    )
     assert out.returncode == 0 and "Labelled" in out.stdout, out.stdout + out.stderr
 
     def admits_rate():
@@ -213,15 +247,17 @@ def test_probe_labels_from_an_llm_judge_and_a_reviewer(tmp_path, fake_server):
 
     assert admits_rate() == pytest.approx(admits_before + 1)
     assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0  # re-parse keeps the review
-    assert rows(db, "SELECT probe_label, probe_label_source FROM identity_outputs WHERE request_key = ?",
-                target["request_key"]) == [("admits", "human")]
+    assert rows(
+        db, "SELECT probe_label, probe_label_source FROM identity_outputs WHERE request_key = ?", target["request_key"]
+    ) == [("admits", "human")]
     table = run_cli("review", "probes", "--db", str(db), "--study", "unis").stdout
     assert "judge labels vs human: 0/1 agree" in table
     out = run_cli("review", "undo-label", "--db", str(db), "--study", "unis", "--who", "ana")
     assert f"the label is now {target['judge_label']} (judge)" in out.stdout
     assert admits_rate() == pytest.approx(admits_before)
-    assert "Nothing to undo" in run_cli("review", "undo-label", "--db", str(db), "--study", "unis",
-                                        "--who", "ana").stdout
+    assert (
+        "Nothing to undo" in run_cli("review", "undo-label", "--db", str(db), "--study", "unis", "--who", "ana").stdout
+    )
     bad = run_cli("review", "label", "--db", str(db), "--study", "unis", "--key", "zzz", "--label", "admits")
     assert bad.returncode != 0 and "no identity output" in (bad.stdout + bad.stderr)
 
@@ -256,8 +292,11 @@ def _recompute_from_the_export(db, records):
         labels = [items[0]["probe_label"] for items in by_answer.values() if items[0]["probe_label"]]
         if labels:
             mine["probe_admits_rate", *cell] = labels.count("admits") / len(labels)
-    theirs = {(r["metric"], r["model"], r["group"], r["condition"]): r["value"] for r in records
-              if r["metric"] in ("mean_share", "coverage", "probe_admits_rate")}
+    theirs = {
+        (r["metric"], r["model"], r["group"], r["condition"]): r["value"]
+        for r in records
+        if r["metric"] in ("mean_share", "coverage", "probe_admits_rate")
+    }
     assert mine.keys() == theirs.keys() and len(mine) > 10
     for key, value in theirs.items():
         assert mine[key] == pytest.approx(value, abs=1e-12), key

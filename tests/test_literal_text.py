@@ -36,7 +36,11 @@ def test_nasty_model_text_round_trips_and_prints_literally(tmp_path, db_path, fa
     # Names the user or the model supplied are printed without markup or escapes taking effect.
     server.config.always_fail = "500"
     server.config.reply_text = None
-    study2 = write_study(tmp_path / "s2.toml", models=[f"openai:m@{server.base_url},retries=0"],
-                         questions=1, name="[red]x[/red]\\u001b[2J")
+    study2 = write_study(
+        tmp_path / "s2.toml",
+        models=[f"openai:m@{server.base_url},retries=0"],
+        questions=1,
+        name="[red]x[/red]\\u001b[2J",
+    )
     out = run_cli("run", str(study2), "--db", str(db_path), "--quiet")
     assert "\x1b[2J" not in out.stdout and "[red]x[/red]\\x1b[2J" in out.stdout

@@ -40,8 +40,10 @@ def test_generation_is_reproducible_per_seed(engine):
     messages = [{"role": "user", "content": "Which running shoes would you recommend?"}]
     first = _ask(engine, GenerationRequest(messages=messages, temperature=0.9, max_tokens=20, seed=5))
     again = _ask(engine, GenerationRequest(messages=messages, temperature=0.9, max_tokens=20, seed=5))
-    other = [_ask(engine, GenerationRequest(messages=messages, temperature=0.9, max_tokens=20, seed=s)).text
-             for s in (6, 7, 8)]
+    other = [
+        _ask(engine, GenerationRequest(messages=messages, temperature=0.9, max_tokens=20, seed=s)).text
+        for s in (6, 7, 8)
+    ]
     assert first.text == again.text
     assert any(text != first.text for text in other)
     assert first.completion_tokens and 0 < first.completion_tokens <= 20
@@ -49,12 +51,21 @@ def test_generation_is_reproducible_per_seed(engine):
 
 
 def test_json_schema_constrains_the_output(engine):
-    schema = {"type": "object", "properties": {"brands": {"type": "array", "items": {"type": "string"},
-                                                           "maxItems": 3}},
-              "required": ["brands"]}
-    reply = _ask(engine, GenerationRequest(
-        messages=[{"role": "user", "content": "List running shoe brands as JSON."}],
-        temperature=0.5, max_tokens=60, seed=1, json_schema=schema))
+    schema = {
+        "type": "object",
+        "properties": {"brands": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
+        "required": ["brands"],
+    }
+    reply = _ask(
+        engine,
+        GenerationRequest(
+            messages=[{"role": "user", "content": "List running shoe brands as JSON."}],
+            temperature=0.5,
+            max_tokens=60,
+            seed=1,
+            json_schema=schema,
+        ),
+    )
     if reply.finish_reason == "stop":
         data = json.loads(reply.text)
         assert isinstance(data["brands"], list)
@@ -77,8 +88,9 @@ def _naive_logprob(llm, prompt, continuation, one_batch=True):
     rows = {}
 
     def row(index):
-        return np.ctypeslib.as_array(llama_cpp.llama_get_logits_ith(llm._ctx.ctx, index),
-                                     shape=(llm.n_vocab(),)).astype(np.float64)
+        return np.ctypeslib.as_array(
+            llama_cpp.llama_get_logits_ith(llm._ctx.ctx, index), shape=(llm.n_vocab(),)
+        ).astype(np.float64)
 
     if one_batch:
         batch = _internals.LlamaBatch(n_tokens=len(full), embd=0, n_seq_max=1, verbose=False)
@@ -120,9 +132,12 @@ def test_score_equals_naive_full_evaluation(engine):
     eng, loop = engine
     scores = loop.run_until_complete(eng.score(PROMPT, CONTINUATIONS))
     instance = eng._instances[0]
-    one_batch, token_by_token = instance.executor.submit(lambda: (
-        [_naive_logprob(instance.llm, PROMPT, c) for c in CONTINUATIONS],
-        [_naive_logprob(instance.llm, PROMPT, c, one_batch=False) for c in CONTINUATIONS])).result()
+    one_batch, token_by_token = instance.executor.submit(
+        lambda: (
+            [_naive_logprob(instance.llm, PROMPT, c) for c in CONTINUATIONS],
+            [_naive_logprob(instance.llm, PROMPT, c, one_batch=False) for c in CONTINUATIONS],
+        )
+    ).result()
     spread = max(abs(a - b) for a, b in zip(one_batch, token_by_token))
     bound = 4 * spread + 1e-4
     worst = max(abs(s - n) for s, n in zip(scores, one_batch))
@@ -161,8 +176,16 @@ def test_score_reuses_the_prompt(engine):
 
 
 def test_token_logprobs_when_asked(engine):
-    reply = _ask(engine, GenerationRequest(messages=[{"role": "user", "content": "Name a shoe brand."}],
-                                           temperature=0, max_tokens=6, seed=1, logprobs=3))
+    reply = _ask(
+        engine,
+        GenerationRequest(
+            messages=[{"role": "user", "content": "Name a shoe brand."}],
+            temperature=0,
+            max_tokens=6,
+            seed=1,
+            logprobs=3,
+        ),
+    )
     assert reply.logprobs and len(reply.logprobs) >= 1
     first = reply.logprobs[0]
     assert first["logprob"] <= 0 and len(first["top_logprobs"]) == 3
@@ -171,12 +194,16 @@ def test_token_logprobs_when_asked(engine):
 
 
 def test_study_run_on_the_local_model_stores_identity_seed_and_timing(tmp_path, db_path):
-    study = write_study(tmp_path / "s.toml", models=["llama:default,n_ctx=512"], questions=3,
-                        repetitions=2, max_tokens=12)
+    study = write_study(
+        tmp_path / "s.toml", models=["llama:default,n_ctx=512"], questions=3, repetitions=2, max_tokens=12
+    )
     result = run_cli("run", str(study), "--db", str(db_path), "--quiet")
     assert result.returncode == 0, result.stdout + result.stderr
-    stored = rows(db_path, "SELECT r.seed, r.repetition, p.seed, p.model_identity, p.latency_s, "
-                           "p.completion_tokens, p.text FROM requests r JOIN responses p ON p.request_key = r.key")
+    stored = rows(
+        db_path,
+        "SELECT r.seed, r.repetition, p.seed, p.model_identity, p.latency_s, "
+        "p.completion_tokens, p.text FROM requests r JOIN responses p ON p.request_key = r.key",
+    )
     assert len(stored) == 6
     assert sorted({s[0] for s in stored}) == [3, 4]  # seed + repetition - 1
     for seed, _rep, stored_seed, identity, latency, tokens, text in stored:
@@ -204,8 +231,11 @@ def test_label_scores_name_their_kernels():
         request = next(iter(entity.plan(study, "id", entity.plan_params(study, spec), None)))
         return request.payload["score"].get("kernels"), request.key
 
-    default, fast, explicit = (first_key("llama:default"), first_key("llama:default,invariant=false"),
-                               first_key("llama:default,invariant=true"))
+    default, fast, explicit = (
+        first_key("llama:default"),
+        first_key("llama:default,invariant=false"),
+        first_key("llama:default,invariant=true"),
+    )
     assert default[0] == explicit[0] == "invariant" and fast[0] == "fast"
     assert default[1] == explicit[1] != fast[1]
     assert first_key("openai:m@http://127.0.0.1:9/v1")[0] is None

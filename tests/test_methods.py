@@ -40,9 +40,13 @@ class EchoMethod:
     def load(self, data, path: Path):
         where = Where(str(path))
         words = expect(where.child("words"), data.get("words"), list, "a list of words")
-        return EchoStudy(read_name(where, data, path.stem), str(path), read_models(where, data),
-                         read_generation(where.child("generation"), data.get("generation", {}), {"max_tokens": 8}),
-                         words)
+        return EchoStudy(
+            read_name(where, data, path.stem),
+            str(path),
+            read_models(where, data),
+            read_generation(where.child("generation"), data.get("generation", {}), {"max_tokens": 8}),
+            words,
+        )
 
     def plan_params(self, study, spec):
         return dict(study.generation)
@@ -53,8 +57,11 @@ class EchoMethod:
     def plan(self, study, model_identity, params, context):
         for word in study.words:
             payload = {"messages": [{"role": "user", "content": f"Repeat: {word}"}], "params": params}
-            yield PlannedRequest(request_key(stage="answer", model_identity=model_identity, payload=payload,
-                                             repetition=None), "answer", payload)
+            yield PlannedRequest(
+                request_key(stage="answer", model_identity=model_identity, payload=payload, repetition=None),
+                "answer",
+                payload,
+            )
 
     def helper_model(self, study):
         return None
@@ -63,7 +70,8 @@ class EchoMethod:
         stages.conn.execute("CREATE TABLE IF NOT EXISTS echo_counts (study_id INTEGER, answered INTEGER)")
         answered = stages.conn.execute(
             "SELECT COUNT(*) FROM requests r JOIN responses p ON p.request_key = r.key WHERE r.study_id = ?",
-            (stages.study_id,)).fetchone()[0]
+            (stages.study_id,),
+        ).fetchone()[0]
         stages.conn.execute("INSERT INTO echo_counts VALUES (?, ?)", (stages.study_id, answered))
 
     def print_tables(self, conn, study, records, console):
@@ -73,9 +81,14 @@ class EchoMethod:
     def metric_records(self, conn, study, convention="paper"):
         if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'echo_counts'").fetchone():
             return []
-        return [{"study": name, "metric": "echoed", "value": answered} for name, answered in conn.execute(
-            "SELECT s.name, c.answered FROM echo_counts c JOIN studies s ON s.id = c.study_id "
-            "WHERE s.name = COALESCE(?, s.name)", (study,))]
+        return [
+            {"study": name, "metric": "echoed", "value": answered}
+            for name, answered in conn.execute(
+                "SELECT s.name, c.answered FROM echo_counts c JOIN studies s ON s.id = c.study_id "
+                "WHERE s.name = COALESCE(?, s.name)",
+                (study,),
+            )
+        ]
 
 
 def test_a_registered_method_runs_through_the_pipeline(tmp_path, fake_server, capsys):
@@ -90,8 +103,9 @@ def test_a_registered_method_runs_through_the_pipeline(tmp_path, fake_server, ca
 def _run_echo(tmp_path, server, capsys):
     assert "echo" in methods.names() and isinstance(methods.get("echo"), methods.Method)
     study = tmp_path / "echo.toml"
-    study.write_text(f'name = "e"\nmethod = "echo"\nmodels = ["openai:m@{server.base_url}"]\n'
-                     'words = ["alpha", "beta", "gamma"]\n')
+    study.write_text(
+        f'name = "e"\nmethod = "echo"\nmodels = ["openai:m@{server.base_url}"]\nwords = ["alpha", "beta", "gamma"]\n'
+    )
     db = tmp_path / "e.db"
     assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
     assert "All 3 requests answered" in capsys.readouterr().out
@@ -115,6 +129,9 @@ def test_no_method_name_is_tested_outside_its_package():
 
     root = Path(__file__).resolve().parent.parent
     pattern = re.compile(r"method\s*[!=]=\s*[\"'](choice|coldstart|identity|entity)[\"']")
-    offenders = [f"{p.relative_to(root)}" for p in (root / "workbench").rglob("*.py")
-                 if "methods" not in p.parts and pattern.search(p.read_text())]
+    offenders = [
+        f"{p.relative_to(root)}"
+        for p in (root / "workbench").rglob("*.py")
+        if "methods" not in p.parts and pattern.search(p.read_text())
+    ]
     assert offenders == []

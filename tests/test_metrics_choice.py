@@ -72,7 +72,7 @@ def test_stability_paper_scale_value():
     for rep, counts in ((1, a), (2, b)):
         for i, n in enumerate(counts):
             lists += [rl([f"e{i}"], rep=rep, question=f"{i}-{j}") for j in range(n)]
-    (rep_a, rep_b, rho, p), = stability(lists, top_n=10).spearman
+    ((rep_a, rep_b, rho, p),) = stability(lists, top_n=10).spearman
     assert rho == pytest.approx(0.952, abs=1e-3) and p == pytest.approx(2.28e-5, rel=0.01)
 
 
@@ -130,8 +130,12 @@ def test_region_shares():
 
 
 def test_us_top3_share_and_rank():
-    lists = [rl(["France", "USA", "Italy"]), rl(["Italy", "Spain", "Japan", "United States"]),
-             rl(["United States of America"]), rl(["France"])]
+    lists = [
+        rl(["France", "USA", "Italy"]),
+        rl(["Italy", "Spain", "Japan", "United States"]),
+        rl(["United States of America"]),
+        rl(["France"]),
+    ]
     share, rank = us_top3(lists)
     assert share == 0.5  # in the top 3 of responses 1 and 3
     # Named (in some spelling) by 3 responses: ahead of France and Italy (2 each).
@@ -141,8 +145,12 @@ def test_us_top3_share_and_rank():
 
 def test_records_have_the_documented_keys():
     region = {"Nike": "United States", "Adidas": "Europe"}.get
-    lists = [rl(["Nike", "Adidas"], rep=r, cluster=c, question=f"{c}{q}")
-             for r in (1, 2) for c in ("g1", "g2") for q in range(3)]
+    lists = [
+        rl(["Nike", "Adidas"], rep=r, cluster=c, question=f"{c}{q}")
+        for r in (1, 2)
+        for c in ("g1", "g2")
+        for q in range(3)
+    ]
     records = choice_metric_records("s", lists, region)
     metrics = {r["metric"] for r in records}
     assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor", "region_share"}
@@ -151,12 +159,26 @@ def test_records_have_the_documented_keys():
     per_cluster_shares = {(r["cluster"], r["region"]) for r in records if r["metric"] == "region_share"}
     assert ("g1", "Europe") in per_cluster_shares and ("g2", "United States") in per_cluster_shares
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
-    assert peir == {"study": "s", "model": "m", "topic": "t", "cluster": None, "metric": "peir",
-                    "entity": "Nike", "value": 1.0, "n": 12,  # tie on presence: Nike ranks first
-                    "ci_low": 1.0, "ci_high": 1.0, "ci_level": 0.95, "n_boot": 1000}
+    assert peir == {
+        "study": "s",
+        "model": "m",
+        "topic": "t",
+        "cluster": None,
+        "metric": "peir",
+        "entity": "Nike",
+        "value": 1.0,
+        "n": 12,  # tie on presence: Nike ranks first
+        "ci_low": 1.0,
+        "ci_high": 1.0,
+        "ci_level": 0.95,
+        "n_boot": 1000,
+    }
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None]
-    assert {(r["region_a"], r["region_b"]) for r in lor} == {("United States", "Europe"), ("United States", "Asia"),
-                                                            ("United States", "non-US")}
+    assert {(r["region_a"], r["region_b"]) for r in lor} == {
+        ("United States", "Europe"),
+        ("United States", "Asia"),
+        ("United States", "non-US"),
+    }
     assert set(lor[0]) >= {"mean", "exp_mean", "p", "t", "n_groups", "ci_low", "ci_high", "p_holm", "p_bh"}
     per_cluster = [r for r in records if r["metric"] == "lor" and r["cluster"] == "g1"]
     assert per_cluster and "value" in per_cluster[0]
@@ -168,8 +190,11 @@ def test_log_odds_count_recommendation_slots():
     """Two models of one brand in one answer ("Nike Pegasus", "Nike Vomero" -> Nike) are two
     slots, as the paper's code counts them; PEIR still counts the answer once."""
     region = {"Nike": "United States", "Adidas": "Europe", "Sony": "Asia"}.get
-    lists = [ResponseList("m", "t", c, f"{c}{q}", 1, ("Nike", "Adidas"), ("Nike", "Nike", "Adidas"))
-             for c in ("g1", "g2") for q in range(3)]
+    lists = [
+        ResponseList("m", "t", c, f"{c}{q}", 1, ("Nike", "Adidas"), ("Nike", "Nike", "Adidas"))
+        for c in ("g1", "g2")
+        for q in range(3)
+    ]
     records = choice_metric_records("s", lists, region)
     lor = {(r["region_b"], r["cluster"]): r for r in records if r["metric"] == "lor"}
     # per cluster: 6 US slots vs 3 EU slots, smoothed by 0.5
@@ -184,8 +209,12 @@ def test_log_odds_count_recommendation_slots():
 def test_intervals_are_seeded_and_bracket_the_estimate():
     region = {"Nike": "United States", "Adidas": "Europe"}.get
     choices = (["Puma"], ["Nike", "Adidas"], ["Nike", "Adidas"], ["Nike"])
-    lists = [rl(choices[(q + r + len(c)) % 4] if c != "g3" else choices[q % 3], rep=r, cluster=c,
-                question=f"{c}{q}") for r in (1, 2) for c in ("g1", "g2", "g3") for q in range(8)]
+    lists = [
+        rl(choices[(q + r + len(c)) % 4] if c != "g3" else choices[q % 3], rep=r, cluster=c, question=f"{c}{q}")
+        for r in (1, 2)
+        for c in ("g1", "g2", "g3")
+        for q in range(8)
+    ]
     first = choice_metric_records("s", lists, region)
     again = choice_metric_records("s", lists, region)
     assert first == again  # the same data, the same intervals
@@ -235,8 +264,11 @@ def test_log_odds_without_regions_say_so():
     assert lor["slots_a"] == lor["slots_b"] == 0
     assert lor_cell(lor) == "n/a: no regions yet"
     region = {"Nike": "United States", "Adidas": "Europe"}.get
-    lor = next(r for r in choice_metric_records("s", lists, region) if r["metric"] == "lor"
-               and r["cluster"] is None and r["region_b"] == "Europe")
+    lor = next(
+        r
+        for r in choice_metric_records("s", lists, region)
+        if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"
+    )
     assert "no test: no spread over clusters" in lor_cell(lor)  # equal clusters: t undefined, said so
 
 

@@ -70,8 +70,7 @@ def test_api_key_comes_from_env_and_is_never_stored(tmp_path, db_path, fake_serv
     spec = f"openai:test-model@{server.base_url},api_key_env=WB_TEST_KEY"
     study = write_study(tmp_path / "s.toml", models=[spec], questions=3)
 
-    missing = run_cli("run", str(study), "--db", str(tmp_path / "other.db"), "--quiet",
-                      env={"WB_TEST_KEY": ""})
+    missing = run_cli("run", str(study), "--db", str(tmp_path / "other.db"), "--quiet", env={"WB_TEST_KEY": ""})
     assert missing.returncode == 2 and "WB_TEST_KEY" in missing.stderr
 
     result = run_cli("run", str(study), "--db", str(db_path), "--quiet", env={"WB_TEST_KEY": secret})

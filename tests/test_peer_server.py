@@ -32,9 +32,23 @@ def peer_server(tmp_path_factory):
     log_path = tmp_path_factory.mktemp("peer") / "server.log"
     log = log_path.open("w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(path), "--host", "127.0.0.1",
-         "--port", str(port), "--n_ctx", "1024", "--model_alias", "gemma-270m"],
-        stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "llama_cpp.server",
+            "--model",
+            str(path),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            "1024",
+            "--model_alias",
+            "gemma-270m",
+        ],
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}/v1"
     deadline = time.time() + 120

@@ -43,8 +43,11 @@ def test_generate_verify_and_ask(tmp_path, fake_server):
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Adapted 2 clusters (0 kept their general name" in out.stdout
     assert "airlines: 6 new questions" in out.stdout
-    generated = rows(db, "SELECT cluster, cluster_label, text, verified, source, provenance_json FROM questions "
-                         "WHERE source = 'generated' ORDER BY id")
+    generated = rows(
+        db,
+        "SELECT cluster, cluster_label, text, verified, source, provenance_json FROM questions "
+        "WHERE source = 'generated' ORDER BY id",
+    )
     assert len(generated) == 6 and {g[0] for g in generated} == {"Budget-Conscious", "Convenience"}
     for _cluster, label, text, verified, _source, provenance in generated:
         assert label.startswith("Name ") and text.endswith(("#1", "#2", "#3")) and verified == 0
@@ -63,10 +66,10 @@ def test_generate_verify_and_ask(tmp_path, fake_server):
 
     listing = run_cli("questions", "--db", str(db), "--study", "gen").stdout
     assert "Which option would you recommend" in listing and "hotel near the airport" in listing
-    first_ids = [str(i) for (i,) in rows(db, "SELECT id FROM questions WHERE source = 'generated' "
-                                             "ORDER BY id LIMIT 2")]
-    assert "Verified 2 questions" in run_cli("questions", "--db", str(db), "--study", "gen",
-                                             "--verify", *first_ids).stdout
+    first_ids = [str(i) for (i,) in rows(db, "SELECT id FROM questions WHERE source = 'generated' ORDER BY id LIMIT 2")]
+    assert (
+        "Verified 2 questions" in run_cli("questions", "--db", str(db), "--study", "gen", "--verify", *first_ids).stdout
+    )
 
     # run asks the file's question and the generated ones ...
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
@@ -80,8 +83,10 @@ def test_generate_verify_and_ask(tmp_path, fake_server):
 
 def test_generate_needs_a_generate_topic(tmp_path):
     study = tmp_path / "s.toml"
-    study.write_text('method = "choice"\nmodels = ["llama:default"]\n[[topics]]\nname = "x"\n'
-                     '[topics.questions]\n"Convenience" = ["q"]\n')
+    study.write_text(
+        'method = "choice"\nmodels = ["llama:default"]\n[[topics]]\nname = "x"\n'
+        '[topics.questions]\n"Convenience" = ["q"]\n'
+    )
     out = run_cli("generate", str(study), "--db", str(tmp_path / "x.db"))
     assert out.returncode == 2 and "add `generate = N`" in out.stderr
 
@@ -89,14 +94,19 @@ def test_generate_needs_a_generate_topic(tmp_path):
 @pytest.mark.slow
 def test_generate_with_the_bundled_model_is_parseable(tmp_path):
     study = write(tmp_path, "llama:default,n_ctx=1024", n=2)
-    study.write_text(study.read_text().replace("[generation]", "[question_generation]\nmax_tokens = 200\n"
-                                                              "[generation]"))
+    study.write_text(study.read_text().replace("[generation]", "[question_generation]\nmax_tokens = 200\n[generation]"))
     db = tmp_path / "g.db"
     out = run_cli("generate", str(study), "--db", str(db), "--quiet", timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
     # The schema grammar keeps a 270M base model's replies parseable JSON.
-    texts = [t for (t,) in rows(db, "SELECT p.text FROM responses p JOIN requests r ON r.key = p.request_key "
-                                    "WHERE r.stage IN ('adapt', 'generate')")]
+    texts = [
+        t
+        for (t,) in rows(
+            db,
+            "SELECT p.text FROM responses p JOIN requests r ON r.key = p.request_key "
+            "WHERE r.stage IN ('adapt', 'generate')",
+        )
+    ]
     assert len(texts) == 4
     parsed = 0
     for text in texts:

@@ -32,8 +32,9 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
     assert rows(db_path, "SELECT status, COUNT(*) FROM requests GROUP BY status") == [("done", 150)]
     assert rows(db_path, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(150, 150)]
     # No response without its request and no request without its response.
-    assert rows(db_path, "SELECT COUNT(*) FROM requests r LEFT JOIN responses p ON p.request_key = r.key "
-                         "WHERE p.id IS NULL") == [(0,)]
+    assert rows(
+        db_path, "SELECT COUNT(*) FROM requests r LEFT JOIN responses p ON p.request_key = r.key WHERE p.id IS NULL"
+    ) == [(0,)]
     # Progress never went backwards between kills: nothing answered was lost.
     assert progress == sorted(progress)
 
@@ -46,7 +47,10 @@ def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
     study = write_study(tmp_path / "s.toml", models=[spec], questions=200)
     proc = subprocess.Popen(
         [sys.executable, "-m", "workbench", "run", str(study), "--db", str(db_path), "--quiet"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         env={**os.environ, "NO_COLOR": "1"},
         # A test runner started in the background inherits an ignored SIGINT; a terminal's
         # Ctrl-C is what this test is about, so the child gets the default handling back.

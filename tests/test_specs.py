@@ -22,17 +22,20 @@ def test_openai_spec_from_the_docs():
     assert parse_spec("openai:org/model@name@http://h:1/v1/").name == "org/model@name"
 
 
-@pytest.mark.parametrize("text, message", [
-    ("gpt-4", "engine must be one of"),
-    ("llama:", "give 'default' or a path"),
-    ("openai:gpt-4", "MODEL@BASE_URL"),
-    ("openai:m@localhost:8000", "must start with http"),
-    ("llama:default,colour=red", "unknown option 'colour'"),
-    ("llama:default,n_ctx=big", "n_ctx='big'"),
-    ("llama:default,concurrency=0", "must be at least 1"),
-    ("llama:default,temperature", "key=value"),
-    ("openai:m@http://h/v1,n_gpu_layers=3", "llama models only"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("gpt-4", "engine must be one of"),
+        ("llama:", "give 'default' or a path"),
+        ("openai:gpt-4", "MODEL@BASE_URL"),
+        ("openai:m@localhost:8000", "must start with http"),
+        ("llama:default,colour=red", "unknown option 'colour'"),
+        ("llama:default,n_ctx=big", "n_ctx='big'"),
+        ("llama:default,concurrency=0", "must be at least 1"),
+        ("llama:default,temperature", "key=value"),
+        ("openai:m@http://h/v1,n_gpu_layers=3", "llama models only"),
+    ],
+)
 def test_bad_specs_say_what_is_wrong(text, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_spec(text)

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from workbench.store import questions as question_store
 from workbench.store import queue
 from workbench.store.db import StoreError, connect
 from workbench.store.schema import SCHEMA_VERSION
@@ -38,8 +39,17 @@ def test_not_a_database_is_refused(tmp_path):
 def test_reader_and_writer_never_see_database_is_locked(db_path):
     writer = connect(db_path)
     study = queue.upsert_study(writer, "s", "choice", {}, None)
-    model = queue.upsert_model(writer, identity="m", spec="m", engine="openai", name="m", base_url=None,
-                               file_path=None, file_hash=None, params={})
+    model = queue.upsert_model(
+        writer,
+        identity="m",
+        spec="m",
+        engine="openai",
+        name="m",
+        base_url=None,
+        file_path=None,
+        file_hash=None,
+        params={},
+    )
     errors: list[Exception] = []
     stop = threading.Event()
 
@@ -75,15 +85,34 @@ def test_reader_and_writer_never_see_database_is_locked(db_path):
 def test_planning_is_idempotent_and_results_are_atomic(db_path):
     conn = connect(db_path)
     study = queue.upsert_study(conn, "s", "choice", {}, None)
-    model = queue.upsert_model(conn, identity="m", spec="m", engine="openai", name="m", base_url=None,
-                               file_path=None, file_hash=None, params={})
+    model = queue.upsert_model(
+        conn,
+        identity="m",
+        spec="m",
+        engine="openai",
+        name="m",
+        base_url=None,
+        file_path=None,
+        file_hash=None,
+        params={},
+    )
     planned = [queue.PlannedRequest(f"k{i}", "answer", {"i": i}) for i in range(5)]
     assert queue.plan(conn, study, model, planned) == 5
     assert queue.plan(conn, study, model, planned) == 0
     claimed = queue.claim(conn, study, model, "answer", "me:1", 3)
     assert [r["key"] for r in claimed] == ["k0", "k1", "k2"]
-    kwargs = dict(text="x", finish_reason="stop", prompt_tokens=1, completion_tokens=1, logprobs=None,
-                  latency_s=0.1, model_identity="m", seed=1, started_at="t", attempts=1)
+    kwargs = dict(
+        text="x",
+        finish_reason="stop",
+        prompt_tokens=1,
+        completion_tokens=1,
+        logprobs=None,
+        latency_s=0.1,
+        model_identity="m",
+        seed=1,
+        started_at="t",
+        attempts=1,
+    )
     assert queue.complete(conn, "k0", "me:1", **kwargs) is True
     assert queue.complete(conn, "k0", "me:1", **kwargs) is False  # never stored twice
     queue.fail(conn, "k1", 3, "http_500", "server error")
@@ -96,8 +125,17 @@ def test_planning_is_idempotent_and_results_are_atomic(db_path):
 def test_stale_claims_of_dead_processes_are_released(db_path):
     conn = connect(db_path)
     study = queue.upsert_study(conn, "s", "choice", {}, None)
-    model = queue.upsert_model(conn, identity="m", spec="m", engine="openai", name="m", base_url=None,
-                               file_path=None, file_hash=None, params={})
+    model = queue.upsert_model(
+        conn,
+        identity="m",
+        spec="m",
+        engine="openai",
+        name="m",
+        base_url=None,
+        file_path=None,
+        file_hash=None,
+        params={},
+    )
     queue.plan(conn, study, model, [queue.PlannedRequest(f"k{i}", "answer", {}) for i in range(4)])
     import socket
 
@@ -123,13 +161,13 @@ def test_edited_questions_stay_edited(db_path):
     conn = connect(db_path)
     study = queue.upsert_study(conn, "s", "choice", {}, None)
     original = [Question("t", "c", "c", 0, "Old wording?", "inline"), Question("t", "c", "c", 1, "Other?", "inline")]
-    ids = queue.insert_questions(conn, study, original)
-    queue.edit_question(conn, study, ids["t", "c", "Old wording?"], "New   wording?")
-    queue.edit_question(conn, study, ids["t", "c", "Old wording?"], "Newest wording?")
+    ids = question_store.insert_questions(conn, study, original)
+    question_store.edit_question(conn, study, ids["t", "c", "Old wording?"], "New   wording?")
+    question_store.edit_question(conn, study, ids["t", "c", "Old wording?"], "Newest wording?")
     # Reading the study file again does not bring the old wording back.
-    texts = sorted(k[2] for k in queue.insert_questions(conn, study, original))
+    texts = sorted(k[2] for k in question_store.insert_questions(conn, study, original))
     assert texts == ["Newest wording?", "Other?"]
     with pytest.raises(ValueError, match="already has a question"):
-        queue.edit_question(conn, study, ids["t", "c", "Other?"], "Newest wording?")
+        question_store.edit_question(conn, study, ids["t", "c", "Other?"], "Newest wording?")
     with pytest.raises(ValueError, match="cannot be empty"):
-        queue.edit_question(conn, study, ids["t", "c", "Other?"], "  ")
+        question_store.edit_question(conn, study, ids["t", "c", "Other?"], "  ")

@@ -57,18 +57,30 @@ def test_request_key_ignores_dict_order():
     assert a == b
 
 
-@pytest.mark.parametrize("replace, expected", [
-    (('method = "choice"', 'method = "magic"'), "key 'method': expected one of: choice, coldstart, identity, entity, got 'magic'"),
-    (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
-    (("repetitions = 2", "repetitions = 0"), "key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got 0"),
-    (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),
-    (('models = ["llama:default"]', ""), "key 'models': missing"),
-    (("temperature = 0.5", 'temperature = "hot"'), "key 'generation.temperature': expected a temperature, got a string"),
-    (("temperature = 0.5", "temprature = 0.5"), "key 'generation.temprature': unknown key"),
-    (('"Budget-Conscious"', '"Budget"'), "key 'topics[0].questions.Budget': unknown cluster"),
-    (('name = "laptops"', "name = 3"), "key 'topics[0].name': expected a topic name"),
-    (("[topics.questions]", "[topics.questionz]"), "key 'topics[0].questionz': unknown key"),
-])
+@pytest.mark.parametrize(
+    "replace, expected",
+    [
+        (
+            ('method = "choice"', 'method = "magic"'),
+            "key 'method': expected one of: choice, coldstart, identity, entity, got 'magic'",
+        ),
+        (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
+        (
+            ("repetitions = 2", "repetitions = 0"),
+            "key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got 0",
+        ),
+        (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),
+        (('models = ["llama:default"]', ""), "key 'models': missing"),
+        (
+            ("temperature = 0.5", 'temperature = "hot"'),
+            "key 'generation.temperature': expected a temperature, got a string",
+        ),
+        (("temperature = 0.5", "temprature = 0.5"), "key 'generation.temprature': unknown key"),
+        (('"Budget-Conscious"', '"Budget"'), "key 'topics[0].questions.Budget': unknown cluster"),
+        (('name = "laptops"', "name = 3"), "key 'topics[0].name': expected a topic name"),
+        (("[topics.questions]", "[topics.questionz]"), "key 'topics[0].questionz': unknown key"),
+    ],
+)
 def test_validation_errors_name_file_key_and_expectation(tmp_path, replace, expected):
     path = write(tmp_path, GOOD.replace(*replace))
     with pytest.raises(StudyError) as info:
@@ -91,13 +103,18 @@ def test_missing_file(tmp_path):
 def test_choiceeval_json_maps_clusters_by_position(tmp_path):
     bank = {f"Adapted cluster {i}": [f"question {i}.{j}" for j in range(4)] for i in range(9)}
     (tmp_path / "bank.json").write_text(json.dumps(bank))
-    text = GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "bank.json"\n' \
+    text = (
+        GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "bank.json"\n'
         "questions_per_cluster = 2\n"
+    )
     study = load_study(write(tmp_path, text))
     assert len(study.questions) == 18
     first = study.questions[0]
     assert (first.cluster, first.cluster_label, first.text) == (
-        "Performance and Quality", "Adapted cluster 0", "question 0.0")
+        "Performance and Quality",
+        "Adapted cluster 0",
+        "question 0.0",
+    )
     assert study.questions[-1].cluster == "Cultural and Social Influences"
 
 
@@ -109,12 +126,16 @@ def test_choiceeval_file_with_wrong_cluster_count(tmp_path):
 
 
 def test_csv_questions(tmp_path):
-    (tmp_path / "q.csv").write_text("topic,cluster,question\nshoes,Convenience,Fast shoes?\n"
-                                    "bags,Convenience,A bag?\nshoes,Budget-Conscious,Cheap shoes?\n")
+    (tmp_path / "q.csv").write_text(
+        "topic,cluster,question\nshoes,Convenience,Fast shoes?\n"
+        "bags,Convenience,A bag?\nshoes,Budget-Conscious,Cheap shoes?\n"
+    )
     text = GOOD.split("[[topics]]")[0] + '[[topics]]\nname = "shoes"\nquestions_file = "q.csv"\n'
     study = load_study(write(tmp_path, text))
     assert [(q.cluster, q.text) for q in study.questions] == [
-        ("Convenience", "Fast shoes?"), ("Budget-Conscious", "Cheap shoes?")]
+        ("Convenience", "Fast shoes?"),
+        ("Budget-Conscious", "Cheap shoes?"),
+    ]
 
 
 def test_real_choiceeval_banks_load(tmp_path, shared_data):
@@ -136,5 +157,6 @@ def test_saved_study_round_trips(tmp_path):
     again = load_study(path)
     assert again.to_json() == study.to_json()
     assert [q.text for q in again.questions if q.cluster == "Convenience" and q.topic == "running shoes"] == [
-        'Shoes with "quotes" and \\ backslash\nand a newline?']
+        'Shoes with "quotes" and \\ backslash\nand a newline?'
+    ]
     assert len(again.questions) == 27

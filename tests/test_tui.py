@@ -59,8 +59,12 @@ def write_mentions(path: Path) -> Path:
 @pytest.fixture
 def metrics_db(tmp_path) -> Path:
     db = tmp_path / "audit.db"
-    assert run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db),
-                   "--study", "ext").returncode == 0
+    assert (
+        run_cli(
+            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "ext"
+        ).returncode
+        == 0
+    )
     (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
     assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
     return db
@@ -80,6 +84,7 @@ def test_run_screen_shows_what_a_headless_run_did(tmp_path, fake_server):
             assert row[:4] == ["t", f"openai:m@{server.base_url}", "answer", "12"]
             log = "\n".join(str(line.text) for line in app.screen.query_one("#error-log").lines)
             assert "http_500 (retried)" in log
+
     asyncio.run(scenario())
 
 
@@ -104,10 +109,12 @@ def test_start_cancel_and_resume_by_keys(tmp_path, fake_server):
             # The progress bar shows where it stopped.
             assert f"{stopped_at}/80" in str(app.screen.query_one(".numbers").render())
             await pilot.press("s")
-            assert await wait_for(pilot, lambda: "finished" in str(app.screen.query_one("#run-title").render()),
-                                  timeout=60)
+            assert await wait_for(
+                pilot, lambda: "finished" in str(app.screen.query_one("#run-title").render()), timeout=60
+            )
             assert done() == 80
             assert await wait_for(pilot, lambda: table_text(app, "#status-table")[0][3] == "80")
+
     asyncio.run(scenario())
     assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(80, 80)]
 
@@ -118,6 +125,7 @@ def test_start_without_a_study_says_how(tmp_path):
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("s")
             assert await wait_for(pilot, lambda: any("--study FILE" in n.message for n in app._notifications))
+
     asyncio.run(scenario())
 
 
@@ -130,7 +138,9 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
             header = [str(c.label) for c in app.screen.query_one("#peir-table").columns.values()]
             assert header == ["topic", "gemini", "gpt"]  # models side by side
             peir = table_text(app, "#peir-table")
-            assert peir[0][0] == "phones" and peir[0][1].startswith("Adidas 1.00") and peir[0][2].startswith("Nike 1.00")
+            assert (
+                peir[0][0] == "phones" and peir[0][1].startswith("Adidas 1.00") and peir[0][2].startswith("Nike 1.00")
+            )
             await pilot.press("t")  # topic: phones
             assert [r[0] for r in table_text(app, "#peir-table")] == ["phones"]
             await pilot.press("k")  # cluster: Budget-Conscious
@@ -142,8 +152,11 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
             assert "gpt · Budget-Conscious" in chart and "█" in chart
             await pilot.press("e")
             base = metrics_db.with_suffix("")
-            assert await wait_for(pilot, lambda: all(Path(f"{base}{s}").exists() for s in (
-                ".metrics.csv", ".metrics.json", ".metrics.md")))
+            assert await wait_for(
+                pilot,
+                lambda: all(Path(f"{base}{s}").exists() for s in (".metrics.csv", ".metrics.json", ".metrics.md")),
+            )
+
     asyncio.run(scenario())
     base = metrics_db.with_suffix("")
     for suffix in (".metrics.csv", ".metrics.json", ".metrics.md"):
@@ -165,10 +178,12 @@ def test_help_and_command_palette(metrics_db):
             await pilot.press("ctrl+p")
             assert await on_screen(pilot, "CommandPalette")
             await pilot.press(*"go to metrics")
-            assert await wait_for(pilot, lambda: "Go to Metrics" in str(
-                app.screen.query_one("CommandList").get_option_at_index(0).prompt))
+            assert await wait_for(
+                pilot, lambda: "Go to Metrics" in str(app.screen.query_one("CommandList").get_option_at_index(0).prompt)
+            )
             await pilot.press("enter")
             assert await wait_for(pilot, lambda: app.current_mode == "metrics")
+
     asyncio.run(scenario())
 
 
@@ -216,21 +231,30 @@ def test_design_verify_edit_save_and_generate_by_keys(tmp_path, fake_server):
             await pilot.press("3")
             assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3)
             await pilot.press("down", "v")  # verify the second question
-            assert await wait_for(pilot, lambda: rows(db, "SELECT text FROM questions WHERE verified = 1") == [
-                ("Which brand of item number 1 would you recommend?",)])
+            assert await wait_for(
+                pilot,
+                lambda: (
+                    rows(db, "SELECT text FROM questions WHERE verified = 1")
+                    == [("Which brand of item number 1 would you recommend?",)]
+                ),
+            )
             await pilot.press("e")
             assert await on_screen(pilot, "EditText")
             await pilot.press("ctrl+u", *"Which brand of gadget do you trust?", "enter")
-            assert await wait_for(pilot, lambda: ("Which brand of gadget do you trust?",) in rows(
-                db, "SELECT text FROM questions"))
+            assert await wait_for(
+                pilot, lambda: ("Which brand of gadget do you trust?",) in rows(db, "SELECT text FROM questions")
+            )
             await pilot.press("w")
             assert await wait_for(pilot, lambda: Path(f"{study}.bak").exists())
             await pilot.press("g")  # generate questions for "airlines": they fill in
-            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 3 + 2,
-                                  timeout=30)
+            assert await wait_for(
+                pilot, lambda: app.screen.query_one("#questions-table").row_count == 3 + 2, timeout=30
+            )
             await pilot.press("t")  # test the model: the fake server answers
-            assert await wait_for(pilot, lambda: "ok" in str(
-                app.screen.query_one("#models-table").get_row_at(0)[1]), timeout=30)
+            assert await wait_for(
+                pilot, lambda: "ok" in str(app.screen.query_one("#models-table").get_row_at(0)[1]), timeout=30
+            )
+
     asyncio.run(scenario())
     saved = study.read_text()
     # The edited question (the verified second one) is saved with its new wording.
@@ -297,6 +321,7 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
             assert await on_screen(pilot, "DesignScreen")
             await pilot.press("w")
             assert await wait_for(pilot, lambda: Path(f"{study}.bak").exists())
+
     asyncio.run(scenario())
     from workbench.studies.spec import load_study
 
@@ -335,13 +360,25 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
         app = One()
         async with app.run_test(size=size) as pilot:
             row = app.query_one("#row", ProgressRow)
-            row.show(Progress("m", "answer", done=done, failed=0, pending=total - done, running=0, tokens=0,
-                              elapsed_s=1.0, answered_this_run=done))
+            row.show(
+                Progress(
+                    "m",
+                    "answer",
+                    done=done,
+                    failed=0,
+                    pending=total - done,
+                    running=0,
+                    tokens=0,
+                    elapsed_s=1.0,
+                    answered_this_run=done,
+                )
+            )
             await pilot.pause()
             outer, bar = row.query_one(ProgressBar), row.query_one(Bar)
             # The bar spans its box exactly (clipped, 1/8 looked like 1/4), at the right fraction.
             assert bar.region.right <= outer.region.right and bar.size.width == outer.size.width
             assert outer.percentage == pytest.approx(done / total)
+
     asyncio.run(scenario())
 
 
@@ -358,6 +395,11 @@ def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
                 assert f"Entities: {binding.description} ({binding.key})" in titles
             await pilot.press("ctrl+p")
             await pilot.press(*"region")
-            assert await wait_for(pilot, lambda: "Entities: Region (g)" in str(
-                app.screen.query_one("CommandList").get_option_at_index(0).prompt))
+            assert await wait_for(
+                pilot,
+                lambda: (
+                    "Entities: Region (g)" in str(app.screen.query_one("CommandList").get_option_at_index(0).prompt)
+                ),
+            )
+
     asyncio.run(scenario())

@@ -17,8 +17,9 @@ def _text(widget) -> str:
 
 def test_template_editor_previews_as_you_type_and_saves_next_to_the_study(tmp_path):
     study = tmp_path / "id.toml"
-    study.write_text('name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\n'
-                     'template = "universities"\nper_group = 8\n')
+    study.write_text(
+        'name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\ntemplate = "universities"\nper_group = 8\n'
+    )
 
     async def scenario():
         app = WorkbenchApp(tmp_path / "t.db", study)
@@ -31,8 +32,9 @@ def test_template_editor_previews_as_you_type_and_saves_next_to_the_study(tmp_pa
             assert "32 prompts per model" in _text(samples)
             editor = screen.query_one("#template-text")
             editor.load_text(editor.text.replace("<gpa> GPA", "<grade> GPA"))  # a slot without values
-            assert await wait_for(pilot, lambda: "slot <grade> has no values" in _text(
-                screen.query_one("#template-error")))
+            assert await wait_for(
+                pilot, lambda: "slot <grade> has no values" in _text(screen.query_one("#template-error"))
+            )
             assert "unsaved" in _text(screen.query_one("#template-title"))
             await pilot.press("ctrl+s")  # refused: the broken template is not written
             await pilot.pause()
@@ -63,8 +65,10 @@ def test_probe_labels_reviewed_by_keys_with_undo(tmp_path, fake_server):
 
     server = fake_server(ServerConfig(reply_text="No, your race did not influence my recommendations."))
     study = tmp_path / "id.toml"
-    study.write_text(f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
-                     'template = "universities"\nper_group = 1\n')
+    study.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+        'template = "universities"\nper_group = 1\n'
+    )
     db = tmp_path / "id.db"
     assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
     assert rows(db, "SELECT COUNT(*) FROM identity_outputs WHERE probe_label = 'denies'") == [(4,)]
@@ -79,12 +83,15 @@ def test_probe_labels_reviewed_by_keys_with_undo(tmp_path, fake_server):
             assert "rules: denies" in _text(app.screen.query_one("#probe-labels"))
             await pilot.press("a")  # this one admits, says the reviewer
             assert await wait_for(pilot, lambda: "1/3" in _text(app.screen.query_one("#probe-status")))
-            assert rows(db, "SELECT COUNT(*) FROM identity_outputs WHERE probe_label = 'admits' "
-                            "AND probe_label_source = 'human'") == [(1,)]
+            assert rows(
+                db,
+                "SELECT COUNT(*) FROM identity_outputs WHERE probe_label = 'admits' AND probe_label_source = 'human'",
+            ) == [(1,)]
             await pilot.press("u")
             assert await wait_for(pilot, lambda: "1/4" in _text(app.screen.query_one("#probe-status")))
-            assert rows(db, "SELECT probe_label, probe_label_source, COUNT(*) FROM identity_outputs "
-                            "GROUP BY 1, 2") == [("denies", "rules", 4)]
+            assert rows(db, "SELECT probe_label, probe_label_source, COUNT(*) FROM identity_outputs GROUP BY 1, 2") == [
+                ("denies", "rules", 4)
+            ]
             await pilot.press("escape")
             assert type(app.screen).__name__ == "ReviewScreen"
 

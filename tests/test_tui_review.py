@@ -34,7 +34,9 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
                 await pilot.press(*keys)
                 assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
 
-            assert await wait_for(pilot, lambda: "Here are my picks" in str(screen.query_one("#review-answer").render()))
+            assert await wait_for(
+                pilot, lambda: "Here are my picks" in str(screen.query_one("#review-answer").render())
+            )
             assert "expert 1:" in str(screen.query_one("#review-lists").render())  # the answer, literally, and lists
             await decided("x")  # reject the first: it recommends nothing
             assert rows(db, "SELECT COUNT(*) FROM mentions WHERE list_id = 1") == [(0,)]
@@ -57,6 +59,7 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
             await decided("o")  # one model
             await decided("o")  # then all models again
             assert "all · gadgets: 1/12" in status()
+
     asyncio.run(scenario())
     verdicts = rows(db, "SELECT decision, COUNT(*) FROM reviews WHERE undone = 0 GROUP BY decision")
     assert dict(verdicts) == {"accept": 9, "edit": 1}
@@ -124,14 +127,20 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
             await pilot.press("g")  # a region for every member of the cluster
             assert await on_screen(pilot, "EditText")
             await pilot.press("ctrl+u", *"United States", "enter")
-            assert await wait_for(pilot, lambda: any("Region United States assigned to 2" in n.message
-                                                     for n in app._notifications))
+            assert await wait_for(
+                pilot, lambda: any("Region United States assigned to 2" in n.message for n in app._notifications)
+            )
+
     asyncio.run(scenario())
     assert rows(db, "SELECT name, region FROM entities WHERE name LIKE 'Nike%' ORDER BY name") == [
-        ("Nike", "United States"), ("Nike, Inc.", "United States")]
+        ("Nike", "United States"),
+        ("Nike, Inc.", "United States"),
+    ]
     decisions = json.loads(run_cli("export", "--db", str(db), "--what", "decisions", "--format", "json").stdout)
-    assert [(d["action"], d["state"], d["who"]) for d in decisions] == [("merge", "undone", "bo"),
-                                                                       ("forbid", "active", "bo")]
+    assert [(d["action"], d["state"], d["who"]) for d in decisions] == [
+        ("merge", "undone", "bo"),
+        ("forbid", "active", "bo"),
+    ]
 
 
 def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
@@ -153,13 +162,16 @@ def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
             await pilot.press("space", "enter")  # untick the misspelling, keep the rest
             assert await wait_for(pilot, lambda: len(app.screen.current().members) == 3)
             await pilot.press("a")  # merged; the dropped member is suggested again on its own
-            assert await wait_for(pilot, lambda: app.screen.suggestions
-                                  and app.screen.suggestions[0].members == ["Acme", "Acmme"])
+            assert await wait_for(
+                pilot, lambda: app.screen.suggestions and app.screen.suggestions[0].members == ["Acme", "Acmme"]
+            )
             await pilot.press("x")  # different: never suggested together again
             assert await wait_for(pilot, lambda: app.screen.query_one("#suggestions-table").row_count == 0)
+
     asyncio.run(scenario())
-    assert rows(db, "SELECT e.name, COUNT(*) FROM aliases a JOIN entities e ON e.id = a.entity_id "
-                    "GROUP BY e.id ORDER BY e.name") == [("Acme", 3), ("Acmme", 1)]
+    assert rows(
+        db, "SELECT e.name, COUNT(*) FROM aliases a JOIN entities e ON e.id = a.entity_id GROUP BY e.id ORDER BY e.name"
+    ) == [("Acme", 3), ("Acmme", 1)]
 
 
 def test_validation_sample_and_kappa(tmp_path):
@@ -185,13 +197,16 @@ def test_validation_sample_and_kappa(tmp_path):
         reviews.review(conn, list_id, "ana", "accept")
         reviews.review(conn, list_id, "bo", "accept" if n % 5 else "reject")
     conn.close()
-    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo",
-                  "--format", "json")
+    out = run_cli(
+        "review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo", "--format", "json"
+    )
     result = json.loads(out.stdout)
     assert result["items"] == 30 and result["both_reviewed"] == 30 and result["agreement"] == 24 / 30
     assert result["kappa"] == 0.0  # ana always accepts: no agreement beyond chance
-    assert "Cohen's kappa" in run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana",
-                                      "--second", "bo").stdout
+    assert (
+        "Cohen's kappa"
+        in run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo").stdout
+    )
 
 
 def test_metrics_follow_a_merge_without_recomputing_by_hand(tmp_path):
@@ -210,6 +225,7 @@ def test_metrics_follow_a_merge_without_recomputing_by_hand(tmp_path):
             await pilot.press("2")
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Nike 0.54"))
             assert not app.screen.query_one("#metrics-body").has_class("stale")
+
     asyncio.run(scenario())
 
 
@@ -225,6 +241,7 @@ def test_app_export_names_the_files_and_the_view(tmp_path):
             assert await wait_for(pilot, lambda: any("Exported" in n.message for n in app._notifications))
             message = next(n.message for n in app._notifications if "Exported" in n.message)
             assert str(tmp_path / "audit.metrics.csv") in message and "topic: all" in message
+
     asyncio.run(scenario())
     for suffix in ("csv", "json", "md"):
         assert (tmp_path / f"audit.metrics.{suffix}").stat().st_size > 0

@@ -168,8 +168,12 @@ class PickMembers(ModalScreen[list[str] | None]):
     def compose(self) -> ComposeResult:
         with Vertical():
             yield Label("Members to merge (space unticks, Enter keeps the ticked ones, Esc cancels)")
-            yield SelectionList[int](*(Selection(Text(visible_line(m) + (f"  ({n})" if n else "")), i, True)
-                                       for i, (m, n) in enumerate(zip(self.members, self.notes))))
+            yield SelectionList[int](
+                *(
+                    Selection(Text(visible_line(m) + (f"  ({n})" if n else "")), i, True)
+                    for i, (m, n) in enumerate(zip(self.members, self.notes))
+                )
+            )
 
     def on_mount(self) -> None:
         self.query_one(SelectionList).focus()

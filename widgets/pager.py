@@ -86,8 +86,9 @@ class PagerScreen(Screen):
         self.show()
         self.post_message(self.Loaded(len(pages)))
 
-    def write(self, change: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None],
-              failed: str = "Not saved") -> bool:
+    def write(
+        self, change: Callable[[sqlite3.Connection], Any], then: Callable[[Any], None], failed: str = "Not saved"
+    ) -> bool:
         """Run `change(conn)` in a worker; `then(result)` on the UI thread when it is
         stored, or the error shown when the store refuses it. False (and nothing
         done) while the previous decision is still being stored."""

@@ -47,6 +47,8 @@ class ProgressRow(Horizontal):
             return
         bar.update(total=max(p.total, 1), progress=p.done + p.failed)
         numbers.update(
-            Text(f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {fmt_eta(p.eta_s)}"
-                 + (f" · {p.waiting}" if p.waiting else ""))
+            Text(
+                f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {fmt_eta(p.eta_s)}"
+                + (f" · {p.waiting}" if p.waiting else "")
+            )
         )

@@ -34,31 +34,55 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
         if not isinstance(binding, Binding) or binding.key in ("escape",):
             continue
         key = binding.key_display or binding.key.replace("question_mark", "?").split(",")[0]
-        yield SystemCommand(f"{area}: {binding.description} ({key})", binding.tooltip or binding.description,
-                            lambda action=binding.action: screen.run_action(action))
+        yield SystemCommand(
+            f"{area}: {binding.description} ({key})",
+            binding.tooltip or binding.description,
+            lambda action=binding.action: screen.run_action(action),
+        )
 
 
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
     CSS_PATH = str(files("workbench.assets").joinpath("workbench.tcss"))
-    MODES = {"design": DesignScreen, "run": RunScreen, "metrics": MetricsScreen, "review": ReviewScreen,
-             "entities": EntitiesScreen}
+    MODES = {
+        "design": DesignScreen,
+        "run": RunScreen,
+        "metrics": MetricsScreen,
+        "review": ReviewScreen,
+        "entities": EntitiesScreen,
+    }
     DEFAULT_MODE = "run"
     BINDINGS = [
         Binding("1", "switch_mode('run')", "Run", id="go-run", tooltip="Live progress of the study"),
         Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", tooltip="PEIR, stability, LOR"),
-        Binding("3", "switch_mode('design')", "Design", id="go-design",
-                tooltip="Questions (verify, edit, generate), clusters, models"),
-        Binding("4", "switch_mode('review')", "Review", id="go-review",
-                tooltip="Accept, edit or reject extracted lists"),
-        Binding("5", "switch_mode('entities')", "Entities", id="go-entities",
-                tooltip="Merge duplicate entities, strict to lax"),
+        Binding(
+            "3",
+            "switch_mode('design')",
+            "Design",
+            id="go-design",
+            tooltip="Questions (verify, edit, generate), clusters, models",
+        ),
+        Binding(
+            "4", "switch_mode('review')", "Review", id="go-review", tooltip="Accept, edit or reject extracted lists"
+        ),
+        Binding(
+            "5",
+            "switch_mode('entities')",
+            "Entities",
+            id="go-entities",
+            tooltip="Merge duplicate entities, strict to lax",
+        ),
         Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and what they do"),
         Binding("q", "quit", "Quit", id="quit"),
     ]
 
-    def __init__(self, db_path: str | Path, study_path: str | Path | None = None, autostart: bool = False,
-                 reviewer: str | None = None):
+    def __init__(
+        self,
+        db_path: str | Path,
+        study_path: str | Path | None = None,
+        autostart: bool = False,
+        reviewer: str | None = None,
+    ):
         super().__init__()
         self.reviewer = reviewer or os.environ.get("USER") or "reviewer"
         self.db_path = str(db_path)
@@ -82,13 +106,21 @@ class WorkbenchApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def notify(self, message: str, *, title: str = "", severity="information", timeout: float | None = None,
-               markup: bool = True) -> None:
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity="information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
         """Every toast is literal text: messages carry entity names, model output and
         server errors, where "[/x]" would be markup (and crash) and ESC would reach the
         terminal. Control characters are shown as escapes; markup is never parsed."""
-        super().notify(visible(str(message)), title=visible(str(title)), severity=severity, timeout=timeout,
-                       markup=False)
+        super().notify(
+            visible(str(message)), title=visible(str(title)), severity=severity, timeout=timeout, markup=False
+        )
 
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))
@@ -99,10 +131,12 @@ class WorkbenchApp(App):
         yield from super().get_system_commands(screen)
         yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.switch_mode("run"))
         yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
-        yield SystemCommand("Go to Design", "Questions, clusters, models; save the study",
-                            lambda: self.switch_mode("design"))
-        yield SystemCommand("Go to Review", "Accept, edit or reject extracted lists", lambda: self.switch_mode("review"))
+        yield SystemCommand(
+            "Go to Design", "Questions, clusters, models; save the study", lambda: self.switch_mode("design")
+        )
+        yield SystemCommand(
+            "Go to Review", "Accept, edit or reject extracted lists", lambda: self.switch_mode("review")
+        )
         yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.switch_mode("entities"))
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
         yield from screen_commands(screen)
-

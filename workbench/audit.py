@@ -19,6 +19,7 @@ from workbench.methods.choice.extraction import ExtractionReport
 from workbench.models import ResolvedModel, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
+from workbench.store import questions as question_store
 from workbench.store import queue
 
 
@@ -61,13 +62,24 @@ class AuditSummary:
         return self.answers.progress + [p for s in self.later for p in s.progress]
 
 
-def _register(conn: sqlite3.Connection, spec: ModelSpec, params: dict,
-              notify: Callable[[str], None] | None,
-              resolved: ResolvedModel | None = None) -> tuple[int, ResolvedModel]:
+def _register(
+    conn: sqlite3.Connection,
+    spec: ModelSpec,
+    params: dict,
+    notify: Callable[[str], None] | None,
+    resolved: ResolvedModel | None = None,
+) -> tuple[int, ResolvedModel]:
     resolved = resolved or resolve(spec, notify)
     model_id = queue.upsert_model(
-        conn, identity=resolved.identity, spec=spec.canonical(), engine=spec.engine, name=spec.name,
-        base_url=spec.base_url, file_path=resolved.file_path, file_hash=resolved.file_hash, params=params,
+        conn,
+        identity=resolved.identity,
+        spec=spec.canonical(),
+        engine=spec.engine,
+        name=spec.name,
+        base_url=spec.base_url,
+        file_path=resolved.file_path,
+        file_hash=resolved.file_hash,
+        params=params,
     )
     return model_id, resolved
 
@@ -77,9 +89,13 @@ def first_stage(study) -> str:
     return methods.get(study.method).first_stage
 
 
-def prepare(conn: sqlite3.Connection, study, specs: list[ModelSpec] | None = None,
-            notify: Callable[[str], None] | None = None,
-            max_requests: int = DEFAULT_MAX_REQUESTS) -> PreparedStudy:
+def prepare(
+    conn: sqlite3.Connection,
+    study,
+    specs: list[ModelSpec] | None = None,
+    notify: Callable[[str], None] | None = None,
+    max_requests: int = DEFAULT_MAX_REQUESTS,
+) -> PreparedStudy:
     """Store the study, register models, plan every first-stage request.
     A plan over `max_requests` is refused (PlanTooLarge) before anything is stored."""
     method = methods.get(study.method)
@@ -92,8 +108,13 @@ def prepare(conn: sqlite3.Connection, study, specs: list[ModelSpec] | None = Non
     for spec in specs:
         params = method.plan_params(study, spec)
         resolved = resolve(spec, notify)
-        requests = bounded(method.plan(study, resolved.identity, params, preview), total, max_requests,
-                           f"study {study.name!r}", keep=not replanned)
+        requests = bounded(
+            method.plan(study, resolved.identity, params, preview),
+            total,
+            max_requests,
+            f"study {study.name!r}",
+            keep=not replanned,
+        )
         total += requests if replanned else len(requests)
         plans.append((spec, params, resolved, requests))
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
@@ -114,8 +135,12 @@ def prepare(conn: sqlite3.Connection, study, specs: list[ModelSpec] | None = Non
     return PreparedStudy(study_id, study, prepared, extractor)
 
 
-async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, options: RunOptions,
-                       on_progress: Callable[[Progress], None] | None = None) -> AuditSummary:
+async def run_prepared(
+    conn: sqlite3.Connection,
+    prepared: PreparedStudy,
+    options: RunOptions,
+    on_progress: Callable[[Progress], None] | None = None,
+) -> AuditSummary:
     """The first stage, then whatever the method does after it. Failed requests
     from earlier runs get another chance."""
     method = methods.get(prepared.study.method)
@@ -124,14 +149,17 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
     engines = {m.model_id: make_engine(m.resolved) for m in every}
 
     def job(m: PreparedModel) -> ModelJob:
-        return ModelJob(m.model_id, m.resolved.label, engines[m.model_id], retries=m.resolved.spec.options.get("retries"))
+        return ModelJob(
+            m.model_id, m.resolved.label, engines[m.model_id], retries=m.resolved.spec.options.get("retries")
+        )
 
     def stage_options(stage: str) -> RunOptions:
         return RunOptions(**{**options.__dict__, "stage": stage})
 
     try:
-        answers = await run_jobs(conn, prepared.study_id, [job(m) for m in prepared.models],
-                                 stage_options(method.first_stage), on_progress)
+        answers = await run_jobs(
+            conn, prepared.study_id, [job(m) for m in prepared.models], stage_options(method.first_stage), on_progress
+        )
         summary = AuditSummary(answers)
 
         async def run_stage(stage: str, jobs: list[ModelJob]) -> RunSummary:
@@ -147,14 +175,19 @@ async def run_prepared(conn: sqlite3.Connection, prepared: PreparedStudy, option
             await engine.aclose()
 
 
-async def generate_questions(conn: sqlite3.Connection, study: choice.ChoiceStudy, spec: ModelSpec | None,
-                             options: RunOptions, on_progress: Callable[[Progress], None] | None = None,
-                             notify: Callable[[str], None] | None = None):
+async def generate_questions(
+    conn: sqlite3.Connection,
+    study: choice.ChoiceStudy,
+    spec: ModelSpec | None,
+    options: RunOptions,
+    on_progress: Callable[[Progress], None] | None = None,
+    notify: Callable[[str], None] | None = None,
+):
     """Adapt the clusters to each `generate` topic and write its questions (stored unverified)."""
     from workbench.methods.choice import generation
 
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    queue.insert_questions(conn, study_id, study.questions)
+    question_store.insert_questions(conn, study_id, study.questions)
     spec = spec or study.question_generation.model or study.models[0]
     model_id, resolved = _register(conn, spec, {}, notify)
     engine = make_engine(resolved)

@@ -30,5 +30,7 @@ def bounded(items: Iterable[T], already: int, limit: int, what: str, keep: bool 
     kept: list[T] | int = list(head) if keep else sum(1 for _ in head)
     if already + (len(kept) if keep else kept) <= limit:
         return kept
-    raise PlanTooLarge(f"{what} would create more than {limit:,} requests (the --max-requests limit); "
-                       "reduce repetitions, seeds, prompts or questions, or raise --max-requests")
+    raise PlanTooLarge(
+        f"{what} would create more than {limit:,} requests (the --max-requests limit); "
+        "reduce repetitions, seeds, prompts or questions, or raise --max-requests"
+    )

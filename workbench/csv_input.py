@@ -51,8 +51,10 @@ def read_text(path: Path) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise CsvInputError(f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
-                            "save the file as UTF-8 (or UTF-16 with a BOM)") from None
+        raise CsvInputError(
+            f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+            "save the file as UTF-8 (or UTF-16 with a BOM)"
+        ) from None
 
 
 def read_rows(path: Path, required: tuple[str, ...] | list[str] = ()) -> Iterator[tuple[int, dict[str, str]]]:
@@ -70,8 +72,10 @@ def read_rows(path: Path, required: tuple[str, ...] | list[str] = ()) -> Iterato
     header = [h.strip() for h in header]
     missing = [c for c in required if c not in header]
     if missing:
-        raise CsvInputError(f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
-                            f"{', '.join(required)} (found: {', '.join(header) or 'nothing'})")
+        raise CsvInputError(
+            f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
+            f"{', '.join(required)} (found: {', '.join(header) or 'nothing'})"
+        )
     try:
         for values in reader:
             line = reader.line_num
@@ -84,8 +88,9 @@ def read_rows(path: Path, required: tuple[str, ...] | list[str] = ()) -> Iterato
         raise CsvInputError(f"{path}: line {reader.line_num}: {exc}") from None
 
 
-def whole(path: Path, line: int, column: str, value: str, low: int = -SQLITE_MAX_INT - 1,
-          high: int = SQLITE_MAX_INT) -> int:
+def whole(
+    path: Path, line: int, column: str, value: str, low: int = -SQLITE_MAX_INT - 1, high: int = SQLITE_MAX_INT
+) -> int:
     """A whole number from a cell, or CsvInputError naming the cell."""
     text = value.strip()
     try:
@@ -96,12 +101,12 @@ def whole(path: Path, line: int, column: str, value: str, low: int = -SQLITE_MAX
         except ValueError:
             as_float = math.nan
         if not (math.isfinite(as_float) and as_float.is_integer()):
-            raise CsvInputError(f"{path}: line {line}: column {column!r}: expected a whole number, "
-                                f"got {value!r:.40}") from None
+            raise CsvInputError(
+                f"{path}: line {line}: column {column!r}: expected a whole number, got {value!r:.40}"
+            ) from None
         number = int(as_float)
     if not low <= number <= high:
-        raise CsvInputError(f"{path}: line {line}: column {column!r}: {number} is out of range "
-                            f"({low} to {high})")
+        raise CsvInputError(f"{path}: line {line}: column {column!r}: {number} is out of range ({low} to {high})")
     return number
 
 
@@ -110,8 +115,7 @@ def real(path: Path, line: int, column: str, value: str) -> float:
     try:
         number = float(value.strip())
     except ValueError:
-        raise CsvInputError(f"{path}: line {line}: column {column!r}: expected a number, "
-                            f"got {value!r:.40}") from None
+        raise CsvInputError(f"{path}: line {line}: column {column!r}: expected a number, got {value!r:.40}") from None
     if not math.isfinite(number):
         raise CsvInputError(f"{path}: line {line}: column {column!r}: expected a finite number, got {value!r}")
     return number

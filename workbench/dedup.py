@@ -37,8 +37,12 @@ from workbench.name_keys import ARTICLES, LEGAL_FORMS, core_words
 
 METHODS = ("fingerprint", "ngram", "nearest")
 DEFAULT_THRESHOLD = 90.0
-SCORERS = {"token_sort_ratio": fuzz.ratio, "ratio": fuzz.ratio, "token_set_ratio": fuzz.token_set_ratio,
-           "WRatio": fuzz.WRatio}
+SCORERS = {
+    "token_sort_ratio": fuzz.ratio,
+    "ratio": fuzz.ratio,
+    "token_set_ratio": fuzz.token_set_ratio,
+    "WRatio": fuzz.WRatio,
+}
 # A rarely seen name next to a common one: how rare, and how close in letter edits.
 RARE_SHARE = 0.5
 RARE_FORMS = 1
@@ -121,16 +125,23 @@ class Suggestion:
     reasons: list[str] = field(default_factory=list)
 
     def as_record(self) -> dict:
-        return {"canonical": self.canonical, "members": self.members, "counts": self.counts,
-                "score": round(self.score, 2), "method": self.method, "reasons": self.reasons}
+        return {
+            "canonical": self.canonical,
+            "members": self.members,
+            "counts": self.counts,
+            "score": round(self.score, 2),
+            "method": self.method,
+            "reasons": self.reasons,
+        }
 
 
 class _Components:
     """Union-find over entity indices, refusing unions across forbidden pairs; each
     component knows its canonical member (most mentions) and total mentions."""
 
-    def __init__(self, names: list[str], counts: list[int], forbidden: set[tuple[int, int]],
-                 variety: list[int] | None = None):
+    def __init__(
+        self, names: list[str], counts: list[int], forbidden: set[tuple[int, int]], variety: list[int] | None = None
+    ):
         size = len(names)
         self.parent = list(range(size))
         self.members: dict[int, set[int]] = {i: {i} for i in range(size)}
@@ -152,8 +163,9 @@ class _Components:
         ra, rb = self.find(a), self.find(b)
         if ra == rb:
             return True
-        if self.forbidden and any((min(x, y), max(x, y)) in self.forbidden
-                                  for x in self.members[ra] for y in self.members[rb]):
+        if self.forbidden and any(
+            (min(x, y), max(x, y)) in self.forbidden for x in self.members[ra] for y in self.members[rb]
+        ):
             return False
         if len(self.members[ra]) < len(self.members[rb]):
             ra, rb = rb, ra
@@ -194,15 +206,17 @@ def _prepared(names: list[str], scorer: str):
     return [" ".join(core_words(n)) for n in names], SCORERS[scorer]
 
 
-def similar_pairs(names: list[str], threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio",
-                  max_block: int = 4000) -> dict[tuple[int, int], float]:
+def similar_pairs(
+    names: list[str], threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio", max_block: int = 4000
+) -> dict[tuple[int, int], float]:
     """Pairs (i < j) scoring at least `threshold`, compared within blocks only."""
     processed, score_fn = _prepared(names, scorer)
     return _blocked_pairs(processed, score_fn, threshold, max_block, wratio=scorer == "WRatio")
 
 
-def _blocked_pairs(processed: list[str], score_fn, threshold: float, max_block: int = 4000,
-                   wratio: bool = False, small: int = 48) -> dict[tuple[int, int], float]:
+def _blocked_pairs(
+    processed: list[str], score_fn, threshold: float, max_block: int = 4000, wratio: bool = False, small: int = 48
+) -> dict[tuple[int, int], float]:
     """Pairs at or above the threshold within blocks: big blocks as one matrix each,
     the many small ones as a single list of pairs (a matrix call per tiny block
     would cost more in calls than in comparisons)."""
@@ -226,20 +240,33 @@ def _blocked_pairs(processed: list[str], score_fn, threshold: float, max_block: 
                 pairs[key] = max(pairs.get(key, 0.0), float(matrix[a, b]))
     if few:
         listed = [pair for pair in few if pair not in pairs]
-        scores = process.cpdist([processed[i] for i, _ in listed], [processed[j] for _, j in listed], scorer=score_fn,
-                                score_cutoff=threshold, workers=-1, dtype=dtype)
+        scores = process.cpdist(
+            [processed[i] for i, _ in listed],
+            [processed[j] for _, j in listed],
+            scorer=score_fn,
+            score_cutoff=threshold,
+            workers=-1,
+            dtype=dtype,
+        )
         for pair, value in zip(listed, scores.tolist()):
             if value >= threshold:
                 pairs[pair] = float(value)
     return pairs
 
 
-def exhaustive_pairs(names: list[str], threshold: float = DEFAULT_THRESHOLD,
-                     scorer: str = "token_sort_ratio") -> dict[tuple[int, int], float]:
+def exhaustive_pairs(
+    names: list[str], threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio"
+) -> dict[tuple[int, int], float]:
     """All pairs at or above the threshold, by brute force (the reference for blocking)."""
     processed, score_fn = _prepared(names, scorer)
-    matrix = process.cdist(processed, processed, scorer=score_fn, score_cutoff=threshold, workers=-1,
-                           dtype=np.uint8 if scorer != "WRatio" else None)
+    matrix = process.cdist(
+        processed,
+        processed,
+        scorer=score_fn,
+        score_cutoff=threshold,
+        workers=-1,
+        dtype=np.uint8 if scorer != "WRatio" else None,
+    )
     hits = np.argwhere(np.triu(matrix >= threshold, k=1))
     return {(int(i), int(j)): float(matrix[i, j]) for i, j in hits}
 
@@ -278,8 +305,9 @@ class _Linker:
         """The lowest similarity a misspelling can have, for the candidate search."""
         return min(self.threshold, 70.0)
 
-    def accepts(self, i: int, j: int, support_i: tuple[int, int],
-                support_j: tuple[int, int]) -> tuple[float, str] | None:
+    def accepts(
+        self, i: int, j: int, support_i: tuple[int, int], support_j: tuple[int, int]
+    ) -> tuple[float, str] | None:
         """The link's score (similarity of the whole names) and its rule ("nearest", or
         "misspelling" for a rare name's letter edits) when i and j may join, else None.
         A support is (mentions, surface forms) of the cluster each name stands for."""
@@ -290,7 +318,8 @@ class _Linker:
         rare = small[0] <= RARE_SHARE * large[0] and small[1] <= RARE_FORMS
         # Both seen often: their own words must agree beyond the threshold.
         if score >= self.threshold and self._score(self._own[i], self._own[j]) >= (
-                self.threshold if rare else self.strict):
+            self.threshold if rare else self.strict
+        ):
             return score, "nearest"
         if rare and self._digits[i] == self._digits[j]:
             # A misspelling may hit the legal form too ("Vector Limted").
@@ -300,9 +329,15 @@ class _Linker:
         return None
 
 
-def suggest(names: list[str], counts: list[int] | None = None, *, methods: Iterable[str] = METHODS,
-            threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio",
-            forbidden: Iterable[tuple[str, str]] = ()) -> list[Suggestion]:
+def suggest(
+    names: list[str],
+    counts: list[int] | None = None,
+    *,
+    methods: Iterable[str] = METHODS,
+    threshold: float = DEFAULT_THRESHOLD,
+    scorer: str = "token_sort_ratio",
+    forbidden: Iterable[tuple[str, str]] = (),
+) -> list[Suggestion]:
     """Clusters of entity names; strict methods make units that laxer ones join."""
     methods = list(methods)
     if not 0 <= threshold <= 100:  # also refuses nan
@@ -337,7 +372,7 @@ def suggest(names: list[str], counts: list[int] | None = None, *, methods: Itera
         if method in ("fingerprint", "ngram"):
             by_key: dict[str, list[int]] = defaultdict(list)
             for i, name in enumerate(names):
-                for key in ([keys[i]] if method == "fingerprint" else _letter_keys(name)):
+                for key in [keys[i]] if method == "fingerprint" else _letter_keys(name):
                     by_key[key].append(i)
             for group in by_key.values():
                 for other in group[1:]:
@@ -352,8 +387,16 @@ def suggest(names: list[str], counts: list[int] | None = None, *, methods: Itera
         ordered = sorted(members, key=components._rank.__getitem__)
         rank, weakest = laxest.get(root, (0, 100.0))
         reasons = [_reason(*reason[i]) if i in reason else "" for i in ordered]
-        out.append(Suggestion(names[ordered[0]], [names[i] for i in ordered], [counts[i] for i in ordered],
-                              weakest, METHODS[rank], reasons))
+        out.append(
+            Suggestion(
+                names[ordered[0]],
+                [names[i] for i in ordered],
+                [counts[i] for i in ordered],
+                weakest,
+                METHODS[rank],
+                reasons,
+            )
+        )
     out.sort(key=lambda s: (METHODS.index(s.method), -s.score, -sum(s.counts), s.canonical))
     return out
 
@@ -395,16 +438,21 @@ def _nearest(names: list[str], components: _Components, link, linker: _Linker) -
     # block; a misspelt legal form ("Vector Limted") is one letter from the whole name.
     near = [pair for pair in _one_edit_pairs(compact, [_whole(names[i]) for i in canon]) if pair not in candidates]
     if near:
-        scores = process.cpdist([compact[a] for a, _ in near], [compact[b] for _, b in near], scorer=fuzz.ratio,
-                                workers=-1)
+        scores = process.cpdist(
+            [compact[a] for a, _ in near], [compact[b] for _, b in near], scorer=fuzz.ratio, workers=-1
+        )
         candidates.update(zip(near, scores.tolist()))
     for (a, b), _ in sorted(candidates.items(), key=lambda kv: (-kv[1], kv[0])):
         ra, rb = components.find(canon[a]), components.find(canon[b])
         if ra == rb:
             continue
         ca, cb = components.canonical[ra], components.canonical[rb]
-        accepted = linker.accepts(ca, cb, (components.mentions[ra], len(components.members[ra])),
-                                  (components.mentions[rb], len(components.members[rb])))
+        accepted = linker.accepts(
+            ca,
+            cb,
+            (components.mentions[ra], len(components.members[ra])),
+            (components.mentions[rb], len(components.members[rb])),
+        )
         if accepted is not None:
             link(ca, cb, "nearest", accepted[0], accepted[1])
 

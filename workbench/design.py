@@ -12,6 +12,7 @@ from typing import Any
 
 from workbench.methods.choice.study import ChoiceStudy
 from workbench.methods.choice.writer import study_to_toml
+from workbench.store import questions as question_store
 from workbench.store import queue, reads
 from workbench.store.db import opened
 from workbench.studies.spec import load_study
@@ -21,11 +22,12 @@ def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, 
     """Load the study file and store it with its questions (no requests planned)."""
     study = load_study(study_path)
     if not isinstance(study, ChoiceStudy):
-        raise ValueError(f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} "
-                         "studies in their file")
+        raise ValueError(
+            f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} studies in their file"
+        )
     with opened(db_path) as conn:
         study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-        queue.insert_questions(conn, study_id, study.questions)
+        question_store.insert_questions(conn, study_id, study.questions)
         return study, study_id
 
 
@@ -37,13 +39,13 @@ def question_rows(db_path: str | Path, study_id: int) -> list[dict[str, Any]]:
 def toggle_verified(db_path: str | Path, study_id: int, question_id: int) -> bool:
     with opened(db_path) as conn:
         current = reads.is_verified(conn, question_id)
-        queue.set_verified(conn, study_id, [question_id], verified=not current)
+        question_store.set_verified(conn, study_id, [question_id], verified=not current)
         return not current
 
 
 def edit_question(db_path: str | Path, study_id: int, question_id: int, text: str) -> None:
     with opened(db_path) as conn:
-        queue.edit_question(conn, study_id, question_id, text)
+        question_store.edit_question(conn, study_id, question_id, text)
 
 
 def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, text: str) -> None:
@@ -51,8 +53,9 @@ def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, t
 
     with opened(db_path) as conn:
         position = reads.next_position(conn, study_id, topic, cluster)
-        queue.insert_questions(conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()),
-                                                         "added")])
+        question_store.insert_questions(
+            conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()), "added")]
+        )
 
 
 def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str | Path) -> Path:
@@ -117,7 +120,9 @@ def save_template(study_path: str | Path, source: str, text: str) -> Path:
         if pattern.search(study_text):
             study_text = pattern.sub(lambda _: line, study_text, count=1)
         else:
-            study_text = re.sub(r"^(method\s*=.*)$", lambda m: m.group(1) + "\n" + line, study_text, count=1, flags=re.M)
+            study_text = re.sub(
+                r"^(method\s*=.*)$", lambda m: m.group(1) + "\n" + line, study_text, count=1, flags=re.M
+            )
         tmp = study_path.with_suffix(study_path.suffix + ".tmp")
         tmp.write_text(study_text, encoding="utf-8")
         load_study(tmp)  # the study must still load before it is replaced

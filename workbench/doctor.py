@@ -35,8 +35,9 @@ async def check_engine(spec: ModelSpec) -> str:
         return f"FAIL {exc}"
     try:
         await engine.start()
-        reply = await engine.generate(GenerationRequest(messages=[{"role": "user", "content": "Say OK."}],
-                                                        max_tokens=1, temperature=0))
+        reply = await engine.generate(
+            GenerationRequest(messages=[{"role": "user", "content": "Say OK."}], max_tokens=1, temperature=0)
+        )
         return f"ok ({reply.latency_s * 1000:.0f} ms for one token)"
     except EngineError as exc:
         return f"FAIL {exc}"

@@ -17,10 +17,31 @@ from workbench.store import queue, reads
 # (entity, template, language, variant); `prompt` is the exact text the model was given.
 META_FIELDS = ["group", "condition", "persona_category", "persona", "entity", "template_id", "language", "variant"]
 RESPONSE_FIELDS = [
-    "request_key", "study", "model", "model_identity", "stage", "status", "topic", "cluster",
-    "cluster_label", "question", *META_FIELDS, "prompt", "repetition", "seed", "text", "finish_reason",
-    "prompt_tokens", "completion_tokens", "latency_s", "attempts", "error", "started_at", "finished_at",
-    "replaced_chars", "shared_from",
+    "request_key",
+    "study",
+    "model",
+    "model_identity",
+    "stage",
+    "status",
+    "topic",
+    "cluster",
+    "cluster_label",
+    "question",
+    *META_FIELDS,
+    "prompt",
+    "repetition",
+    "seed",
+    "text",
+    "finish_reason",
+    "prompt_tokens",
+    "completion_tokens",
+    "latency_s",
+    "attempts",
+    "error",
+    "started_at",
+    "finished_at",
+    "replaced_chars",
+    "shared_from",
 ]
 
 
@@ -36,8 +57,11 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
             record["seed"] = meta["seed"]
         messages = payload.get("messages") or []
         score = payload.get("score")
-        record["prompt"] = (score["prefix"] + score["suffix"] if score else
-                            next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None))
+        record["prompt"] = (
+            score["prefix"] + score["suffix"]
+            if score
+            else next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None)
+        )
         yield record
 
 
@@ -54,8 +78,9 @@ def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> lis
     return records
 
 
-def write_records(records: Iterable[dict[str, Any]], fmt: str, fields: list[str], out: io.TextIOBase,
-                  raw: bool = False) -> int:
+def write_records(
+    records: Iterable[dict[str, Any]], fmt: str, fields: list[str], out: io.TextIOBase, raw: bool = False
+) -> int:
     """Write records as a JSON array or CSV with a header; returns how many.
 
     JSON is exact. CSV cells are spreadsheet-safe unless `raw` (formula starts

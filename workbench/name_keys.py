@@ -31,14 +31,28 @@ LEGAL_FORMS = frozenset(
     """.split()
 )
 # Multi-word legal forms are removed as a whole (the words on their own may be a name's).
-LEGAL_PHRASES = (("kabushiki", "kaisha"), ("sp", "z", "o", "o"), ("s", "de", "rl"), ("de", "cv"),
-                 ("sa", "de", "cv"), ("public", "limited", "company"), ("limited", "liability", "company"),
-                 ("co", "ltd"), ("pty", "ltd"), ("pvt", "ltd"), ("private", "limited"), ("gmbh", "co", "kg"),
-                 ("ag", "co", "kg"), ("and", "co"), ("co", "kg"))
+LEGAL_PHRASES = (
+    ("kabushiki", "kaisha"),
+    ("sp", "z", "o", "o"),
+    ("s", "de", "rl"),
+    ("de", "cv"),
+    ("sa", "de", "cv"),
+    ("public", "limited", "company"),
+    ("limited", "liability", "company"),
+    ("co", "ltd"),
+    ("pty", "ltd"),
+    ("pvt", "ltd"),
+    ("private", "limited"),
+    ("gmbh", "co", "kg"),
+    ("ag", "co", "kg"),
+    ("and", "co"),
+    ("co", "kg"),
+)
 LEADING_LEGAL = frozenset({"pt", "cv", "ooo", "oao", "pao", "zao"})
 CJK_LEGAL = ("株式会社", "有限会社", "合同会社", "(株)", "（株）", "有限公司", "股份有限公司", "集团")
-ARTICLES = frozenset({"the", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo",
-                      "gli", "de", "het", "een"})
+ARTICLES = frozenset(
+    {"the", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo", "gli", "de", "het", "een"}
+)
 
 COUNTRIES = """
 afghanistan albania algeria andorra angola antigua argentina armenia australia austria azerbaijan bahamas bahrain
@@ -84,12 +98,44 @@ def _phrases(text: str) -> frozenset[str]:
 
 
 _MULTI = {
-    "burkina faso", "cape verde", "costa rica", "czech republic", "dominican republic", "el salvador", "ivory coast",
-    "south korea", "north korea", "new zealand", "north macedonia", "papua new guinea", "san marino", "saudi arabia",
-    "sierra leone", "south africa", "south sudan", "sri lanka", "united arab emirates", "united kingdom",
-    "great britain", "northern ireland", "united states", "united states of america", "viet nam", "hong kong",
-    "puerto rico", "north america", "south america", "latin america", "central america", "middle east",
-    "asia pacific", "east asia", "southeast asia", "south asia", "western europe", "eastern europe",
+    "burkina faso",
+    "cape verde",
+    "costa rica",
+    "czech republic",
+    "dominican republic",
+    "el salvador",
+    "ivory coast",
+    "south korea",
+    "north korea",
+    "new zealand",
+    "north macedonia",
+    "papua new guinea",
+    "san marino",
+    "saudi arabia",
+    "sierra leone",
+    "south africa",
+    "south sudan",
+    "sri lanka",
+    "united arab emirates",
+    "united kingdom",
+    "great britain",
+    "northern ireland",
+    "united states",
+    "united states of america",
+    "viet nam",
+    "hong kong",
+    "puerto rico",
+    "north america",
+    "south america",
+    "latin america",
+    "central america",
+    "middle east",
+    "asia pacific",
+    "east asia",
+    "southeast asia",
+    "south asia",
+    "western europe",
+    "eastern europe",
 }
 PLACES = _phrases(COUNTRIES) | _phrases(REGIONS)
 
@@ -142,8 +188,8 @@ def _drop_legal(words: list[str]) -> list[str]:
     while changed and len(words) > 1:
         changed = False
         for phrase in LEGAL_PHRASES:
-            if len(words) > len(phrase) and tuple(words[-len(phrase):]) == phrase:
-                del words[-len(phrase):]
+            if len(words) > len(phrase) and tuple(words[-len(phrase) :]) == phrase:
+                del words[-len(phrase) :]
                 changed = True
                 break
         else:

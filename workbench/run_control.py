@@ -28,9 +28,13 @@ class RunOutcome:
 
 
 class AuditRun:
-    def __init__(self, db_path: str | Path, study_path: str | Path,
-                 on_progress: Callable[[Progress], None] | None = None,
-                 notify: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        db_path: str | Path,
+        study_path: str | Path,
+        on_progress: Callable[[Progress], None] | None = None,
+        notify: Callable[[str], None] | None = None,
+    ):
         self.db_path, self.study_path = db_path, study_path
         self.on_progress, self.notify = on_progress, notify
         self._loop: asyncio.AbstractEventLoop | None = None

@@ -144,8 +144,7 @@ async def run_jobs(
 
 
 class _ModelRun:
-    def __init__(self, conn, study_id, job: ModelJob, options: RunOptions, owner: str,
-                 budget: _Budget, on_progress):
+    def __init__(self, conn, study_id, job: ModelJob, options: RunOptions, owner: str, budget: _Budget, on_progress):
         self.conn, self.study_id, self.job, self.options = conn, study_id, job, options
         self.owner, self.budget, self.on_progress = owner, budget, on_progress
         self.retries = job.retries if job.retries is not None else options.retries
@@ -196,8 +195,11 @@ class _ModelRun:
             # Claim no more than can be in flight: after a crash only what was being
             # answered at that moment is asked again (at most `concurrency` calls per model).
             wanted = self.budget.take(max(1, self.job.engine.concurrency - len(self.in_flight)))
-            rows = queue.claim(self.conn, self.study_id, self.job.model_id, self.options.stage,
-                               self.owner, wanted) if wanted else []
+            rows = (
+                queue.claim(self.conn, self.study_id, self.job.model_id, self.options.stage, self.owner, wanted)
+                if wanted
+                else []
+            )
             if len(rows) < wanted:
                 # Give back what the budget granted but the queue could not fill.
                 if self.budget.left is not None:
@@ -234,7 +236,8 @@ class _ModelRun:
             try:
                 if score:
                     completion = await self.job.engine.score_labels(
-                        score["prefix"], score["suffix"], score["continuations"], score["method"])
+                        score["prefix"], score["suffix"], score["continuations"], score["method"]
+                    )
                 else:
                     completion = await self.job.engine.generate(request)
             except EngineError as exc:
@@ -275,7 +278,9 @@ class _ModelRun:
 
     def _complete(self, row: sqlite3.Row, completion, started_at: str, attempt: int) -> None:
         queue.complete(
-            self.conn, row["key"], self.owner,
+            self.conn,
+            row["key"],
+            self.owner,
             text=completion.text,
             finish_reason=completion.finish_reason,
             prompt_tokens=completion.prompt_tokens,

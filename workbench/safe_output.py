@@ -49,8 +49,10 @@ def check_output_path(path: str | Path, database: str | Path | None = None) -> P
         db = Path(database).expanduser().resolve()
         for suffix in _COMPANIONS:
             if resolved == Path(f"{db}{suffix}"):
-                raise OutputRefused(f"{path}: that is the database being exported (or its {suffix or 'main'} file); "
-                                    "choose another output file")
+                raise OutputRefused(
+                    f"{path}: that is the database being exported (or its {suffix or 'main'} file); "
+                    "choose another output file"
+                )
     if resolved.is_dir():
         raise OutputRefused(f"{path}: is a directory; give a file name")
     if resolved.exists() and is_sqlite_file(resolved):
@@ -61,8 +63,9 @@ def check_output_path(path: str | Path, database: str | Path | None = None) -> P
 
 
 @contextmanager
-def atomic_text_file(path: str | Path, database: str | Path | None = None,
-                     newline: str | None = "") -> Iterator[IO[str]]:
+def atomic_text_file(
+    path: str | Path, database: str | Path | None = None, newline: str | None = ""
+) -> Iterator[IO[str]]:
     """A text file that appears at `path` only if the block finishes without error."""
     target = check_output_path(path, database)
     temp = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.part"

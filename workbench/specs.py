@@ -85,8 +85,11 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "seed": (_int, "base seed; repetition r uses seed + r - 1"),
     "mode": (_mode, "auto (chat if the model has a chat template), chat or completion"),
     "n_ctx": (_ranged(int, 1, 10_000_000), "llama: context length in tokens"),
-    "invariant": (_bool, "llama: label scores with batch-invariant kernels (true, the default: equal to a "
-                         "lone evaluation) or the fast ones (false: they round by batch layout)"),
+    "invariant": (
+        _bool,
+        "llama: label scores with batch-invariant kernels (true, the default: equal to a "
+        "lone evaluation) or the fast ones (false: they round by batch layout)",
+    ),
 }
 MAX_CONCURRENCY = 1024
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
@@ -94,10 +97,14 @@ TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "concurrency": (_ranged(int, 1, MAX_CONCURRENCY), "requests in flight (openai) or model instances (llama)"),
     "retries": (_ranged(int, 0, 100), "attempts after the first before a request is marked failed"),
     "api_key_env": (_text, "openai: environment variable holding the API key"),
-    "max_retry_after": (_ranged(float, 0, 86_400), "openai: longest Retry-After honoured, in seconds "
-                        "(default 120); a longer one counts as a failed attempt"),
-    "max_body_mb": (_ranged(float, 0, 4096, low_open=True), "openai: largest reply accepted, in MB after "
-                    "decompression (default 8); a larger one fails the request"),
+    "max_retry_after": (
+        _ranged(float, 0, 86_400),
+        "openai: longest Retry-After honoured, in seconds (default 120); a longer one counts as a failed attempt",
+    ),
+    "max_body_mb": (
+        _ranged(float, 0, 4096, low_open=True),
+        "openai: largest reply accepted, in MB after decompression (default 8); a larger one fails the request",
+    ),
     "threads": (_ranged(int, 1, 1024), "llama: CPU threads per model instance"),
     "n_gpu_layers": (_ranged(int, -1, 100_000), "llama: layers offloaded to the GPU (-1 = all)"),
     "n_batch": (_ranged(int, 1, 1_048_576), "llama: prompt evaluation batch size"),

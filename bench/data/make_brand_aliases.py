@@ -30,25 +30,166 @@ import unicodedata
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-SYLLABLES = ["ka", "lo", "mi", "to", "ra", "ne", "su", "vi", "do", "pe", "ba", "zen", "tor", "lux", "ix", "on", "ar",
-             "el", "qu", "fi", "gra", "mo", "sta", "ter", "vo", "co", "ny", "pha", "bri", "dex", "al", "der", "ven",
-             "ris", "tal", "mar", "sol", "nor", "ka", "ze", "ul", "tri", "pan", "gen", "cor", "lin", "ves", "hal"]
-GENERIC = ["Air", "Foods", "Labs", "Motors", "Bank", "Energy", "Systems", "Pharma", "Group", "Holdings", "Tech",
-           "Analytics", "Airlines", "Media", "Retail", "Capital", "Logistics", "Home", "Sport", "Beverages"]
-LEGAL = ["Inc.", "Inc", ", Inc.", "Ltd", "Ltd.", "Limited", "LLC", "LLP", "Corp.", "Corporation", "Co.", "Co., Ltd.",
-         "Co.,Ltd.", "PLC", "plc", "GmbH", "GmbH & Co. KG", "AG", "SE", "S.A.", "SA", "N.V.", "B.V.", "S.p.A.",
-         "S.r.l.", "K.K.", "Oyj", "AB", "A/S", "ASA", "S.L.", "Pty Ltd", "Pte. Ltd.", "Sdn. Bhd.", "S.A. de C.V."]
-LEGAL_WORDS = re.compile(r"(,?\s+(Inc\.?|Ltd\.?|Limited|LLC|Corp\.?|Corporation|Co\.|PLC|plc|GmbH|AG|SE|S\.A\.|SA|"
-                         r"S\.p\.A\.|SpA|N\.V\.|NV|Oyj|AB|ASA|Tbk|Company|S\.A\.B\. de C\.V\.|Bhd|Berhad))+$")
-PLACES = ["Japan", "USA", "US", "UK", "Germany", "France", "India", "China", "Brazil", "Canada", "Italy", "Spain",
-          "South Korea", "Mexico", "Australia", "Netherlands", "Sweden", "Switzerland", "Singapore", "Europe", "Asia",
-          "Global", "Nigeria", "Kenya", "Indonesia", "Turkey", "Chile", "Norway", "Finland", "Vietnam"]
+SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "to",
+    "ra",
+    "ne",
+    "su",
+    "vi",
+    "do",
+    "pe",
+    "ba",
+    "zen",
+    "tor",
+    "lux",
+    "ix",
+    "on",
+    "ar",
+    "el",
+    "qu",
+    "fi",
+    "gra",
+    "mo",
+    "sta",
+    "ter",
+    "vo",
+    "co",
+    "ny",
+    "pha",
+    "bri",
+    "dex",
+    "al",
+    "der",
+    "ven",
+    "ris",
+    "tal",
+    "mar",
+    "sol",
+    "nor",
+    "ka",
+    "ze",
+    "ul",
+    "tri",
+    "pan",
+    "gen",
+    "cor",
+    "lin",
+    "ves",
+    "hal",
+]
+GENERIC = [
+    "Air",
+    "Foods",
+    "Labs",
+    "Motors",
+    "Bank",
+    "Energy",
+    "Systems",
+    "Pharma",
+    "Group",
+    "Holdings",
+    "Tech",
+    "Analytics",
+    "Airlines",
+    "Media",
+    "Retail",
+    "Capital",
+    "Logistics",
+    "Home",
+    "Sport",
+    "Beverages",
+]
+LEGAL = [
+    "Inc.",
+    "Inc",
+    ", Inc.",
+    "Ltd",
+    "Ltd.",
+    "Limited",
+    "LLC",
+    "LLP",
+    "Corp.",
+    "Corporation",
+    "Co.",
+    "Co., Ltd.",
+    "Co.,Ltd.",
+    "PLC",
+    "plc",
+    "GmbH",
+    "GmbH & Co. KG",
+    "AG",
+    "SE",
+    "S.A.",
+    "SA",
+    "N.V.",
+    "B.V.",
+    "S.p.A.",
+    "S.r.l.",
+    "K.K.",
+    "Oyj",
+    "AB",
+    "A/S",
+    "ASA",
+    "S.L.",
+    "Pty Ltd",
+    "Pte. Ltd.",
+    "Sdn. Bhd.",
+    "S.A. de C.V.",
+]
+LEGAL_WORDS = re.compile(
+    r"(,?\s+(Inc\.?|Ltd\.?|Limited|LLC|Corp\.?|Corporation|Co\.|PLC|plc|GmbH|AG|SE|S\.A\.|SA|"
+    r"S\.p\.A\.|SpA|N\.V\.|NV|Oyj|AB|ASA|Tbk|Company|S\.A\.B\. de C\.V\.|Bhd|Berhad))+$"
+)
+PLACES = [
+    "Japan",
+    "USA",
+    "US",
+    "UK",
+    "Germany",
+    "France",
+    "India",
+    "China",
+    "Brazil",
+    "Canada",
+    "Italy",
+    "Spain",
+    "South Korea",
+    "Mexico",
+    "Australia",
+    "Netherlands",
+    "Sweden",
+    "Switzerland",
+    "Singapore",
+    "Europe",
+    "Asia",
+    "Global",
+    "Nigeria",
+    "Kenya",
+    "Indonesia",
+    "Turkey",
+    "Chile",
+    "Norway",
+    "Finland",
+    "Vietnam",
+]
 ARTICLES = ["The", "The", "The", "The", "La", "Le", "El", "Die"]
 ACCENTED = {"a": "á", "e": "é", "o": "ö", "u": "ü", "i": "í", "c": "ç", "n": "ñ"}
 ORDER = ["typo1", "spacing", "accent", "legal", "qualifier", "article", "case"]
 SIMPLE = ["case", "legal", "qualifier", "article", "accent", "spacing"]
-WEIGHTS = {"case": 14, "legal": 20, "qualifier": 10, "article": 8, "accent": 6, "spacing": 8, "typo1": 12,
-           "typo2": 5, "combined": 17}
+WEIGHTS = {
+    "case": 14,
+    "legal": 20,
+    "qualifier": 10,
+    "article": 8,
+    "accent": 6,
+    "spacing": 8,
+    "typo1": 12,
+    "typo2": 5,
+    "combined": 17,
+}
 
 
 def strip_accents(text: str) -> str:
@@ -69,8 +210,11 @@ def invented(rng: random.Random, count: int) -> list[str]:
         extra = [rng.choice(GENERIC)] if rng.random() < 0.5 else []
         names[" ".join([word, *extra])] = None
         if rng.random() < 0.12:
-            for sibling in {word[:-1] + rng.choice("nrstl"), word + rng.choice(["on", "son", "a", "ix"]),
-                            word[:-1] + rng.choice("aeiou")} - {word}:
+            for sibling in {
+                word[:-1] + rng.choice("nrstl"),
+                word + rng.choice(["on", "son", "a", "ix"]),
+                word[:-1] + rng.choice("aeiou"),
+            } - {word}:
                 names[" ".join([sibling, *extra])] = None
     return list(names)[:count]
 
@@ -80,14 +224,14 @@ def typo(rng: random.Random, text: str) -> str:
     i = rng.choice(letters)
     kind = rng.random()
     if kind < 0.3:
-        return text[:i] + text[i + 1:]
+        return text[:i] + text[i + 1 :]
     if kind < 0.55:
         return text[:i] + rng.choice("aeiourstln") + text[i:]
     if kind < 0.8:
-        return text[:i] + rng.choice([c for c in "aeiourstlnm" if c != text[i].lower()]) + text[i + 1:]
+        return text[:i] + rng.choice([c for c in "aeiourstlnm" if c != text[i].lower()]) + text[i + 1 :]
     if i + 1 < len(text) and text[i + 1].isalpha() and text[i + 1] != text[i]:
-        return text[:i] + text[i + 1] + text[i] + text[i + 2:]
-    return text[:i] + text[i + 1:]
+        return text[:i] + text[i + 1] + text[i] + text[i + 2 :]
+    return text[:i] + text[i + 1 :]
 
 
 def vary(rng: random.Random, name: str, kind: str) -> str:
@@ -115,7 +259,7 @@ def vary(rng: random.Random, name: str, kind: str) -> str:
         if not spots:
             return name
         i = rng.choice(spots)
-        return name[:i] + ACCENTED[name[i].lower()] + name[i + 1:]
+        return name[:i] + ACCENTED[name[i].lower()] + name[i + 1 :]
     if kind == "spacing":
         if " & " in name:
             return name.replace(" & ", " and ")

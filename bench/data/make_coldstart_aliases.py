@@ -47,7 +47,7 @@ def kind(surface: str, item: str) -> str:
     if len(said) == 1 and len(full) > 1 and (surface.isupper() or f"({surface.casefold()}" in item.casefold()):
         return "abbreviation"
     shorter, longer = sorted((said, full), key=len)
-    if shorter != longer and (longer[: len(shorter)] == shorter or longer[-len(shorter):] == shorter):
+    if shorter != longer and (longer[: len(shorter)] == shorter or longer[-len(shorter) :] == shorter):
         return "short"
     return "variant"
 

@@ -39,8 +39,6 @@ Model specs (in a study's `models` or with --model):
 """
 
 
-
-
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
@@ -65,15 +63,17 @@ def main(argv: list[str] | None = None) -> int:
     except sqlite3.Error as exc:
         # A database that cannot be written (read-only, disk full, locked for longer than
         # the busy timeout): one line; every write is a transaction, so nothing is half-done.
-        make_console(stderr=True).print(literal_text(f"error: database {args.db if 'db' in args else ''}: "
-                                                 f"{db_reason(exc)}"), style="red", soft_wrap=True)
+        make_console(stderr=True).print(
+            literal_text(f"error: database {args.db if 'db' in args else ''}: {db_reason(exc)}"),
+            style="red",
+            soft_wrap=True,
+        )
         return 2
     except KeyboardInterrupt:
         make_console(stderr=True).print("Interrupted; nothing half-written (run the same command again).")
         return 130
     except BrokenPipeError:
         return 0
-
 
 
 __all__ = ["UserError", "build_parser", "main"]

@@ -18,8 +18,6 @@ class UserError(UserFacingError):
     """Something the user can fix; printed as one line, exit status 2."""
 
 
-
-
 def make_console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, no_color=bool(os.environ.get("NO_COLOR")))
 
@@ -63,5 +61,3 @@ def bounded_int(low: int, high: int | None):
 
 def add_db(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--db", default=DEFAULT_DB, help=f"SQLite database (default: ./{DEFAULT_DB})")
-
-

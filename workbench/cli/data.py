@@ -38,8 +38,16 @@ def print_status(conn, study: str | None, console: Console) -> None:
     for column in ("done", "pending", "running", "failed", "retried"):
         table.add_column(column, justify="right")
     for r in records:
-        table.add_row(literal_text(r["study"]), literal_text(r["model"]), r["stage"], str(r["done"]),
-                      str(r["pending"]), str(r["running"]), str(r["failed"]), str(r["errors_survived"]))
+        table.add_row(
+            literal_text(r["study"]),
+            literal_text(r["model"]),
+            r["stage"],
+            str(r["done"]),
+            str(r["pending"]),
+            str(r["running"]),
+            str(r["failed"]),
+            str(r["errors_survived"]),
+        )
     console.print(table)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
@@ -47,8 +55,13 @@ def print_status(conn, study: str | None, console: Console) -> None:
         for column in ("model", "kind", "survived", "final", "example"):
             table.add_column(column, overflow="fold")
         for e in errors:
-            table.add_row(literal_text(e["model"]), e["kind"], str(e["survived"]), str(e["final"]),
-                          literal_text(e["example"][:120]))
+            table.add_row(
+                literal_text(e["model"]),
+                e["kind"],
+                str(e["survived"]),
+                str(e["final"]),
+                literal_text(e["example"][:120]),
+            )
         console.print(table)
 
 
@@ -80,7 +93,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     except OSError as exc:
         raise UserError(f"{args.output}: could not be written ({exc.strerror or exc}); nothing was changed") from None
-    make_console(stderr=True).print(literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"), soft_wrap=True)
+    make_console(stderr=True).print(
+        literal_text(f"Wrote {count} records to {Path(args.output).resolve()}"), soft_wrap=True
+    )
     return 0
 
 
@@ -155,8 +170,10 @@ def _import(args: argparse.Namespace) -> int:
                 if not args.catalog:
                     raise UserError("import responses needs --catalog CATALOG (JSON list or CSV)")
                 got = coldstart_io.import_responses(conn, args.study, path, Path(args.catalog))
-                console.print(f"Parsed {got['lists']} responses into {got['rows']} items "
-                              f"({got['out_of_catalog']} out of catalog, kept) in study {args.study!r}.")
+                console.print(
+                    f"Parsed {got['lists']} responses into {got['rows']} items "
+                    f"({got['out_of_catalog']} out of catalog, kept) in study {args.study!r}."
+                )
             else:
                 catalog = None
                 if args.catalog:  # read before anything is stored: a bad catalog leaves nothing
@@ -169,50 +186,68 @@ def _import(args: argparse.Namespace) -> int:
                 got = coldstart_io.import_rankings(conn, args.study, path)
                 if catalog is not None:  # mean catalog rank and group shares need it
                     coldstart_io.store_catalog(conn, args.study, catalog)
-                console.print(f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
-                              f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog
-                                                   else "."))
+                console.print(
+                    f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
+                    f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog else ".")
+                )
         elif args.kind == "scores":
             from workbench.methods.entity import data as entity_io
 
             if not (args.study and args.task):
                 raise UserError("import scores needs --study NAME and --task TASK.task.json")
             got = entity_io.import_scores(conn, args.study, path, Path(args.task), args.entities, args.group_by)
-            console.print(f"Imported {got['scores']} label scores of {got['prompts']} prompts "
-                          f"({got['entities']} entities) into study {args.study!r}.")
+            console.print(
+                f"Imported {got['scores']} label scores of {got['prompts']} prompts "
+                f"({got['entities']} entities) into study {args.study!r}."
+            )
         elif args.kind == "mentions":
             if not args.study:
                 raise UserError("import mentions needs --study NAME")
             got = choice_io.import_mentions(conn, args.study, path)
-            console.print(f"Imported {got['responses']} responses with {got['mentions']} mentions "
-                          f"({got['empty']} with no recommendation) into study {args.study!r}.")
+            console.print(
+                f"Imported {got['responses']} responses with {got['mentions']} mentions "
+                f"({got['empty']} with no recommendation) into study {args.study!r}."
+            )
         elif args.kind == "entities":
             got = choice_io.import_entities(conn, path)
             console.print(f"Assigned region and attributes to {got['updated']} entities.")
             if got["unmatched"]:
-                console.print(literal_text(f"{len(got['unmatched'])} names match no entity yet; they are kept and "
-                                           "applied when mentions name them: " + ", ".join(got["unmatched"][:20])
-                                           + (" ..." if len(got["unmatched"]) > 20 else "")), soft_wrap=True)
+                console.print(
+                    literal_text(
+                        f"{len(got['unmatched'])} names match no entity yet; they are kept and "
+                        "applied when mentions name them: "
+                        + ", ".join(got["unmatched"][:20])
+                        + (" ..." if len(got["unmatched"]) > 20 else "")
+                    ),
+                    soft_wrap=True,
+                )
             if got["without_region"]:
                 names = ", ".join(f"{n} ({c})" for n, c in got["without_region"][:20])
-                console.print(literal_text(f"{len(got['without_region'])} mentioned entities still have no "
-                                           f"region: {names}" + (" ..." if len(got["without_region"]) > 20 else "")),
-                              soft_wrap=True)
+                console.print(
+                    literal_text(
+                        f"{len(got['without_region'])} mentioned entities still have no "
+                        f"region: {names}" + (" ..." if len(got["without_region"]) > 20 else "")
+                    ),
+                    soft_wrap=True,
+                )
         else:
             if not args.study:
                 raise UserError("import questions needs --study NAME")
             added = choice_io.import_questions(conn, args.study, path, args.topic)
-            console.print(f"Imported {added} new questions into study {args.study!r}; "
-                          "the next `workbench run` of that study asks them.")
+            console.print(
+                f"Imported {added} new questions into study {args.study!r}; "
+                "the next `workbench run` of that study asks them."
+            )
     except ImportError_ as exc:
         raise UserError(str(exc)) from None
     return 0
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "status", help="counts per study, model, stage and status; errors met", formatter_class=fmt,
+        "status",
+        help="counts per study, model, stage and status; errors met",
+        formatter_class=fmt,
         description="What is done, pending, running and failed, and which errors the runs met\n"
         "(including the ones a retry survived).",
         epilog="examples:\n  workbench status --db audit.db\n  workbench status --db audit.db --json | jq .",
@@ -223,7 +258,8 @@ def add_parsers(sub, fmt) -> None:
     p.set_defaults(func=cmd_status)
 
     p = sub.add_parser(
-        "export", help="export responses, mentions, entities, metrics, rankings, scores, decisions, reviews",
+        "export",
+        help="export responses, mentions, entities, metrics, rankings, scores, decisions, reviews",
         formatter_class=fmt,
         description="Export stored results. Text is exported exactly as the model wrote it.",
         epilog="examples:\n  workbench export --db audit.db --what responses --format csv > responses.csv\n"
@@ -233,31 +269,51 @@ def add_parsers(sub, fmt) -> None:
         "  workbench export --db entity.db --what entity_bias --format csv -o bias.csv",
     )
     add_db(p)
-    p.add_argument("--what", choices=["responses", "mentions", "entities", "metrics", "decisions", "reviews",
-                                      "rankings", "scores", "entity_bias", "identity"],
-                   default="responses",
-                   help="responses (answers and extraction replies), mentions (ranked lists), entities "
-                   "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
-                   "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
-                   "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
-                   "prompt and label text), entity_bias (Delta per entity with its metadata) or identity (one "
-                   "row per recommended item: prompt, slot values, parse mode, reference share, probe and label)")
+    p.add_argument(
+        "--what",
+        choices=[
+            "responses",
+            "mentions",
+            "entities",
+            "metrics",
+            "decisions",
+            "reviews",
+            "rankings",
+            "scores",
+            "entity_bias",
+            "identity",
+        ],
+        default="responses",
+        help="responses (answers and extraction replies), mentions (ranked lists), entities "
+        "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
+        "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
+        "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
+        "prompt and label text), entity_bias (Delta per entity with its metadata) or identity (one "
+        "row per recommended item: prompt, slot values, parse mode, reference share, probe and label)",
+    )
     p.add_argument("--format", choices=["csv", "json"], default="csv")
     p.add_argument("--study", help="only this study")
-    p.add_argument("--output", "-o", help="write to this file instead of standard output (written whole or "
-                   "not at all; never a database)")
-    p.add_argument("--raw", action="store_true",
-                   help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
-                   "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
-                   "written out as \\xNN")
+    p.add_argument(
+        "--output",
+        "-o",
+        help="write to this file instead of standard output (written whole or not at all; never a database)",
+    )
+    p.add_argument(
+        "--raw",
+        action="store_true",
+        help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
+        "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
+        "written out as \\xNN",
+    )
     add_convention(p)
     p.set_defaults(func=cmd_export)
 
     p = sub.add_parser(
-        "import", help="import questions, mentions, entities, rankings, responses or references",
+        "import",
+        help="import questions, mentions, entities, rankings, responses or references",
         formatter_class=fmt,
         description="Bring in data made elsewhere (CSV files need a header row):\n"
-        "  questions  a ChoiceEval JSON bank ({\"<cluster>\": [questions]}, topic from --topic or the file\n"
+        '  questions  a ChoiceEval JSON bank ({"<cluster>": [questions]}, topic from --topic or the file\n'
         "             name) or a CSV topic,cluster,question; asked by the next `workbench run`\n"
         "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
         "             (a response with no recommendation: one row with empty rank and entity)\n"
@@ -276,16 +332,24 @@ def add_parsers(sub, fmt) -> None:
         "  workbench import mentions lists.csv --db audit.db --study external\n"
         "  workbench import entities regions.csv --db audit.db",
     )
-    p.add_argument("kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references",
-                                     "scores"])
+    p.add_argument(
+        "kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references", "scores"]
+    )
     p.add_argument("file")
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
     p.add_argument("--task", help="scores: the task file (*.task.json) with the labels and their weights")
     p.add_argument("--entities", help="scores: entity metadata, a CSV with `name` and any columns")
-    p.add_argument("--group-by", action="append", metavar="COLUMN",
-                   help="scores: compare the groups of this metadata column (repeat for several)")
-    p.add_argument("--catalog", help="responses, rankings: the catalog (JSON list or CSV with attribute columns); "
-                   "with rankings it enables mean catalog rank and group shares")
+    p.add_argument(
+        "--group-by",
+        action="append",
+        metavar="COLUMN",
+        help="scores: compare the groups of this metadata column (repeat for several)",
+    )
+    p.add_argument(
+        "--catalog",
+        help="responses, rankings: the catalog (JSON list or CSV with attribute columns); "
+        "with rankings it enables mean catalog rank and group shares",
+    )
     p.set_defaults(func=cmd_import)

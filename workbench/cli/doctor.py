@@ -15,10 +15,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return doctor.run(args.model or [], args.study, make_console())
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "doctor", help="check llama.cpp features, the default model and configured engines",
+        "doctor",
+        help="check llama.cpp features, the default model and configured engines",
         formatter_class=fmt,
         description="Reports the llama.cpp build (GPU offload or not, threads), where the bundled\n"
         "model is, and whether each configured engine answers.",

@@ -46,17 +46,37 @@ def cmd_entities(args: argparse.Namespace) -> int:
                 study_id_of(conn, args.study)
             index = dedup.load_entities(conn, args.study)
             methods = dedup.METHODS if args.method == "all" else (args.method,)
-            found = dedup.suggest(index.names, index.counts, methods=methods, threshold=args.threshold,
-                                  scorer=args.scorer, forbidden=index.forbidden)
+            found = dedup.suggest(
+                index.names,
+                index.counts,
+                methods=methods,
+                threshold=args.threshold,
+                scorer=args.scorer,
+                forbidden=index.forbidden,
+            )
             if args.format == "json":
                 print(json.dumps([s.as_record() for s in found], ensure_ascii=False, indent=1))
                 return 0
             if args.format == "csv":  # one row per member
-                rows = ({"cluster": n, "method": s.method, "score": round(s.score, 2), "canonical": s.canonical,
-                         "member": m, "mentions": c, "joined_by": r}
-                        for n, s in enumerate(found, start=1) for m, c, r in zip(s.members, s.counts, s.reasons))
-                exports.write_records(rows, "csv", ["cluster", "method", "score", "canonical", "member", "mentions",
-                                                    "joined_by"], sys.stdout)
+                rows = (
+                    {
+                        "cluster": n,
+                        "method": s.method,
+                        "score": round(s.score, 2),
+                        "canonical": s.canonical,
+                        "member": m,
+                        "mentions": c,
+                        "joined_by": r,
+                    }
+                    for n, s in enumerate(found, start=1)
+                    for m, c, r in zip(s.members, s.counts, s.reasons)
+                )
+                exports.write_records(
+                    rows,
+                    "csv",
+                    ["cluster", "method", "score", "canonical", "member", "mentions", "joined_by"],
+                    sys.stdout,
+                )
                 return 0
             if not found:
                 console.print(f"No suggestions among {len(index.names)} entities.")
@@ -73,13 +93,22 @@ def cmd_entities(args: argparse.Namespace) -> int:
         if args.action == "list":
             from workbench.methods.choice import data as choice_io
 
-            exports.write_records(choice_io.entity_records(conn), args.format if args.format != "table" else "csv",
-                                  choice_io.ENTITY_FIELDS, sys.stdout)
+            exports.write_records(
+                choice_io.entity_records(conn),
+                args.format if args.format != "table" else "csv",
+                choice_io.ENTITY_FIELDS,
+                sys.stdout,
+            )
             return 0
         if args.action in ("undo", "redo"):
             done = registry.undo(conn) if args.action == "undo" else registry.redo(conn)
-            console.print(literal_text(f"{args.action.title()}: {done['summary']} (decision {done['id']})"
-                                       if done else f"Nothing to {args.action}."))
+            console.print(
+                literal_text(
+                    f"{args.action.title()}: {done['summary']} (decision {done['id']})"
+                    if done
+                    else f"Nothing to {args.action}."
+                )
+            )
             return 0
         who, why = reviewer_name(args), args.why
         if args.action == "merge":
@@ -101,18 +130,19 @@ def cmd_entities(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "entities", help="de-duplicate entities: suggest, merge, split, rename, forbid, undo", formatter_class=fmt,
-        description="Surface forms (\"Nike\", \"Nike, Inc.\") become entities; reviewers decide which are the\n"
+        "entities",
+        help="de-duplicate entities: suggest, merge, split, rename, forbid, undo",
+        formatter_class=fmt,
+        description='Surface forms ("Nike", "Nike, Inc.") become entities; reviewers decide which are the\n'
         "same. `suggest` proposes merges, strict to lax, on the words that name the brand (case, accents,\n"
-        "punctuation, legal forms like S.p.A. or Co.,Ltd., a trailing country like \"(Japan)\", a leading\n"
-        "\"The\" ignored): fingerprint (same words, any order), ngram (same letters: spacing too), nearest\n"
+        'punctuation, legal forms like S.p.A. or Co.,Ltd., a trailing country like "(Japan)", a leading\n'
+        '"The" ignored): fingerprint (same words, any order), ngram (same letters: spacing too), nearest\n'
         "(similarity >= --threshold within blocks; a name seen rarely also joins a common one a letter or\n"
         "two away). Methods chain: what a strict one joins, a lax one extends, and each cluster is shown\n"
         "once with the laxest method, the weakest link and how each member joined. Names differing in a\n"
-        "number (\"Terminator 2\" / \"3\") are never paired; neither is what a reviewer forbade. Every\n"
+        'number ("Terminator 2" / "3") are never paired; neither is what a reviewer forbade. Every\n'
         "decision is recorded with who, when and why; `undo` and `redo` walk the history; metrics follow\n"
         "at once. Measured quality: docs/entities.md.",
         epilog="examples:\n  workbench entities suggest --db audit.db\n"
@@ -124,17 +154,25 @@ def add_parsers(sub, fmt) -> None:
         "  workbench entities undo --db audit.db",
     )
     p.add_argument("action", choices=["suggest", "merge", "split", "rename", "forbid", "undo", "redo", "list"])
-    p.add_argument("names", nargs="*", help="entities (or their surface forms); split: the entity, then its "
-                   "surface forms to move")
+    p.add_argument(
+        "names", nargs="*", help="entities (or their surface forms); split: the entity, then its surface forms to move"
+    )
     add_db(p)
     p.add_argument("--study", help="suggest: only entities mentioned in this study")
     p.add_argument("--method", choices=["all", "fingerprint", "ngram", "nearest"], default="all")
-    p.add_argument("--threshold", type=percent, default=90.0,
-                   help="nearest: similarity 0-100 (default 90); a rarely seen name a letter or two from a common "
-                   "one joins below it, marked 'misspelling'")
-    p.add_argument("--scorer", default="token_sort_ratio",
-                   choices=["token_sort_ratio", "ratio", "token_set_ratio", "WRatio"],
-                   help="nearest: rapidfuzz scorer (token_set_ratio also pairs 'Paris' with 'Paris, France')")
+    p.add_argument(
+        "--threshold",
+        type=percent,
+        default=90.0,
+        help="nearest: similarity 0-100 (default 90); a rarely seen name a letter or two from a common "
+        "one joins below it, marked 'misspelling'",
+    )
+    p.add_argument(
+        "--scorer",
+        default="token_sort_ratio",
+        choices=["token_sort_ratio", "ratio", "token_set_ratio", "WRatio"],
+        help="nearest: rapidfuzz scorer (token_set_ratio also pairs 'Paris' with 'Paris, France')",
+    )
     p.add_argument("--into", help="merge: the canonical name (default: the most mentioned member)")
     p.add_argument("--as", dest="as_name", help="split: the new entity's name (default: the first surface form)")
     p.add_argument("--who", help="reviewer name recorded with the decision (default: $USER)")

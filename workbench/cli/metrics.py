@@ -26,8 +26,9 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
             method.print_tables(conn, study, records, console)
             shown += 1
     if not shown:
-        console.print("No ranked lists yet: run a study (its answers are extracted at the end) "
-                      "or `workbench import mentions`.")
+        console.print(
+            "No ranked lists yet: run a study (its answers are extracted at the end) or `workbench import mentions`."
+        )
     return shown
 
 
@@ -44,10 +45,10 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return 0
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "metrics", help="every study's metrics (ChoiceEval, cold-start, identity, label probabilities)",
+        "metrics",
+        help="every study's metrics (ChoiceEval, cold-start, identity, label probabilities)",
         formatter_class=fmt,
         description="Computes every metric from the stored results (after any review), per model x\n"
         "topic and per cluster: preferred entity and PEIR, direct-recommendation rate, Spearman rho\n"
@@ -71,7 +72,11 @@ def add_parsers(sub, fmt) -> None:
 
 
 def add_convention(p) -> None:
-    p.add_argument("--convention", choices=list(methods.CONVENTIONS), default="paper",
-                   help="paper: the published definitions (default); original: the original research "
-                   "code's where it differs (cold-start SERP-MS and PRAG ranked by the neutral list), to "
-                   "reproduce its published tables. Every record names the one it follows.")
+    p.add_argument(
+        "--convention",
+        choices=list(methods.CONVENTIONS),
+        default="paper",
+        help="paper: the published definitions (default); original: the original research "
+        "code's where it differs (cold-start SERP-MS and PRAG ranked by the neutral list), to "
+        "reproduce its published tables. Every record names the one it follows.",
+    )

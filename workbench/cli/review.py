@@ -31,8 +31,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     ids = reviews.sample_list_ids(conn, args.study, args.per_topic, args.seed)
     if args.action == "sample":
         records = [dict(r) for r in reviews.review_items(conn, args.study, list_ids=ids)]
-        exports.write_records(records, args.format, ["id", "model", "topic", "cluster", "question", "repetition",
-                                                     "verdict"], sys.stdout)
+        exports.write_records(
+            records, args.format, ["id", "model", "topic", "cluster", "question", "repetition", "verdict"], sys.stdout
+        )
         return 0
     if not (args.first and args.second):
         raise UserError("agreement needs --first REVIEWER and --second REVIEWER")
@@ -42,9 +43,12 @@ def cmd_review(args: argparse.Namespace) -> int:
         return 0
     rate = f"{result['agreement']:.1%}" if result["agreement"] is not None else "n/a"
     kappa = f"{result['kappa']:.3f}" if result["kappa"] is not None else "n/a (too few or identical labels)"
-    make_console().print(f"Validation sample: {result['items']} lists ({args.per_topic} questions per topic, seed "
-                     f"{args.seed}); both reviewed {result['both_reviewed']}. Agreement {rate}; Cohen's kappa "
-                     f"{kappa}.", soft_wrap=True)
+    make_console().print(
+        f"Validation sample: {result['items']} lists ({args.per_topic} questions per topic, seed "
+        f"{args.seed}); both reviewed {result['both_reviewed']}. Agreement {rate}; Cohen's kappa "
+        f"{kappa}.",
+        soft_wrap=True,
+    )
     return 0
 
 
@@ -55,17 +59,26 @@ def _review_matches(conn, args: argparse.Namespace) -> int:
     console = make_console()
     if args.action == "match":
         if not args.key or not (args.item or args.out):
-            raise UserError("match needs --key MODEL/SEED/CATEGORY/PERSONA/RANK (from `workbench review matches`) "
-                            "and --item TITLE or --out")
+            raise UserError(
+                "match needs --key MODEL/SEED/CATEGORY/PERSONA/RANK (from `workbench review matches`) "
+                "and --item TITLE or --out"
+            )
         done = match_reviews.correct(conn, study_id, args.key, None if args.out else args.item, reviewer_name(args))
-        console.print(literal_text(f"{done['key']}: {done['before'] or 'not in catalog'} -> "
-                                   f"{done['after'] or 'not in catalog'} (by {reviewer_name(args)}); "
-                                   "`workbench review undo-match` takes it back."))
+        console.print(
+            literal_text(
+                f"{done['key']}: {done['before'] or 'not in catalog'} -> "
+                f"{done['after'] or 'not in catalog'} (by {reviewer_name(args)}); "
+                "`workbench review undo-match` takes it back."
+            )
+        )
         return 0
     if args.action == "undo-match":
         undone = match_reviews.undo(conn, study_id, reviewer_name(args))
-        console.print("Nothing to undo." if undone is None else literal_text(
-            f"{undone['key']}: back to {undone['restored'] or 'not in catalog'}."))
+        console.print(
+            "Nothing to undo."
+            if undone is None
+            else literal_text(f"{undone['key']}: back to {undone['restored'] or 'not in catalog'}.")
+        )
         return 0
     records = match_reviews.rows(conn, study_id, args.only if args.only in ("unmatched", "uncertain") else "all")
     if args.format != "table":
@@ -75,8 +88,13 @@ def _review_matches(conn, args: argparse.Namespace) -> int:
     for name in ("key", "the answer said", "catalog entry", "score", "by"):
         table.add_column(name, overflow="fold")
     for r in records:
-        table.add_row(literal_text(r["key"]), literal_text(r["surface"] or "-"), literal_text(r["item"] or "-"),
-                      "" if r["match_score"] is None else f"{r['match_score']:.0f}", literal_text(r["corrected_by"] or ""))
+        table.add_row(
+            literal_text(r["key"]),
+            literal_text(r["surface"] or "-"),
+            literal_text(r["item"] or "-"),
+            "" if r["match_score"] is None else f"{r['match_score']:.0f}",
+            literal_text(r["corrected_by"] or ""),
+        )
     console.print(table)
     return 0
 
@@ -87,19 +105,28 @@ def _review_probes(conn, args: argparse.Namespace) -> int:
     console = make_console()
     if args.action == "label":
         if not (args.key and args.label):
-            raise UserError("label needs --key REQUEST_KEY (from `workbench review probes`) and --label "
-                            "admits|denies|unclear")
+            raise UserError(
+                "label needs --key REQUEST_KEY (from `workbench review probes`) and --label admits|denies|unclear"
+            )
         probe_reviews.label(conn, args.key, reviewer_name(args), args.label)
-        console.print(literal_text(f"Labelled {args.key[:12]} {args.label} (by {reviewer_name(args)}); "
-                                   "`workbench review undo-label` takes it back."))
+        console.print(
+            literal_text(
+                f"Labelled {args.key[:12]} {args.label} (by {reviewer_name(args)}); "
+                "`workbench review undo-label` takes it back."
+            )
+        )
         return 0
     if args.action == "undo-label":
         undone = probe_reviews.undo(conn, reviewer_name(args))
         if undone is None:
             console.print("Nothing to undo.")
             return 0
-        console.print(literal_text(f"Took back {undone['label']} on {undone['request_key'][:12]}; the label is now "
-                                   f"{undone['restored']} ({undone['source']})."))
+        console.print(
+            literal_text(
+                f"Took back {undone['label']} on {undone['request_key'][:12]}; the label is now "
+                f"{undone['restored']} ({undone['source']})."
+            )
+        )
         return 0
     records = probe_reviews.items(conn, args.only, args.study)
     if args.format != "table":
@@ -109,9 +136,21 @@ def _review_probes(conn, args: argparse.Namespace) -> int:
     for name in ("key", "model", "group", "condition", "rules", "judge", "label", "source"):
         table.add_column(name)
     for r in records:
-        table.add_row(*(literal_text(str(v or "-")) for v in (
-            r["request_key"][:12], r["model"], r["group"], r["condition"], r["rule_label"], r["judge_label"],
-            r["label"], r["source"])))
+        table.add_row(
+            *(
+                literal_text(str(v or "-"))
+                for v in (
+                    r["request_key"][:12],
+                    r["model"],
+                    r["group"],
+                    r["condition"],
+                    r["rule_label"],
+                    r["judge_label"],
+                    r["label"],
+                    r["source"],
+                )
+            )
+        )
     console.print(table)
     result = probe_reviews.agreement(conn, args.study)
     for name in ("rule", "judge"):
@@ -122,10 +161,10 @@ def _review_probes(conn, args: argparse.Namespace) -> int:
     return 0
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "review", help="validation sample for a second reviewer; agreement and Cohen's kappa",
+        "review",
+        help="validation sample for a second reviewer; agreement and Cohen's kappa",
         formatter_class=fmt,
         description="Reviewers accept, edit or reject extracted lists in the app (4 = Review). For a\n"
         "validation, a second reviewer reviews a seeded random sample (default 15 questions per topic;\n"
@@ -146,17 +185,22 @@ def add_parsers(sub, fmt) -> None:
         "  workbench review match --db audit.db --study movies --key 'm/0/gender/a girl/3' --item 'Oldboy'\n"
         "  workbench review undo-match --db audit.db --study movies",
     )
-    p.add_argument("action", choices=["sample", "agreement", "probes", "label", "undo-label", "matches", "match",
-                                      "undo-match"])
+    p.add_argument(
+        "action", choices=["sample", "agreement", "probes", "label", "undo-label", "matches", "match", "undo-match"]
+    )
     add_db(p)
     p.add_argument("--study", required=True)
     p.add_argument("--per-topic", type=int, default=15, help="questions per topic in the sample (paper: 15)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--first", help="agreement: one reviewer")
     p.add_argument("--second", help="agreement: the other reviewer")
-    p.add_argument("--only", choices=["unreviewed", "disagreements", "all", "unmatched", "uncertain"], default="all",
-                   help="probes: which labels to list (disagreements: rules and judge differ); matches: "
-                   "unmatched (out of catalog) or uncertain (fuzzy score < 95)")
+    p.add_argument(
+        "--only",
+        choices=["unreviewed", "disagreements", "all", "unmatched", "uncertain"],
+        default="all",
+        help="probes: which labels to list (disagreements: rules and judge differ); matches: "
+        "unmatched (out of catalog) or uncertain (fuzzy score < 95)",
+    )
     p.add_argument("--item", help="match: the catalog entry the item means")
     p.add_argument("--out", action="store_true", help="match: the item is not in the catalog")
     p.add_argument("--key", help="label: the prompt's request key (a unique prefix will do)")

@@ -24,6 +24,7 @@ from workbench.cli.common import (
 from workbench.literal import literal_text, visible
 from workbench.models import ModelNotFound
 from workbench.specs import MAX_CONCURRENCY, SpecError, parse_spec
+from workbench.store import questions as question_store
 from workbench.store import queue
 from workbench.studies.spec import StudyError, load_study
 from workbench.tables import fmt_eta
@@ -37,8 +38,9 @@ def progress_display(console: Console, quiet: bool):
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}"
-                   "{task.fields[waiting]}"),
+        TextColumn(
+            "{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}{task.fields[waiting]}"
+        ),
         console=console,
         disable=quiet,
         transient=False,
@@ -48,21 +50,36 @@ def progress_display(console: Console, quiet: bool):
     def on_progress(p) -> None:
         if (p.model, p.stage) not in tasks:
             tasks[p.model, p.stage] = progress.add_task(
-                escape(f"{visible(p.model)} {p.stage}"), total=p.total, failed=0, rate="0.0", eta="--:--",
+                escape(f"{visible(p.model)} {p.stage}"),
+                total=p.total,
+                failed=0,
+                rate="0.0",
+                eta="--:--",
                 waiting="",
             )
         progress.update(
-            tasks[p.model, p.stage], completed=p.done + p.failed, total=p.total, failed=p.failed,
-            rate=f"{p.tokens_per_s:.1f}", eta=fmt_eta(p.eta_s),
+            tasks[p.model, p.stage],
+            completed=p.done + p.failed,
+            total=p.total,
+            failed=p.failed,
+            rate=f"{p.tokens_per_s:.1f}",
+            eta=fmt_eta(p.eta_s),
             waiting=f" · {escape(p.waiting)}" if p.waiting else "",
         )
 
     return progress, on_progress
 
 
-def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: int | None,
-              concurrency: int | None, console: Console, quiet: bool = False,
-              max_requests: int = DEFAULT_MAX_REQUESTS) -> int:
+def run_study(
+    study_path: str,
+    db: str,
+    model_specs: list[str] | None,
+    limit: int | None,
+    concurrency: int | None,
+    console: Console,
+    quiet: bool = False,
+    max_requests: int = DEFAULT_MAX_REQUESTS,
+) -> int:
     """Plan and run a study with a live progress display; returns the exit status."""
     from workbench.audit import prepare, run_prepared
     from workbench.audit_limits import PlanTooLarge
@@ -84,10 +101,13 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
     except (ModelNotFound, PlanTooLarge) as exc:
         raise UserError(str(exc)) from None
     for model in prepared.models:
-        console.print(literal_text(
-            f"{study.name} · {model.resolved.label}: {model.total} requests "
-            f"({model.planned} newly planned) · database {db}"
-        ), soft_wrap=True)
+        console.print(
+            literal_text(
+                f"{study.name} · {model.resolved.label}: {model.total} requests "
+                f"({model.planned} newly planned) · database {db}"
+            ),
+            soft_wrap=True,
+        )
     progress, on_progress = progress_display(console, quiet)
 
     options = RunOptions(limit=limit)
@@ -105,24 +125,33 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
             line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
             if report.expert_replies:
                 agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
-                line += (f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
-                         f"mean expert agreement (Jaccard) {agreement}")
+                line += (
+                    f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
+                    f"mean expert agreement (Jaccard) {agreement}"
+                )
             console.print(line, soft_wrap=True)
     for p in summary.progress:
         if p.stopped_reason:
             console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)
     if summary.failed:
         last = next((p.last_error for p in summary.progress if p.last_error), "")
-        console.print(literal_text(
-            f"{summary.failed} requests failed (last error: {last}); "
-            f"`workbench status --db {db}` shows why, and running again retries them."
-        ), style="red", soft_wrap=True)
+        console.print(
+            literal_text(
+                f"{summary.failed} requests failed (last error: {last}); "
+                f"`workbench status --db {db}` shows why, and running again retries them."
+            ),
+            style="red",
+            soft_wrap=True,
+        )
         return 1
     # Say what is true now, from the store (another process may be answering part of the study).
     pending, _here, elsewhere = queue.unanswered(conn, prepared.study_id, queue.claim_owner())
     if elsewhere:
-        console.print(f"{elsewhere} requests are being answered by another process (a second `workbench run` "
-                      "on this database); it will store them. Nothing was asked twice.", soft_wrap=True)
+        console.print(
+            f"{elsewhere} requests are being answered by another process (a second `workbench run` "
+            "on this database); it will store them. Nothing was asked twice.",
+            soft_wrap=True,
+        )
         return 0
     if pending:
         why = f" (--limit {limit})" if limit is not None else ""
@@ -134,8 +163,9 @@ def run_study(study_path: str, db: str, model_specs: list[str] | None, limit: in
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    return run_study(args.study, args.db, args.model, args.limit, args.concurrency, make_console(), args.quiet,
-                     args.max_requests)
+    return run_study(
+        args.study, args.db, args.model, args.limit, args.concurrency, make_console(), args.quiet, args.max_requests
+    )
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
@@ -155,23 +185,30 @@ def cmd_generate(args: argparse.Namespace) -> int:
     progress, on_progress = progress_display(console, args.quiet)
     try:
         with progress:
-            report = asyncio.run(generate_questions(conn, study, spec, RunOptions(), on_progress,
-                                                    notify=lambda msg: console.print(msg)))
+            report = asyncio.run(
+                generate_questions(conn, study, spec, RunOptions(), on_progress, notify=lambda msg: console.print(msg))
+            )
     except KeyboardInterrupt:
         console.print("Interrupted; run the same command again to resume.")
         return 130
     except (EngineError, ModelNotFound) as exc:
         raise UserError(str(exc)) from None
-    console.print(f"Adapted {report.adapted} clusters ({report.adapt_unparseable} kept their general name: "
-                  f"unparseable or failed replies, kept in the store).")
+    console.print(
+        f"Adapted {report.adapted} clusters ({report.adapt_unparseable} kept their general name: "
+        f"unparseable or failed replies, kept in the store)."
+    )
     for topic, count in report.per_topic.items():
         console.print(literal_text(f"{topic}: {count} new questions"))
     if report.generate_unparseable:
-        console.print(f"{report.generate_unparseable} question lists could not be parsed (kept in the store; "
-                      "`workbench export --what responses` shows them).")
-    console.print(f"Questions start unverified: review them with `workbench questions --db {args.db} "
-                  f"--study {study.name}`; `workbench run` asks them (only verified ones with verified_only = true).",
-                  soft_wrap=True)
+        console.print(
+            f"{report.generate_unparseable} question lists could not be parsed (kept in the store; "
+            "`workbench export --what responses` shows them)."
+        )
+    console.print(
+        f"Questions start unverified: review them with `workbench questions --db {args.db} "
+        f"--study {study.name}`; `workbench run` asks them (only verified ones with verified_only = true).",
+        soft_wrap=True,
+    )
     return 0
 
 
@@ -180,12 +217,12 @@ def cmd_questions(args: argparse.Namespace) -> int:
     study_id = study_id_of(conn, args.study)
     if args.verify or args.verify_all or args.unverify:
         ids = None if args.verify_all else (args.verify or args.unverify)
-        changed = queue.set_verified(conn, study_id, ids, verified=not args.unverify)
+        changed = question_store.set_verified(conn, study_id, ids, verified=not args.unverify)
         make_console().print(f"{'Unverified' if args.unverify else 'Verified'} {changed} questions.")
         return 0
-    rows = queue.question_records(conn, study_id)
+    rows = question_store.question_records(conn, study_id)
     if args.format != "table":
-        exports.write_records(rows, args.format, queue.QUESTION_FIELDS, sys.stdout)
+        exports.write_records(rows, args.format, question_store.QUESTION_FIELDS, sys.stdout)
         return 0
     table = new_table(title=f"Questions of {args.study} (✓ = verified)")
     table.add_column("id", justify="right")
@@ -194,16 +231,18 @@ def cmd_questions(args: argparse.Namespace) -> int:
     table.add_column("question", overflow="fold")
     for r in rows:
         label = r["cluster_label"] if r["cluster_label"] and r["cluster_label"] != r["cluster"] else r["cluster"]
-        table.add_row(str(r["id"]), "✓" if r["verified"] else "", literal_text(f"{r['topic']} / {label}"),
-                      literal_text(r["text"]))
+        table.add_row(
+            str(r["id"]), "✓" if r["verified"] else "", literal_text(f"{r['topic']} / {label}"), literal_text(r["text"])
+        )
     make_console().print(table)
     return 0
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "run", help="run (or resume) a study", formatter_class=fmt,
+        "run",
+        help="run (or resume) a study",
+        formatter_class=fmt,
         description="Plan every request of a study and answer the ones not answered yet.\n\n"
         "Safe to interrupt (Ctrl-C) or kill at any moment: run the same command again and it\n"
         "resumes exactly where it stopped, asking nothing twice. Failed requests are retried.",
@@ -214,19 +253,30 @@ def add_parsers(sub, fmt) -> None:
     )
     p.add_argument("study", help="study file (TOML), e.g. the demo at assets/studies/demo.toml")
     add_db(p)
-    p.add_argument("--model", action="append", metavar="SPEC",
-                   help="model spec replacing the study's models (repeat for several)")
+    p.add_argument(
+        "--model", action="append", metavar="SPEC", help="model spec replacing the study's models (repeat for several)"
+    )
     p.add_argument("--limit", type=bounded_int(1, None), metavar="N", help="answer at most N requests in this run")
-    p.add_argument("--concurrency", type=bounded_int(1, MAX_CONCURRENCY), metavar="N",
-                   help=f"requests in flight per model (1 to {MAX_CONCURRENCY})")
-    p.add_argument("--max-requests", type=bounded_int(1, None), metavar="N", default=DEFAULT_MAX_REQUESTS,
-                   help="refuse to plan a study that would create more than N requests "
-                   f"(default {DEFAULT_MAX_REQUESTS:,}); nothing is stored when refused")
+    p.add_argument(
+        "--concurrency",
+        type=bounded_int(1, MAX_CONCURRENCY),
+        metavar="N",
+        help=f"requests in flight per model (1 to {MAX_CONCURRENCY})",
+    )
+    p.add_argument(
+        "--max-requests",
+        type=bounded_int(1, None),
+        metavar="N",
+        default=DEFAULT_MAX_REQUESTS,
+        help="refuse to plan a study that would create more than N requests "
+        f"(default {DEFAULT_MAX_REQUESTS:,}); nothing is stored when refused",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_run)
 
     p = sub.add_parser(
-        "generate", help="LLM-assisted questions: adapt clusters to topics, then write questions",
+        "generate",
+        help="LLM-assisted questions: adapt clusters to topics, then write questions",
         formatter_class=fmt,
         description="For every [[topics]] table with `generate = N`, an LLM rewrites each user cluster in\n"
         "the topic's terms (stage adapt), then writes N questions per adapted cluster (stage generate),\n"
@@ -239,13 +289,18 @@ def add_parsers(sub, fmt) -> None:
     )
     p.add_argument("study", help="study file (TOML) with `generate = N` in some [[topics]]")
     add_db(p)
-    p.add_argument("--model", metavar="SPEC", help="generator model (default: [question_generation] model, "
-                   "else the study's first model)")
+    p.add_argument(
+        "--model",
+        metavar="SPEC",
+        help="generator model (default: [question_generation] model, else the study's first model)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_generate)
 
     p = sub.add_parser(
-        "questions", help="list a study's questions; mark them verified", formatter_class=fmt,
+        "questions",
+        help="list a study's questions; mark them verified",
+        formatter_class=fmt,
         description="Lists the questions of a study (from its file, imported or generated) with their\n"
         "verified flag, or sets the flag. With `verified_only = true` in the study, `run` asks only\n"
         "verified questions.",

@@ -56,8 +56,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         WorkbenchApp(db, study_path, autostart=True).run()
         console.print(f"Database: {db}\nThe same results headless: `workbench demo --no-tui --db {db}`")
         return 0
-    console.print("[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled "
-                  "Gemma 3 270M on this machine.")
+    console.print(
+        "[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled Gemma 3 270M on this machine."
+    )
     status = run_study(study_path, db, None, None, None, console)
     conn = open_store(db)
     print_status(conn, "demo", console)
@@ -76,22 +77,28 @@ def print_samples(conn, study: str, console: Console, count: int) -> None:
         console.print(literal_text(r["text"].strip() or "(empty answer)"))
 
 
-
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
-        "demo", help="run the bundled demo study on the bundled local model", formatter_class=fmt,
+        "demo",
+        help="run the bundled demo study on the bundled local model",
+        formatter_class=fmt,
         description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default. In a\n"
         "terminal it opens the app and runs the demo live; with --no-tui (or without a terminal) it\n"
         "prints the status, a few answers and the metric tables. Run it again: it resumes or reports.",
         epilog="examples:\n  workbench demo\n  workbench demo --db /tmp/demo.db",
     )
     p.add_argument("--db", help=f"database (default: {demo_db_path()})")
-    p.add_argument("--no-tui", action="store_true",
-                   help="print the results instead of opening the app (the default without a terminal)")
+    p.add_argument(
+        "--no-tui",
+        action="store_true",
+        help="print the results instead of opening the app (the default without a terminal)",
+    )
     p.set_defaults(func=cmd_demo)
 
     p = sub.add_parser(
-        "tui", help="the terminal app: design, run, metrics, review, entities", formatter_class=fmt,
+        "tui",
+        help="the terminal app: design, run, metrics, review, entities",
+        formatter_class=fmt,
         description="Opens the keyboard-driven app on a database. 1 = Run screen, 2 = Metrics,\n"
         "F1 or ? = help, Ctrl+P = every action. Works over SSH in 80x24. It follows runs started\n"
         "elsewhere on the same database without locking it.",

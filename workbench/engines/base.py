@@ -55,8 +55,9 @@ class Completion:
     logprobs: list[dict[str, Any]] | None = None
 
 
-def completion_from_choice(text: str, choice: dict[str, Any], usage: Any, latency_s: float,
-                           logprobs: list[dict[str, Any]] | None = None) -> Completion:
+def completion_from_choice(
+    text: str, choice: dict[str, Any], usage: Any, latency_s: float, logprobs: list[dict[str, Any]] | None = None
+) -> Completion:
     """A Completion from an OpenAI-shaped choice and usage (servers and llama-cpp-python alike).
 
     Token counts that are not plausible integers (a list, "many", 2**70) become None, so
@@ -75,8 +76,9 @@ def completion_from_choice(text: str, choice: dict[str, Any], usage: Any, latenc
     )
 
 
-def scores_completion(logprobs: list[float | None], method: str, latency_s: float,
-                      prompt_tokens: int | None = None) -> Completion:
+def scores_completion(
+    logprobs: list[float | None], method: str, latency_s: float, prompt_tokens: int | None = None
+) -> Completion:
     import json
 
     return Completion(json.dumps({"logprobs": logprobs, "method": method}), "scored", prompt_tokens, 0, latency_s)

@@ -35,6 +35,7 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits.astype(np.float64) - float(np.max(logits))
     return shifted - np.log(np.exp(shifted).sum())
 
+
 # A prompt longer than the context is permanent (retrying cannot help): the message says the fix.
 CONTEXT_HINT = "raise n_ctx in the model spec, e.g. llama:default,n_ctx=8192"
 
@@ -158,7 +159,7 @@ class _Instance:
         prompt_tokens = self.llm.tokenize(prompt.encode("utf-8"), add_bos=True, special=True)
         full = self.llm.tokenize((prompt + continuation).encode("utf-8"), add_bos=True, special=True)
         if full[: len(prompt_tokens)] == prompt_tokens:
-            return prompt_tokens, full[len(prompt_tokens):]
+            return prompt_tokens, full[len(prompt_tokens) :]
         return prompt_tokens, self.llm.tokenize(continuation.encode("utf-8"), add_bos=False, special=True)
 
     def _eval_prompt(self, prompt_tokens: list[int]) -> np.ndarray:
@@ -169,8 +170,11 @@ class _Instance:
         llm = self.llm
         assert llm is not None
         if len(prompt_tokens) >= llm.n_ctx():
-            raise EngineError("context_overflow", f"prompt of {len(prompt_tokens)} tokens exceeds n_ctx={llm.n_ctx()}; "
-                              f"{CONTEXT_HINT}", retryable=False)
+            raise EngineError(
+                "context_overflow",
+                f"prompt of {len(prompt_tokens)} tokens exceeds n_ctx={llm.n_ctx()}; {CONTEXT_HINT}",
+                retryable=False,
+            )
         cached = 0
         limit = min(llm.n_tokens, len(prompt_tokens) - 1)  # always re-decode the last prompt token
         while cached < limit and llm.input_ids[cached] == prompt_tokens[cached]:
@@ -190,8 +194,9 @@ class _Instance:
         if not tokens:
             return []
         if n_prompt + len(tokens) > llm.n_ctx():
-            raise EngineError("context_overflow", f"prompt + continuation exceed n_ctx; {CONTEXT_HINT}",
-                              retryable=False)
+            raise EngineError(
+                "context_overflow", f"prompt + continuation exceed n_ctx; {CONTEXT_HINT}", retryable=False
+            )
         llm._ctx.kv_cache_seq_rm(0, n_prompt, -1)
         llm.n_tokens = n_prompt
         rows: list[np.ndarray] = []
@@ -217,8 +222,12 @@ class _Instance:
 
         assert self.llm is not None
         if self.scorer is None:
-            self.scorer = Scorer(self.llm, self.options.get("n_ctx", DEFAULT_N_CTX), self.options.get("n_batch", 512),
-                                 invariant=bool(self.options.get("invariant", True)))
+            self.scorer = Scorer(
+                self.llm,
+                self.options.get("n_ctx", DEFAULT_N_CTX),
+                self.options.get("n_batch", 512),
+                invariant=bool(self.options.get("invariant", True)),
+            )
         return self.scorer
 
     def score(self, prompt: str, continuations: list[str]) -> list[float]:
@@ -249,11 +258,13 @@ class _Instance:
         out = []
         for row, token in zip(rows, c_tokens):
             top = np.argpartition(row, -top_n)[-top_n:] if top_n > 0 else []
-            out.append({
-                "token": self._piece(token),
-                "logprob": float(row[token]),
-                "top_logprobs": {self._piece(int(t)): float(row[t]) for t in sorted(top, key=lambda t: -row[t])},
-            })
+            out.append(
+                {
+                    "token": self._piece(token),
+                    "logprob": float(row[token]),
+                    "top_logprobs": {self._piece(int(t)): float(row[t]) for t in sorted(top, key=lambda t: -row[t])},
+                }
+            )
         return out
 
     def _piece(self, token: int) -> str:

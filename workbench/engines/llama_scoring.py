@@ -61,8 +61,9 @@ class Scorer:
             model_params = llama_cpp.llama_model_default_params()
             model_params.use_extra_bufts = False
             with quiet_llama():
-                self._own_model = model = _internals.LlamaModel(path_model=llm.model_path, params=model_params,
-                                                                verbose=False)
+                self._own_model = model = _internals.LlamaModel(
+                    path_model=llm.model_path, params=model_params, verbose=False
+                )
         params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)  # same threads, rope, types
         params.n_ctx = n_ctx
         params.n_batch = n_batch
@@ -92,7 +93,7 @@ class Scorer:
         boundary, the tail is tokenised on its own (the same rule for every method)."""
         full = self.tokenize(head_text + tail_text, bos=True)
         if full[: len(head)] == head:
-            return full[len(head):]
+            return full[len(head) :]
         return self.tokenize(tail_text, bos=False)
 
     # -- decoding ----------------------------------------------------------------
@@ -138,8 +139,12 @@ class Scorer:
         if n_tokens > self.n_ctx:
             from workbench.engines.base import EngineError
 
-            raise EngineError("context_overflow", f"{n_tokens} tokens exceed n_ctx={self.n_ctx}; raise n_ctx in the "
-                              "model spec, e.g. llama:default,n_ctx=8192", retryable=False)
+            raise EngineError(
+                "context_overflow",
+                f"{n_tokens} tokens exceed n_ctx={self.n_ctx}; raise n_ctx in the "
+                "model spec, e.g. llama:default,n_ctx=8192",
+                retryable=False,
+            )
 
     def score(self, prefix: str, items: list[Item], first_token_only: bool = False) -> list[list[float]]:
         """Log-probability of every continuation of every item (sum over its tokens;
@@ -153,15 +158,16 @@ class Scorer:
         for item in items:
             suffix = self.split(prefix_tokens, prefix, item.suffix)
             if not suffix:
-                raise EngineError("bad_request", "a prompt must add at least one token to the shared prefix",
-                                  retryable=False)
+                raise EngineError(
+                    "bad_request", "a prompt must add at least one token to the shared prefix", retryable=False
+                )
             prompt = prefix_tokens + suffix
             labels = [self.split(prompt, prefix + item.suffix, c) for c in item.continuations]
             if any(not label for label in labels):
                 raise EngineError("bad_request", "an empty label cannot be scored", retryable=False)
             self._check(len(prompt) + max(len(label) for label in labels))
             self._reuse(prompt)  # the prefix, and the start this prompt shares with the last one, stay cached
-            new = prompt[len(self.cached):]
+            new = prompt[len(self.cached) :]
             # The first label's tokens ride along with the prompt's own: they sit right
             # after it, exactly where a lone evaluation of prompt + label puts them.
             ride = [] if first_token_only else labels[0][:-1]
@@ -184,7 +190,7 @@ class Scorer:
                         # places it. (All labels in one batch, a sequence each, measured no
                         # faster here and moves numbers by up to 0.04 nats even with invariant
                         # kernels.)
-                        tail, common = self.cached[len(prompt):], 0
+                        tail, common = self.cached[len(prompt) :], 0
                         while common < min(keep, len(tail)) and tail[common] == body[common]:
                             common += 1
                         self._truncate(len(prompt) + common)

@@ -93,7 +93,7 @@ class OpenAIEngine:
                     retryable=False,
                 )
             self._headers["Authorization"] = f"Bearer {key}"
-        self._secret = self._headers.get("Authorization", "")[len("Bearer "):]
+        self._secret = self._headers.get("Authorization", "")[len("Bearer ") :]
 
     def redact(self, text: str) -> str:
         """The text without this engine's API key (a proxy may echo the header in an error body)."""
@@ -136,8 +136,10 @@ class OpenAIEngine:
                     if retry_after is not None and retry_after > self.max_retry_after:
                         # Honouring it would stall the model for hours: count the attempt as
                         # failed and let the runner's own backoff decide when to try again.
-                        message += (f" (it asked to wait {_duration(retry_after)}, more than the "
-                                    f"{self.max_retry_after:g} s cap; raise it with max_retry_after=SECONDS)")
+                        message += (
+                            f" (it asked to wait {_duration(retry_after)}, more than the "
+                            f"{self.max_retry_after:g} s cap; raise it with max_retry_after=SECONDS)"
+                        )
                         retry_after = None
                     raise EngineError(
                         f"http_{reply.status}",
@@ -166,14 +168,22 @@ class OpenAIEngine:
         """The body, decompressed, refused once it grows past max_body_mb."""
         declared = reply.content_length
         if declared is not None and declared > self.max_body_bytes and not reply.headers.get("Content-Encoding"):
-            raise EngineError("too_large", f"{url} sent a reply of {declared:,} bytes, more than the "
-                              f"{self.max_body_bytes:,}-byte cap (max_body_mb)", retryable=False)
+            raise EngineError(
+                "too_large",
+                f"{url} sent a reply of {declared:,} bytes, more than the "
+                f"{self.max_body_bytes:,}-byte cap (max_body_mb)",
+                retryable=False,
+            )
         chunks, size = [], 0
         async for chunk in reply.content.iter_chunked(1 << 16):
             size += len(chunk)
             if size > self.max_body_bytes:
-                raise EngineError("too_large", f"{url} sent a reply of more than {self.max_body_bytes:,} bytes "
-                                  "(after decompression; the cap is max_body_mb)", retryable=False)
+                raise EngineError(
+                    "too_large",
+                    f"{url} sent a reply of more than {self.max_body_bytes:,} bytes "
+                    "(after decompression; the cap is max_body_mb)",
+                    retryable=False,
+                )
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -298,8 +308,9 @@ async def _first_token(engine: OpenAIEngine, prompt: str, continuations: list[st
     try:
         top = reply["choices"][0]["logprobs"]["top_logprobs"][0] or {}
     except (KeyError, IndexError, TypeError) as exc:
-        raise EngineError("unsupported", f"{engine.identity} returns no top log-probs ({exc})",
-                          retryable=False) from None
+        raise EngineError(
+            "unsupported", f"{engine.identity} returns no top log-probs ({exc})", retryable=False
+        ) from None
     out: list[float | None] = []
     for continuation in continuations:
         # The longest top token that starts the label (" Low" for " Low Urgency").
@@ -312,6 +323,5 @@ def _completion_logprobs(block: Any) -> list[dict[str, Any]] | None:
     if not block or "tokens" not in block:
         return None
     return [
-        {"token": token, "logprob": lp}
-        for token, lp in zip(block.get("tokens", []), block.get("token_logprobs", []))
+        {"token": token, "logprob": lp} for token, lp in zip(block.get("tokens", []), block.get("token_logprobs", []))
     ]

@@ -14,4 +14,16 @@ from workbench.methods.registry import (
     unregister,
 )
 
-__all__ = ["BUILTIN", "CONVENTIONS", "ENTRY_POINT_GROUP", "Method", "MethodBase", "Stages", "get", "metric_records", "names", "register", "unregister"]
+__all__ = [
+    "BUILTIN",
+    "CONVENTIONS",
+    "ENTRY_POINT_GROUP",
+    "Method",
+    "MethodBase",
+    "Stages",
+    "get",
+    "metric_records",
+    "names",
+    "register",
+    "unregister",
+]

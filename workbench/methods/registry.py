@@ -48,8 +48,7 @@ class Method(Protocol):
         """What planning needs beyond the study (ChoiceEval: stored question ids).
         Called with conn=None first, to count the plan before anything is stored."""
 
-    def plan(self, study: Any, model_identity: str, params: dict[str, Any],
-             context: Any) -> Iterable[PlannedRequest]:
+    def plan(self, study: Any, model_identity: str, params: dict[str, Any], context: Any) -> Iterable[PlannedRequest]:
         """The first-stage requests for one model, lazily."""
 
     def helper_model(self, study: Any) -> ModelSpec | None:
@@ -58,14 +57,16 @@ class Method(Protocol):
     async def after_answers(self, stages: Stages) -> None:
         """Everything after the first stage: plan and run later stages, parse, store."""
 
-    def metric_records(self, conn: sqlite3.Connection, study: str | None,
-                       convention: str = "paper") -> list[dict[str, Any]]:
+    def metric_records(
+        self, conn: sqlite3.Connection, study: str | None, convention: str = "paper"
+    ) -> list[dict[str, Any]]:
         """Every number of this method's studies (one study, or all) as flat records.
         `convention`: "paper" (the published definitions) or "original" (the original
         research code's, where it differs); every record says which it follows."""
 
-    def print_tables(self, conn: sqlite3.Connection, study: str | None, records: list[dict[str, Any]],
-                     console: Any) -> None:
+    def print_tables(
+        self, conn: sqlite3.Connection, study: str | None, records: list[dict[str, Any]], console: Any
+    ) -> None:
         """`workbench metrics` in a terminal: the records as Rich tables."""
 
 
@@ -171,8 +172,12 @@ def unregister(name: str) -> None:
 CONVENTIONS = ("paper", "original")
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None,
-                   convention: str = "paper") -> list[dict[str, Any]]:
+def metric_records(
+    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
+) -> list[dict[str, Any]]:
     """Every metric of one study (or all), method by method, as flat records."""
-    return [{"convention": convention, **record} for name in names()
-            for record in get(name).metric_records(conn, study, convention)]
+    return [
+        {"convention": convention, **record}
+        for name in names()
+        for record in get(name).metric_records(conn, study, convention)
+    ]

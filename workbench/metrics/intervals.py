@@ -57,13 +57,15 @@ def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) ->
     else:
         distinct, counts = np.unique(rows, axis=0, return_counts=True)
     chunk = max(1, _CELLS // max(len(distinct), 1))
-    parts = [rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct
-             for start in range(0, n_boot, chunk)]
+    parts = [
+        rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct for start in range(0, n_boot, chunk)
+    ]
     return np.concatenate(parts).reshape((n_boot, *values.shape[1:]))
 
 
-def mean_ci(values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
-            seed: int | None = None) -> tuple[float | None, float | None]:
+def mean_ci(
+    values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+) -> tuple[float | None, float | None]:
     """Percentile interval of the mean of `values` (resampled with replacement);
     (None, None) with fewer than two values."""
     data = np.asarray(values, dtype=float)  # None becomes nan, dropped here
@@ -73,8 +75,9 @@ def mean_ci(values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
     return _bounds(resampled_sums(data, n_boot, _rng(seed)) / data.size, level)
 
 
-def difference_ci(a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL,
-                  seed: int | None = None) -> tuple[float | None, float | None]:
+def difference_ci(
+    a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+) -> tuple[float | None, float | None]:
     """Interval of mean(a) - mean(b), each group resampled on its own."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.size < 2 or y.size < 2:
@@ -85,8 +88,9 @@ def difference_ci(a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOT, 
     return _bounds(mx - my, level)
 
 
-def stratified_ci(strata: Sequence[np.ndarray], statistic, n_boot: int = N_BOOT,
-                  level: float = LEVEL, seed: int | None = None) -> tuple[float | None, float | None]:
+def stratified_ci(
+    strata: Sequence[np.ndarray], statistic, n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+) -> tuple[float | None, float | None]:
     """Interval of `statistic` over strata (e.g. clusters) whose units (rows of one
     stratum's array, shape (n, k)) are resampled within the stratum. `statistic` gets
     the list of per-stratum resampled sums, each of shape (n_boot, k)."""

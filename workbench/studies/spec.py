@@ -37,8 +37,7 @@ class Where:
 
 
 def describe(value: Any) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean",
-             list: "a list", dict: "a table"}
+    names = {str: "a string", int: "an integer", float: "a number", bool: "a boolean", list: "a list", dict: "a table"}
     return names.get(type(value), type(value).__name__)
 
 
@@ -50,15 +49,26 @@ def expect(where: Where, value: Any, kind: type | tuple[type, ...], expectation:
     return value
 
 
-def expect_range(where: Where, value: Any, low: float | None, high: float | None, expectation: str,
-                 kind: type | tuple[type, ...] = int) -> Any:
+def expect_range(
+    where: Where,
+    value: Any,
+    low: float | None,
+    high: float | None,
+    expectation: str,
+    kind: type | tuple[type, ...] = int,
+) -> Any:
     """A number of `kind` within [low, high]; NaN and infinities are refused."""
     expect(where, value, kind, expectation)
     if isinstance(value, float) and not math.isfinite(value):
         raise where.error(f"expected {expectation}, got {value!r}")
     if (low is not None and value < low) or (high is not None and value > high):
-        bounds = (f"between {low:g} and {high:g}" if low is not None and high is not None
-                  else f"at least {low:g}" if low is not None else f"at most {high:g}")
+        bounds = (
+            f"between {low:g} and {high:g}"
+            if low is not None and high is not None
+            else f"at least {low:g}"
+            if low is not None
+            else f"at most {high:g}"
+        )
         raise where.error(f"expected {expectation} {bounds}, got {value!r:.40}")
     return value
 
@@ -121,8 +131,9 @@ def read_toml(path: Path) -> dict[str, Any]:
         text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
-        raise StudyError(f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
-                         "save the study file as UTF-8") from None
+        raise StudyError(
+            f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); save the study file as UTF-8"
+        ) from None
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -135,9 +146,7 @@ def read_toml(path: Path) -> dict[str, Any]:
 def check_keys(where: Where, table: dict[str, Any], allowed: set[str]) -> None:
     for key in table:
         if key not in allowed:
-            raise where.child(key).error(
-                f"unknown key (expected one of: {', '.join(sorted(allowed))})"
-            )
+            raise where.child(key).error(f"unknown key (expected one of: {', '.join(sorted(allowed))})")
 
 
 def read_models(study: Where, data: dict[str, Any]) -> list[ModelSpec]:
@@ -146,13 +155,13 @@ def read_models(study: Where, data: dict[str, Any]) -> list[ModelSpec]:
     if "models" not in data:
         raise where.error('missing; expected a list such as ["llama:default"]')
     value = data["models"]
-    expect(where, value, list, "a list of model specs such as \"llama:default\"")
+    expect(where, value, list, 'a list of model specs such as "llama:default"')
     if not value:
         raise where.error("expected at least one model spec")
     specs = []
     for index, item in enumerate(value):
         item_where = where.child(index)
-        expect(item_where, item, str, "a model spec string such as \"openai:MODEL@http://host:port/v1\"")
+        expect(item_where, item, str, 'a model spec string such as "openai:MODEL@http://host:port/v1"')
         try:
             specs.append(parse_spec(item))
         except SpecError as exc:

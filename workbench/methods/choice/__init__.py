@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.methods.registry import MethodBase, Stages, register
-from workbench.store import queue
+from workbench.store import questions as question_store
 
 
 @register
@@ -20,8 +20,8 @@ class ChoiceMethod(MethodBase):
     def plan_context(self, conn, study, study_id):
         if conn is None:  # counting: the questions of the file
             return {(q.topic, q.cluster, q.text): 0 for q in study.questions}
-        queue.insert_questions(conn, study_id, study.questions)
-        return queue.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
+        question_store.insert_questions(conn, study_id, study.questions)
+        return question_store.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
 
     def plan(self, study, model_identity, params, context):
         from workbench.methods.choice.study import plan_requests
@@ -38,19 +38,24 @@ class ChoiceMethod(MethodBase):
         prepared, settings = stages.prepared, stages.study.extraction
         if settings.method == "list":
             for m in prepared.models:
-                stages.extraction.append(choice_extraction.extract_with_list_parser(
-                    stages.conn, stages.study_id, m.model_id, m.resolved.label, settings.k))
+                stages.extraction.append(
+                    choice_extraction.extract_with_list_parser(
+                        stages.conn, stages.study_id, m.model_id, m.resolved.label, settings.k
+                    )
+                )
             return
         extractor_jobs = {}
         for m in prepared.models:
             x = prepared.extractor or m  # without an extraction model, each model extracts its own answers
-            choice_extraction.plan_experts(stages.conn, stages.study_id, m.model_id, x.model_id,
-                                           x.resolved.identity, settings)
+            choice_extraction.plan_experts(
+                stages.conn, stages.study_id, m.model_id, x.model_id, x.resolved.identity, settings
+            )
             extractor_jobs[x.model_id] = stages.job(x)
         await stages.run_stage("extract", list(extractor_jobs.values()))
         for m in prepared.models:
-            stages.extraction.append(choice_extraction.vote(stages.conn, stages.study_id, m.model_id,
-                                                            m.resolved.label, settings))
+            stages.extraction.append(
+                choice_extraction.vote(stages.conn, stages.study_id, m.model_id, m.resolved.label, settings)
+            )
 
     def metric_records(self, conn, study, convention="paper"):
         from workbench.methods.choice.data import choice_metric_records_of

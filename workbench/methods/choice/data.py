@@ -16,7 +16,8 @@ from workbench.methods.choice.metrics import (
     choice_metric_records,
 )
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
-from workbench.store import mentions, queue
+from workbench.store import mentions
+from workbench.store import questions as question_store
 from workbench.store.mentions import MentionList
 from workbench.store.queue import ensure_study
 from workbench.studies.spec import StudyError, Where
@@ -58,8 +59,11 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
         stored.append(MentionList(model, topic, entry["cluster"], question, repetition, "import", surfaces))
     study_id = ensure_study(conn, study)
     mentions.store_lists(conn, study_id, stored)
-    return {"responses": len(stored), "mentions": sum(len(s.surfaces) for s in stored),
-            "empty": sum(1 for s in stored if not s.surfaces)}
+    return {
+        "responses": len(stored),
+        "mentions": sum(len(s.surfaces) for s in stored),
+        "empty": sum(1 for s in stored if not s.surfaces),
+    }
 
 
 def import_entities(conn: sqlite3.Connection, path: Path) -> dict[str, Any]:
@@ -82,7 +86,9 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     questions: list[Question] = []
     try:
         if path.suffix.lower() == ".csv":
-            topics = list(OrderedDict.fromkeys(r["topic"] for _line, r in _rows(path, ("topic", "cluster", "question"))))
+            topics = list(
+                OrderedDict.fromkeys(r["topic"] for _line, r in _rows(path, ("topic", "cluster", "question")))
+            )
             for name in topics:
                 for cluster, label, texts in read_question_file(path, clusters, topic=name, where=where):
                     questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
@@ -93,9 +99,9 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
     study_id = ensure_study(conn, study)  # only once the file has been read whole
-    before = len(queue.study_questions(conn, study_id))
-    queue.insert_questions(conn, study_id, questions)
-    return len(queue.study_questions(conn, study_id)) - before
+    before = len(question_store.study_questions(conn, study_id))
+    question_store.insert_questions(conn, study_id, questions)
+    return len(question_store.study_questions(conn, study_id)) - before
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -106,21 +112,29 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
     records: list[dict[str, Any]] = []
     for study_id, name, spec_json in studies:
         settings = json.loads(spec_json).get("metrics", {})
-        lists = [ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
-                 for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)]
+        lists = [
+            ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
+            for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)
+        ]
         if not lists:
             continue
         records += choice_metric_records(
-            name, lists, region_of,
+            name,
+            lists,
+            region_of,
             region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
-            top_n=settings.get("top_n", 10), min_share=settings.get("min_share", 0.05))
+            top_n=settings.get("top_n", 10),
+            min_share=settings.get("min_share", 0.05),
+        )
     return records
 
 
 def mention_records(conn: sqlite3.Connection, study: str | None = None):
     where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
-    return (dict(r) for r in conn.execute(
-        f"""
+    return (
+        dict(r)
+        for r in conn.execute(
+            f"""
         SELECT s.name AS study, l.model, l.topic, l.cluster, l.question AS question_id, l.repetition,
                m.rank, m.surface, e.name AS entity, e.region, m.votes, l.source, l.n_experts, l.agreement,
                l.response_key
@@ -129,11 +143,29 @@ def mention_records(conn: sqlite3.Connection, study: str | None = None):
         LEFT JOIN aliases a ON a.surface_key = m.surface_key
         LEFT JOIN entities e ON e.id = a.entity_id
         {where} ORDER BY l.id, m.rank
-        """, args))
+        """,
+            args,
+        )
+    )
 
 
-MENTION_FIELDS = ["study", "model", "topic", "cluster", "question_id", "repetition", "rank", "surface", "entity",
-                  "region", "votes", "source", "n_experts", "agreement", "response_key"]
+MENTION_FIELDS = [
+    "study",
+    "model",
+    "topic",
+    "cluster",
+    "question_id",
+    "repetition",
+    "rank",
+    "surface",
+    "entity",
+    "region",
+    "votes",
+    "source",
+    "n_experts",
+    "agreement",
+    "response_key",
+]
 
 
 def entity_records(conn: sqlite3.Connection):
@@ -148,9 +180,47 @@ def entity_records(conn: sqlite3.Connection):
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
-METRIC_FIELDS = ["study", "metric", "convention", "model", "topic", "cluster", "persona_category", "persona", "group", "condition",
-                 "probe_label", "word", "difference", "u", "region", "region_a",
-                 "region_b", "repetition_a", "repetition_b", "entity", "attribute", "value_label", "value", "mean", "std",
-                 "exp_mean", "statistic",
-                 "t", "p", "n", "n_groups", "rank", "task", "language", "variant", "method", "between",
-                 "condition_a", "condition_b", "d", "r", "study_b"]
+METRIC_FIELDS = [
+    "study",
+    "metric",
+    "convention",
+    "model",
+    "topic",
+    "cluster",
+    "persona_category",
+    "persona",
+    "group",
+    "condition",
+    "probe_label",
+    "word",
+    "difference",
+    "u",
+    "region",
+    "region_a",
+    "region_b",
+    "repetition_a",
+    "repetition_b",
+    "entity",
+    "attribute",
+    "value_label",
+    "value",
+    "mean",
+    "std",
+    "exp_mean",
+    "statistic",
+    "t",
+    "p",
+    "n",
+    "n_groups",
+    "rank",
+    "task",
+    "language",
+    "variant",
+    "method",
+    "between",
+    "condition_a",
+    "condition_b",
+    "d",
+    "r",
+    "study_b",
+]

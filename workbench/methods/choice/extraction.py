@@ -59,22 +59,30 @@ def _surfaces(names: list[str], votes: list[int | None] | None = None):
     return [(name, normalize_surface(name), v) for name, v in zip(names, votes)]
 
 
-def extract_with_list_parser(conn: sqlite3.Connection, study_id: int, model_id: int, model_label: str,
-                             k: int) -> ExtractionReport:
+def extract_with_list_parser(
+    conn: sqlite3.Connection, study_id: int, model_id: int, model_label: str, k: int
+) -> ExtractionReport:
     report = ExtractionReport()
     lists = []
     for key, topic, cluster, question, repetition, text in _answers_without_list(conn, study_id, model_id):
         names = extract_list(text, k)
-        lists.append(MentionList(model_label, topic, cluster, question, repetition, "list", _surfaces(names),
-                                 response_key=key))
+        lists.append(
+            MentionList(model_label, topic, cluster, question, repetition, "list", _surfaces(names), response_key=key)
+        )
         report.answers += 1
         report.empty += not names
     mentions.store_lists(conn, study_id, lists)
     return report
 
 
-def plan_experts(conn: sqlite3.Connection, study_id: int, answer_model_id: int, extractor_model_id: int,
-                 extractor_identity: str, settings: Extraction) -> int:
+def plan_experts(
+    conn: sqlite3.Connection,
+    study_id: int,
+    answer_model_id: int,
+    extractor_model_id: int,
+    extractor_identity: str,
+    settings: Extraction,
+) -> int:
     """One `extract` request per answered, not yet voted answer x expert."""
     planned = []
     schema = expert_schema(settings.k)
@@ -90,16 +98,24 @@ def plan_experts(conn: sqlite3.Connection, study_id: int, answer_model_id: int, 
                 "params": params,
                 "answer_key": key,
             }
-            planned.append(queue.PlannedRequest(
-                key=request_key(stage="extract", model_identity=extractor_identity, payload=payload,
-                                repetition=expert),
-                stage="extract", payload=payload, repetition=expert, seed=expert, parent_key=key,
-            ))
+            planned.append(
+                queue.PlannedRequest(
+                    key=request_key(
+                        stage="extract", model_identity=extractor_identity, payload=payload, repetition=expert
+                    ),
+                    stage="extract",
+                    payload=payload,
+                    repetition=expert,
+                    seed=expert,
+                    parent_key=key,
+                )
+            )
     return queue.plan(conn, study_id, extractor_model_id, planned)
 
 
-def vote(conn: sqlite3.Connection, study_id: int, answer_model_id: int, answer_label: str,
-         settings: Extraction) -> ExtractionReport:
+def vote(
+    conn: sqlite3.Connection, study_id: int, answer_model_id: int, answer_label: str, settings: Extraction
+) -> ExtractionReport:
     """Vote every answer whose experts have all finished (answered or failed)."""
     report = ExtractionReport()
     lists, agreements = [], []
@@ -132,11 +148,20 @@ def vote(conn: sqlite3.Connection, study_id: int, answer_model_id: int, answer_l
         agreement = expert_agreement(parsed_lists)
         if agreement is not None:
             agreements.append(agreement)
-        lists.append(MentionList(
-            answer_label, topic, cluster, question, repetition, "vote",
-            _surfaces([v.surface for v in voted], [v.votes for v in voted]),
-            response_key=key, n_experts=len(parsed_lists), agreement=agreement,
-        ))
+        lists.append(
+            MentionList(
+                answer_label,
+                topic,
+                cluster,
+                question,
+                repetition,
+                "vote",
+                _surfaces([v.surface for v in voted], [v.votes for v in voted]),
+                response_key=key,
+                n_experts=len(parsed_lists),
+                agreement=agreement,
+            )
+        )
         report.answers += 1
         report.empty += not voted
     mentions.store_lists(conn, study_id, lists)

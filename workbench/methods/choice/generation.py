@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from workbench.keys import request_key
 from workbench.methods.choice.study import ChoiceStudy, Question
 from workbench.prompts import fill, load_prompt
+from workbench.store import questions as question_store
 from workbench.store import queue
 
 ADAPT_SCHEMA = {
@@ -29,8 +30,9 @@ ADAPT_SCHEMA = {
 def questions_schema(n: int) -> dict:
     return {
         "type": "object",
-        "properties": {"questions": {"type": "array", "minItems": n, "maxItems": n,
-                                     "items": {"type": "string", "maxLength": 200}}},
+        "properties": {
+            "questions": {"type": "array", "minItems": n, "maxItems": n, "items": {"type": "string", "maxLength": 200}}
+        },
         "required": ["questions"],
     }
 
@@ -44,23 +46,35 @@ class GenerationReport:
     per_topic: dict[str, int] = field(default_factory=dict)
 
 
-def plan_adaptations(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int,
-                     identity: str) -> int:
+def plan_adaptations(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int, identity: str) -> int:
     settings = study.question_generation
     template = load_prompt(settings.adapt_prompt, "adapt_cluster.txt")
     planned = []
     for topic in study.generate:
         for cluster in study.clusters:
             payload = {
-                "messages": [{"role": "user", "content": fill(template, topic=topic, cluster=cluster.name,
-                                                              description=cluster.description)}],
-                "params": {"temperature": settings.temperature, "max_tokens": 160, "seed": study.seed,
-                           "json_schema": ADAPT_SCHEMA},
+                "messages": [
+                    {
+                        "role": "user",
+                        "content": fill(template, topic=topic, cluster=cluster.name, description=cluster.description),
+                    }
+                ],
+                "params": {
+                    "temperature": settings.temperature,
+                    "max_tokens": 160,
+                    "seed": study.seed,
+                    "json_schema": ADAPT_SCHEMA,
+                },
                 "meta": {"topic": topic, "cluster": cluster.name},
             }
-            planned.append(queue.PlannedRequest(
-                request_key(stage="adapt", model_identity=identity, payload=payload, repetition=None),
-                "adapt", payload, seed=study.seed))
+            planned.append(
+                queue.PlannedRequest(
+                    request_key(stage="adapt", model_identity=identity, payload=payload, repetition=None),
+                    "adapt",
+                    payload,
+                    seed=study.seed,
+                )
+            )
     return queue.plan(conn, study_id, model_id, planned)
 
 
@@ -83,8 +97,9 @@ def _json_object(text: str | None) -> dict | None:
     return data if isinstance(data, dict) else None
 
 
-def plan_questions(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int, identity: str,
-                   report: GenerationReport) -> int:
+def plan_questions(
+    conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, model_id: int, identity: str, report: GenerationReport
+) -> int:
     """One `generate` request per adapted cluster. A cluster whose adaptation
     failed or could not be parsed keeps its general name (and is counted)."""
     settings = study.question_generation
@@ -104,22 +119,36 @@ def plan_questions(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int, 
             report.adapt_unparseable += 1
         n = study.generate[meta["topic"]]
         payload = {
-            "messages": [{"role": "user", "content": fill(template, topic=meta["topic"], cluster=name,
-                                                          description=description, n=str(n))}],
-            "params": {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "seed": study.seed,
-                       "json_schema": questions_schema(n)},
+            "messages": [
+                {
+                    "role": "user",
+                    "content": fill(template, topic=meta["topic"], cluster=name, description=description, n=str(n)),
+                }
+            ],
+            "params": {
+                "temperature": settings.temperature,
+                "max_tokens": settings.max_tokens,
+                "seed": study.seed,
+                "json_schema": questions_schema(n),
+            },
             "meta": {**meta, "label": name, "n": n},
         }
-        planned.append(queue.PlannedRequest(
-            request_key(stage="generate", model_identity=identity, payload=payload, repetition=None),
-            "generate", payload, seed=study.seed))
+        planned.append(
+            queue.PlannedRequest(
+                request_key(stage="generate", model_identity=identity, payload=payload, repetition=None),
+                "generate",
+                payload,
+                seed=study.seed,
+            )
+        )
     new = queue.plan(conn, study_id, model_id, planned)
     queue.supersede_others(conn, study_id, model_id, "generate", [p.key for p in planned])
     return new
 
 
-def store_generated(conn: sqlite3.Connection, study_id: int, model_id: int, identity: str,
-                    report: GenerationReport) -> None:
+def store_generated(
+    conn: sqlite3.Connection, study_id: int, model_id: int, identity: str, report: GenerationReport
+) -> None:
     for key, status, payload_json, text in _replies(conn, study_id, model_id, "generate"):
         meta = json.loads(payload_json)["meta"]
         data = _json_object(text) if status == "done" else None
@@ -127,11 +156,18 @@ def store_generated(conn: sqlite3.Connection, study_id: int, model_id: int, iden
         if not isinstance(texts, list) or not all(isinstance(t, str) for t in texts):
             report.generate_unparseable += 1
             continue
-        questions = [Question(meta["topic"], meta["cluster"], meta["label"], i, " ".join(t.split()), "generated")
-                     for i, t in enumerate(texts[: meta["n"]]) if t.strip()]
-        before = len(queue.study_questions(conn, study_id))
-        queue.insert_questions(conn, study_id, questions,
-                               provenance={"model": identity, "request_key": key, "adapted_cluster": meta["label"]})
-        added = len(queue.study_questions(conn, study_id)) - before
+        questions = [
+            Question(meta["topic"], meta["cluster"], meta["label"], i, " ".join(t.split()), "generated")
+            for i, t in enumerate(texts[: meta["n"]])
+            if t.strip()
+        ]
+        before = len(question_store.study_questions(conn, study_id))
+        question_store.insert_questions(
+            conn,
+            study_id,
+            questions,
+            provenance={"model": identity, "request_key": key, "adapted_cluster": meta["label"]},
+        )
+        added = len(question_store.study_questions(conn, study_id)) - before
         report.generated += added
         report.per_topic[meta["topic"]] = report.per_topic.get(meta["topic"], 0) + added

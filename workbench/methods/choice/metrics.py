@@ -182,8 +182,9 @@ class RegionSlots:
         return matrix[:, self.regions.index(region)]
 
 
-def region_slots(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
-                 min_share: float = 0.05) -> RegionSlots:
+def region_slots(
+    lists: Sequence[ResponseList], region_of: Callable[[str], str | None], min_share: float = 0.05
+) -> RegionSlots:
     keep = frequent_entities(lists, min_share)
     code: dict[str, int] = {}
     regions: list[str] = []
@@ -205,9 +206,15 @@ def region_slots(lists: Sequence[ResponseList], region_of: Callable[[str], str |
     return RegionSlots(regions, per_group)
 
 
-def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str | None],
-                   region_a: str, region_b: str, min_share: float = 0.05,
-                   alpha: float = 0.5, slots: RegionSlots | None = None) -> LogOddsRatio:
+def geographic_lor(
+    lists: Sequence[ResponseList],
+    region_of: Callable[[str], str | None],
+    region_a: str,
+    region_b: str,
+    min_share: float = 0.05,
+    alpha: float = 0.5,
+    slots: RegionSlots | None = None,
+) -> LogOddsRatio:
     """Per-group LOR of top-K slots held by region a vs region b, their mean,
     exp(mean), a one-sample t-test of the group values against 0, and a bootstrap
     interval of the mean (each cluster's answers resampled within it). `slots`: the
@@ -215,8 +222,10 @@ def geographic_lor(lists: Sequence[ResponseList], region_of: Callable[[str], str
     slots = slots or region_slots(lists, region_of, min_share)
     if not slots.per_group:
         return LogOddsRatio({}, None, None, None, None)
-    pairs = {g: np.column_stack([slots.column(m, region_a, region_b), slots.column(m, region_b, region_a)])
-             for g, m in slots.per_group.items()}
+    pairs = {
+        g: np.column_stack([slots.column(m, region_a, region_b), slots.column(m, region_b, region_a)])
+        for g, m in slots.per_group.items()
+    }
     totals = {g: pair.sum(axis=0) for g, pair in pairs.items()}
     per_group = {g: log_odds_ratio(t[0], t[1], alpha) for g, t in totals.items()}
     values = np.array(list(per_group.values()), dtype=float)
@@ -290,9 +299,14 @@ def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | 
 DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"), ("United States", NON_US))
 
 
-def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: Callable[[str], str | None],
-                          region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
-                          top_n: int = 10, min_share: float = 0.05) -> list[dict[str, Any]]:
+def choice_metric_records(
+    study: str,
+    lists: Iterable[ResponseList],
+    region_of: Callable[[str], str | None],
+    region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
+    top_n: int = 10,
+    min_share: float = 0.05,
+) -> list[dict[str, Any]]:
     """Every ChoiceEval metric per model x topic and per cluster, as flat records
     (the `workbench metrics --format json` contract)."""
     groups: dict[tuple[str, str], list[ResponseList]] = {}
@@ -308,33 +322,75 @@ def choice_metric_records(study: str, lists: Iterable[ResponseList], region_of: 
             base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
             entity, peir, n = preferred_entity(scope)
             low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
-            records.append({**base, "metric": "peir", "entity": entity, "value": _finite(peir), "n": n,
-                            **interval_fields(low, high)})
-            records.append({**base, "metric": "direct_recommendation_rate",
-                            "value": _finite(direct_recommendation_rate(scope)), "n": n})
+            records.append(
+                {
+                    **base,
+                    "metric": "peir",
+                    "entity": entity,
+                    "value": _finite(peir),
+                    "n": n,
+                    **interval_fields(low, high),
+                }
+            )
+            records.append(
+                {
+                    **base,
+                    "metric": "direct_recommendation_rate",
+                    "value": _finite(direct_recommendation_rate(scope)),
+                    "n": n,
+                }
+            )
             stab = stability(scope, top_n)
             for rep_a, rep_b, rho, p in stab.spearman:
-                records.append({**base, "metric": "spearman", "repetition_a": rep_a, "repetition_b": rep_b,
-                                "value": rho, "p": p, "n": len(stab.entities)})
+                records.append(
+                    {
+                        **base,
+                        "metric": "spearman",
+                        "repetition_a": rep_a,
+                        "repetition_b": rep_b,
+                        "value": rho,
+                        "p": p,
+                        "n": len(stab.entities),
+                    }
+                )
             if len(stab.counts) >= 2:
                 h, p = stab.kruskal
-                records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p,
-                                "n": len(stab.counts)})
+                records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
             us = us_top3(scope)
             if us is not None:
                 records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
         for cluster, scope in scopes:  # the topic, then each cluster
             for region, share in region_shares(scope, region_of).items():
-                records.append({"study": study, "model": model, "topic": topic, "cluster": cluster,
-                                "metric": "region_share", "region": region, "value": share})
+                records.append(
+                    {
+                        "study": study,
+                        "model": model,
+                        "topic": topic,
+                        "cluster": cluster,
+                        "metric": "region_share",
+                        "region": region,
+                        "value": share,
+                    }
+                )
         slots = region_slots(items, region_of, min_share)  # one table for every region pair
         for region_a, region_b in region_pairs:
             lor = geographic_lor(items, region_of, region_a, region_b, min_share, slots=slots)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
-            records.append({**base, "metric": "lor", "cluster": None, "mean": _finite(lor.mean),
-                            "exp_mean": _finite(lor.exp_mean), "t": lor.t, "p": lor.p, "n_groups": lor.n_groups,
-                            "slots_a": lor.slots[0], "slots_b": lor.slots[1],
-                            **interval_fields(*lor.ci)})
+            records.append(
+                {
+                    **base,
+                    "metric": "lor",
+                    "cluster": None,
+                    "mean": _finite(lor.mean),
+                    "exp_mean": _finite(lor.exp_mean),
+                    "t": lor.t,
+                    "p": lor.p,
+                    "n_groups": lor.n_groups,
+                    "slots_a": lor.slots[0],
+                    "slots_b": lor.slots[1],
+                    **interval_fields(*lor.ci),
+                }
+            )
             for group, value in lor.per_group.items():
                 if group:
                     records.append({**base, "metric": "lor", "cluster": group, "value": _finite(value)})

@@ -41,8 +41,21 @@ from workbench.studies.spec import (
     read_optional_spec,
 )
 
-TOP_KEYS = {"name", "method", "description", "repetitions", "seed", "models", "generation",
-            "clusters", "topics", "extraction", "metrics", "question_generation", "verified_only"}
+TOP_KEYS = {
+    "name",
+    "method",
+    "description",
+    "repetitions",
+    "seed",
+    "models",
+    "generation",
+    "clusters",
+    "topics",
+    "extraction",
+    "metrics",
+    "question_generation",
+    "verified_only",
+}
 EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output"}
 METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
 TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster", "generate"}
@@ -133,8 +146,10 @@ class ChoiceStudy:
             "models": [str(m) for m in self.models],
             "generation": self.generation,
             "clusters": [c.__dict__ for c in self.clusters],
-            "extraction": {**self.extraction.__dict__,
-                           "model": str(self.extraction.model) if self.extraction.model else None},
+            "extraction": {
+                **self.extraction.__dict__,
+                "model": str(self.extraction.model) if self.extraction.model else None,
+            },
             "metrics": self.metrics,
             "generate": self.generate,
             "verified_only": self.verified_only,
@@ -150,14 +165,20 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     where = Where(str(path))
     check_keys(where, data, TOP_KEYS)
     name = read_name(where, data, path.stem)
-    repetitions = expect_range(where.child("repetitions"), data.get("repetitions", 1), 1, MAX_REPETITIONS,
-                               "a whole number of repetitions (paper: 5)")
+    repetitions = expect_range(
+        where.child("repetitions"),
+        data.get("repetitions", 1),
+        1,
+        MAX_REPETITIONS,
+        "a whole number of repetitions (paper: 5)",
+    )
     seed = expect(where.child("seed"), data.get("seed", 0), int, "an integer seed")
     models = read_models(where, data)
     generation = _generation(where.child("generation"), data.get("generation", {}))
     clusters = _clusters(where.child("clusters"), data.get("clusters"))
-    topics = expect(where.child("topics"), data.get("topics"), list,
-                    "a list of [[topics]] tables, each with a name and questions")
+    topics = expect(
+        where.child("topics"), data.get("topics"), list, "a list of [[topics]] tables, each with a name and questions"
+    )
     if not topics:
         raise where.child("topics").error("expected at least one [[topics]] table")
     questions: list[Question] = []
@@ -174,8 +195,9 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
         extraction=extraction,
         metrics=metrics,
         generate=generate,
-        question_generation=_question_generation(where.child("question_generation"),
-                                                 data.get("question_generation", {}), path),
+        question_generation=_question_generation(
+            where.child("question_generation"), data.get("question_generation", {}), path
+        ),
         verified_only=verified_only,
         name=name,
         path=str(path),
@@ -199,13 +221,21 @@ def _extraction(where: Where, table: Any) -> Extraction:
     method = table.get("method", "list")
     if method not in ("list", "experts"):
         raise where.child("method").error(f"expected 'list' or 'experts', got {method!r}")
-    experts = expect_range(where.child("experts"), table.get("experts", 5), 1, MAX_EXPERTS,
-                           "a whole number of experts")
+    experts = expect_range(where.child("experts"), table.get("experts", 5), 1, MAX_EXPERTS, "a whole number of experts")
     k = expect_range(where.child("k"), table.get("k", 5), 1, 100, "a whole number of entities per list")
-    temperature = float(expect_range(where.child("temperature"), table.get("temperature", 0.8), 0,
-                                     MAX_TEMPERATURE, "a temperature (above 0, so experts differ)", (int, float)))
-    max_tokens = expect_range(where.child("max_tokens"), table.get("max_tokens", 96), 1, MAX_TOKENS,
-                              "a whole number of tokens")
+    temperature = float(
+        expect_range(
+            where.child("temperature"),
+            table.get("temperature", 0.8),
+            0,
+            MAX_TEMPERATURE,
+            "a temperature (above 0, so experts differ)",
+            (int, float),
+        )
+    )
+    max_tokens = expect_range(
+        where.child("max_tokens"), table.get("max_tokens", 96), 1, MAX_TOKENS, "a whole number of tokens"
+    )
     model = read_optional_spec(where, table)
     output = table.get("output", "json")
     if output not in ("json", "list"):
@@ -220,14 +250,19 @@ def _metrics(where: Where, table: Any) -> dict[str, Any]:
     if "top_n" in table:
         out["top_n"] = expect_range(where.child("top_n"), table["top_n"], 1, 100_000, "a whole number (paper: 10)")
     if "min_share" in table:
-        out["min_share"] = float(expect(where.child("min_share"), table["min_share"], (int, float),
-                                        "a share such as 0.05"))
+        out["min_share"] = float(
+            expect(where.child("min_share"), table["min_share"], (int, float), "a share such as 0.05")
+        )
     if "region_pairs" in table:
-        pairs = expect(where.child("region_pairs"), table["region_pairs"], list,
-                       'a list of pairs such as [["United States", "Europe"]]')
+        pairs = expect(
+            where.child("region_pairs"),
+            table["region_pairs"],
+            list,
+            'a list of pairs such as [["United States", "Europe"]]',
+        )
         for i, pair in enumerate(pairs):
             if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-                raise where.child("region_pairs").child(i).error('expected a pair of region names')
+                raise where.child("region_pairs").child(i).error("expected a pair of region names")
         out["region_pairs"] = [tuple(p) for p in pairs]
     return out
 
@@ -242,8 +277,7 @@ def _clusters(where: Where, value: Any) -> list[Cluster]:
         expect(item_where, item, dict, "a table with name and description")
         check_keys(item_where, item, {"name", "description"})
         name = expect(item_where.child("name"), item.get("name"), str, "a cluster name")
-        description = expect(item_where.child("description"), item.get("description", ""), str,
-                             "a one-line definition")
+        description = expect(item_where.child("description"), item.get("description", ""), str, "a one-line definition")
         clusters.append(Cluster(name, description))
     if len({c.name for c in clusters}) != len(clusters):
         raise where.error("expected distinct cluster names")
@@ -264,26 +298,39 @@ def _question_generation(where: Where, table: Any, study_path: Path) -> Question
             prompts[key] = str(prompt_path)
     return QuestionGeneration(
         model=model,
-        temperature=float(expect_range(where.child("temperature"), table.get("temperature", 0.9), 0, MAX_TEMPERATURE,
-                                       "a temperature", (int, float))),
-        max_tokens=expect_range(where.child("max_tokens"), table.get("max_tokens", 600), 1, MAX_TOKENS,
-                                "a whole number of tokens"),
+        temperature=float(
+            expect_range(
+                where.child("temperature"),
+                table.get("temperature", 0.9),
+                0,
+                MAX_TEMPERATURE,
+                "a temperature",
+                (int, float),
+            )
+        ),
+        max_tokens=expect_range(
+            where.child("max_tokens"), table.get("max_tokens", 600), 1, MAX_TOKENS, "a whole number of tokens"
+        ),
         **prompts,
     )
 
 
-def _topic_questions(where: Where, topic: Any, clusters: list[Cluster],
-                     study_path: Path) -> tuple[list[Question], int]:
+def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_path: Path) -> tuple[list[Question], int]:
     expect(where, topic, dict, "a [[topics]] table")
     check_keys(where, topic, TOPIC_KEYS)
-    name = expect(where.child("name"), topic.get("name"), str, "a topic name such as \"running shoes\"")
+    name = expect(where.child("name"), topic.get("name"), str, 'a topic name such as "running shoes"')
     limit = topic.get("questions_per_cluster")
     if limit is not None:
         expect_range(where.child("questions_per_cluster"), limit, 1, None, "a whole number")
     generate = 0
     if "generate" in topic:
-        generate = expect_range(where.child("generate"), topic["generate"], 1, 1000,
-                                "a whole number of questions to generate per adapted cluster (paper: 23)")
+        generate = expect_range(
+            where.child("generate"),
+            topic["generate"],
+            1,
+            1000,
+            "a whole number of questions to generate per adapted cluster (paper: 23)",
+        )
     if "questions" in topic and "questions_file" in topic:
         raise where.error("expected one of 'questions' (inline table) or 'questions_file', not both")
     if not ({"questions", "questions_file"} & set(topic)):
@@ -292,8 +339,12 @@ def _topic_questions(where: Where, topic: Any, clusters: list[Cluster],
         raise where.error("expected 'questions' (inline table), 'questions_file' or 'generate = N'")
     if "questions" in topic:
         q_where = where.child("questions")
-        table = expect(q_where, topic["questions"], dict,
-                       'a table of cluster name -> list of questions, e.g. "Budget-Conscious" = ["..."]')
+        table = expect(
+            q_where,
+            topic["questions"],
+            dict,
+            'a table of cluster name -> list of questions, e.g. "Budget-Conscious" = ["..."]',
+        )
         grouped = _inline_questions(q_where, table, clusters)
         source = "inline"
     else:
@@ -344,7 +395,7 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
     except ValueError as exc:
         raise StudyError(f"{path}: not valid JSON: {exc}") from None
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
-        raise StudyError(f"{path}: expected the ChoiceEval format {{\"<cluster name>\": [\"question\", ...]}}")
+        raise StudyError(f'{path}: expected the ChoiceEval format {{"<cluster name>": ["question", ...]}}')
     if len(data) != len(clusters):
         raise StudyError(
             f"{path}: has {len(data)} clusters but the study defines {len(clusters)}; "
@@ -381,8 +432,7 @@ def _csv_questions(path: Path, clusters: list[Cluster], topic: str):
     return [(name, name, texts) for name, texts in order.items()]
 
 
-def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any],
-                  question_ids: dict[tuple, int]):
+def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any], question_ids: dict[tuple, int]):
     """One `answer` request per stored question x repetition, keyed deterministically.
 
     `question_ids` holds every question of the study in the store — from the
@@ -398,7 +448,10 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
         messages = ([{"role": "system", "content": system}] if system else []) + [{"role": "user", "content": text}]
         for repetition in range(1, study.repetitions + 1):
             seed = params.get("seed", study.seed) + repetition - 1
-            payload = {"messages": messages, "params": {**{k: v for k, v in params.items() if k != "seed"}, "seed": seed}}
+            payload = {
+                "messages": messages,
+                "params": {**{k: v for k, v in params.items() if k != "seed"}, "seed": seed},
+            }
             yield PlannedRequest(
                 key=request_key(stage="answer", model_identity=model_identity, payload=payload, repetition=repetition),
                 stage="answer",

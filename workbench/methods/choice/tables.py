@@ -21,8 +21,14 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
     direct = {(r["model"], r["topic"]): r for r in topic_level if r["metric"] == "direct_recommendation_rate"}
     for r in (r for r in topic_level if r["metric"] == "peir"):
         d = direct.get((r["model"], r["topic"]), {})
-        table.add_row(literal_text(r["model"]), literal_text(r["topic"]), literal_text(r["entity"] or "-"),
-                      fmt_ci(r["value"], r), fmt_num(d.get("value")), str(r["n"]))
+        table.add_row(
+            literal_text(r["model"]),
+            literal_text(r["topic"]),
+            literal_text(r["entity"] or "-"),
+            fmt_ci(r["value"], r),
+            fmt_num(d.get("value")),
+            str(r["n"]),
+        )
     console.print(table)
     table = new_table(title="Geographic bias: mean log-odds ratio over clusters (t-test against 0)")
     table.add_column("model", overflow="fold", min_width=13)
@@ -32,12 +38,17 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
         table.add_column(column, justify="right")
     for r in (r for r in topic_level if r["metric"] == "lor"):
         no_regions = r.get("slots_a") == 0 and r.get("slots_b") == 0  # nothing to compare: not "no bias"
-        table.add_row(literal_text(r["model"]), literal_text(r["topic"]),
-                      literal_text(fmt_pair(r["region_a"], r["region_b"])),
-                      "n/a (no regions)" if no_regions else fmt_ci(r["mean"], r),
-                      "n/a" if no_regions else fmt_num(r["exp_mean"]), fmt_num(r["t"]), fmt_num(r["p"]),
-                      fmt_num(r.get("p_holm")),
-                      str(r["n_groups"]))
+        table.add_row(
+            literal_text(r["model"]),
+            literal_text(r["topic"]),
+            literal_text(fmt_pair(r["region_a"], r["region_b"])),
+            "n/a (no regions)" if no_regions else fmt_ci(r["mean"], r),
+            "n/a" if no_regions else fmt_num(r["exp_mean"]),
+            fmt_num(r["t"]),
+            fmt_num(r["p"]),
+            fmt_num(r.get("p_holm")),
+            str(r["n_groups"]),
+        )
     console.print(table)
     table = new_table(title="Stability across repetitions (counts of the top-N entities)")
     table.add_column("model", overflow="fold", min_width=13)
@@ -55,8 +66,15 @@ def print_choice_tables(records: list[dict[str, Any]], console: Console) -> None
             rho_text = f"{values[0]:.3f}"
         else:
             rho_text = f"{min(values):.2f}..{max(values):.2f}"
-        table.add_row(literal_text(key[0]), literal_text(key[1]), rho_text, str(len(rhos)),
-                      fmt_num(min(ps) if ps else None), fmt_num(kw.get("statistic")), fmt_num(kw.get("p")))
+        table.add_row(
+            literal_text(key[0]),
+            literal_text(key[1]),
+            rho_text,
+            str(len(rhos)),
+            fmt_num(min(ps) if ps else None),
+            fmt_num(kw.get("statistic")),
+            fmt_num(kw.get("p")),
+        )
     console.print(table)
 
 
@@ -65,7 +83,11 @@ def print_region_hint(conn, study: str | None, console: Console) -> None:
 
     missing = entities_without_region(conn, queue.study_id(conn, study) if study else None)
     if missing:
-        console.print(literal_text(
-            f"{len(missing)} mentioned entities have no region yet (e.g. {', '.join(n for n, _ in missing[:3])}); "
-            "they count as Unknown in the log-odds. Assign regions with `workbench import entities FILE.csv`."
-        ), style="dim", soft_wrap=True)
+        console.print(
+            literal_text(
+                f"{len(missing)} mentioned entities have no region yet (e.g. {', '.join(n for n, _ in missing[:3])}); "
+                "they count as Unknown in the log-odds. Assign regions with `workbench import entities FILE.csv`."
+            ),
+            style="dim",
+            soft_wrap=True,
+        )

@@ -91,12 +91,19 @@ def study_dict(study: ChoiceStudy) -> dict[str, Any]:
         data["verified_only"] = True
     data["models"] = [str(m) for m in study.models]
     data["generation"] = dict(study.generation)
-    data["extraction"] = {"method": x.method, "experts": x.experts, "k": x.k, "temperature": x.temperature,
-                          "max_tokens": x.max_tokens, "output": x.output,
-                          **({"model": str(x.model)} if x.model is not None else {})}
+    data["extraction"] = {
+        "method": x.method,
+        "experts": x.experts,
+        "k": x.k,
+        "temperature": x.temperature,
+        "max_tokens": x.max_tokens,
+        "output": x.output,
+        **({"model": str(x.model)} if x.model is not None else {}),
+    }
     data["question_generation"] = {
         **({"model": str(g.model)} if g.model is not None else {}),
-        "temperature": g.temperature, "max_tokens": g.max_tokens,
+        "temperature": g.temperature,
+        "max_tokens": g.max_tokens,
         **({"adapt_prompt": g.adapt_prompt} if g.adapt_prompt else {}),
         **({"generate_prompt": g.generate_prompt} if g.generate_prompt else {}),
     }
@@ -106,8 +113,9 @@ def study_dict(study: ChoiceStudy) -> dict[str, Any]:
     return data
 
 
-def study_to_toml(study: ChoiceStudy, questions: dict[str, dict[str, list[str]]],
-                  original: dict[str, Any] | None = None) -> str:
+def study_to_toml(
+    study: ChoiceStudy, questions: dict[str, dict[str, list[str]]], original: dict[str, Any] | None = None
+) -> str:
     """`questions`: topic -> cluster -> ordered question texts; `original`: the
     study file as read (every key of it is kept but the models and questions)."""
     data = dict(original) if original is not None else study_dict(study)

@@ -89,8 +89,9 @@ def match_items(text: str, catalog: Catalog, threshold: float = DEFAULT_THRESHOL
         key = utils.default_process(surface)
         item, score = catalog._exact.get(key), 100.0
         if item is None and key:
-            found = process.extractOne(key, catalog._processed, scorer=fuzz.WRatio, processor=None,
-                                       score_cutoff=threshold)
+            found = process.extractOne(
+                key, catalog._processed, scorer=fuzz.WRatio, processor=None, score_cutoff=threshold
+            )
             if found:
                 item, score = catalog.items[found[2]], float(found[1])
         if item is None:

@@ -15,8 +15,18 @@ from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
-RANKING_FIELDS = ["study", "model", "seed", "persona_category", "persona", "rank", "item", "surface", "match_score",
-                  "duplicate"]
+RANKING_FIELDS = [
+    "study",
+    "model",
+    "seed",
+    "persona_category",
+    "persona",
+    "rank",
+    "item",
+    "surface",
+    "match_score",
+    "duplicate",
+]
 
 
 def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
@@ -27,8 +37,18 @@ def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
             seed, rank = whole(path, line, "seed", row["seed"]), whole(path, line, "rank", row["rank"], 0)
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
             score = real(path, line, "match_score", row["match_score"]) if row.get("match_score") else None
-            rows.append((row["model"], seed, category, row["persona"], rank, row["item"],
-                         row.get("surface") or row["item"], score))
+            rows.append(
+                (
+                    row["model"],
+                    seed,
+                    category,
+                    row["persona"],
+                    rank,
+                    row["item"],
+                    row.get("surface") or row["item"],
+                    score,
+                )
+            )
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
     return store_rankings(conn, study, rows)
@@ -41,7 +61,8 @@ def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> d
         conn.executemany(
             "INSERT OR REPLACE INTO rankings (study_id, model, seed, persona_category, persona, rank, item, surface, "
             "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows])
+            [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows],
+        )
         match_reviews.reapply(conn, study_id)  # reviewers' corrections outlive re-parsing
     lists = {(r[0], r[1], r[2], r[3]) for r in rows}
     return {"rows": len(rows), "lists": len(lists)}
@@ -60,8 +81,11 @@ def raw_result_rows(path: Path) -> Iterator[tuple]:
     seed = int(match["seed"])
     data = json.loads(path.read_text("utf-8"))
     for category, block in data.items():
-        entries = [("neutral", "neutral", block)] if category == "neutral" else [
-            (category, persona, value) for persona, value in block.items()]
+        entries = (
+            [("neutral", "neutral", block)]
+            if category == "neutral"
+            else [(category, persona, value) for persona, value in block.items()]
+        )
         for cat, persona, value in entries:
             for rank, item in enumerate(value.get("recommended_list", []), start=1):
                 yield (model, seed, cat, persona, rank, item, item, None)
@@ -72,16 +96,19 @@ def ranking_lists(conn: sqlite3.Connection, study_id: int) -> dict[tuple, list[s
     out-of-catalog items are not part of the list (they count in fidelity metrics)."""
     lists: dict[tuple, list[str]] = {}
     for model, seed, category, persona, item in conn.execute(
-            "SELECT model, seed, persona_category, persona, item FROM rankings WHERE study_id = ? "
-            "ORDER BY model, seed, persona_category, persona, rank", (study_id,)):
+        "SELECT model, seed, persona_category, persona, item FROM rankings WHERE study_id = ? "
+        "ORDER BY model, seed, persona_category, persona, rank",
+        (study_id,),
+    ):
         items = lists.setdefault((model, seed, category, persona), [])
         if item is not None:
             items.append(item)
     return lists
 
 
-def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path,
-                     threshold: float | None = None) -> dict[str, int]:
+def import_responses(
+    conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path, threshold: float | None = None
+) -> dict[str, int]:
     """Raw texts (model, seed, persona_category, persona, response) parsed against the catalog."""
     from workbench.methods.coldstart.catalog import DEFAULT_THRESHOLD, load_catalog, match_items
 
@@ -91,16 +118,19 @@ def import_responses(conn: sqlite3.Connection, study: str, path: Path, catalog_p
         raise ImportError_(f"{catalog_path}: {exc}") from None
     rows, out_of_catalog = [], 0
     try:
-        parsed = [(line, row, whole(path, line, "seed", row["seed"])) for line, row in
-                  read_rows(path, ("model", "seed", "persona_category", "persona", "response"))]
+        parsed = [
+            (line, row, whole(path, line, "seed", row["seed"]))
+            for line, row in read_rows(path, ("model", "seed", "persona_category", "persona", "response"))
+        ]
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
     for _line, row, seed in parsed:
         category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
         matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
         for m in matches:
-            rows.append((row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score,
-                         int(m.duplicate)))
+            rows.append(
+                (row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score, int(m.duplicate))
+            )
             out_of_catalog += m.item is None
         if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
             rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
@@ -113,13 +143,18 @@ def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
     study_id = ensure_study(conn, study)
     with transaction(conn):
         conn.execute("DELETE FROM catalog_items WHERE study_id = ?", (study_id,))
-        conn.executemany("INSERT INTO catalog_items (study_id, position, item, attributes_json) VALUES (?, ?, ?, ?)",
-                         [(study_id, i, item, json.dumps(catalog.attributes.get(item, {})))
-                          for i, item in enumerate(catalog.items, start=1)])
+        conn.executemany(
+            "INSERT INTO catalog_items (study_id, position, item, attributes_json) VALUES (?, ?, ?, ?)",
+            [
+                (study_id, i, item, json.dumps(catalog.attributes.get(item, {})))
+                for i, item in enumerate(catalog.items, start=1)
+            ],
+        )
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None,
-                   convention: str = "paper") -> list[dict[str, Any]]:
+def metric_records(
+    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
+) -> list[dict[str, Any]]:
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
     for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
@@ -137,13 +172,14 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
     from workbench.methods.coldstart.metrics import mean_std
 
     positions, attributes = {}, {}
-    for position, item, attrs in conn.execute("SELECT position, item, attributes_json FROM catalog_items "
-                                              "WHERE study_id = ?", (study_id,)):
+    for position, item, attrs in conn.execute(
+        "SELECT position, item, attributes_json FROM catalog_items WHERE study_id = ?", (study_id,)
+    ):
         positions[item], attributes[item] = position, json.loads(attrs)
     per_list: dict[tuple, list[tuple]] = {}
     for model, seed, category, persona, item, duplicate in conn.execute(
-            "SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ?",
-            (study_id,)):
+        "SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ?", (study_id,)
+    ):
         per_list.setdefault((model, category, persona, seed), []).append((item, duplicate))
     grouped: dict[tuple, dict[str, list[float]]] = {}
     for (model, category, persona, _seed), entries in per_list.items():
@@ -165,8 +201,16 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
     for (model, category, persona), values in sorted(grouped.items()):
         for key, series in values.items():
             mean, std = mean_std(series)
-            record = {"study": study, "model": model, "persona_category": category, "persona": persona,
-                      "metric": key, "mean": mean, "std": std, "n": len(series)}
+            record = {
+                "study": study,
+                "model": model,
+                "persona_category": category,
+                "persona": persona,
+                "metric": key,
+                "mean": mean,
+                "std": std,
+                "n": len(series),
+            }
             if key.startswith("group_share|"):
                 _, attribute, value = key.split("|", 2)
                 record.update(metric="group_share", attribute=attribute, value_label=value)
@@ -177,7 +221,9 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
 def ranking_records(conn: sqlite3.Connection, study: str | None = None):
     where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
     for row in conn.execute(
-            f"SELECT s.name AS study, r.model, r.seed, r.persona_category, r.persona, r.rank, r.item, r.surface, "
-            f"r.match_score, r.duplicate FROM rankings r JOIN studies s ON s.id = r.study_id {where} "
-            f"ORDER BY s.name, r.model, r.seed, r.persona_category, r.persona, r.rank", args):
+        f"SELECT s.name AS study, r.model, r.seed, r.persona_category, r.persona, r.rank, r.item, r.surface, "
+        f"r.match_score, r.duplicate FROM rankings r JOIN studies s ON s.id = r.study_id {where} "
+        f"ORDER BY s.name, r.model, r.seed, r.persona_category, r.persona, r.rank",
+        args,
+    ):
         yield dict(row)

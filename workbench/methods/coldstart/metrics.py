@@ -109,8 +109,9 @@ def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
-def divergence_records(study: str, lists: dict[tuple[str, int, str, str], list[str]],
-                       convention: str = "paper") -> list[dict]:
+def divergence_records(
+    study: str, lists: dict[tuple[str, int, str, str], list[str]], convention: str = "paper"
+) -> list[dict]:
     """`lists`: (model, seed, persona_category, persona) -> ranked items, with the
     baseline under persona_category 'neutral'. One record per model x persona x metric,
     similarity and divergence (1 - similarity), mean and population std over seeds;
@@ -129,13 +130,27 @@ def divergence_records(study: str, lists: dict[tuple[str, int, str, str], list[s
     records = []
     for (model, category, persona), scores in sorted(grouped.items()):
         for name, values in scores.items():
-            base = {"study": study, "model": model, "persona_category": category, "persona": persona,
-                    "n": len(values), "convention": convention}
+            base = {
+                "study": study,
+                "model": model,
+                "persona_category": category,
+                "persona": persona,
+                "n": len(values),
+                "convention": convention,
+            }
             mean, std = mean_std(values)
-            records.append({**base, "metric": f"{name}_similarity", "mean": mean, "std": std,
-                            **interval_fields(*mean_ci(values))})
+            records.append(
+                {**base, "metric": f"{name}_similarity", "mean": mean, "std": std, **interval_fields(*mean_ci(values))}
+            )
             divergences = [1 - v for v in values]
             mean, std = mean_std(divergences)
-            records.append({**base, "metric": f"{name}_divergence", "mean": mean, "std": std,
-                            **interval_fields(*mean_ci(divergences))})  # seeds resampled
+            records.append(
+                {
+                    **base,
+                    "metric": f"{name}_divergence",
+                    "mean": mean,
+                    "std": std,
+                    **interval_fields(*mean_ci(divergences)),
+                }
+            )  # seeds resampled
     return records

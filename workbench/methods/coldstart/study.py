@@ -36,8 +36,20 @@ from workbench.studies.spec import (
     read_name,
 )
 
-TOP_KEYS = {"name", "method", "description", "models", "catalog", "k", "seeds", "context", "attributes",
-            "attributes_file", "generation", "item_noun"}
+TOP_KEYS = {
+    "name",
+    "method",
+    "description",
+    "models",
+    "catalog",
+    "k",
+    "seeds",
+    "context",
+    "attributes",
+    "attributes_file",
+    "generation",
+    "item_noun",
+}
 
 
 @dataclass
@@ -58,10 +70,19 @@ class ColdStartStudy:
     questions: list = field(default_factory=list)  # none: the prompts come from the catalog
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "method": self.method, "description": self.description,
-                "models": [str(m) for m in self.models], "catalog": self.catalog_path, "k": self.k,
-                "seeds": self.seeds, "context": self.context, "attributes": self.attributes,
-                "generation": self.generation, "item_noun": self.item_noun}
+        return {
+            "name": self.name,
+            "method": self.method,
+            "description": self.description,
+            "models": [str(m) for m in self.models],
+            "catalog": self.catalog_path,
+            "k": self.k,
+            "seeds": self.seeds,
+            "context": self.context,
+            "attributes": self.attributes,
+            "generation": self.generation,
+            "item_noun": self.item_noun,
+        }
 
 
 def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
@@ -85,16 +106,19 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
         expect(where.child("seeds"), seeds_value, list, "a number of seeds or a list of seeds")
         if len(seeds_value) > MAX_SEEDS:
             raise where.child("seeds").error(f"expected at most {MAX_SEEDS} seeds, got {len(seeds_value)}")
-        seeds = [expect_range(where.child("seeds").child(i), s, -2**63, 2**63 - 1, "an integer seed")
-                 for i, s in enumerate(seeds_value)]
+        seeds = [
+            expect_range(where.child("seeds").child(i), s, -(2**63), 2**63 - 1, "an integer seed")
+            for i, s in enumerate(seeds_value)
+        ]
         if len(set(seeds)) != len(seeds):
             raise where.child("seeds").error("expected distinct seeds")
     if not seeds:
         raise where.child("seeds").error("expected at least one seed")
     attributes: dict[str, list[str]] = {}
     if "attributes_file" in data:
-        file_path = (path.parent / expect(where.child("attributes_file"), data["attributes_file"], str,
-                                          "a JSON file")).resolve()
+        file_path = (
+            path.parent / expect(where.child("attributes_file"), data["attributes_file"], str, "a JSON file")
+        ).resolve()
         try:
             loaded = json.loads(file_path.read_text("utf-8"))
         except (OSError, ValueError) as exc:
@@ -106,22 +130,35 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
             # A string here ("a girl") would otherwise become one persona per character.
             if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
                 raise where.child("attributes_file").error(
-                    f"{file_path}: category {category!r}: {shape} (a list of non-empty strings)")
+                    f"{file_path}: category {category!r}: {shape} (a list of non-empty strings)"
+                )
             attributes[category] = list(values)
-    for category, values in expect(where.child("attributes"), data.get("attributes", {}), dict,
-                                   'a table such as religion = ["a Buddhist"]').items():
-        attributes[category] = [expect(where.child("attributes").child(category).child(i), v, str, "a string")
-                                for i, v in enumerate(expect(where.child("attributes").child(category), values,
-                                                             list, "a list of attributes"))]
+    for category, values in expect(
+        where.child("attributes"), data.get("attributes", {}), dict, 'a table such as religion = ["a Buddhist"]'
+    ).items():
+        attributes[category] = [
+            expect(where.child("attributes").child(category).child(i), v, str, "a string")
+            for i, v in enumerate(
+                expect(where.child("attributes").child(category), values, list, "a list of attributes")
+            )
+        ]
     if not attributes:
         raise where.child("attributes").error("expected at least one attribute (attributes or attributes_file)")
-    params = read_generation(where.child("generation"), data.get("generation", {}),
-                             {"temperature": 0.7, "max_tokens": 16 * k})
+    params = read_generation(
+        where.child("generation"), data.get("generation", {}), {"temperature": 0.7, "max_tokens": 16 * k}
+    )
     return ColdStartStudy(
         name=read_name(where, data, path.stem),
-        path=str(path), description=str(data.get("description", "")), models=models,
-        catalog_path=str(catalog_path), catalog=catalog, k=k, seeds=seeds,
-        context=str(data.get("context", "")), attributes=attributes, generation=params,
+        path=str(path),
+        description=str(data.get("description", "")),
+        models=models,
+        catalog_path=str(catalog_path),
+        catalog=catalog,
+        k=k,
+        seeds=seeds,
+        context=str(data.get("context", "")),
+        attributes=attributes,
+        generation=params,
         item_noun=str(data.get("item_noun", "items")),
     )
 
@@ -131,8 +168,10 @@ def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
     catalog = "\n".join(f"- {item.strip()}" for item in study.catalog.items)
     about = [f"I am {persona}." if persona else "", f"I am {study.context}." if study.context else ""]
     intro = " ".join(part for part in about if part)
-    task = (f"Recommend {study.k} {study.item_noun} from the catalog for me, ranked from best to worst, "
-            "one per line, numbered, with names exactly as in the catalog.")
+    task = (
+        f"Recommend {study.k} {study.item_noun} from the catalog for me, ranked from best to worst, "
+        "one per line, numbered, with names exactly as in the catalog."
+    )
     return f"Here is a catalog of {study.item_noun}:\n{catalog}\n\n" + (f"{intro} " if intro else "") + task
 
 
@@ -140,20 +179,28 @@ def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, 
     from workbench.keys import request_key
     from workbench.store.queue import PlannedRequest
 
-    personas = [("neutral", "neutral", None)] + [(category, persona, persona)
-                                                  for category, values in study.attributes.items()
-                                                  for persona in values]
+    personas = [("neutral", "neutral", None)] + [
+        (category, persona, persona) for category, values in study.attributes.items() for persona in values
+    ]
     system = study.generation.get("system")
     for index, seed in enumerate(study.seeds):
         for category, persona, who in personas:
             messages = ([{"role": "system", "content": system}] if system else []) + [
-                {"role": "user", "content": prompt_for(study, who)}]
+                {"role": "user", "content": prompt_for(study, who)}
+            ]
             sampling = {k: v for k, v in params.items() if k not in ("system", "seed")}
-            payload = {"messages": messages, "params": {**sampling, "seed": seed},
-                       "meta": {"seed": seed, "persona_category": category, "persona": persona}}
+            payload = {
+                "messages": messages,
+                "params": {**sampling, "seed": seed},
+                "meta": {"seed": seed, "persona_category": category, "persona": persona},
+            }
             yield PlannedRequest(
                 key=request_key(stage="answer", model_identity=model_identity, payload=payload, repetition=index),
-                stage="answer", payload=payload, repetition=index, seed=seed)
+                stage="answer",
+                payload=payload,
+                repetition=index,
+                seed=seed,
+            )
 
 
 def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, model_label: str) -> int:
@@ -167,7 +214,8 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     answers = conn.execute(
         "SELECT r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
         "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
-        (study_id, model_id)).fetchall()
+        (study_id, model_id),
+    ).fetchall()
     with transaction(conn):
         conn.execute("DELETE FROM rankings WHERE study_id = ? AND model = ?", (study_id, model_label))
     for payload_json, text in answers:
@@ -175,10 +223,20 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
         lists += 1
         matches = match_items(text, study.catalog)
         for m in matches:
-            rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], m.rank, m.item,
-                         m.surface, m.score, int(m.duplicate)))
+            rows.append(
+                (
+                    model_label,
+                    meta["seed"],
+                    meta["persona_category"],
+                    meta["persona"],
+                    m.rank,
+                    m.item,
+                    m.surface,
+                    m.score,
+                    int(m.duplicate),
+                )
+            )
         if not matches:  # answered with no item at all: an empty list, not a missing one
             rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], 0, None, "", 0.0, 0))
     store_rankings(conn, study.name, rows)
     return lists
-

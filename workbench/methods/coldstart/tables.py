@@ -20,8 +20,10 @@ def print_coldstart_table(records: list[dict[str, Any]], console: Console) -> No
         if r["metric"].endswith("_divergence"):
             by.setdefault((r["model"], r["persona_category"], r["persona"]), {})[r["metric"]] = r
     for (model, category, persona), metrics in by.items():
-        cells = [f"{metrics[m]['mean']:.3f}±{metrics[m]['std']:.3f}" if m in metrics else "n/a"
-                 for m in ("iou_divergence", "serp_divergence", "prag_divergence")]
+        cells = [
+            f"{metrics[m]['mean']:.3f}±{metrics[m]['std']:.3f}" if m in metrics else "n/a"
+            for m in ("iou_divergence", "serp_divergence", "prag_divergence")
+        ]
         n = next(iter(metrics.values()))["n"]
         table.add_row(literal_text(model), literal_text(f"{category}: {persona}"), *cells, str(n))
     console.print(table)

@@ -11,22 +11,42 @@ from typing import Any
 from workbench.methods.entity import metrics as em
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
 
-SCORE_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "template_id", "label",
-                "intended", "prompt", "continuation", "logprob", "prob"]
-BIAS_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "delta", "templates",
-               "mean_score"]
+SCORE_FIELDS = [
+    "study",
+    "model",
+    "task",
+    "language",
+    "variant",
+    "method",
+    "entity",
+    "template_id",
+    "label",
+    "intended",
+    "prompt",
+    "continuation",
+    "logprob",
+    "prob",
+]
+BIAS_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "delta", "templates", "mean_score"]
 
 
 def _studies(conn: sqlite3.Connection, study: str | None) -> list[tuple[int, str, dict]]:
     where, args = ("AND s.name = ?", (study,)) if study else ("", ())
-    return [(i, name, json.loads(spec)) for i, name, spec in conn.execute(
-        "SELECT s.id, s.name, s.spec_json FROM studies s WHERE EXISTS (SELECT 1 FROM label_scores l "
-        f"WHERE l.study_id = s.id) {where} ORDER BY s.name", args)]
+    return [
+        (i, name, json.loads(spec))
+        for i, name, spec in conn.execute(
+            "SELECT s.id, s.name, s.spec_json FROM studies s WHERE EXISTS (SELECT 1 FROM label_scores l "
+            f"WHERE l.study_id = s.id) {where} ORDER BY s.name",
+            args,
+        )
+    ]
 
 
 def _meta(conn: sqlite3.Connection, study_id: int) -> dict[str, dict[str, str]]:
-    return {e: json.loads(m) for e, m in conn.execute("SELECT entity, meta_json FROM entity_meta WHERE study_id = ?",
-                                                      (study_id,))}
+    return {
+        e: json.loads(m)
+        for e, m in conn.execute("SELECT entity, meta_json FROM entity_meta WHERE study_id = ?", (study_id,))
+    }
 
 
 def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -38,8 +58,10 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
         cells: dict[tuple, list] = defaultdict(list)
         intended: dict[tuple, dict] = defaultdict(dict)
         for model, task, language, variant, method, entity, template, label, weight, prob, wanted in conn.execute(
-                "SELECT model, task, language, variant, method, entity, template_id, label, weight, prob, intended "
-                "FROM label_scores WHERE study_id = ? ORDER BY rowid", (study_id,)):
+            "SELECT model, task, language, variant, method, entity, template_id, label, weight, prob, intended "
+            "FROM label_scores WHERE study_id = ? ORDER BY rowid",
+            (study_id,),
+        ):
             key = (model, task, language, variant, method)
             cells[key].append((entity, template, label, weight, prob or 0.0))
             intended[key][entity, template] = wanted
@@ -63,14 +85,27 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
             for (entity, template), (_p, label) in best.items():
                 if wanted.get((entity, template)):
                     per_entity[entity].append((label, wanted[entity, template]))
-            base = {"study": name, "model": model, "task": task, "language": language, "variant": variant,
-                    "method": method}
+            base = {
+                "study": name,
+                "model": model,
+                "task": task,
+                "language": language,
+                "variant": variant,
+                "method": method,
+            }
             for entity, (delta, n) in sorted(biases.items(), key=lambda kv: -kv[1][0]):
-                out.append({**base, "entity": entity, "delta": delta, "templates": n,
-                            "ci": mean_ci(per_template[entity]),  # templates resampled
-                            "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
-                            "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
-                            "meta": meta.get(entity, {})})
+                out.append(
+                    {
+                        **base,
+                        "entity": entity,
+                        "delta": delta,
+                        "templates": n,
+                        "ci": mean_ci(per_template[entity]),  # templates resampled
+                        "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
+                        "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
+                        "meta": meta.get(entity, {}),
+                    }
+                )
             out.append({**base, "entity": None, "macro_f1": em.macro_f1(pairs, task_labels), "prompts": len(pairs)})
     return out
 
@@ -88,11 +123,21 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
         if b["entity"] is None:
             records.append({**base, "metric": "macro_f1", "value": b["macro_f1"], "n": b["prompts"]})
             continue
-        records.append({**base, "metric": "entity_delta", "entity": b["entity"], "value": b["delta"],
-                        "n": b["templates"], "mean": b["mean_score"], **interval_fields(*b["ci"]),
-                        **{f"meta_{k}": v for k, v in b["meta"].items()}})
-        records.append({**base, "metric": "entity_macro_f1", "entity": b["entity"], "value": b["macro_f1"],
-                        "n": b["templates"]})
+        records.append(
+            {
+                **base,
+                "metric": "entity_delta",
+                "entity": b["entity"],
+                "value": b["delta"],
+                "n": b["templates"],
+                "mean": b["mean_score"],
+                **interval_fields(*b["ci"]),
+                **{f"meta_{k}": v for k, v in b["meta"].items()},
+            }
+        )
+        records.append(
+            {**base, "metric": "entity_macro_f1", "entity": b["entity"], "value": b["macro_f1"], "n": b["templates"]}
+        )
         key = tuple(base.values())
         per_condition[key][b["entity"]] = b["delta"]
         metas[key][b["entity"]] = b["meta"]
@@ -105,9 +150,19 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                 inside = [d for e, d in deltas.items() if metas[key][e].get(column, "") == value]
                 outside = [d for e, d in deltas.items() if metas[key][e].get(column, "") != value]
                 test = em.group_test(inside, outside)
-                records.append({**base, "metric": "group_delta", "attribute": column, "value_label": value,
-                                "value": sum(inside) / len(inside), "n": len(inside), "u": test["u"], "p": test["p"],
-                                "d": test["d"]})
+                records.append(
+                    {
+                        **base,
+                        "metric": "group_delta",
+                        "attribute": column,
+                        "value_label": value,
+                        "value": sum(inside) / len(inside),
+                        "n": len(inside),
+                        "u": test["u"],
+                        "p": test["p"],
+                        "d": test["d"],
+                    }
+                )
     # Paired conditions: the same study, model and method, two variants or two languages.
     for a, b in combinations(sorted(per_condition), 2):
         same = [i for i in range(len(names)) if a[i] == b[i]]
@@ -116,9 +171,19 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             shared = sorted(set(per_condition[a]) & set(per_condition[b]))
             xs, ys = [per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared]
             test = em.paired_test(xs, ys)
-            records.append({**dict(zip(names, a)), "metric": "paired_delta", "between": differs[0],
-                            "condition_a": a[names.index(differs[0])], "condition_b": b[names.index(differs[0])],
-                            "statistic": test["statistic"], "p": test["p"], "d": test["d"], "n": len(shared)})
+            records.append(
+                {
+                    **dict(zip(names, a)),
+                    "metric": "paired_delta",
+                    "between": differs[0],
+                    "condition_a": a[names.index(differs[0])],
+                    "condition_b": b[names.index(differs[0])],
+                    "statistic": test["statistic"],
+                    "p": test["p"],
+                    "d": test["d"],
+                    "n": len(shared),
+                }
+            )
     # Across tasks (Eq. 4) and across template sets of one task (Pearson of Delta).
     global_delta: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for key, deltas in per_condition.items():
@@ -127,18 +192,37 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             global_delta[base["model"], base["language"], base["variant"], base["method"]][entity].append(delta)
     for (model, language, variant, method), entities in global_delta.items():
         for entity, values in sorted(entities.items()):
-            records.append({"metric": "entity_delta_global", "model": model, "language": language, "variant": variant,
-                            "method": method, "entity": entity, "value": sum(values) / len(values),
-                            "n": len(values)})
+            records.append(
+                {
+                    "metric": "entity_delta_global",
+                    "model": model,
+                    "language": language,
+                    "variant": variant,
+                    "method": method,
+                    "entity": entity,
+                    "value": sum(values) / len(values),
+                    "n": len(values),
+                }
+            )
     for a, b in combinations(sorted(per_condition), 2):
         if a[0] != b[0] and a[1:] == b[1:]:  # two studies of the same task, model and condition
             shared = sorted(set(per_condition[a]) & set(per_condition[b]))
             result = em.pearson([per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared])
-            records.append({**dict(zip(names, a)), "metric": "delta_pearson", "study_b": b[0], "r": result["r"],
-                            "p": result["p"], "n": len(shared)})
+            records.append(
+                {
+                    **dict(zip(names, a)),
+                    "metric": "delta_pearson",
+                    "study_b": b[0],
+                    "r": result["r"],
+                    "p": result["p"],
+                    "n": len(shared),
+                }
+            )
     # Families of tests: the groups of one attribute in one condition.
-    adjust([r for r in records if r["metric"] == "group_delta"],
-           ("study", "model", "task", "language", "variant", "method", "attribute"))
+    adjust(
+        [r for r in records if r["metric"] == "group_delta"],
+        ("study", "model", "task", "language", "variant", "method", "attribute"),
+    )
     return records
 
 
@@ -146,10 +230,12 @@ def score_records(conn: sqlite3.Connection, study: str | None = None):
     """Every scored (entity, template, label): the exact prompt scored and the label text appended."""
     where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
     for row in conn.execute(
-            "SELECT s.name AS study, l.model, l.task, l.language, l.variant, l.method, l.entity, l.template_id, "
-            "l.label, l.intended, r.payload_json, l.continuation, l.logprob, l.prob FROM label_scores l "
-            f"JOIN studies s ON s.id = l.study_id JOIN requests r ON r.key = l.request_key {where} "
-            "ORDER BY l.rowid", args):
+        "SELECT s.name AS study, l.model, l.task, l.language, l.variant, l.method, l.entity, l.template_id, "
+        "l.label, l.intended, r.payload_json, l.continuation, l.logprob, l.prob FROM label_scores l "
+        f"JOIN studies s ON s.id = l.study_id JOIN requests r ON r.key = l.request_key {where} "
+        "ORDER BY l.rowid",
+        args,
+    ):
         record = dict(row)
         score = json.loads(record.pop("payload_json"))["score"]
         record["prompt"] = score["prefix"] + score["suffix"]
@@ -166,8 +252,9 @@ def bias_records(conn: sqlite3.Connection, study: str | None = None) -> tuple[li
 SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
 
 
-def import_scores(conn: sqlite3.Connection, study: str, path, task_path, entities_path=None,
-                  group_by: list[str] | None = None) -> dict[str, int]:
+def import_scores(
+    conn: sqlite3.Connection, study: str, path, task_path, entities_path=None, group_by: list[str] | None = None
+) -> dict[str, int]:
     """Label log-probabilities computed elsewhere (vLLM, another harness), in the columns of
     `export --what scores`: entity, template_id, label (the task's label id) and logprob
     required; model, language, variant, method, intended and continuation optional. Labels
@@ -195,47 +282,89 @@ def import_scores(conn: sqlite3.Connection, study: str, path, task_path, entitie
         for line, row in read_rows(path, SCORE_IMPORT_COLUMNS):
             label = row["label"].strip()
             if label not in weights:
-                raise CsvInputError(f"{path}: line {line}: column 'label': {label!r} is not a label id of the task "
-                                    f"(one of: {', '.join(weights)})")
+                raise CsvInputError(
+                    f"{path}: line {line}: column 'label': {label!r} is not a label id of the task "
+                    f"(one of: {', '.join(weights)})"
+                )
             logprob = real(path, line, "logprob", row["logprob"]) if row["logprob"].strip() else None
             if logprob is not None and logprob > 1e-9:
-                raise CsvInputError(f"{path}: line {line}: column 'logprob': a log-probability is at most 0, "
-                                    f"got {logprob}")
-            key = (row.get("model") or "imported", row.get("language") or "english",
-                   row.get("variant") or "zero_shot_text", row.get("method") or "exact", row["entity"].strip(),
-                   whole(path, line, "template_id", row["template_id"], 0))
+                raise CsvInputError(
+                    f"{path}: line {line}: column 'logprob': a log-probability is at most 0, got {logprob}"
+                )
+            key = (
+                row.get("model") or "imported",
+                row.get("language") or "english",
+                row.get("variant") or "zero_shot_text",
+                row.get("method") or "exact",
+                row["entity"].strip(),
+                whole(path, line, "template_id", row["template_id"], 0),
+            )
             prompt = prompts.setdefault(key, {"labels": {}, "intended": (row.get("intended") or "").strip() or None})
             if label in prompt["labels"]:
                 raise CsvInputError(f"{path}: line {line}: label {label!r} of this prompt appears twice")
             prompt["labels"][label] = (logprob, row.get("continuation") or f" {label}")
         meta = {}
         if entities_path:
-            meta = {r["name"].strip(): {k: (v or "").strip() for k, v in r.items() if k != "name"}
-                    for _line, r in read_rows(Path(entities_path), ("name",))}
+            meta = {
+                r["name"].strip(): {k: (v or "").strip() for k, v in r.items() if k != "name"}
+                for _line, r in read_rows(Path(entities_path), ("name",))
+            }
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
     if not prompts:
         raise ImportError_(f"{path}: no scores")
-    spec = {"name": study, "method": "entity", "imported": str(path), "task": str(task_path), "task_id": task.id,
-            "group_by": group_by or []}
+    spec = {
+        "name": study,
+        "method": "entity",
+        "imported": str(path),
+        "task": str(task_path),
+        "task_id": task.id,
+        "group_by": group_by or [],
+    }
     study_id = queue.upsert_study(conn, study, "entity", spec, None)
     values, requests = [], {}
     models = {}
     for (model, language, variant, method, entity, template), prompt in prompts.items():
         if model not in models:
-            models[model] = queue.upsert_model(conn, identity=f"import:{model}", spec=model, engine="import",
-                                               name=model, base_url=None, file_path=str(path), file_hash=None,
-                                               params={})
-        key = hashlib.sha256(json.dumps([study_id, model, language, variant, method, entity, template]).encode()
-                             ).hexdigest()[:32]
+            models[model] = queue.upsert_model(
+                conn,
+                identity=f"import:{model}",
+                spec=model,
+                engine="import",
+                name=model,
+                base_url=None,
+                file_path=str(path),
+                file_hash=None,
+                params={},
+            )
+        key = hashlib.sha256(
+            json.dumps([study_id, model, language, variant, method, entity, template]).encode()
+        ).hexdigest()[:32]
         requests[key] = (models[model], {"imported": str(path), "meta": {"entity": entity, "template_id": template}})
         known = [lp for lp, _c in prompt["labels"].values() if lp is not None]
         peak = max(known) if known else 0.0
         total = sum(math.exp(lp - peak) for lp in known)
         for label, (logprob, continuation) in prompt["labels"].items():
             prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
-            values.append((key, study_id, model, task.id, entity, template, language, variant, method, label,
-                           prompt["intended"], weights[label], continuation, logprob, prob))
+            values.append(
+                (
+                    key,
+                    study_id,
+                    model,
+                    task.id,
+                    entity,
+                    template,
+                    language,
+                    variant,
+                    method,
+                    label,
+                    prompt["intended"],
+                    weights[label],
+                    continuation,
+                    logprob,
+                    prob,
+                )
+            )
     from workbench.store.db import utc_now
 
     now = utc_now()
@@ -243,11 +372,16 @@ def import_scores(conn: sqlite3.Connection, study: str, path, task_path, entitie
         conn.executemany(
             "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, payload_json, status, created_at, "
             "updated_at) VALUES (?, ?, ?, 'score', ?, 'done', ?, ?)",
-            [(key, study_id, model_id, json.dumps(payload), now, now) for key, (model_id, payload) in requests.items()])
+            [(key, study_id, model_id, json.dumps(payload), now, now) for key, (model_id, payload) in requests.items()],
+        )
         conn.executemany(
             "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
             "variant, method, label, intended, weight, continuation, logprob, prob) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
-        conn.executemany("INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
-                         [(study_id, name, json.dumps(m)) for name, m in meta.items()])
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
+        conn.executemany(
+            "INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
+            [(study_id, name, json.dumps(m)) for name, m in meta.items()],
+        )
     return {"prompts": len(prompts), "scores": len(values), "entities": len({k[4] for k in prompts})}

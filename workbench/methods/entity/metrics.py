@@ -38,8 +38,9 @@ def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], fl
     return {(e, t): (v - stats[t][0]) / stats[t][1] if stats[t][1] > 0 else 0.0 for (e, t), v in scores.items()}
 
 
-def covered(scores: dict[tuple[str, int], float], min_entities: int = 1,
-            min_templates: int = 1) -> dict[tuple[str, int], float]:
+def covered(
+    scores: dict[tuple[str, int], float], min_entities: int = 1, min_templates: int = 1
+) -> dict[tuple[str, int], float]:
     """The scores of templates with at least `min_entities` entities, then of entities
     with at least `min_templates` of those templates (the framework's coverage filters)."""
     per_template: dict[int, int] = defaultdict(int)

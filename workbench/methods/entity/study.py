@@ -36,9 +36,23 @@ from workbench.specs import ModelSpec
 from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name
 
-TOP_KEYS = {"name", "method", "description", "models", "task", "templates", "entities", "languages", "variants",
-            "min_entities", "min_templates",
-            "max_templates", "max_entities", "scoring", "group_by"}
+TOP_KEYS = {
+    "name",
+    "method",
+    "description",
+    "models",
+    "task",
+    "templates",
+    "entities",
+    "languages",
+    "variants",
+    "min_entities",
+    "min_templates",
+    "max_templates",
+    "max_entities",
+    "scoring",
+    "group_by",
+}
 VARIANTS = ("zero_shot_text", "few_shot_text", "zero_shot_numeric", "few_shot_numeric")
 SCORING = ("exact", "first_token", "naive")
 TEXT_COLUMNS = {"english": "sentence", "chinese": "sentence(zh)", "russian": "sentence(ru)"}
@@ -86,11 +100,21 @@ class EntityStudy:
     questions: list = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "method": self.method, "models": [str(m) for m in self.models],
-                "task": self.task_path, "task_id": self.task.id, "templates": len(self.templates),
-                "entities": len(self.entities), "languages": self.languages, "variants": self.variants,
-                "scoring": self.scoring, "group_by": self.group_by, "min_entities": self.min_entities,
-                "min_templates": self.min_templates}
+        return {
+            "name": self.name,
+            "method": self.method,
+            "models": [str(m) for m in self.models],
+            "task": self.task_path,
+            "task_id": self.task.id,
+            "templates": len(self.templates),
+            "entities": len(self.entities),
+            "languages": self.languages,
+            "variants": self.variants,
+            "scoring": self.scoring,
+            "group_by": self.group_by,
+            "min_entities": self.min_entities,
+            "min_templates": self.min_templates,
+        }
 
 
 def _read_csv(where: Where, path: Path, required: str) -> list[dict[str, str]]:
@@ -125,23 +149,33 @@ def load_task(where: Where, path: Path) -> Task:
     except OSError as exc:
         raise where.error(f"{path}: cannot be read ({exc.strerror or exc})") from None
     try:
-        labels = [Label(str(item["id"]), float(item["weight"]), dict(item["text"]),
-                        str(item.get("numeric", index + 1))) for index, item in enumerate(data["labels"])]
+        labels = [
+            Label(str(item["id"]), float(item["weight"]), dict(item["text"]), str(item.get("numeric", index + 1)))
+            for index, item in enumerate(data["labels"])
+        ]
         locales = dict(data["prompt"]["locales"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        raise where.error(f"{path}: missing or malformed {exc} (expected labels[].id/text/weight and "
-                          "prompt.locales)") from None
+        raise where.error(
+            f"{path}: missing or malformed {exc} (expected labels[].id/text/weight and prompt.locales)"
+        ) from None
     for name, locale in locales.items():
         if not isinstance(locale, dict):
-            raise where.error(f"{path}: prompt.locales.{name}: expected an object with the locale's "
-                              f"instruction, got {type(locale).__name__}")
+            raise where.error(
+                f"{path}: prompt.locales.{name}: expected an object with the locale's "
+                f"instruction, got {type(locale).__name__}"
+            )
     for label in labels:
         if not all(isinstance(v, str) for v in label.text.values()):
             raise where.error(f"{path}: label {label.id!r}: expected text per locale as strings")
     if len(labels) < 2:
         raise where.error(f"{path}: a task needs at least two labels")
-    return Task(str(data.get("id", path.stem)), labels, locales, bool(data["prompt"].get("include_target", False)),
-                dict(data.get("dataset", {}).get("text_columns", {})))
+    return Task(
+        str(data.get("id", path.stem)),
+        labels,
+        locales,
+        bool(data["prompt"].get("include_target", False)),
+        dict(data.get("dataset", {}).get("text_columns", {})),
+    )
 
 
 def _strings(where: Where, value: Any, expectation: str, allow_empty: bool = False) -> list[str]:
@@ -172,8 +206,9 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
     languages = _strings(where.child("languages"), data.get("languages", ["english"]), "a list of languages")
     for language in languages:
         if language not in task.locales:
-            raise where.child("languages").error(f"the task has no locale {language!r} (it has: "
-                                                 f"{', '.join(task.locales)})")
+            raise where.child("languages").error(
+                f"the task has no locale {language!r} (it has: {', '.join(task.locales)})"
+            )
         column = task.text_columns.get(language, TEXT_COLUMNS.get(language, f"sentence({language})"))
         if column not in templates[0]:
             raise where.child("languages").error(f"the templates have no column {column!r} for {language}")
@@ -188,8 +223,7 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
         if key in data:
             limit = expect_range(where.child(key), data[key], 1, None, "a whole number")
             del rows[limit:]
-    group_by = _strings(where.child("group_by"), data.get("group_by", []), "a list of entity columns",
-                        allow_empty=True)
+    group_by = _strings(where.child("group_by"), data.get("group_by", []), "a list of entity columns", allow_empty=True)
     for column in group_by:
         if column not in entities[0]:
             raise where.child("group_by").error(f"the entities have no column {column!r}")
@@ -197,17 +231,36 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
     intended.update({label.id.lower(): label.id for label in task.labels})
     for number, row in enumerate(templates, start=2):
         if row.get("label") and row["label"].strip().lower() not in intended:
-            raise where.child("templates").error(f"line {number}: label {row['label']!r} is not one of the task's "
-                                                 "labels")
+            raise where.child("templates").error(
+                f"line {number}: label {row['label']!r} is not one of the task's labels"
+            )
     return EntityStudy(
-        name=read_name(where, data, path.stem), path=str(path),
-        description=str(data.get("description", "")), models=models, task=task, task_path=str(local("task")),
-        templates=templates, entities=entities, languages=languages, variants=variants, scoring=scoring,
+        name=read_name(where, data, path.stem),
+        path=str(path),
+        description=str(data.get("description", "")),
+        models=models,
+        task=task,
+        task_path=str(local("task")),
+        templates=templates,
+        entities=entities,
+        languages=languages,
+        variants=variants,
+        scoring=scoring,
         group_by=group_by,
-        min_entities=expect_range(where.child("min_entities"), data.get("min_entities", 1), 1, None,
-                                  "a whole number of entities a template needs"),
-        min_templates=expect_range(where.child("min_templates"), data.get("min_templates", 1), 1, None,
-                                   "a whole number of templates an entity needs"),
+        min_entities=expect_range(
+            where.child("min_entities"),
+            data.get("min_entities", 1),
+            1,
+            None,
+            "a whole number of entities a template needs",
+        ),
+        min_templates=expect_range(
+            where.child("min_templates"),
+            data.get("min_templates", 1),
+            1,
+            None,
+            "a whole number of templates an entity needs",
+        ),
     )
 
 
@@ -215,8 +268,9 @@ def intended_label(task: Task, text: str | None) -> str | None:
     if not text:
         return None
     wanted = text.strip().lower()
-    return next((label.id for label in task.labels
-                 if wanted in (label.id.lower(), label.text.get("english", "").lower())), None)
+    return next(
+        (label.id for label in task.labels if wanted in (label.id.lower(), label.text.get("english", "").lower())), None
+    )
 
 
 def prompt_parts(task: Task, language: str, variant: str, sentence: str, entity: str) -> tuple[str, str, list[str]]:
@@ -234,7 +288,9 @@ def prompt_parts(task: Task, language: str, variant: str, sentence: str, entity:
         by_id = {label.id: label for label in task.labels}
         for example in locale.get("few_shot", []):
             if example.get("label") in by_id:  # examples keep the anonymous X
-                prefix += f"{sentence_prefix}{example['sentence']}\n{label_prefix} {answer(by_id[example['label']])}\n\n"
+                prefix += (
+                    f"{sentence_prefix}{example['sentence']}\n{label_prefix} {answer(by_id[example['label']])}\n\n"
+                )
     # X is replaced where it stands alone ("X's" too, not "Xbox"), by plain substitution.
     suffix = f"{sentence_prefix}{_PLACEHOLDER.sub(lambda _: entity, sentence)}\n"
     if task.include_target:
@@ -258,18 +314,32 @@ def plan_requests(study: EntityStudy, model_identity: str, params: dict[str, Any
                     shown = (entity.get(name_column) or name).strip() if language != "english" else name
                     prefix, suffix, continuations = prompt_parts(study.task, language, variant, template[column], shown)
                     payload = {
-                        "score": {"prefix": prefix, "suffix": suffix, "continuations": continuations,
-                                  "method": study.scoring, **({"kernels": kernels} if kernels else {})},
-                        "meta": {"task": study.task.id, "entity": name, "template_id": int(template["template_id"]),
-                                 "language": language, "variant": variant,
-                                 "intended": intended_label(study.task, template.get("label"))},
+                        "score": {
+                            "prefix": prefix,
+                            "suffix": suffix,
+                            "continuations": continuations,
+                            "method": study.scoring,
+                            **({"kernels": kernels} if kernels else {}),
+                        },
+                        "meta": {
+                            "task": study.task.id,
+                            "entity": name,
+                            "template_id": int(template["template_id"]),
+                            "language": language,
+                            "variant": variant,
+                            "intended": intended_label(study.task, template.get("label")),
+                        },
                     }
-                    yield PlannedRequest(request_key(stage="score", model_identity=model_identity, payload=payload,
-                                                     repetition=None), "score", payload)
+                    yield PlannedRequest(
+                        request_key(stage="score", model_identity=model_identity, payload=payload, repetition=None),
+                        "score",
+                        payload,
+                    )
 
 
-def store_scores(conn: sqlite3.Connection, study: EntityStudy, study_id: int, model_id: int,
-                 model_label: str) -> dict[str, int]:
+def store_scores(
+    conn: sqlite3.Connection, study: EntityStudy, study_id: int, model_id: int, model_label: str
+) -> dict[str, int]:
     """Parse stored score responses into label_scores (idempotent); keep entity metadata."""
     import math
 
@@ -277,13 +347,19 @@ def store_scores(conn: sqlite3.Connection, study: EntityStudy, study_id: int, mo
     rows = conn.execute(
         "SELECT r.key, r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
         "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'score' AND r.superseded = 0 "
-        "AND NOT EXISTS (SELECT 1 FROM label_scores s WHERE s.request_key = r.key)", (study_id, model_id)).fetchall()
+        "AND NOT EXISTS (SELECT 1 FROM label_scores s WHERE s.request_key = r.key)",
+        (study_id, model_id),
+    ).fetchall()
     stored = unparseable = 0
     values = []
     with transaction(conn):
-        conn.executemany("INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
-                         [(study_id, e["name"].strip(), json.dumps({k: (v or "").strip() for k, v in e.items()
-                                                                    if k != "name"})) for e in study.entities])
+        conn.executemany(
+            "INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
+            [
+                (study_id, e["name"].strip(), json.dumps({k: (v or "").strip() for k, v in e.items() if k != "name"}))
+                for e in study.entities
+            ],
+        )
         for key, payload_json, text in rows:
             payload = json.loads(payload_json)
             meta, score = payload["meta"], payload["score"]
@@ -299,12 +375,30 @@ def store_scores(conn: sqlite3.Connection, study: EntityStudy, study_id: int, mo
             total = sum(math.exp(v - peak) for v in known)
             for label, continuation, logprob in zip(study.task.labels, score["continuations"], logprobs):
                 prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
-                values.append((key, study_id, model_label, meta["task"], meta["entity"], meta["template_id"],
-                               meta["language"], meta["variant"], method, label.id, meta.get("intended"),
-                               weights[label.id], continuation, logprob, prob))
+                values.append(
+                    (
+                        key,
+                        study_id,
+                        model_label,
+                        meta["task"],
+                        meta["entity"],
+                        meta["template_id"],
+                        meta["language"],
+                        meta["variant"],
+                        method,
+                        label.id,
+                        meta.get("intended"),
+                        weights[label.id],
+                        continuation,
+                        logprob,
+                        prob,
+                    )
+                )
             stored += 1
         conn.executemany(
             "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
             "variant, method, label, intended, weight, continuation, logprob, prob) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", values)
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            values,
+        )
     return {"stored": stored, "unparseable": unparseable}

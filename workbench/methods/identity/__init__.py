@@ -21,15 +21,20 @@ class IdentityMethod(MethodBase):
 
         prepared, study, conn = stages.prepared, stages.study, stages.conn
         for m in prepared.models:
-            identity.plan_probes(conn, study, stages.study_id, m.model_id, m.resolved.identity,
-                                 generation_params(study.generation, m.resolved.spec))
+            identity.plan_probes(
+                conn,
+                study,
+                stages.study_id,
+                m.model_id,
+                m.resolved.identity,
+                generation_params(study.generation, m.resolved.spec),
+            )
         if study.probe:
             await stages.run_stage("probe", [stages.job(m) for m in prepared.models])
         if study.probe and prepared.extractor is not None:
             judge = prepared.extractor
             for m in prepared.models:
-                identity.plan_judging(conn, study, stages.study_id, m.model_id, judge.model_id,
-                                      judge.resolved.identity)
+                identity.plan_judging(conn, study, stages.study_id, m.model_id, judge.model_id, judge.resolved.identity)
             await stages.run_stage("judge", [stages.job(judge)])
         for m in prepared.models:
             identity.store_outputs(conn, study, stages.study_id, m.model_id, m.resolved.label)

@@ -19,17 +19,27 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
         for line, row in read_rows(path, ("item", "group", "share")):
             share = real(path, line, "share", row["share"])
             if not 0 <= share <= 1:
-                raise CsvInputError(f"{path}: line {line}: column 'share': expected a share between 0 and 1, "
-                                    f"got {share}")
-            rows.append((row["item"].strip(), row["group"].strip(), share,
-                         real(path, line, "count", row["count"]) if row.get("count") else None,
-                         real(path, line, "group_total", row["group_total"]) if row.get("group_total") else None))
+                raise CsvInputError(
+                    f"{path}: line {line}: column 'share': expected a share between 0 and 1, got {share}"
+                )
+            rows.append(
+                (
+                    row["item"].strip(),
+                    row["group"].strip(),
+                    share,
+                    real(path, line, "count", row["count"]) if row.get("count") else None,
+                    real(path, line, "group_total", row["group_total"]) if row.get("group_total") else None,
+                )
+            )
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
     study_id = ensure_study(conn, study)
     with transaction(conn):
-        conn.executemany("INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
-                         "VALUES (?, ?, ?, ?, ?, ?)", [(study_id, *r) for r in rows])
+        conn.executemany(
+            "INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(study_id, *r) for r in rows],
+        )
     return len(rows)
 
 
@@ -37,21 +47,29 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
     for study_id, name, spec_json in conn.execute(
-            f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args).fetchall():
-        outputs = conn.execute("SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
-                               "FROM identity_outputs WHERE study_id = ?", (study_id,)).fetchall()
+        f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args
+    ).fetchall():
+        outputs = conn.execute(
+            "SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
+            "FROM identity_outputs WHERE study_id = ?",
+            (study_id,),
+        ).fetchall()
         if not outputs:
             continue
         items: dict[str, list[str]] = {}
-        for key, item in conn.execute("SELECT r.request_key, r.item FROM identity_recommendations r JOIN "
-                                      "identity_outputs o ON o.request_key = r.request_key WHERE o.study_id = ? "
-                                      "ORDER BY r.request_key, r.rank", (study_id,)):
+        for key, item in conn.execute(
+            "SELECT r.request_key, r.item FROM identity_recommendations r JOIN "
+            "identity_outputs o ON o.request_key = r.request_key WHERE o.study_id = ? "
+            "ORDER BY r.request_key, r.rank",
+            (study_id,),
+        ):
             items.setdefault(key, []).append(item)
         shares: dict[str, dict[str, float]] = {}
         counts: dict[str, dict[str, float]] = {}
         totals: dict[str, float] = {}
         for item, group, share, count, total in conn.execute(
-                "SELECT item, grp, share, count, group_total FROM reference_shares WHERE study_id = ?", (study_id,)):
+            "SELECT item, grp, share, count, group_total FROM reference_shares WHERE study_id = ?", (study_id,)
+        ):
             shares.setdefault(group, {})[item] = share
             if count is not None:
                 counts.setdefault(group, {})[item] = count
@@ -90,9 +108,11 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
 
     by_model: dict[str, list[tuple[str, str, set[str]]]] = {}
     for model, group, payload_json, item, explanation in conn.execute(
-            "SELECT o.model, o.grp, r.payload_json, i.item, i.explanation FROM identity_outputs o "
-            "JOIN requests r ON r.key = o.request_key JOIN identity_recommendations i ON i.request_key = o.request_key "
-            "WHERE o.study_id = ?", (study_id,)):
+        "SELECT o.model, o.grp, r.payload_json, i.item, i.explanation FROM identity_outputs o "
+        "JOIN requests r ON r.key = o.request_key JOIN identity_recommendations i ON i.request_key = o.request_key "
+        "WHERE o.study_id = ?",
+        (study_id,),
+    ):
         prompt = " ".join(m["content"] for m in json.loads(payload_json)["messages"])
         exclude = set(re.findall(r"[a-z][a-z'-]+", (prompt + " " + item).lower()))
         by_model.setdefault(model, []).append((group, explanation or "", exclude))
@@ -100,17 +120,28 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
     for model, explanations in sorted(by_model.items()):
         for group, words in sorted(explanation_words(explanations).items()):
             for rank, (word, score, count) in enumerate(words, start=1):
-                records.append({"study": study, "model": model, "group": group, "condition": "all",
-                                "metric": "explanation_word", "word": word, "rank": rank, "value": score,
-                                "n": count})
+                records.append(
+                    {
+                        "study": study,
+                        "model": model,
+                        "group": group,
+                        "condition": "all",
+                        "metric": "explanation_word",
+                        "word": word,
+                        "rank": rank,
+                        "value": score,
+                        "n": count,
+                    }
+                )
     return records
 
 
 def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, Any]]:
     cells: dict[tuple, dict[str, Any]] = {}
     for key, model, group, condition, parsed, probe, mode in outputs:
-        cell = cells.setdefault((model, group, condition), {"n": 0, "parsed": 0, "json": 0, "shares": [],
-                                                             "items": [], "probe": {}})
+        cell = cells.setdefault(
+            (model, group, condition), {"n": 0, "parsed": 0, "json": 0, "shares": [], "items": [], "probe": {}}
+        )
         cell["n"] += 1
         cell["parsed"] += parsed
         cell["json"] += mode == "json"
@@ -129,32 +160,71 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
         records.append({**base, "metric": "parse_rate", "value": cell["parsed"] / cell["n"], "n": cell["n"]})
         records.append({**base, "metric": "json_rate", "value": cell["json"] / cell["n"], "n": cell["n"]})
         if cell["shares"]:
-            records.append({**base, "metric": "mean_share", "value": sum(cell["shares"]) / len(cell["shares"]),
-                            "n": len(cell["shares"]), **interval_fields(*mean_ci(cell["shares"]))})
+            records.append(
+                {
+                    **base,
+                    "metric": "mean_share",
+                    "value": sum(cell["shares"]) / len(cell["shares"]),
+                    "n": len(cell["shares"]),
+                    **interval_fields(*mean_ci(cell["shares"])),
+                }
+            )
             baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
             if condition != "baseline" and baseline:
-                records.append({**base, "metric": "mean_share_vs_baseline",
-                                **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()},
-                                **interval_fields(*difference_ci(cell["shares"], baseline))})
+                records.append(
+                    {
+                        **base,
+                        "metric": "mean_share_vs_baseline",
+                        **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()},
+                        **interval_fields(*difference_ci(cell["shares"], baseline)),
+                    }
+                )
         if group in totals and group in counts:
-            records.append({**base, "metric": "coverage", "value": coverage(cell["items"], counts[group],
-                                                                            totals[group])})
+            records.append(
+                {**base, "metric": "coverage", "value": coverage(cell["items"], counts[group], totals[group])}
+            )
         labels = cell.get("labels", [])
         if labels:
-            records.append({**base, "metric": "probe_admits_rate",
-                            "value": labels.count("admits") / len(labels), "n": len(labels)})
+            records.append(
+                {**base, "metric": "probe_admits_rate", "value": labels.count("admits") / len(labels), "n": len(labels)}
+            )
             for label, values in cell["probe"].items():
-                records.append({**base, "metric": "mean_share_when_probe", "probe_label": label,
-                                "value": sum(values) / len(values), "n": len(values)})
+                records.append(
+                    {
+                        **base,
+                        "metric": "mean_share_when_probe",
+                        "probe_label": label,
+                        "value": sum(values) / len(values),
+                        "n": len(values),
+                    }
+                )
     # One family of tests per model: every group x condition against its baseline.
     adjust([r for r in records if r["metric"] == "mean_share_vs_baseline"], ("study", "model"))
     return records
 
 
-IDENTITY_FIELDS = ["study", "model", "request_key", "group", "condition", "prompt", "choices", "parse_mode", "parsed",
-                   "rank", "item", "explanation", "reference_share", "reference_count", "group_total", "probe_answer",
-                   "probe_label", "probe_label_source",
-                   "probe_rule_label", "probe_judge_label"]
+IDENTITY_FIELDS = [
+    "study",
+    "model",
+    "request_key",
+    "group",
+    "condition",
+    "prompt",
+    "choices",
+    "parse_mode",
+    "parsed",
+    "rank",
+    "item",
+    "explanation",
+    "reference_share",
+    "reference_count",
+    "group_total",
+    "probe_answer",
+    "probe_label",
+    "probe_label_source",
+    "probe_rule_label",
+    "probe_judge_label",
+]
 
 
 def identity_records(conn: sqlite3.Connection, study: str | None = None):
@@ -180,7 +250,9 @@ def identity_records(conn: sqlite3.Connection, study: str | None = None):
         LEFT JOIN reference_shares rs ON rs.study_id = o.study_id AND rs.item = i.item AND rs.grp = o.grp
         WHERE r.superseded = 0 {where}
         ORDER BY r.rowid, i.rank
-        """, args)
+        """,
+        args,
+    )
     for row in rows:
         record = dict(row)
         payload = json.loads(record.pop("payload_json"))

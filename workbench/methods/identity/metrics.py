@@ -31,16 +31,19 @@ def compare_to_baseline(condition: Sequence[float], baseline: Sequence[float]) -
     return {"difference": difference, "u": float(result.statistic), "p": float(result.pvalue)}
 
 
-STOPWORDS = frozenset("""a about above after again against all also am an and any are as at be because been before
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before
 being below between both but by can could did do does doing down during each few for from further had has have
 having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no
 nor not now of off on once only or other our ours ourselves out over own same she should so some such than that
 the their theirs them themselves then there these they this those through to too under until up very was we
-were what when where which while who whom why will with would you your yours yourself yourselves""".split())
+were what when where which while who whom why will with would you your yours yourself yourselves""".split()
+)
 
 
-def explanation_words(explanations: Sequence[tuple[str, str, set[str]]], min_count: int = 5,
-                      top: int = 10) -> dict[str, list[tuple[str, float, int]]]:
+def explanation_words(
+    explanations: Sequence[tuple[str, str, set[str]]], min_count: int = 5, top: int = 10
+) -> dict[str, list[tuple[str, float, int]]]:
     """Words that characterise each group's explanations (docs/methods.md §2).
 
     `explanations`: (group, text, words to exclude — the query's and the entities' own).

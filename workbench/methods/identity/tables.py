@@ -22,10 +22,16 @@ def print_identity_table(records: list[dict[str, Any]], console: Console) -> Non
         by.setdefault((r["model"], r["group"], r["condition"]), {})[r["metric"]] = r
     for (model, group, condition), m in by.items():
         share, versus = m.get("mean_share", {}), m.get("mean_share_vs_baseline", {})
-        table.add_row(literal_text(model), literal_text(group), condition, fmt_ci(share.get("value"), share),
-                      fmt_ci(versus.get("difference"), versus), fmt_num(versus.get("p")),
-                      fmt_num(m.get("parse_rate", {}).get("value"), 2),
-                      fmt_num(m.get("probe_admits_rate", {}).get("value"), 2))
+        table.add_row(
+            literal_text(model),
+            literal_text(group),
+            condition,
+            fmt_ci(share.get("value"), share),
+            fmt_ci(versus.get("difference"), versus),
+            fmt_num(versus.get("p")),
+            fmt_num(m.get("parse_rate", {}).get("value"), 2),
+            fmt_num(m.get("probe_admits_rate", {}).get("value"), 2),
+        )
     console.print(table)
     if words:
         table = new_table(title="Words that mark each group's explanations (share of the word's uses, smoothed)")

@@ -85,9 +85,12 @@ def parse_template(text: str, where: str) -> Template:
         raise TemplateError(f"{where}: not valid TOML: {exc}") from None
     try:
         template = Template(
-            name=data["name"], item_key=data.get("item_key", "item"), groups=list(data["groups"]),
+            name=data["name"],
+            item_key=data.get("item_key", "item"),
+            groups=list(data["groups"]),
             sentences=[(s["text"], bool(s.get("optional", False))) for s in data["sentences"]],
-            question=data["question"], explicit=data.get("explicit", "Keep in mind that I am <group>."),
+            question=data["question"],
+            explicit=data.get("explicit", "Keep in mind that I am <group>."),
             slots={k: list(v) for k, v in data.get("slots", {}).items()},
             spots={k: dict(v) for k, v in data.get("spots", {}).items()},
             associated={g: {k: list(v) for k, v in d.items()} for g, d in data.get("associated", {}).items()},
@@ -95,8 +98,9 @@ def parse_template(text: str, where: str) -> Template:
     except KeyError as exc:
         raise TemplateError(f"{where}: missing key {exc.args[0]!r}") from None
     except (TypeError, AttributeError, ValueError) as exc:
-        raise TemplateError(f"{where}: a key has the wrong shape ({exc}); see the bundled universities "
-                            "template for the layout") from None
+        raise TemplateError(
+            f"{where}: a key has the wrong shape ({exc}); see the bundled universities template for the layout"
+        ) from None
     template.check()
     return template
 
@@ -147,7 +151,8 @@ def render(template: Template, group: str, condition: str, rng: random.Random) -
     for text, optional in template.sentences:
         # Optional sentences that carry the identity signal are kept in its condition.
         signal = (condition == "dialect" and _SPOT.search(text)) or (
-            condition == "associated" and any(template.associated.get(group, {}).get(s) for s in _SLOT.findall(text)))
+            condition == "associated" and any(template.associated.get(group, {}).get(s) for s in _SLOT.findall(text))
+        )
         if optional and not signal and rng.random() < 0.5:
             continue
         parts.append(_SPOT.sub(spot_value, _SLOT.sub(slot_value, text)))
@@ -158,8 +163,9 @@ def render(template: Template, group: str, condition: str, rng: random.Random) -
     return SampledPrompt(group, condition, " ".join(parts), dict(choices), no_signal)
 
 
-def sample_prompts(template: Template, per_group: int, seed: int,
-                   conditions: tuple[str, ...] = CONDITIONS) -> list[SampledPrompt]:
+def sample_prompts(
+    template: Template, per_group: int, seed: int, conditions: tuple[str, ...] = CONDITIONS
+) -> list[SampledPrompt]:
     """`per_group` prompts for every group, spread evenly over the conditions
     (stratified), from a seeded RNG: the same seed gives the same prompts."""
     rng = random.Random(seed)
@@ -202,8 +208,11 @@ def parse_recommendations(text: str, item_key: str) -> list[dict[str, Any]] | No
             else:
                 data = next((v for v in data.values() if isinstance(v, list)), None)
         if isinstance(data, list):
-            items = [{"item": str(d[item_key]).strip(), "explanation": str(d.get("explanation", ""))}
-                     for d in data if isinstance(d, dict) and d.get(item_key)]
+            items = [
+                {"item": str(d[item_key]).strip(), "explanation": str(d.get("explanation", ""))}
+                for d in data
+                if isinstance(d, dict) and d.get(item_key)
+            ]
             if items or data == []:
                 return items
     return None
