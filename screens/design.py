@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
 from workbench import design
@@ -18,6 +18,7 @@ from workbench.literal import visible
 from workbench.specs import SpecError, parse_spec
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
+from workbench.widgets.modebar import ModeBar
 
 
 class DesignScreen(Screen):
@@ -46,7 +47,7 @@ class DesignScreen(Screen):
         self.unsaved = False
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("design")
         yield Static(id="design-title")
         with TabbedContent(id="design-tabs"):
             with TabPane("Questions", id="tab-questions"):

@@ -11,7 +11,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from workbench import dedup
 from workbench.literal import visible, visible_line
@@ -19,6 +19,15 @@ from workbench.store import entities as registry
 from workbench.store.db import opened
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText, PickMembers
+from workbench.widgets.modebar import ModeBar
+
+
+def clip(text: str, width: int, tell: bool = False) -> str:
+    """A name cut to `width` characters, so one long name cannot push the members off
+    screen; with `tell`, how long it really is."""
+    if len(text) <= width:
+        return text
+    return text[: width - 1] + "…" + (f" ({len(text):,} characters)" if tell else "")
 
 
 class EntitiesScreen(Screen):
@@ -27,11 +36,11 @@ class EntitiesScreen(Screen):
         Binding("e", "rename_and_accept", "Edit name", tooltip="Choose the canonical name, then merge"),
         Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
         Binding("d", "drop_members", "Drop member", tooltip="Choose which members to merge (untick the others)"),
-        Binding("g", "set_region", "Region", tooltip="Assign a region to every member (bulk)"),
-        Binding("s", "skip", "Skip", tooltip="Leave this cluster for now"),
+        Binding("g", "set_region", "Region", show=False, tooltip="Assign a region to every member (bulk)"),
+        Binding("s", "skip", "Skip", show=False, tooltip="Leave this cluster for now"),
         Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
         Binding("r", "recluster", "Re-cluster", tooltip="Suggest again from the current entities"),
-        Binding("m", "next_method", "Method", tooltip="All methods, or fingerprint / ngram / nearest only"),
+        Binding("m", "next_method", "Method", show=False, tooltip="All methods, or fingerprint / ngram / nearest only"),
         Binding("z", "next_size", "Size", show=False, tooltip="Only clusters of at least 2 / 3 / 5 members"),
         Binding("c", "next_score", "Score", show=False, tooltip="Only clusters scoring at least 100 / 95 / 90"),
         Binding("y", "redo", "Redo", show=False, tooltip="Redo the latest undone entity decision"),
@@ -45,6 +54,7 @@ class EntitiesScreen(Screen):
         self.suggestions: list[dedup.Suggestion] = []
         self.busy = False  # a decision is being stored and the clusters computed again
         self.clusterings = 0  # finished clusterings, for anyone waiting on them
+        self.session_total = 0  # clusters when first shown: "9 left of 10" after one decision
         self.skipped: set[tuple[str, ...]] = set()
         self.method = "all"
         self.entity_count = 0
@@ -52,7 +62,7 @@ class EntitiesScreen(Screen):
         self.min_score = 0.0
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("entities")
         yield Static(id="entities-status")
         yield DataTable(id="suggestions-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="suggestion-detail")
@@ -71,8 +81,8 @@ class EntitiesScreen(Screen):
     def _status(self, note: str = "") -> None:
         left = len(self.visible_suggestions())
         text = (
-            f" {left} clusters left of {len(self.suggestions)} · {self.entity_count} entities · "
-            f"method {self.method} · size >= {self.min_size}"
+            f" {left} left of {max(self.session_total, left)} clusters · {self.entity_count} entities · "
+            f"{self.method} · size >= {self.min_size}"
             + (f" · score >= {self.min_score:g}" if self.min_score else "")
             + (f" · {note}" if note else "")
         )
@@ -95,6 +105,8 @@ class EntitiesScreen(Screen):
 
     def _reclustered(self, found: list[dedup.Suggestion], entity_count: int) -> None:
         self.clusterings += 1
+        if not self.busy:  # clustered afresh (not after a decision): the total starts again
+            self.session_total = len(found)
         self.busy = False  # the decision that asked for it is done and shown
         self._show(found, entity_count)
 
@@ -105,7 +117,9 @@ class EntitiesScreen(Screen):
         table.clear()
         for s in self.visible_suggestions():
             members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
-            table.add_row(s.method, f"{s.score:.0f}", Text(visible_line(s.canonical)), Text(visible_line(members)))
+            table.add_row(
+                s.method, f"{s.score:.0f}", Text(clip(visible_line(s.canonical), 32)), Text(visible_line(members))
+            )
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         table.focus()
@@ -118,7 +132,7 @@ class EntitiesScreen(Screen):
             ""
             if s is None
             else "\n".join(
-                f"{visible_line(m)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
+                f"{clip(visible_line(m), 160, tell=True)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
                 for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members))
             )
         )

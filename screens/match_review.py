@@ -6,11 +6,12 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Footer, Static
 
 from workbench.literal import visible
 from workbench.store import match_reviews
 from workbench.widgets.modals import EditText
+from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
 
 FILTERS = ("all", "unmatched", "uncertain")
@@ -22,7 +23,7 @@ class MatchReviewScreen(PagerScreen):
     BINDINGS = [
         Binding("e", "edit", "Correct", tooltip="Type the catalog entry this item means"),
         Binding("x", "out", "Not in catalog", tooltip="The item is not a catalog entry"),
-        Binding("n,right", "move(1)", "Next list", tooltip="Next ranked list"),
+        Binding("n,right", "move(1)", "Next", tooltip="Next ranked list"),
         Binding("p,left", "move(-1)", "Prev list", show=False, tooltip="Previous ranked list"),
         Binding("u", "undo", "Undo", tooltip="Take back your latest correction"),
         Binding("f", "next_filter", "Filter", tooltip="All lists, lists with unmatched items, or uncertain matches"),
@@ -46,7 +47,7 @@ class MatchReviewScreen(PagerScreen):
         return self.pages
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("review", "catalog matches")
         yield Static(id="match-status")
         yield DataTable(id="match-table", cursor_type="row", zebra_stripes=True)
         yield Footer()

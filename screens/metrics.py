@@ -11,11 +11,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, Static
+from textual.widgets import DataTable, Footer, Label, Static
 
 from workbench import methods
 from workbench import metric_views as views
 from workbench.literal import visible, visible_line
+from workbench.widgets.modebar import ModeBar
 
 
 class MetricsScreen(Screen):
@@ -44,7 +45,7 @@ class MetricsScreen(Screen):
         self.divergence = views.COLDSTART_METRICS[0]
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("metrics")
         yield Static(id="metrics-filters")
         with VerticalScroll(id="metrics-body"):
             yield Label(

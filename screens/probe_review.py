@@ -11,11 +11,12 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Footer, Static
 
 from workbench.literal import visible
 from workbench.store import probe_reviews
 from workbench.store.db import opened
+from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
 
 
@@ -27,7 +28,7 @@ class ProbeReviewScreen(PagerScreen):
         Binding("d", "label('denies')", "Denies", tooltip="The answer denies it"),
         Binding("x", "label('unclear')", "Unclear", tooltip="The answer does neither"),
         Binding("n,right", "move(1)", "Next", tooltip="Next probe answer"),
-        Binding("p,left", "move(-1)", "Prev", tooltip="Previous probe answer"),
+        Binding("p,left", "move(-1)", "Prev", show=False, tooltip="Previous probe answer"),
         Binding("u", "undo", "Undo", tooltip="Take back your latest label"),
         Binding("f", "next_filter", "Filter", tooltip="Unreviewed, rules-vs-judge disagreements, or all"),
         Binding("escape", "app.pop_screen", "Back"),
@@ -42,7 +43,7 @@ class ProbeReviewScreen(PagerScreen):
         return self.pages
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("review", "probe labels")
         yield Static(id="probe-status")
         yield Static(id="probe-labels")
         with VerticalScroll(id="probe-body"):

@@ -7,12 +7,13 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Footer, ProgressBar, Static
 
 from workbench.literal import visible
 from workbench.store import reviews
 from workbench.store.db import opened
 from workbench.widgets.modals import EditText
+from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
 
 FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
@@ -62,7 +63,7 @@ class ReviewScreen(PagerScreen):
         return self.app.reviewer
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("review")
         yield Static(id="review-status")
         yield ProgressBar(id="review-progress", show_eta=False)
         with VerticalScroll(id="review-body"):

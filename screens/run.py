@@ -12,13 +12,14 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Label, RichLog, Static
+from textual.widgets import DataTable, Footer, Label, RichLog, Static
 from textual.worker import Worker, WorkerState
 
 from workbench import monitor
 from workbench.literal import visible
 from workbench.run_control import AuditRun, RunOutcome
 from workbench.runner import Progress
+from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 
 STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
@@ -39,7 +40,7 @@ class RunScreen(Screen):
         self._seen_error_id = 0
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("run")
         yield Static(id="run-title")
         yield Vertical(id="progress-rows")
         yield DataTable(id="status-table", cursor_type="row", zebra_stripes=True)

@@ -17,7 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static, TextArea
+from textual.widgets import Footer, Static, TextArea
 
 from workbench import design
 from workbench.literal import visible
@@ -27,6 +27,7 @@ from workbench.methods.identity.templates import (
     preview_prompts,
     template_text,
 )
+from workbench.widgets.modebar import ModeBar
 
 
 class TemplateScreen(Screen):
@@ -57,7 +58,7 @@ class TemplateScreen(Screen):
         self.last_good: Text | None = None
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield ModeBar("design", "template")
         yield Static(id="template-title")
         with Horizontal(id="template-panes"):
             yield TextArea(id="template-text", soft_wrap=True, show_line_numbers=True)

@@ -332,11 +332,14 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
     assert saved.generate == {"tablets": 4}
 
 
-@pytest.mark.parametrize("key", ["4", "5"])
+@pytest.mark.parametrize("key", ["4", "5", "4b", "4c"])
 def test_snapshot_review_and_entities(snap_compare, metrics_db, key):
+    """Review, Entities, and the two review sub-screens (probe labels, catalog matches)."""
+
     async def go(pilot):
-        await pilot.press(key)
-        await _settle(pilot)
+        for k in key:
+            await pilot.press(k)
+            await _settle(pilot)
 
     assert snap_compare(WorkbenchApp(metrics_db, reviewer="reviewer"), terminal_size=(80, 24), run_before=go)
 
@@ -403,3 +406,15 @@ def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
             )
 
     asyncio.run(scenario())
+
+
+def test_snapshot_template_editor(snap_compare, tmp_path):
+    """The Design screen of an identity study (its template), at 80x24."""
+    study = tmp_path / "id.toml"
+    study.write_text('name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\ntemplate = "universities"\n')
+
+    async def go(pilot):
+        await pilot.press("3")
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(tmp_path / "t.db", study), terminal_size=(80, 24), run_before=go)

@@ -53,27 +53,34 @@ class WorkbenchApp(App):
     }
     DEFAULT_MODE = "run"
     BINDINGS = [
-        Binding("1", "switch_mode('run')", "Run", id="go-run", tooltip="Live progress of the study"),
-        Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", tooltip="PEIR, stability, LOR"),
+        Binding("1", "switch_mode('run')", "Run", id="go-run", show=False, tooltip="Live progress of the study"),
+        Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", show=False, tooltip="PEIR, stability, LOR"),
         Binding(
             "3",
             "switch_mode('design')",
             "Design",
             id="go-design",
+            show=False,
             tooltip="Questions (verify, edit, generate), clusters, models",
         ),
         Binding(
-            "4", "switch_mode('review')", "Review", id="go-review", tooltip="Accept, edit or reject extracted lists"
+            "4",
+            "switch_mode('review')",
+            "Review",
+            id="go-review",
+            show=False,
+            tooltip="Accept, edit or reject extracted lists",
         ),
         Binding(
             "5",
             "switch_mode('entities')",
             "Entities",
             id="go-entities",
+            show=False,
             tooltip="Merge duplicate entities, strict to lax",
         ),
-        Binding("f1,question_mark", "help", "Help", id="help", tooltip="Keys and what they do"),
-        Binding("q", "quit", "Quit", id="quit"),
+        Binding("f1,question_mark", "help", "Help", id="help", show=False, tooltip="Keys and what they do"),
+        Binding("q", "quit", "Quit", id="quit", show=False),
     ]
 
     def __init__(
