@@ -172,7 +172,9 @@ class EntitiesScreen(Screen):
             return
         into = name or s.canonical
         self._decide(
-            lambda conn: registry.merge(conn, s.members, into, who=self.who, why=f"{s.method} suggestion"),
+            lambda conn: registry.merge(
+                conn, s.members, into, who=self.who, why=f"{s.method} suggestion", include_into=name is not None
+            ),
             f"Merged {len(s.members)} into {into}; u undoes it.",
         )
 

@@ -100,11 +100,26 @@ def _forbidden(conn: sqlite3.Connection, ids: list[int]) -> tuple[int, int] | No
 
 
 def merge(
-    conn: sqlite3.Connection, names: list[str], into: str | None = None, *, who: str, why: str | None = None
+    conn: sqlite3.Connection,
+    names: list[str],
+    into: str | None = None,
+    *,
+    who: str,
+    why: str | None = None,
+    include_into: bool = False,
 ) -> int:
     """Make several entities one. The canonical name is `into` (default: the most
     mentioned of them); a forbidden pair among them refuses the merge."""
     with transaction(conn):
+        if include_into and into and into not in names:
+            # Naming the merge after another entity takes that entity in too (the app's
+            # "choose the name": typing "Nike" means "these are Nike").
+            taken = conn.execute(
+                "SELECT 1 FROM entities e WHERE name = ? AND EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)",
+                (into,),
+            ).fetchone()
+            if taken:
+                names = [*names, into]
         found = list(dict.fromkeys(find_entity(conn, n) for n in names))
         if len(found) < 2:
             if len(set(names)) > 1:

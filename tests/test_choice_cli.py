@@ -170,3 +170,30 @@ def test_regions_imported_before_the_mentions_apply_when_entities_appear(tmp_pat
         "Europe": pytest.approx(1 / 3),
         "Unknown": pytest.approx(1 / 3),
     }
+
+
+def test_the_demo_brings_the_regions_of_its_brands(tmp_path):
+    """The demo's log-odds need regions: its brands' home regions wait in the store and
+    apply when the model names them."""
+    from conftest import rows
+
+    from workbench.cli.tui import seed_demo_regions
+
+    db = tmp_path / "demo.db"
+    seed_demo_regions(str(db))
+    mentions = tmp_path / "m.csv"
+    mentions.write_text(
+        "model,topic,cluster,question_id,repetition,rank,entity\n"
+        "m,smartphones,Convenience,q1,1,1,Samsung\nm,smartphones,Convenience,q1,1,2,Apple\n"
+        "m,smartphones,Convenience,q2,1,1,Nokia\n"
+    )
+    assert run_cli("import", "mentions", str(mentions), "--db", str(db), "--study", "demo").returncode == 0
+    assert rows(db, "SELECT name, region FROM entities ORDER BY name") == [
+        ("Apple", "United States"),
+        ("Nokia", "Europe"),
+        ("Samsung", "Asia"),
+    ]
+    lor = [
+        r for r in json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout) if r["metric"] == "lor"
+    ]
+    assert lor and any(r.get("value") is not None for r in lor)

@@ -475,3 +475,39 @@ def test_imported_rankings_with_their_catalog_get_rank_and_group_shares(tmp_path
     assert rank and rank[0]["mean"] == pytest.approx(2.0)  # C is 3rd, A 1st
     shares = {r["value_label"]: r["mean"] for r in records if r["metric"] == "group_share" and r["persona"] == "a girl"}
     assert shares.get("Western") == pytest.approx(1.0)
+
+
+def test_divergences_show_the_out_of_catalog_rate_beside_them():
+    """An all-out-of-catalog list diverges maximally whatever the persona: the rate says so."""
+    from rich.console import Console
+
+    from workbench import metric_views as views
+    from workbench.methods.coldstart.tables import print_coldstart_table
+
+    def record(metric, mean, persona="female"):
+        return {
+            "study": "s",
+            "model": "m",
+            "persona_category": "gender",
+            "persona": persona,
+            "metric": metric,
+            "mean": mean,
+            "std": 0.0,
+            "n": 5,
+        }
+
+    records = [record(f"{m}_divergence", 1.0) for m in ("iou", "serp", "prag")]
+    records += [record("out_of_catalog_rate", 0.9)]
+    records += [record(f"{m}_divergence", 0.2, "male") for m in ("iou", "serp", "prag")]
+    records += [record("out_of_catalog_rate", 0.1, "male")]
+    _header, rows = views.coldstart_table(records)
+    assert rows == [
+        ["gender: female", "1.00 / 1.00 / 1.00 · out 90% ⚠"],
+        ["gender: male", "0.20 / 0.20 / 0.20 · out 10%"],
+    ]
+    bars = views.coldstart_bars(records, "iou")
+    assert bars[0][0] == "female · m" and bars[0][2].endswith("· out 90% ⚠") and bars[1][2].endswith("· out 10%")
+    console = Console(record=True, width=120)
+    print_coldstart_table(records, console)
+    text = console.export_text()
+    assert "90% ⚠" in text and "out of catalog" in text and "says little about" in text

@@ -215,3 +215,17 @@ def test_names_that_hide_or_split_show_escaped():
     assert visible_line("\u202eevil\u202c") == "\\u202eevil\\u202c"  # no reversed display
     assert visible_line("Zero\u200bWidth") != visible_line("ZeroWidth")
     assert visible_line("\x1b[31mRED") == "\\x1b[31mRED"
+
+
+def test_naming_a_merge_after_another_entity_takes_it_in(tmp_path):
+    from workbench.store import entities as registry
+
+    db, conn = registry_db(tmp_path)
+    with pytest.raises(registry.DecisionError, match="include it"):
+        registry.merge(conn, ["Adidas", "Addidas"], into="Nike", who="t")  # the CLI asks for it by name
+    registry.merge(conn, ["Adidas", "Addidas"], into="Nike", who="t", include_into=True)  # the app's "e"
+    (count,) = conn.execute(
+        "SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
+        "JOIN entities e ON e.id = a.entity_id WHERE e.name = 'Nike'"
+    ).fetchone()
+    assert count == 6 + 4 + 1

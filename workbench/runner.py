@@ -211,7 +211,12 @@ class _ModelRun:
         return self.local.popleft() if self.local else None
 
     async def run(self) -> None:
+        # Loading a local model takes seconds with nothing to show: say so, instead of a
+        # silent "0/54 · 0 tok/s" that looks stuck.
+        self.waiting = "loading the model"
+        self._emit()
         await self.job.engine.start()
+        self.waiting = None
         self._emit()
         async with anyio.create_task_group() as group:
             for _ in range(max(1, self.job.engine.concurrency)):

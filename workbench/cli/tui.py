@@ -46,6 +46,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     console = make_console()
     db = args.db or str(demo_db_path())
     study_path = str(files("workbench.assets").joinpath("studies/demo.toml"))
+    seed_demo_regions(db)
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
         from workbench.models import default_model_path
 
@@ -68,6 +69,20 @@ def cmd_demo(args: argparse.Namespace) -> int:
     print_metric_tables(conn, "demo", console)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
+
+
+def seed_demo_regions(db: str) -> None:
+    """The demo's brands with their home region (facts: where each brand is based),
+    so its log-odds and region charts have values; names the model never mentions
+    wait in the store and apply if it does. Applied each time the demo starts, on
+    the demo's database."""
+    from workbench.methods.choice.data import import_entities
+
+    conn = open_store(db)
+    try:
+        import_entities(conn, Path(str(files("workbench.assets").joinpath("studies/demo_regions.csv"))))
+    finally:
+        conn.close()
 
 
 def print_samples(conn, study: str, console: Console, count: int) -> None:
