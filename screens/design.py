@@ -35,9 +35,14 @@ class DesignScreen(Screen):
             tooltip="Add a topic whose questions the LLM writes (then g generates them)",
         ),
         Binding("g", "generate", "Generate", tooltip="LLM-assisted questions for topics with generate = N"),
-        Binding("t", "test_model", "Test model", tooltip="Load the model or reach its server"),
-        Binding("w", "save", "Save study", tooltip="Write the study file with the current questions"),
+        Binding("t", "test_model", "Test", tooltip="Load the model or reach its server"),
+        Binding("w", "save", "Save", tooltip="Write the study file with the current questions"),
+        Binding(
+            "right_square_bracket", "tab(1)", "Tab", key_display="]", tooltip="Next tab: questions, clusters, models"
+        ),
+        Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, key_display="[", tooltip="Previous tab"),
     ]
+    TABS = ("tab-questions", "tab-clusters", "tab-models")
 
     def __init__(self) -> None:
         super().__init__()
@@ -50,13 +55,16 @@ class DesignScreen(Screen):
         yield ModeBar("design")
         yield Static(id="design-title")
         with TabbedContent(id="design-tabs"):
-            with TabPane("Questions", id="tab-questions"):
+            # `]` and `[` move between the tabs (also Tab to the tab bar, then arrows).
+            with TabPane("Questions ]", id="tab-questions"):
                 yield DataTable(id="questions-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="question-detail")
             with TabPane("Clusters", id="tab-clusters"):
                 yield DataTable(id="clusters-table", cursor_type="row", zebra_stripes=True)
+                yield Static(id="cluster-detail")
             with TabPane("Models", id="tab-models"):
                 yield DataTable(id="models-table", cursor_type="row", zebra_stripes=True)
+        yield Static(id="design-info")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -71,11 +79,29 @@ class DesignScreen(Screen):
         self._title("loading…")
         self.load_study()
 
+    def _not_designed_here(self, method: str) -> None:
+        """A study this screen does not edit: say what to do, without a modal that
+        stands in the way of the other screens."""
+        self._title(f"{method} study: designed in its file")
+        self.query_one("#design-tabs").display = False
+        self.query_one("#design-info", Static).update(
+            Text(
+                f"This is a {method} study. The Design screen edits ChoiceEval studies (questions, "
+                "clusters, models); identity studies get their template editor here. Edit "
+                f"{self.app.study_path} in a text editor, then `s` on the Run screen (1) plans what "
+                "changed; 2 shows its metrics.",
+            )
+        )
+
     def _title(self, text: str) -> None:
         self.query_one("#design-title", Static).update(Text(visible(f" {text}"), no_wrap=True, overflow="ellipsis"))
 
     @work(thread=True, exclusive=True, group="design-load", description="Loading the study", exit_on_error=False)
     def load_study(self) -> None:
+        method = design.study_method(self.app.study_path)
+        if method not in (None, "choice"):
+            self.app.call_from_thread(self._not_designed_here, method)
+            return
         study, study_id = design.register(self.app.db_path, self.app.study_path)
         rows = design.question_rows(self.app.db_path, study_id)
         self.app.call_from_thread(self._loaded, study, study_id, rows)
@@ -111,6 +137,20 @@ class DesignScreen(Screen):
         verified = sum(r["verified"] for r in rows)
         if not self.unsaved:
             self._title(f"study {self.study.name} · {len(rows)} questions, {verified} verified")
+
+    def action_tab(self, step: int) -> None:
+        tabs = self.query_one("#design-tabs", TabbedContent)
+        tabs.active = self.TABS[(self.TABS.index(tabs.active) + step) % len(self.TABS)]
+        table = {"tab-questions": "#questions-table", "tab-clusters": "#clusters-table", "tab-models": "#models-table"}
+        self.query_one(table[tabs.active], DataTable).focus()
+
+    @on(DataTable.RowHighlighted, "#clusters-table")
+    def _show_cluster(self, event: DataTable.RowHighlighted) -> None:
+        # The table cuts long definitions; the whole one shows here.
+        table = self.query_one("#clusters-table", DataTable)
+        if self.study is not None and table.cursor_row is not None and table.cursor_row < len(self.study.clusters):
+            cluster = self.study.clusters[table.cursor_row]
+            self.query_one("#cluster-detail", Static).update(Text(visible(f"{cluster.name}\n{cluster.description}")))
 
     @on(DataTable.RowHighlighted, "#questions-table")
     def _show_detail(self, event: DataTable.RowHighlighted) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from workbench import monitor
 from workbench.literal import visible
 from workbench.run_control import AuditRun, RunOutcome
 from workbench.runner import Progress
+from workbench.store.db import StoreError
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 
@@ -71,7 +73,10 @@ class RunScreen(Screen):
 
     @work(thread=True, exclusive=True, group="poll", description="Reading request counts")
     def poll_store(self) -> None:
-        snap = monitor.snapshot(self.app.db_path)
+        try:
+            snap = monitor.snapshot(self.app.db_path)
+        except (StoreError, sqlite3.Error):  # the store is being created or migrated: the next poll reads it
+            return
         self.app.call_from_thread(self._show_snapshot, snap)
 
     def _show_snapshot(self, snap: dict) -> None:

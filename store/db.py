@@ -54,7 +54,7 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _check_ours(conn, path)
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _journal_mode_wal(conn)
         if mode.lower() != "wal":  # e.g. a read-only medium; still usable
             pass
         # NORMAL is durable across application crashes in WAL mode (only a power
@@ -69,6 +69,22 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
         conn.close()
         raise StoreError(f"{path}: {reason(exc)}") from None
     return conn
+
+
+def _journal_mode_wal(conn: sqlite3.Connection) -> str:
+    """Switch to WAL. While another connection creates the file or changes its mode,
+    SQLite answers "locked" at once (the busy timeout does not cover a journal-mode
+    change), so try again for a while before giving up."""
+    import time
+
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            return conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def reason(exc: sqlite3.Error) -> str:

@@ -324,7 +324,7 @@ def test_coldstart_table_in_the_app(tmp_path):
             row = [str(c) for c in app.screen.query_one("#coldstart-table").get_row_at(0)]
             # IOU 1/3 -> divergence 0.67; SERP: B at rank 1 of 2 -> 2/3, divergence 0.33; PRAG: (B, C): B in
             # I_n, C not -> 1, divergence 0.
-            assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00"]
+            assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00 · out 0%"]  # all in the catalog
             chart = str(app.screen.query_one("#coldstart-chart").render())
             assert "a Buddhist · m" in chart and "█" * 20 + "·" * 10 + " 0.667" in chart  # 0.667 of 30 cells
             await pilot.press("m")

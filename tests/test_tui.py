@@ -16,10 +16,15 @@ from workbench.widgets.modals import HelpScreen
 
 async def wait_for(pilot, condition, timeout=30.0):
     """Wait until `condition()` holds (polling between frames), not for a fixed time."""
+    from textual.css.query import NoMatches
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if condition():
-            return True
+        try:
+            if condition():
+                return True
+        except NoMatches:  # between two screens (a modal closing, the next opening): not yet
+            pass
         await pilot.pause(0.05)
     return False
 
@@ -418,3 +423,37 @@ def test_snapshot_template_editor(snap_compare, tmp_path):
         await _settle(pilot)
 
     assert snap_compare(WorkbenchApp(tmp_path / "t.db", study), terminal_size=(80, 24), run_before=go)
+
+
+def test_design_tabs_by_keys_and_an_information_panel_for_other_methods(tmp_path):
+    study = write_study(tmp_path / "s.toml", models=["openai:m@http://127.0.0.1:9/v1"], questions=2, name="d")
+    (tmp_path / "cat.csv").write_text("item\nAlpha\nBeta\n")
+    other = tmp_path / "c.toml"
+    other.write_text('name = "c"\nmethod = "coldstart"\nmodels = ["llama:default"]\ncatalog = "cat.csv"\nk = 2\n')
+
+    async def tabs():
+        app = WorkbenchApp(tmp_path / "a.db", study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 2)
+            await pilot.press("right_square_bracket")  # `]`: the next tab, and the full definition below it
+            assert app.screen.query_one("#design-tabs").active == "tab-clusters"
+            assert await wait_for(
+                pilot, lambda: "Budget-Conscious" in str(app.screen.query_one("#cluster-detail").render())
+            )
+            await pilot.press("right_square_bracket", "right_square_bracket")
+            assert app.screen.query_one("#design-tabs").active == "tab-questions"
+
+    async def other_method():
+        app = WorkbenchApp(tmp_path / "b.db", other)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(
+                pilot, lambda: "coldstart study" in str(app.screen.query_one("#design-info").render())
+            )
+            assert type(app.screen).__name__ == "DesignScreen"  # no modal in the way
+            await pilot.press("2")
+            assert app.current_mode == "metrics"
+
+    asyncio.run(tabs())
+    asyncio.run(other_method())

@@ -110,7 +110,15 @@ def _identity_options(spec: ModelSpec) -> str:
 
 def resolve(spec: ModelSpec, notify: Callable[[str], None] | None = None) -> ResolvedModel:
     if spec.engine == "openai":
-        return ResolvedModel(spec, f"openai:{spec.name}@{spec.base_url}{_identity_options(spec)}")
+        # One model behind several replicas is one model: its identity (and so every request
+        # key) does not name the URLs, so adding a replica asks nothing again.
+        if spec.options.get("identity"):
+            where = f"#{spec.options['identity']}"
+        elif "|" in (spec.base_url or ""):
+            where = ""
+        else:
+            where = f"@{spec.base_url}"
+        return ResolvedModel(spec, f"openai:{spec.name}{where}{_identity_options(spec)}")
     if spec.name == "default":
         path, digest = default_model_path(notify)
     else:

@@ -181,8 +181,13 @@ class _ModelRun:
             last_error=self.last_error,
             finished=finished,
             stopped_reason=self.stopped_reason,
-            waiting=None if finished else self.waiting,
+            waiting=None if finished else (self.waiting or self._health()),
         )
+
+    def _health(self) -> str | None:
+        """Endpoints out of a pool ("http://b/v1 down (2 up)"), for the progress line."""
+        note = getattr(self.job.engine, "health_note", None)
+        return note() if note else None
 
     def _emit(self) -> None:
         if self.on_progress is not None:

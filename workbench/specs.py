@@ -4,6 +4,7 @@
     llama:/models/x.gguf,n_ctx=4096        any GGUF file, with options
     openai:MODEL@http://host:port/v1       any OpenAI-compatible server
     openai:gpt-4o-mini@https://api.openai.com/v1,api_key_env=OPENAI_API_KEY,concurrency=32
+    openai:MODEL@http://gpu1:8000/v1|http://gpu2:8000/v1   one model served by two replicas
 
 Options split into two kinds. *Answer options* (temperature, seed, max tokens, ...)
 change what the model says, so they enter the model's identity and every request
@@ -97,6 +98,11 @@ TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "concurrency": (_ranged(int, 1, MAX_CONCURRENCY), "requests in flight (openai) or model instances (llama)"),
     "retries": (_ranged(int, 0, 100), "attempts after the first before a request is marked failed"),
     "api_key_env": (_text, "openai: environment variable holding the API key"),
+    "identity": (
+        _text,
+        "openai: a name for the model behind the URLs (default: the URL, or the model name for a "
+        "pool URL1|URL2); set it, and keep it, when the replicas serving one model change",
+    ),
     "max_retry_after": (
         _ranged(float, 0, 86_400),
         "openai: longest Retry-After honoured, in seconds (default 120); a longer one counts as a failed attempt",
@@ -161,7 +167,7 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
     if engine == "llama":
         if not target:
             raise SpecError(f"model spec {text!r}: give 'default' or a path to a .gguf file")
-        for openai_only in ("api_key_env", "max_retry_after", "max_body_mb"):
+        for openai_only in ("api_key_env", "max_retry_after", "max_body_mb", "identity"):
             if openai_only in options:
                 raise SpecError(f"model spec {text!r}: {openai_only} applies to openai models only")
         return ModelSpec("llama", target, None, options)
@@ -171,12 +177,16 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
             f"model spec {text!r}: an openai model is written MODEL@BASE_URL, "
             "e.g. openai:gpt-4o-mini@https://api.openai.com/v1"
         )
-    if not base_url.startswith(("http://", "https://")):
-        raise SpecError(f"model spec {text!r}: base URL {base_url!r} must start with http:// or https://")
+    urls = [url.strip().rstrip("/") for url in base_url.split("|")]
+    for url in urls:
+        if not url.startswith(("http://", "https://")):
+            raise SpecError(f"model spec {text!r}: base URL {url!r} must start with http:// or https://")
+    if len(set(urls)) < len(urls):
+        raise SpecError(f"model spec {text!r}: a base URL is listed twice")
     for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant"):
         if llama_only in options:
             raise SpecError(f"model spec {text!r}: {llama_only} applies to llama models only")
-    return ModelSpec("openai", name, base_url.rstrip("/"), options)
+    return ModelSpec("openai", name, "|".join(urls), options)
 
 
 def _parse_option(spec: str, key: str, value: str) -> Any:

@@ -34,6 +34,13 @@ class AdaptiveLimiter:
                     return
                 await self._cond.wait()
 
+    def try_acquire(self) -> bool:
+        """Take a slot now if one is free (for a pool choosing among limiters)."""
+        if self.in_flight < self.limit and self._paused_until <= time.monotonic():
+            self.in_flight += 1
+            return True
+        return False
+
     async def release(self, *, throttled: bool = False, retry_after: float | None = None) -> None:
         async with self._cond:
             self.in_flight -= 1

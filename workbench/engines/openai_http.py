@@ -25,7 +25,7 @@ from workbench.engines.base import (
     completion_from_choice,
     scores_completion,
 )
-from workbench.engines.limiter import AdaptiveLimiter
+from workbench.engines.endpoints import EndpointPool
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
 from workbench.store.values import redact
@@ -74,12 +74,15 @@ class OpenAIEngine:
     def __init__(self, spec: ModelSpec):
         self.spec = spec
         self.identity = f"openai:{spec.name}@{spec.base_url}"
-        self.concurrency = int(spec.options.get("concurrency", DEFAULT_CONCURRENCY))
+        # `URL1|URL2|...`: replicas of one model, each with `concurrency` requests in flight.
+        self.urls = [url.rstrip("/") for url in (spec.base_url or "").split("|")]
+        per_endpoint = int(spec.options.get("concurrency", DEFAULT_CONCURRENCY))
+        self.pool = EndpointPool(self.urls, per_endpoint)
+        self.concurrency = per_endpoint * len(self.urls)
         self.timeout_s = float(spec.options.get("timeout", DEFAULT_TIMEOUT_S))
         self.mode = spec.options.get("mode", "auto")
         self.max_retry_after = float(spec.options.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER_S))
         self.max_body_bytes = int(float(spec.options.get("max_body_mb", DEFAULT_MAX_BODY_MB)) * 1_000_000)
-        self.limiter = AdaptiveLimiter(self.concurrency)
         self.echo_supported: bool | None = None  # learnt at the first label-probability request
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": "application/json"}
@@ -101,7 +104,8 @@ class OpenAIEngine:
 
     async def start(self) -> None:
         if self._session is None:
-            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=self.concurrency)
+            per_endpoint = self.pool.endpoints[0].limiter.maximum
+            connector = aiohttp.TCPConnector(limit=self.concurrency, limit_per_host=per_endpoint)
             self._session = aiohttp.ClientSession(connector=connector, headers=self._headers)
 
     async def aclose(self) -> None:
@@ -110,20 +114,34 @@ class OpenAIEngine:
             self._session = None
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST one JSON body through the limiter; the parsed reply or an EngineError
-        whose message never holds the API key."""
-        try:
-            return await self._post_once(path, body)
-        except EngineError as exc:
-            exc.args = (self.redact(str(exc.args[0])),)
-            raise
+        """POST one JSON body to an endpoint with room; the parsed reply or an EngineError
+        whose message never holds the API key. A transient failure on one endpoint of a
+        pool is tried on another before it counts as the request's failed attempt."""
+        tried: set[str] = set()
+        while True:
+            try:
+                return await self._post_once(path, body, tried)
+            except EngineError as exc:
+                exc.args = (self.redact(str(exc.args[0])),)
+                if exc.retryable and len(self.urls) > 1 and self.pool.can_try_elsewhere(tried):
+                    continue
+                raise
 
-    async def _post_once(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    def health_note(self) -> str | None:
+        """Endpoints out of a pool, for the progress line (None when all are up)."""
+        return self.pool.note() if len(self.urls) > 1 else None
+
+    def endpoint_status(self) -> list[dict[str, Any]]:
+        return [e.status() for e in self.pool.endpoints]
+
+    async def _post_once(self, path: str, body: dict[str, Any], tried: set[str]) -> dict[str, Any]:
         await self.start()
         assert self._session is not None
-        url = f"{self.spec.base_url}/{path}"
-        await self.limiter.acquire()
-        throttled, retry_after = False, None
+        endpoint = await self.pool.acquire(exclude=tried)
+        tried.add(endpoint.url)
+        url = f"{endpoint.url}/{path}"
+        throttled, retry_after, ok, broken = False, None, False, False
+        started = time.perf_counter()
         try:
             timeout = aiohttp.ClientTimeout(total=self.timeout_s or None)
             async with self._session.post(url, json=body, timeout=timeout) as reply:
@@ -148,21 +166,32 @@ class OpenAIEngine:
                         retry_after=retry_after,
                     )
             try:
-                return json.loads(raw)
+                parsed = json.loads(raw)
             except ValueError:
                 raise EngineError(
                     "bad_response",
                     f"{url} answered 200 with malformed JSON: {_short(raw.decode('utf-8', 'replace'), 80)!r}",
                     retryable=True,
                 ) from None
+            ok = True
+            return parsed
         except TimeoutError:
+            broken = True
             raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None
         except aiohttp.ClientConnectionError as exc:
+            broken = True
             raise EngineError("connection", f"{url}: {exc.__class__.__name__}: {exc}", retryable=True) from None
         except aiohttp.ClientPayloadError as exc:
             raise EngineError("connection", f"{url}: truncated reply: {exc}", retryable=True) from None
         finally:
-            await self.limiter.release(throttled=throttled, retry_after=retry_after)
+            await self.pool.release(
+                endpoint,
+                ok=ok,
+                broken=broken,
+                throttled=throttled,
+                retry_after=retry_after,
+                latency=time.perf_counter() - started,
+            )
 
     async def _read_capped(self, reply: aiohttp.ClientResponse, url: str) -> bytes:
         """The body, decompressed, refused once it grows past max_body_mb."""

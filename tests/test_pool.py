@@ -1,0 +1,73 @@
+"""One model on several endpoints: one identity, work spread over the replicas, a dead
+replica routed around, and a killed run resumed with each request answered once."""
+
+import asyncio
+
+import pytest
+from conftest import rows
+from helpers import kill_run_once, run_cli, write_study
+from openai_server import ServerConfig
+
+from workbench.engines.base import GenerationRequest
+from workbench.engines.openai_http import OpenAIEngine
+from workbench.models import resolve
+from workbench.specs import SpecError, parse_spec
+
+DEAD = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
+
+
+def test_a_pool_is_one_model_whatever_its_replicas():
+    two = resolve(parse_spec("openai:m@http://a:8000/v1|http://b:8000/v1,temperature=0.2"))
+    three = resolve(parse_spec("openai:m@http://a:8000/v1|http://b:8000/v1|http://c:8000/v1,temperature=0.2"))
+    assert two.identity == three.identity == "openai:m"  # adding a replica re-asks nothing
+    named = resolve(parse_spec("openai:m@http://a:8000/v1,identity=m-on-vllm"))
+    assert named.identity == "openai:m#m-on-vllm"
+    assert resolve(parse_spec("openai:m@http://a:8000/v1")).identity == "openai:m@http://a:8000/v1"  # as before
+    with pytest.raises(SpecError, match="listed twice"):
+        parse_spec("openai:m@http://a/v1|http://a/v1")
+    with pytest.raises(SpecError, match="must start with http"):
+        parse_spec("openai:m@http://a/v1|ftp://b")
+    engine = OpenAIEngine(parse_spec("openai:m@http://a/v1|http://b/v1,concurrency=4"))
+    assert engine.concurrency == 8  # concurrency is per endpoint
+
+
+def test_requests_spread_over_replicas_and_route_around_a_dead_one(fake_server):
+    first, second = fake_server(ServerConfig(latency_s=0.05)), fake_server(ServerConfig(latency_s=0.05))
+    spec = parse_spec(f"openai:m@{first.base_url}|{DEAD}|{second.base_url},concurrency=3,retries=0")
+    engine = OpenAIEngine(spec)
+
+    async def ask_all():
+        try:
+            request = GenerationRequest(messages=[{"role": "user", "content": "Which shoes?"}], max_tokens=8)
+            return await asyncio.gather(*(engine.generate(request) for _ in range(30)))
+        finally:
+            await engine.aclose()
+
+    answers = asyncio.run(ask_all())
+    assert len(answers) == 30 and all(a.text for a in answers)  # none failed for the dead replica
+    assert first.stats.ok > 0 and second.stats.ok > 0 and first.stats.ok + second.stats.ok == 30
+    status = {s["url"]: s for s in engine.endpoint_status()}
+    assert status[DEAD]["state"] in ("down", "probing") and status[DEAD]["done"] == 0
+    assert DEAD in engine.health_note()
+
+
+def test_a_study_on_a_pool_runs_once_and_resumes_after_kill(tmp_path, db_path, fake_server):
+    first, second = fake_server(ServerConfig(latency_s=0.2)), fake_server(ServerConfig(latency_s=0.2))
+    spec = f"openai:test-model@{first.base_url}|{second.base_url},concurrency=2"
+    study = write_study(tmp_path / "s.toml", models=[spec], questions=60)
+    kill_run_once(study, db_path, "SELECT COUNT(*) FROM responses", at_least=10)
+    assert 10 <= rows(db_path, "SELECT COUNT(*) FROM responses")[0][0] < 60
+    result = run_cli("run", str(study), "--db", str(db_path), "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert rows(db_path, "SELECT COUNT(*), COUNT(DISTINCT request_key) FROM responses") == [(60, 60)]
+    assert rows(db_path, "SELECT identity FROM models") == [("openai:test-model",)]
+    assert first.stats.ok > 0 and second.stats.ok > 0
+
+
+def test_a_pool_with_every_replica_down_stops_like_one_server(tmp_path, db_path):
+    spec = f"openai:m@{DEAD}|http://127.0.0.1:7/v1,retries=0,concurrency=2"
+    study = write_study(tmp_path / "s.toml", models=[spec], questions=60)
+    result = run_cli("run", str(study), "--db", str(db_path), "--quiet")
+    assert result.returncode == 1 and "connection" in result.stdout
+    counts = dict(rows(db_path, "SELECT status, COUNT(*) FROM requests GROUP BY status"))
+    assert counts["failed"] >= 20 and counts.get("pending", 0) > 0  # gave up early, nothing lost

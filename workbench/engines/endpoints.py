@@ -1,0 +1,128 @@
+"""Several replicas serving one model, used as one: a pool of endpoints.
+
+Each endpoint has its own adaptive limiter (`concurrency` requests in flight at
+most, halved on a 429) and its own health. Three connection failures or
+timeouts in a row take an endpoint out for a cool-down (5 s, doubling to 60 s);
+after it, one request probes it, and a success brings it back. A request goes
+to the healthy endpoint with the most room; one that fails on an endpoint for a
+transient reason is tried on another before the runner counts an attempt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from workbench.engines.limiter import AdaptiveLimiter
+
+FAILURES_TO_TRIP = 3
+COOLDOWN_S, MAX_COOLDOWN_S = 5.0, 60.0
+
+
+@dataclass
+class Endpoint:
+    url: str
+    limiter: AdaptiveLimiter
+    done: int = 0
+    failed: int = 0
+    streak: int = 0  # connection failures or timeouts in a row
+    down_until: float = 0.0
+    cooldown: float = COOLDOWN_S
+    latencies: list[float] = field(default_factory=list)
+
+    @property
+    def state(self) -> str:
+        if self.down_until == 0.0:
+            return "up"
+        return "down" if time.monotonic() < self.down_until else "probing"
+
+    def status(self) -> dict:
+        recent = self.latencies[-50:]
+        return {
+            "url": self.url,
+            "state": self.state,
+            "done": self.done,
+            "failed": self.failed,
+            "in_flight": self.limiter.in_flight,
+            "latency_s": round(sum(recent) / len(recent), 3) if recent else None,
+        }
+
+
+class EndpointPool:
+    def __init__(self, urls: list[str], concurrency: int):
+        self.endpoints = [Endpoint(url, AdaptiveLimiter(concurrency)) for url in urls]
+        self._changed = asyncio.Condition()
+
+    def _usable(self, exclude: set[str]) -> list[Endpoint]:
+        now = time.monotonic()
+        usable = []
+        for endpoint in self.endpoints:
+            if endpoint.url in exclude:
+                continue
+            if endpoint.down_until and now < endpoint.down_until:
+                continue
+            if endpoint.down_until and endpoint.limiter.in_flight:  # probing: one request at a time
+                continue
+            usable.append(endpoint)
+        return sorted(usable, key=lambda e: e.limiter.in_flight - e.limiter.limit)
+
+    async def acquire(self, exclude: set[str] = frozenset()) -> Endpoint:
+        """The healthy endpoint with the most room (waiting for room, or for a cool-down
+        to end when every endpoint is out)."""
+        while True:
+            async with self._changed:
+                for endpoint in self._usable(set(exclude)):
+                    if endpoint.limiter.try_acquire():
+                        return endpoint
+                candidates = [e for e in self.endpoints if e.url not in exclude] or self.endpoints
+                if all(e.down_until for e in candidates):
+                    # Every endpoint is out: probe the one back soonest now, so the failures
+                    # reach the runner (which stops a run that only fails) instead of waiting.
+                    for endpoint in sorted(candidates, key=lambda e: e.down_until):
+                        if endpoint.limiter.try_acquire():
+                            return endpoint
+                try:
+                    await asyncio.wait_for(self._changed.wait(), timeout=1.0)
+                except TimeoutError:
+                    pass
+
+    def can_try_elsewhere(self, tried: set[str]) -> bool:
+        now = time.monotonic()
+        return any(e.url not in tried and not (e.down_until and now < e.down_until) for e in self.endpoints)
+
+    async def release(
+        self,
+        endpoint: Endpoint,
+        *,
+        ok: bool,
+        broken: bool = False,
+        throttled: bool = False,
+        retry_after: float | None = None,
+        latency: float | None = None,
+    ) -> None:
+        """`broken`: the endpoint could not be reached or did not answer in time (counts
+        towards taking it out); `ok`: it answered."""
+        await endpoint.limiter.release(throttled=throttled, retry_after=retry_after)
+        if ok:
+            endpoint.done += 1
+            endpoint.streak = 0
+            endpoint.down_until, endpoint.cooldown = 0.0, COOLDOWN_S
+            if latency is not None:
+                endpoint.latencies.append(latency)
+        else:
+            endpoint.failed += 1
+            if broken and len(self.endpoints) > 1:  # alone, it has nowhere to send work instead
+                endpoint.streak += 1
+                if endpoint.streak >= FAILURES_TO_TRIP or endpoint.down_until:
+                    endpoint.down_until = time.monotonic() + endpoint.cooldown
+                    endpoint.cooldown = min(MAX_COOLDOWN_S, endpoint.cooldown * 2)
+        async with self._changed:
+            self._changed.notify_all()
+
+    def note(self) -> str | None:
+        """A line for the progress display when an endpoint is out, else None."""
+        out = [e for e in self.endpoints if e.state != "up"]
+        if not out:
+            return None
+        return "; ".join(f"{e.url} {e.state}" for e in out) + f" ({len(self.endpoints) - len(out)} up)"
