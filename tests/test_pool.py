@@ -71,3 +71,11 @@ def test_a_pool_with_every_replica_down_stops_like_one_server(tmp_path, db_path)
     assert result.returncode == 1 and "connection" in result.stdout
     counts = dict(rows(db_path, "SELECT status, COUNT(*) FROM requests GROUP BY status"))
     assert counts["failed"] >= 20 and counts.get("pending", 0) > 0  # gave up early, nothing lost
+
+
+def test_doctor_checks_every_replica(fake_server):
+    live = fake_server()
+    result = run_cli("doctor", "--model", f"openai:m@{live.base_url}|{DEAD},retries=0")
+    assert f"m@{live.base_url} (replica 1 of 2): ok" in result.stdout
+    assert f"m@{DEAD} (replica 2 of 2): FAIL connection" in result.stdout
+    assert result.returncode == 1

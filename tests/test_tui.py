@@ -457,3 +457,16 @@ def test_design_tabs_by_keys_and_an_information_panel_for_other_methods(tmp_path
 
     asyncio.run(tabs())
     asyncio.run(other_method())
+
+
+def test_help_opens_at_the_keys_of_the_screen_on_view(metrics_db):
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("5", "f1")
+            assert await on_screen(pilot, "HelpScreen")
+            scroll = app.screen.query_one("VerticalScroll")
+            assert await wait_for(pilot, lambda: scroll.scroll_y > 0)  # not at the top: at Entities
+            assert "Entities" in str(app.screen.query_one("#help-text").render())
+
+    asyncio.run(scenario())

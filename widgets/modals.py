@@ -78,10 +78,20 @@ class HelpScreen(ModalScreen[None]):
                                   border: round $accent; padding: 0 1; background: $surface; }
     """
 
+    def __init__(self, section: str | None = None):
+        super().__init__()
+        self.section = section  # "Entities": open at the keys of the screen the user is on
+
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Static(HELP_TEXT, id="help-text")
             yield Static("[dim]Esc closes this help.[/dim]")
+
+    def on_mount(self) -> None:
+        if self.section:
+            lines = HELP_TEXT.splitlines()
+            start = next((i for i, line in enumerate(lines) if line.startswith(f"[b]{self.section}[/b]")), 0)
+            self.call_after_refresh(self.query_one(VerticalScroll).scroll_to, y=start, animate=False)
 
     def action_dismiss(self) -> None:
         self.dismiss(None)

@@ -111,7 +111,14 @@ class WorkbenchApp(App):
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen())
+            section = {
+                "run": "Run",
+                "metrics": "Metrics",
+                "design": "Design",
+                "review": "Review",
+                "entities": "Entities",
+            }.get(self.current_mode)
+            self.push_screen(HelpScreen(section))
 
     def notify(
         self,

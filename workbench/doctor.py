@@ -64,7 +64,20 @@ def run(model_specs: list[str], study: str | None, console: Console) -> int:
         return 2
     failures = 0
     for spec in specs:
-        result = asyncio.run(check_engine(spec))
-        failures += result.startswith("FAIL")
-        console.print(literal_text(f"Engine {spec.canonical()}: {result}"))
+        for label, one in endpoints_of(spec):
+            result = asyncio.run(check_engine(one))
+            failures += result.startswith("FAIL")
+            console.print(literal_text(f"Engine {label}: {result}"))
     return 1 if failures else 0
+
+
+def endpoints_of(spec: ModelSpec) -> list[tuple[str, ModelSpec]]:
+    """A pool (`openai:M@URL1|URL2`) is checked replica by replica: one that is down
+    would otherwise hide behind the others."""
+    urls = (spec.base_url or "").split("|")
+    if spec.engine != "openai" or len(urls) < 2:
+        return [(spec.canonical(), spec)]
+    return [
+        (f"{spec.name}@{url} (replica {n} of {len(urls)})", ModelSpec("openai", spec.name, url, spec.options))
+        for n, url in enumerate(urls, start=1)
+    ]
