@@ -34,19 +34,22 @@ HELP_TEXT = """\
   elsewhere on the same database.
 
 [b]Design[/b]: the study's questions, clusters and models
-  v        verify / unverify     e   edit (question, definition, model)
-  a        add a question or a model     d   drop a model
+  ] / \\[   next / previous tab (questions, clusters, models)
+  v        verify / unverify the question
+  e        edit the question, definition or model
+  a        add a question or a model    d   drop a model
   n        new topic (its questions are generated with g)
   g        generate questions    t   test the model
   w        save the study file (the old one becomes .bak)
+  Other methods' studies are edited in their file.
   Identity studies: the template editor, with a preview
   of sampled prompts as you type; Ctrl+S saves it,
   Ctrl+R draws other samples, Esc leaves the text.
 
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
-  n / p      next / previous      u   undo your latest verdict
-  f          filter: unreviewed, expert disagreements, all, sample
+  n / p      next / previous    u   undo your latest verdict
+  f          filter: unreviewed, disagreements, all, sample
   t / o      only one topic / one model (cycle)
   b          transparency-probe labels (identity studies):
              a admits  d denies  x unclear  u undo  Esc back
@@ -65,8 +68,10 @@ HELP_TEXT = """\
   m        cold-start chart: IOU / SERP / PRAG divergence
 
 Model text is shown literally: markup and escape codes
-are never interpreted. What every number means: docs/methods.md in the repository
-(ChoiceEval: PEIR Eq. 5-6, log-odds with alpha = 0.5).
+are never interpreted. What every number means:
+docs/methods.md in the repository (ChoiceEval: PEIR
+Eq. 5-6, log-odds with alpha = 0.5); entities:
+docs/entities.md.
 """
 
 
