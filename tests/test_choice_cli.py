@@ -71,7 +71,9 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     assert "Nike" in table and "0.960" in table
 
     exported = run_cli("export", "--db", db, "--what", "mentions", "--format", "csv").stdout.splitlines()
-    assert exported[0].startswith("study,model,topic,cluster,question_id,repetition,rank,surface,entity,region")
+    assert exported[0].startswith(
+        "study,model,topic,cluster,question_id,question,repetition,rank,surface,entity,region"
+    )
     assert len(exported) == 1 + 42 + 1  # header, 7 mentions x 3 clusters x 2 repetitions, one empty list
     entities = json.loads(run_cli("export", "--db", db, "--what", "entities", "--format", "json").stdout)
     assert entities[0] == {"name": "Nike", "region": "United States", "mentions": 24, "country": "US"}
@@ -197,3 +199,37 @@ def test_the_demo_brings_the_regions_of_its_brands(tmp_path):
         r for r in json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout) if r["metric"] == "lor"
     ]
     assert lor and any(r.get("value") is not None for r in lor)
+
+
+def test_the_mentions_export_holds_question_ids_and_texts(tmp_path, fake_server):
+    import csv
+
+    server = fake_server()
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3)
+    db = tmp_path / "a.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    out = run_cli("export", "--db", str(db), "--what", "mentions", "--format", "csv").stdout
+    exported = list(csv.DictReader(out.splitlines()))
+    assert exported and all(r["question_id"].isdigit() for r in exported)  # the question's id, not its text
+    assert {r["question"] for r in exported} == {
+        f"Which brand of item number {i} would you recommend?" for i in range(3)
+    }
+
+
+def test_an_edited_list_is_exported_as_the_reviewers(tmp_path, fake_server):
+    import csv
+
+    from workbench.store import reviews
+    from workbench.store.db import connect
+
+    server = fake_server()
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=2)
+    db = tmp_path / "a.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    conn = connect(db)
+    reviews.review(conn, 1, "ana", "edit", ["Nike", "Hoka"])
+    conn.close()
+    out = run_cli("export", "--db", str(db), "--what", "mentions", "--format", "csv").stdout
+    edited = [r for r in csv.DictReader(out.splitlines()) if r["review"] == "edit"]
+    assert [r["entity"] for r in edited] == ["Nike", "Hoka"]
+    assert {(r["source"], r["reviewer"]) for r in edited} == {("review", "ana")}

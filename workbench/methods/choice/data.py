@@ -135,10 +135,20 @@ def mention_records(conn: sqlite3.Connection, study: str | None = None):
         dict(r)
         for r in conn.execute(
             f"""
-        SELECT s.name AS study, l.model, l.topic, l.cluster, l.question AS question_id, l.repetition,
-               m.rank, m.surface, e.name AS entity, e.region, m.votes, l.source, l.n_experts, l.agreement,
-               l.response_key
+        SELECT s.name AS study, l.model, l.topic, l.cluster,
+               -- a list the workbench asked for points at its question; an imported one
+               -- keeps the id its file gave
+               COALESCE(CAST(r.question_id AS TEXT), l.question) AS question_id,
+               COALESCE(q.text, l.question) AS question, l.repetition,
+               m.rank, m.surface, e.name AS entity, e.region, m.votes,
+               -- a list a reviewer edited or rejected is the reviewer's, not the vote's
+               CASE WHEN v.decision IN ('edit', 'reject') THEN 'review' ELSE l.source END AS source,
+               l.n_experts, l.agreement, v.decision AS review, v.reviewer, l.response_key
         FROM mention_lists l JOIN studies s ON s.id = l.study_id
+        LEFT JOIN reviews v ON v.id = (
+            SELECT id FROM reviews WHERE list_id = l.id AND undone = 0 ORDER BY id DESC LIMIT 1)
+        LEFT JOIN requests r ON r.key = l.response_key
+        LEFT JOIN questions q ON q.id = r.question_id
         LEFT JOIN mentions m ON m.list_id = l.id
         LEFT JOIN aliases a ON a.surface_key = m.surface_key
         LEFT JOIN entities e ON e.id = a.entity_id
@@ -155,6 +165,7 @@ MENTION_FIELDS = [
     "topic",
     "cluster",
     "question_id",
+    "question",
     "repetition",
     "rank",
     "surface",
@@ -164,6 +175,8 @@ MENTION_FIELDS = [
     "source",
     "n_experts",
     "agreement",
+    "review",
+    "reviewer",
     "response_key",
 ]
 
