@@ -171,3 +171,24 @@ def test_edited_questions_stay_edited(db_path):
         question_store.edit_question(conn, study, ids["t", "c", "Other?"], "Newest wording?")
     with pytest.raises(ValueError, match="cannot be empty"):
         question_store.edit_question(conn, study, ids["t", "c", "Other?"], "  ")
+
+
+def test_progress_speaks_in_tokens_items_or_nothing():
+    from workbench.runner import Progress
+
+    def progress(tokens, answered):
+        return Progress(
+            "m",
+            "answer",
+            done=5,
+            failed=0,
+            pending=0,
+            running=0,
+            tokens=tokens,
+            elapsed_s=2.0,
+            answered_this_run=answered,
+        )
+
+    assert progress(100, 5).rate_text == "50 tok/s"
+    assert progress(0, 5).rate_text == "2.5 items/s"  # scoring generates no tokens
+    assert progress(0, 0).rate_text == "-"  # a stage finished earlier: no "0 tok/s"

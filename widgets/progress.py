@@ -48,7 +48,7 @@ class ProgressRow(Horizontal):
         bar.update(total=max(p.total, 1), progress=p.done + p.failed)
         numbers.update(
             Text(
-                f" {p.done}/{p.total} · {p.failed} failed · {p.tokens_per_s:.0f} tok/s · ETA {fmt_eta(p.eta_s)}"
+                f" {p.done}/{p.total} · {p.failed} failed · {p.rate_text} · ETA {fmt_eta(p.eta_s)}"
                 + (f" · {p.waiting}" if p.waiting else "")
             )
         )

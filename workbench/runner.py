@@ -73,6 +73,17 @@ class Progress:
         return self.tokens / self.elapsed_s if self.elapsed_s > 0 else 0.0
 
     @property
+    def rate_text(self) -> str:
+        """The speed as a reader needs it: tokens per second while text is generated,
+        items per second for scoring (which generates none), nothing to say when this
+        run answered nothing (a stage finished earlier shows no "0 tok/s")."""
+        if self.tokens and self.elapsed_s > 0:
+            return f"{self.tokens_per_s:.0f} tok/s"
+        if self.answered_this_run and self.elapsed_s > 0:
+            return f"{self.answered_this_run / self.elapsed_s:.1f} items/s"
+        return "-"
+
+    @property
     def eta_s(self) -> float | None:
         remaining = self.pending + self.running
         if remaining == 0:

@@ -38,9 +38,7 @@ def progress_display(console: Console, quiet: bool):
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn(
-            "{task.fields[failed]} failed · {task.fields[rate]} tok/s · ETA {task.fields[eta]}{task.fields[waiting]}"
-        ),
+        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} · ETA {task.fields[eta]}{task.fields[waiting]}"),
         console=console,
         disable=quiet,
         transient=False,
@@ -53,7 +51,7 @@ def progress_display(console: Console, quiet: bool):
                 escape(f"{visible(p.model)} {p.stage}"),
                 total=p.total,
                 failed=0,
-                rate="0.0",
+                rate="-",
                 eta="--:--",
                 waiting="",
             )
@@ -62,7 +60,7 @@ def progress_display(console: Console, quiet: bool):
             completed=p.done + p.failed,
             total=p.total,
             failed=p.failed,
-            rate=f"{p.tokens_per_s:.1f}",
+            rate=p.rate_text,
             eta=fmt_eta(p.eta_s),
             waiting=f" · {escape(p.waiting)}" if p.waiting else "",
         )
