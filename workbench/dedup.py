@@ -9,8 +9,8 @@ places or asides, leading article):
 3. `nearest`: rapidfuzz similarity of the sorted words at or above a threshold,
    compared only inside blocks (names that share a word prefix, or the start or
    end of the whole string), so the work is far below all pairs. Besides, a name
-   seen rarely joins a name seen at least twice as often when they are one letter
-   apart (two for long names): a misspelling. Two names both seen often need the
+   written one way and seen at most half as often as another joins it when they are
+   one letter apart (two for long names): a misspelling. Two names both seen often need the
    threshold and a little more: "Alder" and "Alden" are more likely two brands.
 
 The methods chain as a reviewer's passes would: what a strict method joins is one
@@ -301,6 +301,13 @@ class _Linker:
             own = [w for w in processed.split() if w not in self._common]
             self._own.append(" ".join(own) if own else processed)
 
+    def candidates(self, indices: list[int]) -> dict[tuple[int, int], float]:
+        """Pairs (positions in `indices`) similar enough to be looked at: the names as
+        prepared once for scoring, compared within blocks."""
+        return _blocked_pairs(
+            [self._processed[i] for i in indices], self._score, self.floor(), wratio=self.scorer == "WRatio"
+        )
+
     def floor(self) -> float:
         """The lowest similarity a misspelling can have, for the candidate search."""
         return min(self.threshold, 70.0)
@@ -321,7 +328,7 @@ class _Linker:
             self.threshold if rare else self.strict
         ):
             return score, "nearest"
-        if rare and self._digits[i] == self._digits[j]:
+        if rare:
             # A misspelling may hit the legal form too ("Vector Limted").
             for words in (self._words, self._all_words):
                 if misspelt(words[i], words[j], self._common):
@@ -429,7 +436,7 @@ def _nearest(names: list[str], components: _Components, link, linker: _Linker) -
     """Join units by similarity, best pairs first, each join bounded by the canonicals."""
     roots = sorted({components.find(i) for i in range(len(names))})
     canon = [components.canonical[r] for r in roots]
-    candidates = similar_pairs([names[i] for i in canon], linker.floor(), linker.scorer)
+    candidates = linker.candidates(canon)
     # Misspellings that also move a space ("Torp at" / "Torapt") only show letter by letter.
     compact = [_compact(names[i]) for i in canon]
     for pair, score in _blocked_pairs(compact, fuzz.ratio, linker.floor()).items():

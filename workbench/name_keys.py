@@ -54,90 +54,34 @@ ARTICLES = frozenset(
     {"the", "le", "la", "les", "l", "der", "die", "das", "el", "los", "las", "il", "lo", "gli", "de", "het", "een"}
 )
 
+# Places a trailing qualifier may name ("Toyota, Japan"): countries and world regions,
+# never states or cities (a campus like "Berkeley" is part of the name).
 COUNTRIES = """
-afghanistan albania algeria andorra angola antigua argentina armenia australia austria azerbaijan bahamas bahrain
-bangladesh barbados belarus belgium belize benin bhutan bolivia bosnia botswana brazil brunei bulgaria burkina faso
-burma burundi cambodia cameroon canada cape verde chad chile china colombia comoros congo costa rica croatia cuba
-cyprus czechia czech republic denmark djibouti dominica dominican republic ecuador egypt el salvador eritrea
-estonia eswatini ethiopia fiji finland france gabon gambia georgia germany ghana greece grenada guatemala guinea
-guyana haiti honduras hungary iceland india indonesia iran iraq ireland israel italy ivory coast jamaica japan
-jordan kazakhstan kenya kiribati korea south korea north korea kosovo kuwait kyrgyzstan laos latvia lebanon
-lesotho liberia libya liechtenstein lithuania luxembourg madagascar malawi malaysia maldives mali malta mauritania
-mauritius mexico micronesia moldova monaco mongolia montenegro morocco mozambique myanmar namibia nauru nepal
-netherlands holland new zealand nicaragua niger nigeria north macedonia macedonia norway oman pakistan palau
-palestine panama papua new guinea paraguay peru philippines poland portugal qatar romania russia rwanda samoa
-san marino saudi arabia senegal serbia seychelles sierra leone singapore slovakia slovenia somalia south africa
-spain sri lanka sudan south sudan suriname sweden switzerland syria taiwan tajikistan tanzania thailand togo tonga
-trinidad tunisia turkey turkiye turkmenistan tuvalu uganda ukraine united arab emirates uae united kingdom uk
-great britain britain england scotland wales northern ireland united states usa us united states of america
-america uruguay uzbekistan vanuatu venezuela vietnam viet nam yemen zambia zimbabwe hong kong macau macao
-puerto rico greenland
+afghanistan, albania, algeria, america, andorra, angola, antigua, argentina, armenia, australia, austria,
+azerbaijan, bahamas, bahrain, bangladesh, barbados, belarus, belgium, belize, benin, bhutan, bolivia, bosnia,
+botswana, brazil, britain, brunei, bulgaria, burkina faso, burma, burundi, cambodia, cameroon, canada, cape verde,
+chad, chile, china, colombia, comoros, congo, costa rica, croatia, cuba, cyprus, czech republic, czechia, denmark,
+djibouti, dominica, dominican republic, ecuador, egypt, el salvador, england, eritrea, estonia, eswatini, ethiopia,
+fiji, finland, france, gabon, gambia, georgia, germany, ghana, great britain, greece, greenland, grenada, guatemala,
+guinea, guyana, haiti, holland, honduras, hong kong, hungary, iceland, india, indonesia, iran, iraq, ireland,
+israel, italy, ivory coast, jamaica, japan, jordan, kazakhstan, kenya, kiribati, korea, kosovo, kuwait, kyrgyzstan,
+laos, latvia, lebanon, lesotho, liberia, libya, liechtenstein, lithuania, luxembourg, macao, macau, macedonia,
+madagascar, malawi, malaysia, maldives, mali, malta, mauritania, mauritius, mexico, micronesia, moldova, monaco,
+mongolia, montenegro, morocco, mozambique, myanmar, namibia, nauru, nepal, netherlands, new zealand, nicaragua,
+niger, nigeria, north korea, north macedonia, northern ireland, norway, oman, pakistan, palau, palestine, panama,
+papua new guinea, paraguay, peru, philippines, poland, portugal, puerto rico, qatar, romania, russia, rwanda, samoa,
+san marino, saudi arabia, scotland, senegal, serbia, seychelles, sierra leone, singapore, slovakia, slovenia,
+somalia, south africa, south korea, south sudan, spain, sri lanka, sudan, suriname, sweden, switzerland, syria,
+taiwan, tajikistan, tanzania, thailand, togo, tonga, trinidad, tunisia, turkey, turkiye, turkmenistan, tuvalu, uae,
+uganda, uk, ukraine, united arab emirates, united kingdom, united states, united states of america, uruguay, us,
+usa, uzbekistan, vanuatu, venezuela, viet nam, vietnam, wales, yemen, zambia, zimbabwe
 """
 REGIONS = """
-europe asia africa oceania americas north america south america latin america central america caribbean
-middle east mena emea apac asia pacific nordics scandinavia benelux gulf east asia southeast asia south asia
-western europe eastern europe global worldwide international
+africa, americas, apac, asia, asia pacific, benelux, caribbean, central america, east asia, eastern europe, emea,
+europe, global, gulf, international, latin america, mena, middle east, nordics, north america, oceania, scandinavia,
+south america, south asia, southeast asia, western europe, worldwide
 """
-
-
-def _phrases(text: str) -> frozenset[str]:
-    """The place names above as word strings ("south korea"); a line holds several,
-    so each name is found by trying the longest known places first."""
-    known = set()
-    for line in text.strip().splitlines():
-        words = line.split()
-        i = 0
-        while i < len(words):
-            for size in (4, 3, 2, 1):
-                phrase = " ".join(words[i : i + size])
-                if size == 1 or phrase in _MULTI:
-                    known.add(phrase)
-                    i += size
-                    break
-    return frozenset(known)
-
-
-_MULTI = {
-    "burkina faso",
-    "cape verde",
-    "costa rica",
-    "czech republic",
-    "dominican republic",
-    "el salvador",
-    "ivory coast",
-    "south korea",
-    "north korea",
-    "new zealand",
-    "north macedonia",
-    "papua new guinea",
-    "san marino",
-    "saudi arabia",
-    "sierra leone",
-    "south africa",
-    "south sudan",
-    "sri lanka",
-    "united arab emirates",
-    "united kingdom",
-    "great britain",
-    "northern ireland",
-    "united states",
-    "united states of america",
-    "viet nam",
-    "hong kong",
-    "puerto rico",
-    "north america",
-    "south america",
-    "latin america",
-    "central america",
-    "middle east",
-    "asia pacific",
-    "east asia",
-    "southeast asia",
-    "south asia",
-    "western europe",
-    "eastern europe",
-}
-PLACES = _phrases(COUNTRIES) | _phrases(REGIONS)
+PLACES = frozenset(" ".join(p.split()) for p in f"{COUNTRIES},{REGIONS}".split(",") if p.strip())
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\u00b4": "'", "\u201c": '"', "\u201d": '"'})
 # A dot after a one- or two-letter word ("S.p.A.", "Co.", "N.V.") and a slash between

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections import deque
 from dataclasses import dataclass, field
 
 from workbench.engines.limiter import AdaptiveLimiter
@@ -29,7 +30,7 @@ class Endpoint:
     streak: int = 0  # connection failures or timeouts in a row
     down_until: float = 0.0
     cooldown: float = COOLDOWN_S
-    latencies: list[float] = field(default_factory=list)
+    latencies: deque[float] = field(default_factory=lambda: deque(maxlen=50))  # the recent ones
 
     @property
     def state(self) -> str:
@@ -38,7 +39,7 @@ class Endpoint:
         return "down" if time.monotonic() < self.down_until else "probing"
 
     def status(self) -> dict:
-        recent = self.latencies[-50:]
+        recent = self.latencies
         return {
             "url": self.url,
             "state": self.state,
