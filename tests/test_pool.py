@@ -27,6 +27,10 @@ def test_a_pool_is_one_model_whatever_its_replicas():
         parse_spec("openai:m@http://a/v1|http://a/v1")
     with pytest.raises(SpecError, match="must start with http"):
         parse_spec("openai:m@http://a/v1|ftp://b")
+    with pytest.raises(SpecError, match="must start with http"):
+        parse_spec("openai:m@http://a/v1|")  # an empty replica
+    with pytest.raises(SpecError, match="at most 64 replicas"):
+        parse_spec("openai:m@" + "|".join(f"http://h{i}/v1" for i in range(65)))
     engine = OpenAIEngine(parse_spec("openai:m@http://a/v1|http://b/v1,concurrency=4"))
     assert engine.concurrency == 8  # concurrency is per endpoint
 
@@ -79,3 +83,20 @@ def test_doctor_checks_every_replica(fake_server):
     assert f"m@{live.base_url} (replica 1 of 2): ok" in result.stdout
     assert f"m@{DEAD} (replica 2 of 2): FAIL connection" in result.stdout
     assert result.returncode == 1
+
+
+def test_a_replica_that_lies_is_taken_out(fake_server):
+    """A replica answering 200 with garbage costs a few retries, then it is out."""
+    liar, good = fake_server(ServerConfig(always_fail="garbage")), fake_server()
+    engine = OpenAIEngine(parse_spec(f"openai:m@{liar.base_url}|{good.base_url},concurrency=2"))
+
+    async def ask_all():
+        try:
+            request = GenerationRequest(messages=[{"role": "user", "content": "Which shoes?"}], max_tokens=8)
+            return await asyncio.gather(*(engine.generate(request) for _ in range(40)))
+        finally:
+            await engine.aclose()
+
+    assert len(asyncio.run(ask_all())) == 40  # every request answered, by the honest replica
+    assert good.stats.ok == 40 and liar.stats.requests <= 6
+    assert liar.base_url in engine.health_note()

@@ -14,7 +14,8 @@ from textual.widgets.selection_list import Selection
 from workbench.literal import visible, visible_line
 
 HELP_TEXT = """\
-[b]Audit Workbench[/b]: every action has a key; Ctrl+P finds them all.
+[b]Audit Workbench[/b]: every action has a key;
+Ctrl+P finds them all.
 
 [b]Anywhere[/b]
   1        Run screen
@@ -34,7 +35,8 @@ HELP_TEXT = """\
   elsewhere on the same database.
 
 [b]Design[/b]: the study's questions, clusters and models
-  ] / \\[   next / previous tab (questions, clusters, models)
+  ] / \\[   next / previous tab: questions, clusters,
+           models
   v        verify / unverify the question
   e        edit the question, definition or model
   a        add a question or a model    d   drop a model
@@ -48,23 +50,26 @@ HELP_TEXT = """\
 
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
-  n / p      next / previous    u   undo your latest verdict
-  f          filter: unreviewed, disagreements, all, sample
+  n / p      next / previous    u   undo your verdict
+  f          filter: unreviewed, disagreements, all,
+             the validation sample
   t / o      only one topic / one model (cycle)
   b          transparency-probe labels (identity studies):
-             a admits  d denies  x unclear  u undo  Esc back
-  c          cold-start catalog matches: e correct the entry,
+             a admits  d denies  x unclear  u undo
+             Esc back
+  c          cold-start catalog matches: e corrects,
              x not in catalog, n/p lists, u undo, f filter
 
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid
   s skip     u undo    r re-cluster    m method
-  d choose the members to merge   g region for every member
+  d choose the members to merge
+  g region for every member
   z min size   c min score   y redo
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster
-  r        recompute         e   export CSV, JSON, Markdown
+  r        recompute         e   export CSV, JSON, MD
   m        cold-start chart: IOU / SERP / PRAG divergence
 
 Model text is shown literally: markup and escape codes

@@ -93,6 +93,7 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     ),
 }
 MAX_CONCURRENCY = 1024
+MAX_REPLICAS = 64  # concurrency applies per replica: 64 x 1024 requests in flight is plenty
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "timeout": (_ranged(float, 0, 86_400, low_open=True), "seconds per request before it is retried"),
     "concurrency": (_ranged(int, 1, MAX_CONCURRENCY), "requests in flight (openai) or model instances (llama)"),
@@ -183,6 +184,8 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
             raise SpecError(f"model spec {text!r}: base URL {url!r} must start with http:// or https://")
     if len(set(urls)) < len(urls):
         raise SpecError(f"model spec {text!r}: a base URL is listed twice")
+    if len(urls) > MAX_REPLICAS:
+        raise SpecError(f"model spec {text!r}: {len(urls)} base URLs; at most {MAX_REPLICAS} replicas of one model")
     for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant"):
         if llama_only in options:
             raise SpecError(f"model spec {text!r}: {llama_only} applies to llama models only")

@@ -1,8 +1,8 @@
 """Several replicas serving one model, used as one: a pool of endpoints.
 
 Each endpoint has its own adaptive limiter (`concurrency` requests in flight at
-most, halved on a 429) and its own health. Three connection failures or
-timeouts in a row take an endpoint out for a cool-down (5 s, doubling to 60 s);
+most, halved on a 429) and its own health. Three broken replies in a row (no
+connection, a timeout, a 5xx, a body that is not JSON) take an endpoint out for a cool-down (5 s, doubling to 60 s);
 after it, one request probes it, and a success brings it back. A request goes
 to the healthy endpoint with the most room; one that fails on an endpoint for a
 transient reason is tried on another before the runner counts an attempt.
@@ -102,8 +102,8 @@ class EndpointPool:
         retry_after: float | None = None,
         latency: float | None = None,
     ) -> None:
-        """`broken`: the endpoint could not be reached or did not answer in time (counts
-        towards taking it out); `ok`: it answered."""
+        """`broken`: the endpoint could not be reached, did not answer in time, failed
+        (5xx) or answered garbage (counts towards taking it out); `ok`: it answered."""
         await endpoint.limiter.release(throttled=throttled, retry_after=retry_after)
         if ok:
             endpoint.done += 1

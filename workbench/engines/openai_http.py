@@ -149,6 +149,7 @@ class OpenAIEngine:
                 if reply.status != 200:
                     retry_after = _retry_after_seconds(reply.headers.get("Retry-After"))
                     throttled = reply.status == 429
+                    broken = reply.status >= 500  # a replica that errors is as out as one that is down
                     detail = _short(raw.decode("utf-8", "replace")) or reply.reason or ""
                     message = f"{url} answered {reply.status}: {detail}"
                     if retry_after is not None and retry_after > self.max_retry_after:
@@ -168,6 +169,7 @@ class OpenAIEngine:
             try:
                 parsed = json.loads(raw)
             except ValueError:
+                broken = True  # a replica that answers garbage is out too
                 raise EngineError(
                     "bad_response",
                     f"{url} answered 200 with malformed JSON: {_short(raw.decode('utf-8', 'replace'), 80)!r}",
