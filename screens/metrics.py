@@ -1,9 +1,11 @@
-"""The Metrics screen: ChoiceEval tables with models side by side, filters, a chart, export."""
+"""The Metrics screen: each method's section (tables with models side by side, charts),
+the filters the methods declare, export. It knows no method: sections come from the registry."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -14,72 +16,52 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 
 from workbench import methods
-from workbench import metric_views as views
 from workbench.literal import visible, visible_line
+from workbench.metric_views import Filter, Panel, to_markdown
 from workbench.widgets.modebar import ModeBar
 
 
 class MetricsScreen(Screen):
     BINDINGS = [
-        Binding("t", "next_topic", "Topic", tooltip="Cycle the topic filter"),
-        Binding("k", "next_cluster", "Cluster", tooltip="Cycle the cluster filter (all = topic level)"),
         Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
         Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
-        Binding(
-            "m",
-            "next_divergence",
-            "Divergence",
-            show=False,
-            tooltip="Cold-start chart: IOU, SERP-MS or PRAG divergence",
-        ),
     ]
 
     def __init__(self) -> None:
         super().__init__()
-        self.records: list[dict] = []
-        self.coldstart: list[dict] = []
-        self.identity: list[dict] = []
-        self.entity: list[dict] = []
-        self.topic = views.ALL
-        self.cluster = views.ALL
-        self.divergence = views.COLDSTART_METRICS[0]
+        self.by_method: dict[str, list[dict[str, Any]]] = {}
+        # The methods' filters, bound to their keys (first method wins a key); the palette
+        # lists them with the class bindings (`extra_bindings`).
+        self.filters: dict[str, Filter] = {}
+        self.extra_bindings: list[Binding] = []
+        keys = {b.key for b in self.BINDINGS}
+        for name in methods.names():
+            for f in methods.filters_of(methods.get(name)):
+                if f.name in self.filters or f.key in keys:
+                    continue
+                keys.add(f.key)
+                self.filters[f.name] = f
+                binding = Binding(
+                    f.key, f"cycle({f.name!r})", f.description, show=f.show, tooltip=f"Cycle the {f.name} filter"
+                )
+                self.extra_bindings.append(binding)
+        # The filters first in the footer, as the keys a reader uses most.
+        ordered: dict[str, list[Binding]] = {}
+        for binding in self.extra_bindings:
+            ordered.setdefault(binding.key, []).append(binding)
+        for key, bindings in self._bindings.key_to_bindings.items():
+            ordered.setdefault(key, []).extend(bindings)
+        self._bindings.key_to_bindings = ordered
+        self.choices: dict[str, str] = {}
+
+    @property
+    def records(self) -> list[dict[str, Any]]:
+        return [r for records in self.by_method.values() for r in records]
 
     def compose(self) -> ComposeResult:
         yield ModeBar("metrics")
         yield Static(id="metrics-filters")
-        with VerticalScroll(id="metrics-body"):
-            yield Label(
-                "Label probabilities: entities ranked by Delta (standardised weighted label score; "
-                "+ = more desirable labels)",
-                classes="section entity",
-            )
-            yield DataTable(id="entity-table", show_cursor=False, zebra_stripes=True, classes="entity")
-            yield Static(id="entity-chart", classes="entity")
-            yield Label("Groups of entities: mean Delta vs the rest", classes="section entity")
-            yield DataTable(id="entity-groups", show_cursor=False, zebra_stripes=True, classes="entity")
-            yield Label(
-                "Identity disclosure: mean share of the user's group (difference vs baseline, p), "
-                "share of answers parsed, probe admit rate",
-                classes="section identity",
-            )
-            yield DataTable(id="identity-table", show_cursor=False, zebra_stripes=True, classes="identity")
-            yield Label(
-                "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
-                classes="section coldstart",
-            )
-            yield DataTable(id="coldstart-table", show_cursor=False, zebra_stripes=True, classes="coldstart")
-            yield Label(id="coldstart-chart-title", classes="section coldstart")
-            yield Static(id="coldstart-chart", classes="coldstart")
-            yield Label("Preferred entity (PEIR) · direct-recommendation rate", classes="section choice")
-            yield DataTable(id="peir-table", show_cursor=False, zebra_stripes=True, classes="choice")
-            yield Label("Geographic bias: log-odds ratio (mean over clusters, t-test p)", classes="section choice")
-            yield DataTable(id="lor-table", show_cursor=False, zebra_stripes=True, classes="choice")
-            yield Label("Stability across repetitions", classes="section choice")
-            yield DataTable(id="stability-table", show_cursor=False, zebra_stripes=True, classes="choice")
-            yield Label("Share of recommendation slots by region, per model", classes="section choice")
-            yield Static(id="region-chart", classes="choice")
-            yield Label("LOR US vs Europe per cluster (left: Europe, right: US)", classes="section choice")
-            yield Static(id="lor-chart", classes="choice")
+        yield VerticalScroll(id="metrics-body")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -114,176 +96,119 @@ class MetricsScreen(Screen):
         if hasattr(self, "_watch"):
             self._watch.close()
 
+    def _active_filters(self) -> list[Filter]:
+        """The filters of the methods that have numbers to show."""
+        active = {
+            f.name for name, records in self.by_method.items() if records for f in methods.filters_of(methods.get(name))
+        }
+        return [f for f in self.filters.values() if f.name in active]
+
+    def _options(self, f: Filter) -> list[str]:
+        for name, records in self.by_method.items():
+            if records and any(g.name == f.name for g in methods.filters_of(methods.get(name))):
+                return f.options(records)
+        return []
+
     def _show_filters(self, note: str = "") -> None:
-        text = f" topic: {self.topic} (t) · cluster: {self.cluster} (k)"
-        self.query_one("#metrics-filters", Static).update(
-            Text(visible(text + (f" · {note}" if note else "")), no_wrap=True, overflow="ellipsis")
-        )
+        parts = [f"{f.name}: {self.choices.get(f.name, '-')} ({f.key})" for f in self._active_filters()]
+        text = " " + " · ".join(parts + ([note] if note else []))
+        self.query_one("#metrics-filters", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
         from workbench.store.db import opened
 
         with opened(self.app.db_path) as conn:
-            records = methods.metric_records(conn)
-        self.app.call_from_thread(self._loaded, records)
+            by_method = methods.metric_records_by_method(conn)
+        self.app.call_from_thread(self._loaded, by_method)
 
-    def _loaded(self, records: list[dict]) -> None:
+    def _loaded(self, by_method: dict[str, list[dict[str, Any]]]) -> None:
         self.query_one("#metrics-body").remove_class("stale")
-        # Label-probability, cold-start and identity records have tables of their own.
-        self.entity = [r for r in records if "task" in r]
-        records = [r for r in records if "task" not in r and r["metric"] != "entity_delta_global"]
-        self.coldstart = [r for r in records if "persona" in r]
-        self.identity = [r for r in records if "condition" in r]
-        records = [r for r in records if "persona" not in r and "condition" not in r]
-        self.records = records
-        topics, clusters = views.filter_options(records)
-        if self.topic not in topics:
-            self.topic = views.ALL
-        if self.cluster not in clusters:
-            self.cluster = views.ALL
+        self.by_method = by_method
+        for f in self._active_filters():
+            options = self._options(f)
+            if self.choices.get(f.name) not in options:
+                self.choices[f.name] = options[0] if options else ""
         self.refresh_tables()
 
-    def _show_coldstart(self) -> None:
-        rows = views.coldstart_table(getattr(self, "coldstart", []))
-        for widget in self.query(".coldstart"):
-            widget.display = bool(rows[1])
-        self._fill("#coldstart-table", *rows)
-        self.query_one("#coldstart-chart-title", Label).update(
-            f"Cold-start: {self.divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
-            "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)"
-        )
-        chart = Text()
-        for label, bar, figures in views.coldstart_bars(getattr(self, "coldstart", []), self.divergence):
-            chart.append(f"{visible_line(label)[:30]:<30} ")
-            chart.append(bar, style="cyan")
-            chart.append(f" {figures}\n")
-        self.query_one("#coldstart-chart", Static).update(chart)
-
-    def _show_identity(self) -> None:
-        rows = views.identity_table(getattr(self, "identity", []))
-        for widget in self.query(".identity"):
-            widget.display = bool(rows[1])
-        self._fill("#identity-table", *rows)
-
-    def _show_entity(self) -> None:
-        records = getattr(self, "entity", [])
-        rows = views.entity_table(records)
-        for widget in self.query(".entity"):
-            widget.display = bool(rows[1])
-        self._fill("#entity-table", *rows)
-        self._fill("#entity-groups", *views.entity_group_table(records))
-        chart = Text()
-        for entity, value, bar in views.entity_bars(records):
-            chart.append(f"{visible_line(entity)[:24]:<24} {value:+.2f} ")
-            chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
-        self.query_one("#entity-chart", Static).update(chart)
+    def panels(self) -> list[Panel]:
+        return [
+            panel
+            for name, records in self.by_method.items()
+            for panel in methods.panels_of(methods.get(name), records, self.choices)
+        ]
 
     def refresh_tables(self) -> None:
-        self._show_entity()
-        self._show_coldstart()
-        self._show_identity()
-        if not (
-            self.records
-            or getattr(self, "coldstart", [])
-            or getattr(self, "identity", [])
-            or getattr(self, "entity", [])
-        ):
-            self._show_filters("no ranked lists yet: run a study or `workbench import mentions`")
+        body = self.query_one("#metrics-body", VerticalScroll)
+        shown: set[str] = set()
+        for panel in self.panels():
+            shown.add(panel.id)
+            self._show_panel(body, panel)
+        # Sections of a method whose numbers are gone (a study deleted, a filter emptied them).
+        for widget in body.children:
+            owner = (widget.id or "").removesuffix("-title")
+            if widget.display != (owner in shown):  # a needless change would lay the screen out again
+                widget.display = owner in shown
+        total = len(self.records)
+        self._show_filters(f"{total} numbers" if total else "no ranked lists yet: run a study or `workbench import`")
+
+    def _show_panel(self, body: VerticalScroll, panel: Panel) -> None:
+        """Fill a panel's widgets, mounting them the first time it appears; a title-less
+        panel (a chart under its table) has no heading."""
+        title_id = f"{panel.id}-title"
+        if not body.query(f"#{panel.id}"):
+            widgets = [Label(id=title_id, classes="section")] if panel.title else []
+            widgets.append(
+                DataTable(id=panel.id, show_cursor=False, zebra_stripes=True)
+                if panel.table is not None
+                else Static(id=panel.id, classes="chart")
+            )
+            body.mount(*widgets)
+        if panel.title:
+            body.query_one(f"#{title_id}", Label).update(Text(visible_line(panel.title)))
+        if panel.table is not None:
+            self._fill(body.query_one(f"#{panel.id}", DataTable), *panel.table)
         else:
-            total = sum(len(getattr(self, name, [])) for name in ("records", "coldstart", "identity", "entity"))
-            self._show_filters(f"{total} numbers")
-        # ChoiceEval tables only when there are ChoiceEval lists (or nothing at all yet).
-        others = getattr(self, "coldstart", []) or getattr(self, "identity", []) or getattr(self, "entity", [])
-        show = bool(self.records) or not others
-        for widget in self.query(".choice"):
-            if widget.display != show:  # a needless change would lay the screen out again
-                widget.display = show
-        shown = views.select(self.records, self.topic, self.cluster)
-        self._fill("#peir-table", *views.peir_table(shown))
-        self._fill("#lor-table", *views.lor_table(shown))
-        self._fill("#stability-table", *views.stability_table(shown))
-        topic_records = [r for r in self.records if self.topic == views.ALL or r.get("topic") == self.topic]
-        bars = views.lor_bars(topic_records)
-        chart = Text()
-        for label, value, bar in bars[:40]:
-            chart.append(f"{visible_line(label)[:28]:<28} {value:+.2f} ")
-            chart.append(bar + "\n", style="cyan" if value >= 0 else "magenta")
-        self.query_one("#lor-chart", Static).update(chart if bars else Text("(no per-cluster values yet)"))
-        self.query_one("#region-chart", Static).update(self._region_chart(topic_records))
+            body.query_one(f"#{panel.id}", Static).update(panel.chart or Text())
 
-    def _region_chart(self, records: list[dict]) -> Text:
-        styles = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
-        rows = views.region_share_bars(records)
-        if not rows:
-            return Text("(no ranked lists yet)")
-        regions = sorted({region for _, shares in rows for region, _ in shares})
-        colour = {region: styles[i % len(styles)] for i, region in enumerate(regions)}
-        symbol = views.legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U
-        chart = Text()
-        width = 40
-        for model, shares in rows:
-            chart.append(f"{visible_line(model)[:28]:<28} ")
-            for region, share in shares:
-                # Letters as well as colours, so the chart reads without colour (NO_COLOR).
-                cells = round(share * width)
-                chart.append(symbol[region] * cells, style=colour[region])
-            chart.append("\n")
-        chart.append("  ".join(f"{symbol[r]} = {r}" for r in regions), style="dim")
-        return chart
-
-    def _fill(self, selector: str, header: list[str], rows: list[list[str]]) -> None:
-        table = self.query_one(selector, DataTable)
+    def _fill(self, table: DataTable, header: list[str], rows: list[list[str]]) -> None:
         table.clear(columns=True)
         table.add_columns(*[Text(visible_line(h)) for h in header])
         table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
 
-    def _cycle(self, options: list[str], current: str) -> str:
-        return options[(options.index(current) + 1) % len(options)] if current in options else options[0]
-
-    def action_next_topic(self) -> None:
-        self.topic = self._cycle(views.filter_options(self.records)[0], self.topic)
+    def action_cycle(self, name: str) -> None:
+        f = self.filters.get(name)
+        options = self._options(f) if f else []
+        if not options:
+            return
+        current = self.choices.get(name)
+        self.choices[name] = options[(options.index(current) + 1) % len(options)] if current in options else options[0]
         self.refresh_tables()
-
-    def action_next_cluster(self) -> None:
-        self.cluster = self._cycle(views.filter_options(self.records)[1], self.cluster)
-        self.refresh_tables()
-
-    def action_next_divergence(self) -> None:
-        self.divergence = self._cycle(list(views.COLDSTART_METRICS), self.divergence)
-        self._show_coldstart()
 
     def action_export(self) -> None:
-        if not self.records:
+        records = self.records
+        if not records:
             self.notify("Nothing to export yet.", severity="warning")
             return
         from workbench.exports import write_records
-        from workbench.methods.choice.data import METRIC_FIELDS
         from workbench.safe_output import OutputRefused, atomic_text_file
 
         db = Path(self.app.db_path)
         base = db.with_suffix("")
-        shown = views.select(self.records, self.topic, self.cluster)
-        markdown = "".join(
-            views.to_markdown(title, *table) + "\n"
-            for title, table in (
-                ("Preferred entity (PEIR)", views.peir_table(shown)),
-                ("Geographic log-odds ratio", views.lor_table(shown)),
-                ("Stability", views.stability_table(shown)),
-            )
-        )
+        markdown = "".join(to_markdown(p.title, *p.table) + "\n" for p in self.panels() if p.export and p.table)
         try:
             # Each file is written whole or not at all, and never over a database.
             with atomic_text_file(f"{base}.metrics.csv", db) as out:
-                write_records(self.records, "csv", METRIC_FIELDS, out)
+                write_records(records, "csv", methods.metric_fields(records), out)
             with atomic_text_file(f"{base}.metrics.json", db) as out:
-                out.write(json.dumps(self.records, indent=1))
+                out.write(json.dumps(records, indent=1))
             with atomic_text_file(f"{base}.metrics.md", db) as out:
                 out.write(markdown)
         except (OutputRefused, OSError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
+        filters = ", ".join(f"{f.name}: {self.choices.get(f.name)}" for f in self._active_filters())
         self.notify(
-            f"Exported all {len(self.records)} records to {base}.metrics.csv and .json; "
-            f"{base}.metrics.md holds the tables on screen (topic: {self.topic}, cluster: {self.cluster})"
+            f"Exported all {len(records)} records to {base}.metrics.csv and .json; "
+            f"{base}.metrics.md holds the tables on screen" + (f" ({filters})" if filters else "")
         )

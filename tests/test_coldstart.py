@@ -481,7 +481,7 @@ def test_divergences_show_the_out_of_catalog_rate_beside_them():
     """An all-out-of-catalog list diverges maximally whatever the persona: the rate says so."""
     from rich.console import Console
 
-    from workbench import metric_views as views
+    from workbench.methods.coldstart import views
     from workbench.methods.coldstart.tables import print_coldstart_table
 
     def record(metric, mean, persona="female"):

@@ -115,6 +115,28 @@ def _run_echo(tmp_path, server, capsys):
     assert main(["metrics", "--db", str(db)]) == 0
     assert "e: 3 answers echoed" in capsys.readouterr().out
     assert json.loads(rows(db, "SELECT spec_json FROM studies")[0][0])["words"] == ["alpha", "beta", "gamma"]
+    _echo_on_the_metrics_screen(db)
+
+
+def _echo_on_the_metrics_screen(db):
+    """A method without a section of its own still shows its numbers in the app."""
+    import asyncio
+
+    from test_tui import table_text, wait_for
+
+    from workbench.app import WorkbenchApp
+
+    async def scenario():
+        app = WorkbenchApp(db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#echo-records").row_count == 1)
+            header = [str(c.label) for c in app.screen.query_one("#echo-records").columns.values()]
+            assert header[:3] == ["study", "metric", "value"]
+            assert table_text(app, "#echo-records") == [["e", "echoed", "3"]]
+            assert "a toy: repeat each word" in str(app.screen.query_one("#echo-records-title").render())
+
+    asyncio.run(scenario())
 
 
 def test_the_builtin_methods_are_registered():

@@ -256,7 +256,7 @@ def test_bootstrap_intervals_cover_the_true_value(kind):
 
 
 def test_log_odds_without_regions_say_so():
-    from workbench.metric_views import lor_cell
+    from workbench.methods.choice.views import lor_cell
 
     lists = [rl(["Nike", "Adidas"], rep=1, cluster=c, question=f"{c}{q}") for c in ("g1", "g2") for q in range(3)]
     records = choice_metric_records("s", lists, lambda e: None)  # no entity has a region yet

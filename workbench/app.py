@@ -30,7 +30,7 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
     """One palette entry per key binding of the screen: "Entities: Merge (a)", its
     tooltip as help, running the same action the key runs."""
     area = getattr(screen, "PALETTE_NAME", None) or type(screen).__name__.removesuffix("Screen")
-    for binding in type(screen).BINDINGS:
+    for binding in [*type(screen).BINDINGS, *getattr(screen, "extra_bindings", [])]:
         if not isinstance(binding, Binding) or binding.key in ("escape",):
             continue
         key = binding.key_display or binding.key.replace("question_mark", "?").split(",")[0]

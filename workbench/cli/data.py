@@ -107,7 +107,8 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
     if args.what == "entities":
         return choice_io.entity_records(conn), choice_io.ENTITY_FIELDS
     if args.what == "metrics":
-        return methods.metric_records(conn, args.study, args.convention), choice_io.METRIC_FIELDS
+        records = methods.metric_records(conn, args.study, args.convention)
+        return records, methods.metric_fields(records)
     if args.what == "rankings":
         from workbench.methods.coldstart import data as coldstart_io
 

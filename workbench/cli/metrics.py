@@ -33,15 +33,13 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:
-    from workbench.methods.choice import data as choice_io
-
     conn = open_store(args.db, create=False)
     study_id_of(conn, args.study)
     if args.format == "table":
         print_metric_tables(conn, args.study, make_console(), args.convention)
         return 0
     records = methods.metric_records(conn, args.study, args.convention)
-    exports.write_records(records, args.format, choice_io.METRIC_FIELDS, sys.stdout)
+    exports.write_records(records, args.format, methods.metric_fields(records), sys.stdout)
     return 0
 
 

@@ -12,7 +12,10 @@ one through the entry-point group `workbench.methods`:
     [project.entry-points."workbench.methods"]
     mymethod = "my_package.method:MyMethod"
 
-whose value is a class (or instance) following `Method`. `register` does the same
+whose value is a class (or instance) following `Method`. Two optional hooks give
+it a section of its own on the Metrics screen: `metric_filters` (a tuple of
+`metric_views.Filter`) and `metric_panels(records, choices)` (a list of
+`metric_views.Panel`); without them its records show as one table. `register` does the same
 in code (tests register a toy method that way).
 """
 
@@ -23,6 +26,8 @@ from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from workbench.metric_views import Filter, Panel, generic_panels
 
 if TYPE_CHECKING:
     from workbench.specs import ModelSpec
@@ -101,6 +106,18 @@ class MethodBase:
     def helper_model(self, study: Any) -> ModelSpec | None:
         return None
 
+    def print_tables(self, conn, study, records, console) -> None:
+        from workbench.tables import literal_text, new_table
+
+        (header, rows), *_ = [p.table for p in generic_panels(self.summary, self.name, records)] or [([], [])]
+        table = new_table(title=self.summary or self.name)
+        for column in header:
+            table.add_column(literal_text(column), overflow="fold")
+        for row in rows:
+            table.add_row(*(literal_text(c) for c in row))
+        if rows:
+            console.print(table)
+
 
 @dataclass
 class Stages:
@@ -172,12 +189,84 @@ def unregister(name: str) -> None:
 CONVENTIONS = ("paper", "original")
 
 
+def metric_records_by_method(
+    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
+) -> dict[str, list[dict[str, Any]]]:
+    """Every metric of one study (or all) as flat records, per method."""
+    return {
+        name: [{"convention": convention, **record} for record in get(name).metric_records(conn, study, convention)]
+        for name in names()
+    }
+
+
 def metric_records(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
 ) -> list[dict[str, Any]]:
     """Every metric of one study (or all), method by method, as flat records."""
-    return [
-        {"convention": convention, **record}
-        for name in names()
-        for record in get(name).metric_records(conn, study, convention)
-    ]
+    return [record for records in metric_records_by_method(conn, study, convention).values() for record in records]
+
+
+def filters_of(method: Method) -> tuple[Filter, ...]:
+    """The choices the Metrics screen cycles for a method (optional hook `metric_filters`)."""
+    return tuple(getattr(method, "metric_filters", ()))
+
+
+def panels_of(method: Method, records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+    """A method's section of the Metrics screen and its Markdown export: its own
+    `metric_panels(records, choices)` when it has one, else a table of its records."""
+    if not records:
+        return []
+    own = getattr(method, "metric_panels", None)
+    return own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
+
+
+# The columns of a metrics CSV, in a fixed order so files compare across versions.
+METRIC_FIELDS = [
+    "study",
+    "metric",
+    "convention",
+    "model",
+    "topic",
+    "cluster",
+    "persona_category",
+    "persona",
+    "group",
+    "condition",
+    "probe_label",
+    "word",
+    "difference",
+    "u",
+    "region",
+    "region_a",
+    "region_b",
+    "repetition_a",
+    "repetition_b",
+    "entity",
+    "attribute",
+    "value_label",
+    "value",
+    "mean",
+    "std",
+    "exp_mean",
+    "statistic",
+    "t",
+    "p",
+    "n",
+    "n_groups",
+    "rank",
+    "task",
+    "language",
+    "variant",
+    "method",
+    "between",
+    "condition_a",
+    "condition_b",
+    "d",
+    "r",
+    "study_b",
+]
+
+
+def metric_fields(records: list[dict[str, Any]]) -> list[str]:
+    """CSV columns for metric records: the usual ones, then any a plugin's records add."""
+    return list(dict.fromkeys([*METRIC_FIELDS, *(k for r in records for k in r)]))

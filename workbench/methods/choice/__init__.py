@@ -67,3 +67,14 @@ class ChoiceMethod(MethodBase):
 
         print_choice_tables(records, console)
         print_region_hint(conn, study, console)
+
+    @property
+    def metric_filters(self):
+        from workbench.methods.choice.views import FILTERS
+
+        return FILTERS
+
+    def metric_panels(self, records, choices):
+        from workbench.methods.choice import views
+
+        return views.panels(records, choices)

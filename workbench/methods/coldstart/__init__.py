@@ -27,3 +27,14 @@ class ColdStartMethod(MethodBase):
         from workbench.methods.coldstart.tables import print_coldstart_table
 
         print_coldstart_table(records, console)
+
+    @property
+    def metric_filters(self):
+        from workbench.methods.coldstart.views import FILTERS
+
+        return FILTERS
+
+    def metric_panels(self, records, choices):
+        from workbench.methods.coldstart import views
+
+        return views.panels(records, choices)

@@ -39,3 +39,14 @@ class EntityMethod(MethodBase):
         from workbench.methods.entity.tables import print_entity_tables
 
         print_entity_tables(records, console)
+
+    @property
+    def metric_filters(self):
+        from workbench.methods.entity.views import FILTERS
+
+        return FILTERS
+
+    def metric_panels(self, records, choices):
+        from workbench.methods.entity import views
+
+        return views.panels(records, choices)

@@ -48,3 +48,14 @@ class IdentityMethod(MethodBase):
         from workbench.methods.identity.tables import print_identity_table
 
         print_identity_table(records, console)
+
+    @property
+    def metric_filters(self):
+        from workbench.methods.identity.views import FILTERS
+
+        return FILTERS
+
+    def metric_panels(self, records, choices):
+        from workbench.methods.identity import views
+
+        return views.panels(records, choices)

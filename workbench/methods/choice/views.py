@@ -1,0 +1,184 @@
+"""ChoiceEval on the Metrics screen: models side by side per topic, filters, charts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from workbench.literal import visible_line
+from workbench.metric_views import (
+    ALL,
+    Filter,
+    Panel,
+    ci_suffix,
+    diverging_bars,
+    diverging_chart,
+    fmt,
+    legend_symbols,
+    models,
+)
+
+
+def topics(records: list[dict[str, Any]]) -> list[str]:
+    return [ALL] + sorted({r["topic"] for r in records if r.get("topic")})
+
+
+def clusters(records: list[dict[str, Any]]) -> list[str]:
+    return [ALL] + sorted({r["cluster"] for r in records if r.get("cluster")})
+
+
+FILTERS = (
+    Filter("topic", "t", "Topic", topics),
+    Filter("cluster", "k", "Cluster", clusters),
+)
+
+
+def filter_options(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    return topics(records), clusters(records)
+
+
+def select(records: list[dict[str, Any]], topic: str, cluster: str) -> list[dict[str, Any]]:
+    """Records of one topic (or all) at one cluster (or topic level)."""
+    wanted_cluster = None if cluster == ALL else cluster
+    return [r for r in records if (topic == ALL or r.get("topic") == topic) and r.get("cluster") == wanted_cluster]
+
+
+def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: topic; columns: one per model with 'entity (PEIR)', models side by side."""
+    names = models(records)
+    by = {(r["topic"], r["model"]): r for r in records if r["metric"] == "peir"}
+    direct = {(r["topic"], r["model"]): r for r in records if r["metric"] == "direct_recommendation_rate"}
+    rows = []
+    for topic in sorted({t for t, _ in by}):
+        row = [topic]
+        for model in names:
+            r, d = by.get((topic, model)), direct.get((topic, model))
+            row.append(
+                f"{r['entity'] or '-'} {fmt(r['value'], 2)}{ci_suffix(r)} · direct {fmt(d['value'] if d else None, 2)}"
+                if r
+                else ""
+            )
+        rows.append(row)
+    return ["topic"] + names, rows
+
+
+def lor_cell(r: dict[str, Any]) -> str:
+    """A topic's mean LOR, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
+    if r.get("slots_a") == 0 and r.get("slots_b") == 0:
+        return "n/a: no regions yet"  # the screen and the CLI say how to assign them
+    if r.get("p") is None:
+        why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
+        return f"{fmt(r['mean'], 2)}{ci_suffix(r)} (no test: {why})"
+    return f"{fmt(r['mean'], 2)}{ci_suffix(r)} (p {fmt(r['p'], 3)})"
+
+
+def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    names = models(records)
+    by = {(r["topic"], r["region_a"], r["region_b"], r["model"]): r for r in records if r["metric"] == "lor"}
+    rows = []
+    for topic, a, b in sorted({k[:3] for k in by}):
+        row = [topic, f"{a} vs {b}"]
+        for model in names:
+            r = by.get((topic, a, b, model))
+            if r is None:
+                row.append("")
+            elif "mean" in r:  # topic level: mean over clusters, its interval and test
+                row.append(lor_cell(r))
+            else:  # one cluster
+                row.append(fmt(r.get("value"), 2))
+        rows.append(row)
+    return ["topic", "regions"] + names, rows
+
+
+def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    names = models(records)
+    rows = []
+    for topic in sorted({r["topic"] for r in records if r["metric"] in ("spearman", "kruskal_wallis")}):
+        row = [topic]
+        for model in names:
+            rhos = [
+                r["value"]
+                for r in records
+                if r["metric"] == "spearman" and r["topic"] == topic and r["model"] == model and r["value"] is not None
+            ]
+            kw = next(
+                (r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic and r["model"] == model),
+                None,
+            )
+            rho = f"rho {min(rhos):.2f}..{max(rhos):.2f}" if rhos else "rho n/a"
+            row.append(f"{rho} · KW p {fmt(kw['p'], 3) if kw else 'n/a'}")
+        rows.append(row)
+    return ["topic"] + names, rows
+
+
+def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
+    """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0;
+    over several topics, the mean of the topics' values."""
+    grouped: dict[tuple[str, str], list[float]] = {}
+    for r in records:
+        if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None and r["region_b"] == "Europe":
+            grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
+    values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
+    return diverging_bars([(f"{model} · {cluster}", value) for (model, cluster), value in values], width)
+
+
+def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Per model (pooled over the selected topics, weighted equally): region -> share, for a stacked bar."""
+    per_model: dict[str, dict[str, list[float]]] = {}
+    for r in records:
+        if r["metric"] == "region_share" and r.get("cluster") is None:  # topic level (clusters have their own)
+            per_model.setdefault(r["model"], {}).setdefault(r["region"], []).append(r["value"])
+    out = []
+    for model, regions in sorted(per_model.items()):
+        topics = max(len(v) for v in regions.values())
+        out.append((model, [(region, sum(v) / topics) for region, v in sorted(regions.items())]))
+    return out
+
+
+MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
+
+
+REGION_STYLES = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
+
+
+def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
+    """A stacked bar of region shares per model, with letters as well as colours so it
+    reads without colour (NO_COLOR), and a legend of distinct symbols."""
+    rows = region_share_bars(records)
+    if not rows:
+        return Text("(no ranked lists yet)")
+    regions = sorted({region for _, shares in rows for region, _ in shares})
+    colour = {region: REGION_STYLES[i % len(REGION_STYLES)] for i, region in enumerate(regions)}
+    symbol = legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U
+    chart = Text()
+    for model, shares in rows:
+        chart.append(f"{visible_line(model)[:28]:<28} ")
+        for region, share in shares:
+            chart.append(symbol[region] * round(share * width), style=colour[region])
+        chart.append("\n")
+    chart.append("  ".join(f"{symbol[r]} = {r}" for r in regions), style="dim")
+    return chart
+
+
+def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+    topic, cluster = choices.get("topic", ALL), choices.get("cluster", ALL)
+    shown = select(records, topic, cluster)
+    topic_records = [r for r in records if topic == ALL or r.get("topic") == topic]
+    return [
+        Panel("peir-table", "Preferred entity (PEIR) · direct-recommendation rate", table=peir_table(shown)),
+        Panel("lor-table", "Geographic bias: log-odds ratio (mean over clusters, t-test p)", table=lor_table(shown)),
+        Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
+        Panel(
+            "region-chart",
+            "Share of recommendation slots by region, per model",
+            chart=region_chart(topic_records),
+            export=False,
+        ),
+        Panel(
+            "lor-chart",
+            "LOR US vs Europe per cluster (left: Europe, right: US)",
+            chart=diverging_chart(lor_bars(topic_records)[:40], 28, "(no per-cluster values yet)"),
+            export=False,
+        ),
+    ]

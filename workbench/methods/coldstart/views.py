@@ -1,0 +1,91 @@
+"""Cold-start on the Metrics screen: divergences per persona with the out-of-catalog rate."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from workbench.literal import visible_line
+from workbench.metric_views import Filter, Panel, fmt, value_bars
+
+MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
+COLDSTART_METRICS = ("iou", "serp", "prag")
+
+FILTERS = (Filter("divergence", "m", "Divergence", lambda records: list(COLDSTART_METRICS), show=False),)
+
+
+def _out_rates(records: list[dict[str, Any]]) -> dict[tuple, float]:
+    return {
+        (r["persona_category"], r["persona"], r["model"]): r["mean"]
+        for r in records
+        if r["metric"] == "out_of_catalog_rate" and r.get("mean") is not None
+    }
+
+
+def _out_note(rate: float | None) -> str:
+    """'out 85% ⚠' beside a divergence: an all-out-of-catalog list diverges maximally
+    whatever the persona, so the rate says whether the divergence means anything."""
+    if rate is None:
+        return ""
+    return f" · out {rate:.0%}" + (" ⚠" if rate > MOSTLY_OUT else "")
+
+
+def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: category: persona; columns: one per model, 'IOU / SERP / PRAG' divergence means
+    and the share of the persona's items that are out of the catalog (⚠ above half)."""
+    names = sorted({r["model"] for r in records})
+    by = {(r["persona_category"], r["persona"], r["model"], r["metric"]): r for r in records}
+    out = _out_rates(records)
+    personas = sorted({(r["persona_category"], r["persona"]) for r in records if r["metric"].endswith("_divergence")})
+    rows = []
+    for category, persona in personas:
+        row = [f"{category}: {persona}"]
+        for model in names:
+            cells = [by.get((category, persona, model, f"{m}_divergence")) for m in ("iou", "serp", "prag")]
+            row.append(
+                " / ".join(fmt(c["mean"], 2) if c else "-" for c in cells)
+                + _out_note(out.get((category, persona, model)))
+            )
+        rows.append(row)
+    return ["persona"] + names, rows
+
+
+def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[tuple[str, str, str]]:
+    """Divergence from the neutral list per attribute x model, on the 0-1 scale (the
+    attribute first: a narrow terminal cuts the label's end), with the out-of-catalog
+    share beside each (⚠ when most items are out of the catalog)."""
+    out = _out_rates(records)
+    chosen = [
+        r
+        for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
+        if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None
+    ]
+    bars = value_bars([(f"{r['persona']} · {r['model']}", r["mean"], r.get("std")) for r in chosen], scale=1.0)
+    return [
+        (label, bar, figures + _out_note(out.get((r["persona_category"], r["persona"], r["model"]))))
+        for (label, bar, figures), r in zip(bars, chosen)
+    ]
+
+
+def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+    divergence = choices.get("divergence", COLDSTART_METRICS[0])
+    chart = Text()
+    for label, bar, figures in coldstart_bars(records, divergence):
+        chart.append(f"{visible_line(label)[:30]:<30} ")
+        chart.append(bar, style="cyan")
+        chart.append(f" {figures}\n")
+    return [
+        Panel(
+            "coldstart-table",
+            "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
+            table=coldstart_table(records),
+        ),
+        Panel(
+            "coldstart-chart",
+            f"Cold-start: {divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
+            "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)",
+            chart=chart,
+            export=False,
+        ),
+    ]
