@@ -3,12 +3,15 @@
 (a) local: the runner on `llama:default` vs a bare llama-cpp-python loop over the same
     prompts, parameters and model (tokens generated per second);
 (b) HTTP: the runner with its SQLite writes vs a bare aiohttp loop at the same
-    concurrency against the same local OpenAI-compatible server (requests per second).
+    concurrency against the same local OpenAI-compatible server (requests per second);
+(c) local batching: the runner on `llama:default,parallel=N` vs `llama:default` (one
+    sequence at a time) over the same study (tokens generated per second).
 
 Prints ratios (runner / baseline); machines here are noisy, so each side runs twice,
 interleaved, and the best of each counts. Usage:
 
     .venv/bin/python bench/bench_runner.py [--prompts 24] [--http-requests 600] [--concurrency 16]
+        [--parallel 8] [--only local|http|parallel]
 """
 
 from __future__ import annotations
@@ -106,6 +109,27 @@ def bench_local(tmp: Path, prompts_n: int) -> None:
     )
 
 
+# -- (c) local batching -----------------------------------------------------------
+
+
+def bench_parallel(tmp: Path, prompts_n: int, parallel: int) -> None:
+    best = {1: 0.0, parallel: 0.0}
+    for round_ in range(2):
+        for n in (1, parallel):
+            spec = "llama:default" if n == 1 else f"llama:default,parallel={n}"
+            path = study_file(tmp, f"par{n}_{round_}", [spec], prompts_n)
+            seconds, tokens, answered = run_runner(tmp, path, f"par{n}_{round_}")
+            best[n] = max(best[n], tokens / seconds)
+            print(
+                f"  batching round {round_ + 1}: parallel={n}: {tokens} tokens ({answered} answers) in "
+                f"{seconds:.2f} s = {tokens / seconds:.1f} tok/s"
+            )
+    print(
+        f"(c) local batching: parallel={parallel} {best[parallel]:.1f} tok/s vs parallel=1 {best[1]:.1f} tok/s "
+        f"-> ratio {best[parallel] / best[1]:.2f} (target >= 1.8 on 2 CPU cores)"
+    )
+
+
 # -- (b) HTTP ------------------------------------------------------------------
 
 
@@ -187,13 +211,16 @@ def main() -> None:
     parser.add_argument("--http-requests", type=int, default=600)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--latency", type=float, default=0.02, help="server-side latency per reply (s)")
-    parser.add_argument("--only", choices=["local", "http"])
+    parser.add_argument("--parallel", type=int, default=8, help="sequences per batch for (c)")
+    parser.add_argument("--only", choices=["local", "http", "parallel"])
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         if args.only in (None, "local"):
             bench_local(Path(tmp), args.prompts)
         if args.only in (None, "http"):
             bench_http(Path(tmp), args.http_requests, args.concurrency, args.latency)
+        if args.only in (None, "parallel"):
+            bench_parallel(Path(tmp), args.prompts * 2, args.parallel)
 
 
 if __name__ == "__main__":

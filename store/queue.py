@@ -280,6 +280,7 @@ def complete(
     seed: int | None,
     started_at: str,
     attempts: int,
+    parallel: int | None = None,
 ) -> bool:
     """Store a response and mark its request done, atomically. False if someone
     else already answered it (the response is then not stored twice).
@@ -296,7 +297,7 @@ def complete(
         cur = conn.execute(
             "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
             "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at, "
-            "replaced_chars) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "replaced_chars, parallel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 text,
@@ -310,6 +311,7 @@ def complete(
                 started_at,
                 now,
                 replaced,
+                clean_int(parallel),
             ),
         )
         conn.execute(

@@ -361,6 +361,11 @@ MIGRATIONS: list[str] = [
         imported_at TEXT NOT NULL
     );
     """,
+    # 15: how many sequences the local engine decoded together when it made an answer (NULL:
+    # one at a time, or a server's answer); above 1 a seeded answer may differ in the last bits
+    """
+    ALTER TABLE responses ADD COLUMN parallel INTEGER;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

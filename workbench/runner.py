@@ -312,6 +312,7 @@ class _ModelRun:
             seed=row["seed"],
             started_at=started_at,
             attempts=attempt,
+            parallel=completion.parallel,
         )
 
     def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:

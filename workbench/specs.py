@@ -93,6 +93,7 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     ),
 }
 MAX_CONCURRENCY = 1024
+MAX_PARALLEL = 256  # llama.cpp's own limit on sequences in one context
 MAX_REPLICAS = 64  # concurrency applies per replica: 64 x 1024 requests in flight is plenty
 TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "timeout": (_ranged(float, 0, 86_400, low_open=True), "seconds per request before it is retried"),
@@ -115,6 +116,11 @@ TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "threads": (_ranged(int, 1, 1024), "llama: CPU threads per model instance"),
     "n_gpu_layers": (_ranged(int, -1, 100_000), "llama: layers offloaded to the GPU (-1 = all)"),
     "n_batch": (_ranged(int, 1, 1_048_576), "llama: prompt evaluation batch size"),
+    "parallel": (
+        _ranged(int, 1, MAX_PARALLEL),
+        "llama: sequences decoded together per instance (continuous batching; n_ctx is per sequence). "
+        "1, the default, is reproducible to the bit; above 1 a seeded answer may differ in the last bits",
+    ),
 }
 ALL_OPTIONS = {**ANSWER_OPTIONS, **TRANSPORT_OPTIONS}
 
@@ -186,7 +192,7 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
         raise SpecError(f"model spec {text!r}: a base URL is listed twice")
     if len(urls) > MAX_REPLICAS:
         raise SpecError(f"model spec {text!r}: {len(urls)} base URLs; at most {MAX_REPLICAS} replicas of one model")
-    for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant"):
+    for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant", "parallel"):
         if llama_only in options:
             raise SpecError(f"model spec {text!r}: {llama_only} applies to llama models only")
     return ModelSpec("openai", name, "|".join(urls), options)

@@ -53,6 +53,7 @@ class Completion:
     completion_tokens: int | None
     latency_s: float
     logprobs: list[dict[str, Any]] | None = None
+    parallel: int | None = None  # llama: sequences the batch could hold when this was decoded
 
 
 def completion_from_choice(

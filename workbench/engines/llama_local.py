@@ -26,6 +26,7 @@ from workbench.engines.base import (
     GenerationRequest,
     completion_from_choice,
 )
+from workbench.engines.llama_batch import CONTEXT_HINT, BatchLoop, Prepared, wait
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 
 DEFAULT_N_CTX = 2048
@@ -35,9 +36,6 @@ def log_softmax(logits: np.ndarray) -> np.ndarray:
     shifted = logits.astype(np.float64) - float(np.max(logits))
     return shifted - np.log(np.exp(shifted).sum())
 
-
-# A prompt longer than the context is permanent (retrying cannot help): the message says the fix.
-CONTEXT_HINT = "raise n_ctx in the model spec, e.g. llama:default,n_ctx=8192"
 
 if TYPE_CHECKING:  # only for annotations: models imports this module to make engines
     from workbench.models import ResolvedModel
@@ -54,6 +52,8 @@ class _Instance:
         self.cancel = threading.Event()
         self.chat_template: str | None = None
         self.scorer = None  # a scoring context of its own, made at the first label-probability request
+        self.parallel = int(options.get("parallel", 1))
+        self.batch = None  # the continuous-batching loop, when parallel > 1 (it owns this thread)
 
     def load(self) -> None:
         import llama_cpp
@@ -77,6 +77,16 @@ class _Instance:
         except (ValueError, RuntimeError, OSError) as exc:
             raise EngineError("load", f"cannot load {self.resolved.file_path}: {exc}", retryable=False) from None
         self.chat_template = self.llm.metadata.get("tokenizer.chat_template")
+        if self.parallel > 1:
+            self.batch = BatchLoop(
+                self.llm,
+                self.parallel,
+                opts.get("n_ctx", DEFAULT_N_CTX),
+                opts.get("n_batch", 512),
+                threads,
+                prepare=self.prepare,
+                alone=self.generate,
+            )
 
     # -- generation ---------------------------------------------------------
 
@@ -107,7 +117,9 @@ class _Instance:
             if self.use_chat():
                 if request.json_schema is not None and "grammar" not in common:
                     common["response_format"] = {"type": "json_object", "schema": request.json_schema}
-                reply = self.llm.create_chat_completion(messages=request.messages, **common)
+                # create_chat_completion takes no stopping criteria: a cancel waits for the reply's end.
+                chat_args = {k: v for k, v in common.items() if k != "stopping_criteria"}
+                reply = self.llm.create_chat_completion(messages=request.messages, **chat_args)
                 choice = reply["choices"][0]
                 text = choice["message"]["content"] or ""
                 prompt_text = None
@@ -133,6 +145,49 @@ class _Instance:
         if request.logprobs is not None and prompt_text is not None:
             logprobs = self.token_logprobs(prompt_text, text, request.logprobs)
         return completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
+
+    def prepare(self, request: GenerationRequest):
+        """The request as the batch decodes it: the prompt tokens, stops and grammar a lone
+        `generate` would use; None for a request the batch leaves to `generate`
+        (token log-probs need the lone context's logits)."""
+        import llama_cpp
+
+        if request.logprobs is not None or (self.use_chat() and not self.chat_template):
+            return None  # log-probs, or chat without a template of the model's (llama-cpp-python's default format)
+        grammar = None
+        if request.grammar:
+            grammar = llama_cpp.LlamaGrammar.from_string(request.grammar, verbose=False)
+        elif request.json_schema is not None:
+            grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(request.json_schema), verbose=False)
+        assert self.llm is not None
+        if self.use_chat():
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            model = self.llm._model
+            eos, bos = model.token_eos(), model.token_bos()
+            formatted = Jinja2ChatFormatter(
+                template=self.chat_template,
+                eos_token=model.token_get_text(eos) if eos != -1 else "",
+                bos_token=model.token_get_text(bos) if bos != -1 else "",
+                stop_token_ids=[eos],
+            )(messages=request.messages)
+            prompt, add_bos = formatted.prompt, not formatted.added_special
+            extra = formatted.stop if isinstance(formatted.stop, list) else [formatted.stop] if formatted.stop else []
+            stop, prefix = list(request.stop) + extra, ""
+        else:
+            prompt = render_completion_prompt(request.messages) + (request.prefill or "")
+            add_bos, stop = True, list(request.stop) + list(COMPLETION_STOPS)
+            prefix = (request.prefill or "").lstrip()
+        return Prepared(
+            tokens=self.llm.tokenize(prompt.encode("utf-8"), add_bos=add_bos, special=True),
+            max_tokens=request.max_tokens,
+            temperature=request.temperature,
+            top_p=request.top_p if request.top_p is not None else 0.95,  # llama-cpp-python's default
+            seed=request.seed if request.seed is not None else 0,
+            stop=stop,
+            grammar=grammar,
+            text_prefix=prefix,
+        )
 
     def _forget_cache(self) -> None:
         """Start from an empty context: a fresh session per request.
@@ -273,6 +328,9 @@ class _Instance:
 
     def close(self) -> None:
         self.cancel.set()
+        if self.batch is not None:
+            self.batch.stop()  # its thread is this instance's: the loop ends, then the rest runs
+            self.batch = None
         if self.scorer is not None:
             self.executor.submit(self.scorer.close).result()
             self.scorer = None
@@ -287,9 +345,13 @@ class LlamaEngine:
         self.resolved = resolved
         self.options = options
         self.identity = resolved.identity
-        self.concurrency = int(options.get("concurrency", 1))
-        self._instances = [_Instance(resolved, options, i) for i in range(self.concurrency)]
+        self.instances = int(options.get("concurrency", 1))
+        self.parallel = int(options.get("parallel", 1))
+        # What the runner keeps in flight: every sequence of every instance.
+        self.concurrency = self.instances * self.parallel
+        self._instances = [_Instance(resolved, options, i) for i in range(self.instances)]
         self._free: asyncio.Queue[_Instance] | None = None
+        self._turn = 0
         self._started = False
 
     @property
@@ -303,11 +365,22 @@ class LlamaEngine:
         await asyncio.gather(*(loop.run_in_executor(i.executor, i.load) for i in self._instances))
         self._free = asyncio.Queue()
         for instance in self._instances:
+            if instance.batch is not None:
+                instance.executor.submit(instance.batch.run)  # the loop owns the thread from now on
             self._free.put_nowait(instance)
         self._started = True
 
+    def _next(self) -> _Instance:
+        self._turn = (self._turn + 1) % len(self._instances)
+        return self._instances[self._turn]
+
     async def _call(self, method: str, *args: Any) -> Any:
         await self.start()
+        if self.parallel > 1:
+            # Scoring runs on the loop's thread between two decode steps.
+            instance = self._next()
+            assert instance.batch is not None
+            return await wait(instance.batch.run_inline(lambda: getattr(instance, method)(*args)))
         assert self._free is not None
         free = self._free
         loop = asyncio.get_running_loop()
@@ -327,6 +400,12 @@ class LlamaEngine:
                 future.add_done_callback(lambda _f: loop.call_soon_threadsafe(free.put_nowait, instance))
 
     async def generate(self, request: GenerationRequest) -> Completion:
+        if self.parallel > 1:
+            await self.start()
+            batch = self._next().batch
+            assert batch is not None
+            ask, future = batch.submit(request)
+            return await wait(future, ask)
         return await self._call("generate", request)
 
     async def score(self, prompt: str, continuations: list[str]) -> list[float]:
