@@ -25,6 +25,7 @@ from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 
 STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
+REPLICA_COLUMNS = ("replica", "answered", "failed", "in flight", "mean s", "state")
 
 
 class RunScreen(Screen):
@@ -46,6 +47,7 @@ class RunScreen(Screen):
         yield Static(id="run-title")
         yield Vertical(id="progress-rows")
         yield DataTable(id="status-table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="replica-table", show_cursor=False, zebra_stripes=True)
         yield Label("Errors (latest last)", classes="section")
         yield RichLog(id="error-log", max_lines=500, wrap=False, markup=False, highlight=False)
         yield Footer()
@@ -54,6 +56,10 @@ class RunScreen(Screen):
         table = self.query_one("#status-table", DataTable)
         for column in STATUS_COLUMNS:
             table.add_column(column, key=column)
+        replicas = self.query_one("#replica-table", DataTable)
+        for column in REPLICA_COLUMNS:
+            replicas.add_column(column, key=column)
+        replicas.display = False  # shown once a pool of replicas has answered
         self._show_title("idle")
         self.set_interval(1.0, self.poll_store)
         self.set_interval(0.25, self._apply_progress)
@@ -103,6 +109,7 @@ class RunScreen(Screen):
                 table.add_row(*cells, key=key)
         for key in [k.value for k in table.rows if k.value not in seen]:
             table.remove_row(key)
+        self._show_replicas(snap.get("endpoints", []))
         log = self.query_one("#error-log", RichLog)
         for error in snap["errors"]:
             if error["id"] > self._seen_error_id:
@@ -116,6 +123,27 @@ class RunScreen(Screen):
                         )
                     )
                 )
+
+    def _show_replicas(self, replicas: list[dict]) -> None:
+        """Each replica of a pool: answers, failures, latency and state (down ones stand out)."""
+        table = self.query_one("#replica-table", DataTable)
+        if table.display != bool(replicas):
+            table.display = bool(replicas)
+        seen = set()
+        for r in replicas:
+            key = f"{r['model']}|{r['url']}"
+            seen.add(key)
+            state = Text(r["state"], style="bold red" if r["state"] == "down" else "")
+            latency = f"{r['mean_latency_s']:.2f}" if r["mean_latency_s"] is not None else "-"
+            values = [visible(r["url"]), str(r["answered"]), str(r["failed"]), str(r["in_flight"]), latency]
+            cells = [Text(v) for v in values] + [state]
+            if key in table.rows:
+                for column, cell in zip(REPLICA_COLUMNS, cells):
+                    table.update_cell(key, column, cell)
+            else:
+                table.add_row(*cells, key=key)
+        for key in [k.value for k in table.rows if k.value not in seen]:
+            table.remove_row(key)
 
     # -- running -------------------------------------------------------------
 

@@ -281,6 +281,7 @@ def complete(
     started_at: str,
     attempts: int,
     parallel: int | None = None,
+    endpoint: str | None = None,
 ) -> bool:
     """Store a response and mark its request done, atomically. False if someone
     else already answered it (the response is then not stored twice).
@@ -297,7 +298,7 @@ def complete(
         cur = conn.execute(
             "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
             "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at, "
-            "replaced_chars, parallel) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "replaced_chars, parallel, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 text,
@@ -312,6 +313,7 @@ def complete(
                 now,
                 replaced,
                 clean_int(parallel),
+                clean_label(endpoint, 2048),
             ),
         )
         conn.execute(

@@ -362,9 +362,22 @@ MIGRATIONS: list[str] = [
     );
     """,
     # 15: how many sequences the local engine decoded together when it made an answer (NULL:
-    # one at a time, or a server's answer); above 1 a seeded answer may differ in the last bits
+    # one at a time, or a server's answer; above 1 a seeded answer may differ in the last
+    # bits), which replica of a pool answered, and each replica's health as the run saw it
     """
     ALTER TABLE responses ADD COLUMN parallel INTEGER;
+    ALTER TABLE responses ADD COLUMN endpoint TEXT;
+    CREATE TABLE endpoint_health (
+        model_id INTEGER NOT NULL REFERENCES models(id),
+        url TEXT NOT NULL,
+        state TEXT NOT NULL,
+        done INTEGER NOT NULL,
+        failed INTEGER NOT NULL,
+        in_flight INTEGER NOT NULL,
+        latency_s REAL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (model_id, url)
+    );
     """,
 ]
 

@@ -100,3 +100,41 @@ def test_a_replica_that_lies_is_taken_out(fake_server):
     assert len(asyncio.run(ask_all())) == 40  # every request answered, by the honest replica
     assert good.stats.ok == 40 and liar.stats.requests <= 6
     assert liar.base_url in engine.health_note()
+
+
+def test_status_and_the_run_screen_show_each_replica(tmp_path, db_path, fake_server, capsys):
+    """Which replica answered is stored with each answer; its health as the run saw it is
+    in the store, so `status` (another process) and the Run screen show every replica."""
+    import json
+
+    from test_tui import table_text, wait_for
+
+    from workbench.app import WorkbenchApp
+    from workbench.cli import main
+
+    live = fake_server(ServerConfig(latency_s=0.01))
+    study = write_study(
+        tmp_path / "s.toml", models=[f"openai:m@{live.base_url}|{DEAD},concurrency=2,retries=2"], questions=12
+    )
+    assert main(["run", str(study), "--db", str(db_path), "--quiet"]) == 0
+    assert rows(db_path, "SELECT endpoint, COUNT(*) FROM responses GROUP BY endpoint") == [(live.base_url, 12)]
+    capsys.readouterr()
+    assert main(["status", "--db", str(db_path), "--json"]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    replicas = {r["url"]: r for r in record["endpoints"]}
+    assert replicas[live.base_url]["answered"] == 12 and replicas[live.base_url]["state"] == "up"
+    assert replicas[DEAD]["answered"] == 0 and replicas[DEAD]["failed"] >= 1
+    assert replicas[DEAD]["state"] in ("down", "probing")
+    assert main(["status", "--db", str(db_path)]) == 0
+    shown = capsys.readouterr().out
+    assert "Replicas" in shown and "127.0.0.1:9/v1" in shown, shown
+
+    async def screen():
+        app = WorkbenchApp(db_path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            assert await wait_for(pilot, lambda: app.screen.query_one("#replica-table").row_count == 2)
+            cells = {row[0]: row for row in table_text(app, "#replica-table")}
+            assert cells[live.base_url][1] == "12" and cells[DEAD][1] == "0"
+            assert cells[DEAD][5] in ("down", "probing")
+
+    asyncio.run(screen())

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from workbench.safe_output import spreadsheet_cell
-from workbench.store import queue, reads
+from workbench.store import endpoints, queue, reads
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
@@ -75,6 +75,12 @@ def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> lis
         record["errors_survived"] = sum(e["survived"] for e in mine)
         record["errors_final"] = sum(e["final"] for e in mine)
         record["error_kinds"] = {e["kind"]: e["survived"] + e["final"] for e in mine}
+    replicas = endpoints.endpoint_records(conn, study_id)
+    for record in records:
+        # A pool's replicas, on its answer stage's record (what `status --json` readers look for).
+        mine = [r for r in replicas if r["model"] == record["model"]]
+        if mine:
+            record["endpoints"] = [{k: v for k, v in r.items() if k != "model"} for r in mine]
     return records
 
 

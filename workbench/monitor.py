@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench import exports
-from workbench.store import queue, reads
+from workbench.store import endpoints, queue, reads
 from workbench.store.db import opened
 
 
@@ -18,7 +18,12 @@ def snapshot(db_path: str | Path) -> dict[str, Any]:
     """Request counts per study/model/stage and the latest errors, for polling."""
     with opened(db_path) as conn:
         status = exports.status_records(conn)
-        return {"status": status, "errors": reads.recent_errors(conn), "studies": reads.study_rows(conn)}
+        return {
+            "status": status,
+            "errors": reads.recent_errors(conn),
+            "studies": reads.study_rows(conn),
+            "endpoints": endpoints.endpoint_records(conn),
+        }
 
 
 def error_counts(db_path: str | Path) -> list[dict[str, Any]]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from workbench.engines.base import Engine, EngineError, GenerationRequest
+from workbench.store import endpoints as endpoint_store
 from workbench.store import queue, reads
 from workbench.store.db import utc_now
 
@@ -150,8 +151,12 @@ async def run_jobs(
     finally:
         for runner in runners:
             runner.release_unfinished()
+            runner.record_endpoints(force=True)
             summary.progress.append(runner.snapshot(finished=True))
     return summary
+
+
+ENDPOINTS_EVERY_S = 1.0
 
 
 class _ModelRun:
@@ -170,6 +175,7 @@ class _ModelRun:
         self.started = time.perf_counter()
         self.counts = self._count()
         self.exhausted = False
+        self.endpoints_recorded = 0.0  # when the pool's health was last written to the store
 
     def _count(self) -> dict[str, int]:
         counted = reads.stage_counts(self.conn, self.study_id, self.job.model_id, self.options.stage)
@@ -201,8 +207,24 @@ class _ModelRun:
         return note() if note else None
 
     def _emit(self) -> None:
+        self.record_endpoints()
         if self.on_progress is not None:
             self.on_progress(self.snapshot())
+
+    def record_endpoints(self, force: bool = False) -> None:
+        """A pool's per-replica health, into the store about once a second, so `workbench
+        status` and the Run screen (in any process) show each replica's state."""
+        status = getattr(self.job.engine, "endpoint_status", None)
+        if status is None or (not force and time.monotonic() - self.endpoints_recorded < ENDPOINTS_EVERY_S):
+            return
+        replicas = status()
+        if len(replicas) < 2:
+            return
+        self.endpoints_recorded = time.monotonic()
+        try:
+            endpoint_store.record_health(self.conn, self.job.model_id, replicas)
+        except sqlite3.Error:  # a busy store costs this view a beat, never the run
+            pass
 
     def _next(self) -> sqlite3.Row | None:
         if self.stopped_reason:
@@ -313,6 +335,7 @@ class _ModelRun:
             started_at=started_at,
             attempts=attempt,
             parallel=completion.parallel,
+            endpoint=completion.endpoint,
         )
 
     def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:

@@ -23,7 +23,8 @@ from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.literal import literal_text
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
-from workbench.store import queue
+from workbench.store import endpoints, queue
+from workbench.tables import fmt_num
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
@@ -49,6 +50,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
             str(r["errors_survived"]),
         )
     console.print(table)
+    print_replicas(endpoints.endpoint_records(conn, study_id_of(conn, study)), console)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
         table = new_table(title="Errors met (survived: retried; final: the request failed)")
@@ -61,6 +63,28 @@ def print_status(conn, study: str | None, console: Console) -> None:
                 str(e["survived"]),
                 str(e["final"]),
                 literal_text(e["example"][:120]),
+            )
+        console.print(table)
+
+
+def print_replicas(replicas: list[dict], console: Console) -> None:
+    """A pool's replicas: what each answered and its health when the coordinator last wrote it."""
+    for model in dict.fromkeys(r["model"] for r in replicas):
+        mine = [r for r in replicas if r["model"] == model]
+        name = model.split("@")[0]  # the spec lists the URLs the rows name
+        as_of = max(r["as_of"] for r in mine)[11:19]
+        table = new_table(title=f"Replicas of {name} (as the running coordinator saw them at {as_of} UTC)")
+        table.add_column("endpoint", overflow="fold")
+        for column in ("answered", "failed", "in flight", "mean s", "state"):
+            table.add_column(column, justify="right")
+        for r in mine:
+            table.add_row(
+                literal_text(r["url"]),
+                str(r["answered"]),
+                str(r["failed"]),
+                str(r["in_flight"]),
+                fmt_num(r["mean_latency_s"]),
+                r["state"],
             )
         console.print(table)
 

@@ -54,6 +54,7 @@ class Completion:
     latency_s: float
     logprobs: list[dict[str, Any]] | None = None
     parallel: int | None = None  # llama: sequences the batch could hold when this was decoded
+    endpoint: str | None = None  # openai: the base URL (replica) that answered
 
 
 def completion_from_choice(

@@ -114,9 +114,13 @@ class OpenAIEngine:
             self._session = None
 
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST one JSON body to an endpoint with room; the parsed reply or an EngineError
-        whose message never holds the API key. A transient failure on one endpoint of a
-        pool is tried on another before it counts as the request's failed attempt."""
+        return (await self._post_answered(path, body))[0]
+
+    async def _post_answered(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        """POST one JSON body to an endpoint with room; the parsed reply and the endpoint
+        that gave it, or an EngineError whose message never holds the API key. A transient
+        failure on one endpoint of a pool is tried on another before it counts as the
+        request's failed attempt."""
         tried: set[str] = set()
         while True:
             try:
@@ -134,7 +138,7 @@ class OpenAIEngine:
     def endpoint_status(self) -> list[dict[str, Any]]:
         return [e.status() for e in self.pool.endpoints]
 
-    async def _post_once(self, path: str, body: dict[str, Any], tried: set[str]) -> dict[str, Any]:
+    async def _post_once(self, path: str, body: dict[str, Any], tried: set[str]) -> tuple[dict[str, Any], str]:
         await self.start()
         assert self._session is not None
         endpoint = await self.pool.acquire(exclude=tried)
@@ -176,7 +180,7 @@ class OpenAIEngine:
                     retryable=True,
                 ) from None
             ok = True
-            return parsed
+            return parsed, endpoint.url
         except TimeoutError:
             broken = True
             raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None
@@ -240,9 +244,10 @@ class OpenAIEngine:
             body["stop"] = list(request.stop) + list(COMPLETION_STOPS)
             if request.logprobs is not None:
                 body["logprobs"] = request.logprobs
-            reply = await self._post("completions", body)
+            reply, url = await self._post_answered("completions", body)
             completion = self._completion(reply, started)
             completion.text = (request.prefill or "").lstrip() + completion.text
+            completion.endpoint = url
             return completion
         else:
             body["messages"] = request.messages
@@ -254,8 +259,10 @@ class OpenAIEngine:
                     "type": "json_schema",
                     "json_schema": {"name": "answer", "schema": request.json_schema},
                 }
-            reply = await self._post("chat/completions", body)
-        return self._completion(reply, started)
+            reply, url = await self._post_answered("chat/completions", body)
+        completion = self._completion(reply, started)
+        completion.endpoint = url
+        return completion
 
     def _completion(self, reply: Any, started: float) -> Completion:
         try:
