@@ -15,7 +15,7 @@ def test_two_choiceeval_topics_with_five_experts_resume_after_kill(tmp_path, sha
     study = tmp_path / "choiceeval.toml"
     study.write_text(
         'name = "choiceeval-sample"\nmethod = "choice"\nrepetitions = 1\nseed = 11\n'
-        'models = ["llama:default,n_ctx=1024"]\n'
+        'models = ["llama:default,n_ctx=1024,parallel=4"]\n'
         "[generation]\ntemperature = 0.7\nmax_tokens = 32\n"
         'system = "You are a helpful shopping assistant. Recommend specific brands by name."\n'
         '[extraction]\nmethod = "experts"\nexperts = 5\nk = 5\noutput = "list"\nmax_tokens = 24\n'

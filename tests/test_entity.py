@@ -165,7 +165,7 @@ def test_exact_scores_equal_a_naive_evaluation(tmp_path):
     from workbench.studies.spec import Where
 
     task = load_task(Where("t"), EXAMPLE / "urgency.task.json")
-    sentences = [r.split(",")[0].strip('"') for r in (EXAMPLE / "urgency_templates.csv").read_text().splitlines()[1:3]]
+    sentences = [r.split(",")[0].strip('"') for r in (EXAMPLE / "urgency_templates.csv").read_text().splitlines()[1:2]]
     llm = llama_cpp.Llama(model_path=str(default_model_path()[0]), n_ctx=1024, verbose=False)
     for variant in ("few_shot_text", "zero_shot_numeric"):
         parts = [prompt_parts(task, "english", variant, s, e) for s in sentences for e in ("France", "Chad")]
