@@ -6,6 +6,8 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from workbench.store.db import utc_now
@@ -130,12 +132,10 @@ def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, .
         (study_id,),
     )
     slots: dict[int, list[str]] = {}
-    for list_id, entity_id in rows:
-        found = entities.setdefault(list_id, [])
-        name = names[entity_id]
-        slots.setdefault(list_id, []).append(name)
-        if name not in found:
-            found.append(name)
+    for list_id, group in groupby(rows, key=itemgetter(0)):  # rows come ordered by list
+        named = [names[entity_id] for _, entity_id in group]
+        slots[list_id] = named
+        entities[list_id] = list(dict.fromkeys(named))  # first mention of each, in rank order
     for list_id, model, topic, cluster, question, repetition in lists:
         yield model, topic, cluster, question, repetition, entities.get(list_id, []), slots.get(list_id, [])
 

@@ -278,3 +278,47 @@ def test_chart_legend_symbols_are_unique():
     symbols = legend_symbols(["Asia", "Europe", "Other", "United States", "Unknown", "USA", "U"])
     assert len(set(symbols.values())) == 7
     assert symbols["United States"] == "U" and symbols["Unknown"] != "U"
+
+
+def test_counting_each_scope_once_gives_the_numbers_of_counting_it_afresh():
+    """The records count each cluster once and sum clusters for the topic; every number
+    equals the one each function computes on the scope's lists on its own."""
+    import random
+
+    from workbench.methods.choice.metrics import (
+        ResponseList,
+        choice_metric_records,
+        preferred_entity,
+        region_shares,
+        stability,
+        us_top3,
+    )
+
+    rng = random.Random(4)
+    names = ["Nike", "Adidas", "USA", "United States", "Asics", "Puma", "Mizuno"]
+    lists = [
+        ResponseList(
+            "m",
+            "t",
+            rng.choice(["a", "b", None]),
+            f"q{i}",
+            rng.choice([1, 2, 3]),
+            tuple(dict.fromkeys(rng.choices(names, k=rng.randint(0, 4)))),
+        )
+        for i in range(300)
+    ]
+    regions = {"Nike": "United States", "Adidas": "Europe", "Asics": "Asia"}.get
+    records = choice_metric_records("s", lists, regions)
+    for cluster in (None, "a", "b"):
+        scope = lists if cluster is None else [item for item in lists if item.cluster == cluster]
+        mine = [r for r in records if r.get("cluster") == cluster]
+        peir = next(r for r in mine if r["metric"] == "peir")
+        entity, value, n = preferred_entity(scope)
+        assert (peir["entity"], peir["value"], peir["n"]) == (entity, value, n)
+        stab = stability(scope)
+        assert [(r["repetition_a"], r["repetition_b"], r["value"]) for r in mine if r["metric"] == "spearman"] == [
+            (a, b, rho) for a, b, rho, _p in stab.spearman
+        ]
+        us = next(r for r in mine if r["metric"] == "us_top3_share")
+        assert (us["value"], us["rank"]) == us_top3(scope)
+        assert {r["region"]: r["value"] for r in mine if r["metric"] == "region_share"} == region_shares(scope, regions)

@@ -41,6 +41,12 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
         )
 
 
+def _warm_statistics() -> None:
+    """Import SciPy's statistics while the reader looks at the first screen: the Metrics
+    screen's first computation would otherwise wait about a second for it."""
+    import scipy.stats  # noqa: F401
+
+
 class WorkbenchApp(App):
     TITLE = "Audit Workbench"
     CSS_PATH = str(files("workbench.assets").joinpath("workbench.tcss"))
@@ -103,6 +109,7 @@ class WorkbenchApp(App):
         self.sub_title = Path(self.db_path).name
         if self.autostart:
             self.call_after_refresh(self._autostart)
+        self.run_worker(_warm_statistics, thread=True, group="warm", description="Loading the statistics library")
 
     def _autostart(self) -> None:
         screen = self.screen

@@ -51,14 +51,17 @@ def _finite(value: float | None) -> float | None:
 # -- preference ----------------------------------------------------------------
 
 
-def preferred_entity(lists: Sequence[ResponseList]) -> tuple[str | None, float | None, int]:
+def preferred_entity(
+    lists: Sequence[ResponseList], presence: Counter[str] | None = None
+) -> tuple[str | None, float | None, int]:
     """e* = the entity in the most responses' top-K (Eq. 5); PEIR = that share (Eq. 6).
 
     Ties go to the entity with the better mean rank, then the name. Returns
     (entity, PEIR, number of responses); (None, None, n) when nothing was recommended.
+    `presence`: `_presence(lists)` when the caller has it already.
     """
     n = len(lists)
-    presence = _presence(lists)
+    presence = _presence(lists) if presence is None else presence
     if not presence:
         return None, None, n
     top = max(presence.values())
@@ -96,13 +99,17 @@ class Stability:
     kruskal: tuple[float | None, float | None]  # (H, p)
 
 
-def stability(lists: Sequence[ResponseList], top_n: int = 10) -> Stability:
+def stability(
+    lists: Sequence[ResponseList], top_n: int = 10, per_rep: dict[int, Counter[str]] | None = None
+) -> Stability:
     """Spearman's rho for every pair of repetitions and Kruskal–Wallis across them,
-    over the counts of the N most frequent entities pooled over all repetitions."""
-    by_rep: dict[int, list[ResponseList]] = {}
-    for item in lists:
-        by_rep.setdefault(item.repetition, []).append(item)
-    per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
+    over the counts of the N most frequent entities pooled over all repetitions.
+    `per_rep`: the presence counts per repetition, when the caller has them already."""
+    if per_rep is None:
+        by_rep: dict[int, list[ResponseList]] = {}
+        for item in lists:
+            by_rep.setdefault(item.repetition, []).append(item)
+        per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
     pooled: Counter[str] = sum(per_rep.values(), Counter())
     top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
     reps = sorted(per_rep)
@@ -255,10 +262,12 @@ def _slots(lists: Sequence[ResponseList]) -> Counter[str]:
     return Counter(chain.from_iterable(item.slot_entities for item in lists))
 
 
-def region_shares(lists: Sequence[ResponseList], region_of: Callable[[str], str | None]) -> dict[str, float]:
+def region_shares(
+    lists: Sequence[ResponseList], region_of: Callable[[str], str | None], slots: Counter[str] | None = None
+) -> dict[str, float]:
     """Share of all top-K slots held by each region (entities without one: Unknown)."""
     regions: Counter[str] = Counter()
-    for entity, count in _slots(lists).items():
+    for entity, count in (_slots(lists) if slots is None else slots).items():
         regions[region_of(entity) or "Unknown"] += count
     total = sum(regions.values())
     return {region: count / total for region, count in sorted(regions.items())} if total else {}
@@ -274,14 +283,16 @@ def is_united_states(entity: str) -> bool:
     return normalize_surface(entity) in US_NAMES
 
 
-def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | None:
+def us_top3(
+    lists: Sequence[ResponseList], per_entity: Counter[str] | None = None
+) -> tuple[float | None, int | None] | None:
     """Share of responses with the United States in the top 3, and the US's rank
     among all entities by the number of responses naming it (its spellings —
     USA, United States, ... — count as one); None when the topic never names the US."""
     if not lists:
         return None
     us_key = "\x00United States"  # cannot collide with a real entity name
-    per_entity = _presence(lists)
+    per_entity = _presence(lists) if per_entity is None else per_entity
     us_forms = {e for e in per_entity if is_united_states(e)}
     if not us_forms:
         return None
@@ -297,6 +308,33 @@ def us_top3(lists: Sequence[ResponseList]) -> tuple[float | None, int | None] | 
 
 
 DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"), ("United States", NON_US))
+
+
+def _scope_counts(
+    clusters: dict[str, list[ResponseList]],
+) -> dict[str | None, tuple[dict[int, Counter[str]], Counter[str], Counter[str]]]:
+    """Presence per repetition, presence and slot counts for each cluster and (key None)
+    the whole topic, from one pass over the lists: the topic's counts are the sums of its
+    clusters' (on a large store, counting every scope afresh dominated the time)."""
+    out: dict[str | None, tuple[dict[int, Counter[str]], Counter[str], Counter[str]]] = {}
+    topic_rep: dict[int, Counter[str]] = {}
+    topic_presence: Counter[str] = Counter()
+    topic_slots: Counter[str] = Counter()
+    for cluster, lists in clusters.items():
+        by_rep: dict[int, list[ResponseList]] = {}
+        for item in lists:
+            by_rep.setdefault(item.repetition, []).append(item)
+        per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
+        presence = sum(per_rep.values(), Counter())
+        slots = _slots(lists)
+        if cluster:
+            out[cluster] = (per_rep, presence, slots)
+        for rep, counts in per_rep.items():
+            topic_rep.setdefault(rep, Counter()).update(counts)
+        topic_presence.update(presence)
+        topic_slots.update(slots)
+    out[None] = (topic_rep, topic_presence, topic_slots)
+    return out
 
 
 def choice_metric_records(
@@ -318,9 +356,11 @@ def choice_metric_records(
         for item in items:
             clusters.setdefault(item.cluster or "", []).append(item)
         scopes = [(None, items)] + [(c or None, sub) for c, sub in sorted(clusters.items()) if c]
+        counted = _scope_counts(clusters)
         for cluster, scope in scopes:
             base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
-            entity, peir, n = preferred_entity(scope)
+            per_rep, presence, slot_counts = counted[cluster]
+            entity, peir, n = preferred_entity(scope, presence)
             low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
             records.append(
                 {
@@ -340,7 +380,7 @@ def choice_metric_records(
                     "n": n,
                 }
             )
-            stab = stability(scope, top_n)
+            stab = stability(scope, top_n, per_rep)
             for rep_a, rep_b, rho, p in stab.spearman:
                 records.append(
                     {
@@ -356,11 +396,11 @@ def choice_metric_records(
             if len(stab.counts) >= 2:
                 h, p = stab.kruskal
                 records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
-            us = us_top3(scope)
+            us = us_top3(scope, presence)
             if us is not None:
                 records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
         for cluster, scope in scopes:  # the topic, then each cluster
-            for region, share in region_shares(scope, region_of).items():
+            for region, share in region_shares(scope, region_of, counted[cluster][2]).items():
                 records.append(
                     {
                         "study": study,
