@@ -4,6 +4,7 @@ the filters the methods declare, export. It knows no method: sections come from 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -14,11 +15,41 @@ from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
+from textual_plotext import PlotextPlot
 
 from workbench import methods
 from workbench.literal import visible, visible_line
-from workbench.metric_views import Filter, Panel, to_markdown
+from workbench.metric_views import Filter, Forest, Panel, to_markdown
 from workbench.widgets.modebar import ModeBar
+
+PLOT_MIN_WIDTH = 100  # below this a plot's labels and axis crowd out the data: text charts
+
+
+def draw_forest(widget: PlotextPlot, forest: Forest) -> None:
+    """Estimates as points, intervals as lines, one row each, the reference as a line."""
+    plt = widget.plt
+    plt.clear_data()
+    plt.clear_figure()
+    rows = list(range(len(forest.values), 0, -1))  # the first label on top
+    for y, low, high in zip(rows, forest.lows, forest.highs):
+        if low is not None and high is not None:
+            plt.plot([low, high], [y, y], color="cyan", marker="─")
+    plt.scatter(forest.values, rows, color="magenta", marker="●")
+    if forest.reference is not None:
+        plt.vline(forest.reference, color="gray")
+    plt.yticks(rows, [visible_line(label)[:32] for label in forest.labels])
+    plt.ylim(0.5, len(rows) + 0.5)
+    plt.xlabel(visible_line(forest.x_label))
+    widget.styles.height = min(PLOT_MAX_ROWS, len(rows) + 5)
+    widget.refresh()
+
+
+PLOT_MAX_ROWS = 24
+
+
+def _show(widget, visible: bool) -> None:
+    if widget.display != visible:  # a needless change would lay the screen out again
+        widget.display = visible
 
 
 class MetricsScreen(Screen):
@@ -146,11 +177,15 @@ class MetricsScreen(Screen):
             self._show_panel(body, panel)
         # Sections of a method whose numbers are gone (a study deleted, a filter emptied them).
         for widget in body.children:
-            owner = (widget.id or "").removesuffix("-title")
-            if widget.display != (owner in shown):  # a needless change would lay the screen out again
-                widget.display = owner in shown
+            owner = (widget.id or "").removesuffix("-title").removesuffix("-plot")
+            if owner not in shown and widget.display:
+                widget.display = False
         total = len(self.records)
         self._show_filters(f"{total} numbers" if total else "no ranked lists yet: run a study or `workbench import`")
+
+    def _can_plot(self) -> bool:
+        """A real plot needs colour and room; otherwise the text chart (NO_COLOR, 80 columns)."""
+        return not os.environ.get("NO_COLOR") and self.app.size.width >= PLOT_MIN_WIDTH
 
     def _show_panel(self, body: VerticalScroll, panel: Panel) -> None:
         """Fill a panel's widgets, mounting them the first time it appears; a title-less
@@ -163,13 +198,25 @@ class MetricsScreen(Screen):
                 if panel.table is not None
                 else Static(id=panel.id, classes="chart")
             )
+            if panel.plot is not None:
+                widgets.append(PlotextPlot(id=f"{panel.id}-plot", classes="forest"))
             body.mount(*widgets)
         if panel.title:
-            body.query_one(f"#{title_id}", Label).update(Text(visible_line(panel.title)))
+            title = body.query_one(f"#{title_id}", Label)
+            title.update(Text(visible_line(panel.title)))
+            _show(title, True)
         if panel.table is not None:
             self._fill(body.query_one(f"#{panel.id}", DataTable), *panel.table)
         else:
             body.query_one(f"#{panel.id}", Static).update(panel.chart or Text())
+        plots = body.query(f"#{panel.id}-plot")
+        # A plot with more rows than fit would overlap its labels: the text chart lists them all.
+        plotted = panel.plot is not None and self._can_plot() and len(panel.plot.values) <= PLOT_MAX_ROWS - 5
+        if plotted:
+            draw_forest(plots.first(PlotextPlot), panel.plot)
+        for plot in plots:
+            _show(plot, plotted)
+        _show(body.query_one(f"#{panel.id}"), not plotted or panel.table is not None)
 
     def _fill(self, table: DataTable, header: list[str], rows: list[list[str]]) -> None:
         table.clear(columns=True)

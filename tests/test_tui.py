@@ -169,6 +169,34 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
     assert "| topic | gemini | gpt |" in Path(f"{base}.metrics.md").read_text()
 
 
+@pytest.mark.parametrize(
+    ("size", "no_color", "plotted"), [((120, 40), "", True), ((120, 40), "1", False), ((80, 24), "", False)]
+)
+def test_the_log_odds_forest_is_a_plot_when_colour_and_room_allow(metrics_db, monkeypatch, size, no_color, plotted):
+    """Estimates with intervals as a real plot on a wide colour terminal; the same rows as
+    text under NO_COLOR or in 80 columns."""
+    from textual_plotext import PlotextPlot
+
+    monkeypatch.setenv("NO_COLOR", no_color)
+
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=size) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query("#lor-forest-plot"))
+            await settled(pilot)
+            plot, text = app.screen.query_one("#lor-forest-plot", PlotextPlot), app.screen.query_one("#lor-forest")
+            assert (plot.display, text.display) == (plotted, not plotted)
+            rows = str(text.render()).splitlines()
+            gemini = next(r for r in rows if r.startswith("phones · Europe · gemini"))
+            assert "●" in gemini and "-2.83 [-2.99, -2.64]" in gemini  # estimate and interval, as in the table
+            if plotted:
+                drawn = plot.render().plain
+                assert "phones · Europe · gemini" in drawn and "●" in drawn
+
+    asyncio.run(scenario())
+
+
 def test_help_and_command_palette(metrics_db):
     async def scenario():
         app = WorkbenchApp(metrics_db)

@@ -33,15 +33,63 @@ class Filter:
 
 
 @dataclass
+class Forest:
+    """Estimates with their intervals, one row each (a forest plot): the app draws it
+    with plotext on a wide colour terminal, and as `forest_text` otherwise."""
+
+    labels: list[str]
+    values: list[float]
+    lows: list[float | None]
+    highs: list[float | None]
+    x_label: str = ""
+    reference: float | None = 0.0  # a vertical line: no effect
+
+
+@dataclass
 class Panel:
-    """One titled section of a method's metrics: a table, or a chart as Rich text."""
+    """One titled section of a method's metrics: a table, or a chart as Rich text (and,
+    where a real plot helps, a `Forest` the app may draw instead of the text)."""
 
     id: str  # stable: the screen reuses the widget across refreshes
     title: str
     table: Table | None = None
     chart: Text | None = None
     export: bool = True  # written to the Markdown export (charts are not)
+    plot: Forest | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+
+def forest_text(forest: Forest, label_width: int = 28, width: int = 30) -> Text:
+    """A forest plot in characters: the interval as ─, the estimate as ●, the reference
+    (no effect) as │, on one scale for every row; the figures beside it."""
+    points = [v for v in forest.values] + [x for x in forest.lows + forest.highs if x is not None]
+    if forest.reference is not None:
+        points.append(forest.reference)
+    if not forest.values:
+        return Text("")
+    lo, hi = min(points), max(points)
+    span = (hi - lo) or 1.0
+
+    def cell(x: float) -> int:
+        return min(width - 1, max(0, round((x - lo) / span * (width - 1))))
+
+    chart = Text()
+    for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs):
+        row = [" "] * width
+        if forest.reference is not None:
+            row[cell(forest.reference)] = "│"
+        if low is not None and high is not None:
+            for i in range(cell(low), cell(high) + 1):
+                row[i] = "─"
+        row[cell(value)] = "●"
+        interval = f" [{low:.2f}, {high:.2f}]" if low is not None and high is not None else ""
+        chart.append(f"{visible_line(label)[:label_width]:<{label_width}} ")
+        chart.append("".join(row), style="cyan")
+        chart.append(f" {value:+.2f}{interval}\n")
+    chart.append(f"{'':<{label_width}} {lo:<+{width // 2}.2f}{hi:>+{width - width // 2}.2f}", style="dim")
+    if forest.x_label:
+        chart.append(f"\n{'':<{label_width}} {forest.x_label}", style="dim")
+    return chart
 
 
 def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list[Panel]:

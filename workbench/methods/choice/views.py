@@ -10,11 +10,13 @@ from workbench.literal import visible_line
 from workbench.metric_views import (
     ALL,
     Filter,
+    Forest,
     Panel,
     ci_suffix,
     diverging_bars,
     diverging_chart,
     fmt,
+    forest_text,
     legend_symbols,
     models,
 )
@@ -161,14 +163,37 @@ def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
     return chart
 
 
+def lor_forest(records: list[dict[str, Any]]) -> Forest:
+    """Each model x topic x region pair's mean log-odds ratio with its bootstrap interval."""
+    rows = sorted(
+        (r for r in records if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None),
+        key=lambda r: (r["topic"], r["region_a"], r["region_b"], r["model"]),
+    )
+    return Forest(
+        labels=[f"{r['topic']} · {r['region_b']} · {r['model']}" for r in rows],
+        values=[r["mean"] for r in rows],
+        lows=[r.get("ci_low") for r in rows],
+        highs=[r.get("ci_high") for r in rows],
+        x_label="log-odds ratio (< 0: the second region, > 0: the first, usually the United States)",
+    )
+
+
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
     topic, cluster = choices.get("topic", ALL), choices.get("cluster", ALL)
     shown = select(records, topic, cluster)
     topic_records = [r for r in records if topic == ALL or r.get("topic") == topic]
+    forest = lor_forest(topic_records)
     return [
         Panel("peir-table", "Preferred entity (PEIR) · direct-recommendation rate", table=peir_table(shown)),
         Panel("lor-table", "Geographic bias: log-odds ratio (mean over clusters, t-test p)", table=lor_table(shown)),
         Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
+        Panel(
+            "lor-forest",
+            "Log-odds ratio with 95% intervals: United States vs each region, per topic and model",
+            chart=forest_text(forest) if forest.values else Text("(no log-odds yet: regions needed)"),
+            plot=forest if forest.values else None,
+            export=False,
+        ),
         Panel(
             "region-chart",
             "Share of recommendation slots by region, per model",

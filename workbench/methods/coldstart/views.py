@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.metric_views import Filter, Panel, fmt, value_bars
+from workbench.metric_views import Filter, Forest, Panel, fmt, value_bars
 
 MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
 COLDSTART_METRICS = ("iou", "serp", "prag")
@@ -70,6 +70,20 @@ def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[t
 
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
     divergence = choices.get("divergence", COLDSTART_METRICS[0])
+    chosen = [
+        r
+        for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
+        if r["metric"] == f"{divergence}_divergence" and r.get("mean") is not None
+    ]
+    spread = [r.get("std") or 0.0 for r in chosen]
+    forest = Forest(
+        labels=[f"{r['persona']} · {r['model']}" for r in chosen],
+        values=[r["mean"] for r in chosen],
+        lows=[max(0.0, r["mean"] - s) for r, s in zip(chosen, spread)],
+        highs=[min(1.0, r["mean"] + s) for r, s in zip(chosen, spread)],
+        x_label=f"{divergence.upper()} divergence, mean ± std over seeds (0 = the neutral list)",
+        reference=None,
+    )
     chart = Text()
     for label, bar, figures in coldstart_bars(records, divergence):
         chart.append(f"{visible_line(label)[:30]:<30} ")
@@ -86,6 +100,7 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             f"Cold-start: {divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
             "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)",
             chart=chart,
+            plot=forest if chosen else None,
             export=False,
         ),
     ]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.metric_views import Panel, ci_suffix, diverging_bars, diverging_chart, drop_constant_columns, fmt
+from workbench.metric_views import Forest, Panel, ci_suffix, diverging_bars, diverging_chart, drop_constant_columns, fmt
 
 FILTERS = ()
 
@@ -57,8 +57,23 @@ def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[l
     return ["attribute", "group", "condition", "mean Delta", "n", "p (MWU)", "d"], rows
 
 
+def entity_forest(records: list[dict[str, Any]]) -> Forest:
+    """Delta per entity in the first condition, with its interval over templates."""
+    deltas = [r for r in records if r["metric"] == "entity_delta"]
+    first = sorted({_entity_condition(r) for r in deltas})[0] if deltas else None
+    rows = sorted((r for r in deltas if _entity_condition(r) == first), key=lambda r: -r["value"])
+    return Forest(
+        labels=[r["entity"] for r in rows],
+        values=[r["value"] for r in rows],
+        lows=[r.get("ci_low") for r in rows],
+        highs=[r.get("ci_high") for r in rows],
+        x_label=f"Delta ({first}); + = more desirable labels" if first else "",
+    )
+
+
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
     records = [r for r in records if r["metric"] != "entity_delta_global"]
+    forest = entity_forest(records)
     groups, constant = drop_constant_columns(*entity_group_table(records), keep=2)
     return [
         Panel(
@@ -67,7 +82,13 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             "+ = more desirable labels)",
             table=entity_table(records),
         ),
-        Panel("entity-chart", "", chart=diverging_chart(entity_bars(records), 24), export=False),
+        Panel(
+            "entity-chart",
+            "",
+            chart=diverging_chart(entity_bars(records), 24),
+            plot=forest if forest.values else None,
+            export=False,
+        ),
         Panel(
             "entity-groups",
             "Groups of entities: mean Delta vs the rest" + (f" ({constant})" if constant else ""),
