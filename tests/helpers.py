@@ -93,7 +93,7 @@ def kill_run_once(study: Path, db: Path, sql: str, at_least: int, timeout: float
     proc = start_run(study, db)
     deadline = time.time() + timeout
     while time.time() < deadline and proc.poll() is None:
-        time.sleep(0.3)
+        time.sleep(0.1)
         if db.exists():
             conn = sqlite3.connect(db)
             try:

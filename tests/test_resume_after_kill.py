@@ -12,7 +12,7 @@ from openai_server import ServerConfig
 
 
 def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
-    server = fake_server(ServerConfig(latency_s=0.2))
+    server = fake_server(ServerConfig(latency_s=0.05))
     spec = f"openai:test-model@{server.base_url},concurrency=2"
     study = write_study(tmp_path / "s.toml", models=[spec], questions=150)
     progress, left_running = [], []
@@ -40,9 +40,9 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
 
 
 def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
-    # Slow enough replies (200 x 0.2 s over 4 connections: 10 s) that the interrupt always
-    # lands mid-run, even on a busy machine.
-    server = fake_server(ServerConfig(latency_s=0.2))
+    # 200 x 0.05 s over 4 connections is 2.5 s of replies: the interrupt, sent once 10
+    # answers are stored (polled every 0.1 s, about 8 more at most), lands mid-run.
+    server = fake_server(ServerConfig(latency_s=0.05))
     spec = f"openai:test-model@{server.base_url},concurrency=4"
     study = write_study(tmp_path / "s.toml", models=[spec], questions=200)
     proc = subprocess.Popen(
@@ -58,7 +58,7 @@ def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
     )
     deadline = time.time() + 30
     while time.time() < deadline:
-        time.sleep(0.2)
+        time.sleep(0.1)
         if db_path.exists() and rows(db_path, "SELECT COUNT(*) FROM responses")[0][0] >= 10:
             break
     proc.send_signal(signal.SIGINT)
