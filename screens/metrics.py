@@ -156,6 +156,7 @@ class MetricsScreen(Screen):
     def _loaded(self, by_method: dict[str, list[dict[str, Any]]]) -> None:
         self.query_one("#metrics-body").remove_class("stale")
         self.by_method = by_method
+        self.refresh_bindings()  # the filters on offer follow the methods with numbers
         for f in self._active_filters():
             options = self._options(f)
             if self.choices.get(f.name) not in options:
@@ -222,6 +223,12 @@ class MetricsScreen(Screen):
         table.clear(columns=True)
         table.add_columns(*[Text(visible_line(h)) for h in header])
         table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """A filter's key shows (footer, palette) only where a method on view has that filter."""
+        if action == "cycle":
+            return bool(parameters) and parameters[0] in {f.name for f in self._active_filters()}
+        return True
 
     def action_cycle(self, name: str) -> None:
         f = self.filters.get(name)

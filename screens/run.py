@@ -25,7 +25,7 @@ from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 
 STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
-REPLICA_COLUMNS = ("replica", "answered", "failed", "in flight", "mean s", "state")
+REPLICA_COLUMNS = ("state", "answered", "failed", "in flight", "mean s", "replica")  # the long URL last
 
 
 class RunScreen(Screen):
@@ -135,8 +135,8 @@ class RunScreen(Screen):
             seen.add(key)
             state = Text(r["state"], style="bold red" if r["state"] == "down" else "")
             latency = f"{r['mean_latency_s']:.2f}" if r["mean_latency_s"] is not None else "-"
-            values = [visible(r["url"]), str(r["answered"]), str(r["failed"]), str(r["in_flight"]), latency]
-            cells = [Text(v) for v in values] + [state]
+            values = [str(r["answered"]), str(r["failed"]), str(r["in_flight"]), latency, visible(r["url"])]
+            cells = [state] + [Text(v) for v in values]
             if key in table.rows:
                 for column, cell in zip(REPLICA_COLUMNS, cells):
                     table.update_cell(key, column, cell)

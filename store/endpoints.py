@@ -1,8 +1,9 @@
 """Replicas of one model (a pool of endpoints): each one's health as the running
 coordinator sees it, and what each answered, for `workbench status` and the Run screen.
 
-The coordinator writes its in-memory view every second or so (`record_health`);
-any other process reads it with the time it was written, so a stale view says so.
+The coordinator writes its in-memory view every second or so, and once more when
+the run ends (`record_health`); any other process reads it with the time it was
+written, so an old view says how old it is.
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from workbench.store.queue import transaction
 def record_health(conn: sqlite3.Connection, model_id: int, endpoints: list[dict[str, Any]]) -> None:
     now = utc_now()
     with transaction(conn):
+        # Replicas no longer in the spec are gone from the pool: their rows would read as live.
+        current = [e["url"] for e in endpoints]
+        conn.execute(
+            f"DELETE FROM endpoint_health WHERE model_id = ? AND url NOT IN ({', '.join('?' * len(current))})",
+            (model_id, *current),
+        )
         conn.executemany(
             "INSERT INTO endpoint_health (model_id, url, state, done, failed, in_flight, latency_s, updated_at) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (model_id, url) DO UPDATE SET state = excluded.state, "

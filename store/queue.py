@@ -81,6 +81,8 @@ def upsert_model(
     with transaction(conn):
         row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
         if row:
+            # The label follows the latest spec (a pool's replicas change; its identity does not).
+            conn.execute("UPDATE models SET spec = ?, base_url = ? WHERE id = ?", (spec, base_url, row["id"]))
             return row["id"]
         cur = conn.execute(
             "INSERT INTO models (identity, spec, engine, name, base_url, file_path, file_hash, "
@@ -406,6 +408,18 @@ def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list
 def study_id(conn: sqlite3.Connection, name: str) -> int | None:
     row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
     return row[0] if row else None
+
+
+def study_identities(conn: sqlite3.Connection, name: str) -> list[str]:
+    """The model identities a study's requests were planned for (none for a new study)."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT m.identity FROM requests r JOIN models m ON m.id = r.model_id "
+            "JOIN studies s ON s.id = r.study_id WHERE s.name = ?",
+            (name,),
+        )
+    ]
 
 
 def study_names(conn: sqlite3.Connection) -> list[str]:

@@ -233,3 +233,19 @@ def test_an_edited_list_is_exported_as_the_reviewers(tmp_path, fake_server):
     edited = [r for r in csv.DictReader(out.splitlines()) if r["review"] == "edit"]
     assert [r["entity"] for r in edited] == ["Nike", "Hoka"]
     assert {(r["source"], r["reviewer"]) for r in edited} == {("review", "ana")}
+
+
+def test_import_mentions_refuses_a_question_in_two_clusters_and_a_rank_twice(tmp_path):
+    """Lists are one answer each: the same question id under two clusters, or two entities
+    at one rank, is a mix-up in the file, refused with its line before anything is stored."""
+    header = "model,topic,cluster,question_id,repetition,rank,entity\n"
+    two_clusters = tmp_path / "clusters.csv"
+    two_clusters.write_text(header + "m,shoes,a,1,1,1,Nike\nm,shoes,b,1,1,1,Adidas\n")
+    result = run_cli("import", "mentions", str(two_clusters), "--db", str(tmp_path / "a.db"), "--study", "s")
+    assert result.returncode == 2
+    assert "line 3" in result.stderr and "cluster 'b'" in result.stderr and "line 2" in result.stderr
+    twice = tmp_path / "twice.csv"
+    twice.write_text(header + "m,shoes,a,1,1,1,Nike\nm,shoes,a,1,1,1,Adidas\n")
+    result = run_cli("import", "mentions", str(twice), "--db", str(tmp_path / "b.db"), "--study", "s")
+    assert result.returncode == 2 and "line 3: rank 1 appears twice" in result.stderr
+    assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()  # nothing stored

@@ -103,10 +103,11 @@ def test_a_prompt_longer_than_the_context_fails_once_with_the_fix():
         ok = await engine.generate(_requests(1, max_tokens=4)[0])  # the engine goes on
         return caught.value, ok
 
-    error, ok = asyncio.run(_with_engine("llama:default,n_ctx=64,parallel=2", body))
-    assert error.kind == "context_overflow" and not error.retryable
-    assert "n_ctx=64" in str(error) and "raise n_ctx" in str(error)
-    assert ok.completion_tokens >= 1
+    for spec in ("llama:default,n_ctx=64,parallel=2", "llama:default,n_ctx=64"):  # batched and alone alike
+        error, ok = asyncio.run(_with_engine(spec, body))
+        assert error.kind == "context_overflow" and not error.retryable
+        assert "does not fit n_ctx=64" in str(error) and "raise n_ctx" in str(error)
+        assert ok.completion_tokens >= 1
 
 
 def test_json_schema_log_probs_and_label_scores_in_a_parallel_engine():

@@ -322,3 +322,21 @@ def test_counting_each_scope_once_gives_the_numbers_of_counting_it_afresh():
         us = next(r for r in mine if r["metric"] == "us_top3_share")
         assert (us["value"], us["rank"]) == us_top3(scope)
         assert {r["region"]: r["value"] for r in mine if r["metric"] == "region_share"} == region_shares(scope, regions)
+
+
+def test_without_regions_no_log_odds_reads_like_no_bias():
+    """With no region assigned every log-odds is 0 by construction: the cluster rows, the
+    per-cluster chart and the forest plot say n/a or leave it out, never "0.00"."""
+    from workbench.methods.choice import views
+    from workbench.methods.choice.metrics import ResponseList, choice_metric_records
+
+    lists = [
+        ResponseList("m", "shoes", cluster, f"q{i}", 1, ("Nike", "Adidas")) for i, cluster in enumerate(["a", "b"] * 5)
+    ]
+    records = choice_metric_records("s", lists, lambda entity: None)
+    cluster_rows = [r for r in records if r["metric"] == "lor" and r["cluster"] == "a"]
+    assert cluster_rows and all((r["slots_a"], r["slots_b"]) == (0, 0) for r in cluster_rows)
+    _header, rows = views.lor_table(views.select(records, views.ALL, "a"))
+    assert rows and all(row[2] == "n/a: no regions yet" for row in rows)
+    assert views.lor_bars(records) == [] and views.lor_forest(records).values == []
+    assert "0.00" not in str(views.panels(records, {"topic": views.ALL, "cluster": "a"})[1].table)

@@ -133,8 +133,37 @@ def test_status_and_the_run_screen_show_each_replica(tmp_path, db_path, fake_ser
         app = WorkbenchApp(db_path)
         async with app.run_test(size=(100, 30)) as pilot:
             assert await wait_for(pilot, lambda: app.screen.query_one("#replica-table").row_count == 2)
-            cells = {row[0]: row for row in table_text(app, "#replica-table")}
+            cells = {row[5]: row for row in table_text(app, "#replica-table")}
             assert cells[live.base_url][1] == "12" and cells[DEAD][1] == "0"
-            assert cells[DEAD][5] in ("down", "probing")
+            assert cells[DEAD][0] in ("down", "probing")
 
     asyncio.run(screen())
+    # The pool changes: a replica taken out of the spec is gone from the view too.
+    other = fake_server()
+    pool = f"openai:m@{live.base_url}|{other.base_url},concurrency=2"
+    assert main(["run", str(study), "--db", str(db_path), "--quiet", "--model", pool]) == 0
+    capsys.readouterr()
+    assert main(["status", "--db", str(db_path), "--json"]) == 0
+    [record] = json.loads(capsys.readouterr().out)
+    assert {r["url"] for r in record["endpoints"]} == {live.base_url, other.base_url}
+
+
+def test_going_from_one_url_to_a_pool_and_back_asks_nothing_again(tmp_path, db_path, fake_server):
+    """One URL is known by that URL (as before pools), a pool by the served name: growing
+    one into the other keeps the study's answers, and the label follows the spec."""
+    first, second = fake_server(), fake_server()
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{first.base_url}"], questions=5)
+    assert run_cli("run", str(study), "--db", str(db_path), "--quiet").returncode == 0
+    for models in (f"openai:m@{first.base_url}|{second.base_url}", f"openai:m@{second.base_url}"):
+        again = run_cli("run", str(study), "--db", str(db_path), "--quiet", "--model", models)
+        assert again.returncode == 0 and "0 newly planned" in again.stdout, again.stdout
+    assert rows(db_path, "SELECT COUNT(*) FROM responses") == [(5,)]
+    assert rows(db_path, "SELECT identity, spec FROM models") == [
+        (f"openai:m@{first.base_url}", f"openai:m@{second.base_url}")
+    ]
+    # Two servers listed as two models stay two models.
+    both = write_study(
+        tmp_path / "two.toml", models=[f"openai:m@{first.base_url}", f"openai:m@{second.base_url}"], questions=2
+    )
+    assert run_cli("run", str(both), "--db", str(tmp_path / "two.db"), "--quiet").returncode == 0
+    assert rows(tmp_path / "two.db", "SELECT COUNT(DISTINCT model_identity) FROM responses") == [(2,)]

@@ -437,6 +437,12 @@ def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
                     "Entities: Region (g)" in str(app.screen.query_one("CommandList").get_option_at_index(0).prompt)
                 ),
             )
+            await pilot.press("escape", "2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#peir-table").row_count == 2)
+            titles = [c.title for c in app.get_system_commands(app.screen)]
+            # The ChoiceEval filters are on offer; cold-start's divergence is not (no cold-start numbers).
+            assert "Metrics: Topic (t)" in titles and "Metrics: Cluster (k)" in titles
+            assert not any("Divergence" in t for t in titles)
 
     asyncio.run(scenario())
 

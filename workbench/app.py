@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
 
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -32,6 +33,9 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
     area = getattr(screen, "PALETTE_NAME", None) or type(screen).__name__.removesuffix("Screen")
     for binding in [*type(screen).BINDINGS, *getattr(screen, "extra_bindings", [])]:
         if not isinstance(binding, Binding) or binding.key in ("escape",):
+            continue
+        _namespace, name, params = parse_action(binding.action)
+        if screen.check_action(name, params) is False:  # hidden there (a filter with nothing to filter)
             continue
         key = binding.key_display or binding.key.replace("question_mark", "?").split(",")[0]
         yield SystemCommand(

@@ -16,7 +16,7 @@ from workbench import methods
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.methods.choice import study as choice
 from workbench.methods.choice.extraction import ExtractionReport
-from workbench.models import ResolvedModel, make_engine, resolve
+from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import questions as question_store
@@ -105,9 +105,12 @@ def prepare(
     # ids): its first pass only counts, so the plan is never held in memory twice.
     replanned = preview is not None
     plans, total = [], 0
-    for spec in specs:
+    # Replicas may change between runs without asking anything again (see continue_identities).
+    resolved_all = continue_identities(
+        [resolve(spec, notify) for spec in specs], queue.study_identities(conn, study.name), notify
+    )
+    for spec, resolved in zip(specs, resolved_all):
         params = method.plan_params(study, spec)
-        resolved = resolve(spec, notify)
         requests = bounded(
             method.plan(study, resolved.identity, params, preview),
             total,

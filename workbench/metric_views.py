@@ -73,7 +73,7 @@ def forest_text(forest: Forest, label_width: int = 28, width: int = 30) -> Text:
     def cell(x: float) -> int:
         return min(width - 1, max(0, round((x - lo) / span * (width - 1))))
 
-    chart = Text()
+    chart = Text(no_wrap=True, overflow="ellipsis")  # a wrapped row would read as two
     for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs):
         row = [" "] * width
         if forest.reference is not None:

@@ -108,6 +108,46 @@ def _identity_options(spec: ModelSpec) -> str:
     return "".join(f",{k}={v}" for k, v in sorted(keep.items()))
 
 
+def same_served_model(spec: ModelSpec, identity: str) -> bool:
+    """Whether a stored identity names the model `spec` serves on other replicas: the
+    same served name and identity options, on one URL or a pool (never a named one)."""
+    if spec.engine != "openai" or spec.options.get("identity"):
+        return False
+    suffix = _identity_options(spec)
+    head = f"openai:{spec.name}"
+    if not identity.startswith(head) or not identity.endswith(suffix):
+        return False
+    where = identity[len(head) : len(identity) - len(suffix)] if suffix else identity[len(head) :]
+    return where == "" or (where.startswith("@") and "," not in where and "#" not in where)
+
+
+def continue_identities(
+    resolved: list[ResolvedModel], stored: list[str], notify: Callable[[str], None] | None = None
+) -> list[ResolvedModel]:
+    """Keep a study's answers when the replicas serving a model change.
+
+    A model on one URL is known by that URL (as before pools existed) and a pool by its
+    served name, so going from one URL to a pool, or from a pool back to one URL, would
+    give new request keys and ask everything again. A spec whose own identity the study
+    has never used takes the one stored identity of the same served model that no other
+    spec of this run claims; with none, or with several to choose from, it keeps its own."""
+    own = {r.identity for r in resolved}
+    out = []
+    for r in resolved:
+        if r.identity in stored:
+            out.append(r)
+            continue
+        matches = [i for i in stored if i not in own and same_served_model(r.spec, i)]
+        if len(matches) == 1:
+            if notify:
+                notify(f"{r.spec.name}: the replicas changed; continuing the answers stored as {matches[0]}")
+            own.add(matches[0])
+            out.append(ResolvedModel(r.spec, matches[0], r.file_path, r.file_hash))
+        else:
+            out.append(r)
+    return out
+
+
 def resolve(spec: ModelSpec, notify: Callable[[str], None] | None = None) -> ResolvedModel:
     if spec.engine == "openai":
         # One model behind several replicas is one model: its identity (and so every request

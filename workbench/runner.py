@@ -249,6 +249,8 @@ class _ModelRun:
         return self.local.popleft() if self.local else None
 
     async def run(self) -> None:
+        if not self.counts["pending"] and not self.counts["running"]:
+            return  # nothing to ask: no model to load, no connection to open
         # Loading a local model takes seconds with nothing to show: say so, instead of a
         # silent "0/54 · 0 tok/s" that looks stuck.
         self.waiting = "loading the model"

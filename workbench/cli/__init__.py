@@ -33,8 +33,10 @@ Model specs (in a study's `models` or with --model):
   llama:default                          the bundled Gemma 3 270M GGUF (CPU, or GPU with n_gpu_layers)
   llama:/path/model.gguf,n_ctx=4096      any local GGUF
   openai:MODEL@http://host:port/v1       any OpenAI-compatible server (vLLM, llama-server, Ollama, OpenAI)
+  openai:MODEL@http://a/v1|http://b/v1   one model on several replicas (work spread, a dead one routed around)
   options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
            ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
+           ,parallel=8 (llama: 8 answers decoded in one batch; faster, not bit-reproducible)
            ,invariant=false (llama label scores with the fast kernels; default: batch-invariant)
 """
 

@@ -73,7 +73,7 @@ def print_replicas(replicas: list[dict], console: Console) -> None:
         mine = [r for r in replicas if r["model"] == model]
         name = model.split("@")[0]  # the spec lists the URLs the rows name
         as_of = max(r["as_of"] for r in mine)[11:19]
-        table = new_table(title=f"Replicas of {name} (as the running coordinator saw them at {as_of} UTC)")
+        table = new_table(title=f"Replicas of {name} (as a run last saw them, at {as_of} UTC)")
         table.add_column("endpoint", overflow="fold")
         for column in ("answered", "failed", "in flight", "mean s", "state"):
             table.add_column(column, justify="right")

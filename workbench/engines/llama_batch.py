@@ -108,7 +108,10 @@ class BatchLoop:
         params.n_ubatch = min(params.n_ubatch, self.n_batch)
         params.n_threads = params.n_threads_batch = threads
         params.kv_unified = True  # one pool of cells: a long answer may use what a short one leaves
-        self.ctx = internals.LlamaContext(model=llm._model, params=params, verbose=False)
+        from workbench.engines.llama_scoring import quiet_llama
+
+        with quiet_llama():  # llama.cpp notes its cache layout on stderr, over the progress line
+            self.ctx = internals.LlamaContext(model=llm._model, params=params, verbose=False)
         self.batch = internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
         self.vocab = llm._model.vocab

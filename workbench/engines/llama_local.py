@@ -90,6 +90,12 @@ class _Instance:
 
     # -- generation ---------------------------------------------------------
 
+    @property
+    def n_ctx(self) -> int:
+        """The context asked for: llama.cpp may allocate more (it rounds up small ones), but
+        llama-cpp-python's own buffers hold only this many tokens."""
+        return int(self.options.get("n_ctx", DEFAULT_N_CTX))
+
     def use_chat(self) -> bool:
         mode = self.options.get("mode", "auto")
         return mode == "chat" or (mode == "auto" and bool(self.chat_template))
@@ -129,6 +135,9 @@ class _Instance:
                         json.dumps(request.json_schema), verbose=False
                     )
                 prompt_text = render_completion_prompt(request.messages) + (request.prefill or "")
+                n_prompt = len(self.llm.tokenize(prompt_text.encode("utf-8"), add_bos=True, special=True))
+                if n_prompt >= self.n_ctx:  # said plainly, before llama-cpp-python fails obscurely
+                    raise ValueError(f"prompt of {n_prompt} tokens does not fit n_ctx={self.n_ctx}")
                 # A base model happily writes the next "Question:" itself; the
                 # answer ends where the rendered conversation would go on.
                 common["stop"] = list(request.stop) + list(COMPLETION_STOPS)
@@ -137,7 +146,11 @@ class _Instance:
                 text = (request.prefill or "").lstrip() + choice["text"]
         except ValueError as exc:
             # llama-cpp-python raises ValueError for a prompt longer than n_ctx.
-            raise EngineError("context_overflow", f"{exc}; {CONTEXT_HINT}", retryable=False) from None
+            raise EngineError(
+                "context_overflow",
+                f"the prompt does not fit n_ctx={self.n_ctx}: {exc}; {CONTEXT_HINT}",
+                retryable=False,
+            ) from None
         if self.cancel.is_set():
             raise EngineError("cancelled", "generation cancelled", retryable=False)
         usage = reply.get("usage", {})

@@ -42,9 +42,22 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
             repetition = whole(path, line, "repetition", row["repetition"])
             rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
             key = (row["model"], row["topic"], row["question_id"], repetition)
-            entry = lists.setdefault(key, {"cluster": row["cluster"] or None, "items": []})
+            cluster = row["cluster"] or None
+            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
+            if entry["cluster"] != cluster:  # one answer, so one question, in two clusters: a mix-up
+                raise ImportError_(
+                    f"{path}: line {line}: question_id {row['question_id']!r} of topic {row['topic']!r} is "
+                    f"under cluster {cluster!r} here and {entry['cluster']!r} on line {entry['line']}; a question "
+                    "belongs to one cluster: give each question its own id"
+                )
             entity = (row["entity"] or "").strip()
             if entity and rank is not None:
+                if rank in entry["ranks"]:
+                    raise ImportError_(
+                        f"{path}: line {line}: rank {rank} appears twice for question_id {row['question_id']!r} "
+                        f"(model {row['model']!r}, repetition {repetition}); each rank holds one entity"
+                    )
+                entry["ranks"].add(rank)
                 entry["items"].append((rank, entity))
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain, combinations
 from typing import Any
@@ -152,6 +152,7 @@ class LogOddsRatio:
     p: float | None
     ci: tuple[float | None, float | None] = (None, None)  # bootstrap interval of the mean
     slots: tuple[int, int] = (0, 0)  # slots of region a and of region b over all clusters
+    group_slots: dict[str, tuple[int, int]] = field(default_factory=dict)  # the same per group
 
     @property
     def n_groups(self) -> int:
@@ -251,7 +252,8 @@ def geographic_lor(
 
         result = stats.ttest_1samp(values, 0.0)
         t, p = _finite(result.statistic), _finite(result.pvalue)
-    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held)
+    group_slots = {g: (int(t[0]), int(t[1])) for g, t in totals.items()}
+    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held, group_slots)
 
 
 NON_US = "non-US"  # every region but the United States (entities without a region not counted)
@@ -433,7 +435,17 @@ def choice_metric_records(
             )
             for group, value in lor.per_group.items():
                 if group:
-                    records.append({**base, "metric": "lor", "cluster": group, "value": _finite(value)})
+                    held_a, held_b = lor.group_slots.get(group, (None, None))
+                    records.append(
+                        {
+                            **base,
+                            "metric": "lor",
+                            "cluster": group,
+                            "value": _finite(value),
+                            "slots_a": held_a,
+                            "slots_b": held_b,
+                        }
+                    )
     # One family of t-tests per model: every topic x region pair.
     adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
     return records

@@ -65,9 +65,13 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
     return ["topic"] + names, rows
 
 
+def _no_regions(r: dict[str, Any]) -> bool:
+    return r.get("slots_a") == 0 and r.get("slots_b") == 0
+
+
 def lor_cell(r: dict[str, Any]) -> str:
     """A topic's mean LOR, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
-    if r.get("slots_a") == 0 and r.get("slots_b") == 0:
+    if _no_regions(r):
         return "n/a: no regions yet"  # the screen and the CLI say how to assign them
     if r.get("p") is None:
         why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
@@ -87,6 +91,8 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
                 row.append("")
             elif "mean" in r:  # topic level: mean over clusters, its interval and test
                 row.append(lor_cell(r))
+            elif _no_regions(r):  # one cluster, nothing to compare: not "no bias"
+                row.append("n/a: no regions yet")
             else:  # one cluster
                 row.append(fmt(r.get("value"), 2))
         rows.append(row)
@@ -119,7 +125,13 @@ def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, 
     over several topics, the mean of the topics' values."""
     grouped: dict[tuple[str, str], list[float]] = {}
     for r in records:
-        if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None and r["region_b"] == "Europe":
+        if (
+            r["metric"] == "lor"
+            and r.get("cluster")
+            and r.get("value") is not None
+            and r["region_b"] == "Europe"
+            and not _no_regions(r)
+        ):
             grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
     values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
     return diverging_bars([(f"{model} · {cluster}", value) for (model, cluster), value in values], width)
@@ -166,7 +178,11 @@ def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
 def lor_forest(records: list[dict[str, Any]]) -> Forest:
     """Each model x topic x region pair's mean log-odds ratio with its bootstrap interval."""
     rows = sorted(
-        (r for r in records if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None),
+        (
+            r
+            for r in records
+            if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None and not _no_regions(r)
+        ),
         key=lambda r: (r["topic"], r["region_a"], r["region_b"], r["model"]),
     )
     return Forest(
