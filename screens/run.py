@@ -28,6 +28,19 @@ STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "fail
 REPLICA_COLUMNS = ("state", "answered", "failed", "in flight", "mean s", "replica")  # the long URL last
 
 
+def _sync_rows(table: DataTable, columns: tuple[str, ...], rows: dict[str, list[Text]]) -> None:
+    """Make the table hold exactly these rows, updating cells in place (no flicker, the
+    cursor keeps its row) and dropping rows no longer there."""
+    for key, cells in rows.items():
+        if key in table.rows:
+            for column, cell in zip(columns, cells):
+                table.update_cell(key, column, cell)
+        else:
+            table.add_row(*cells, key=key)
+    for key in [k.value for k in table.rows if k.value not in rows]:
+        table.remove_row(key)
+
+
 class RunScreen(Screen):
     BINDINGS = [
         Binding("s", "start", "Start/resume", tooltip="Plan the study and answer what is not answered yet"),
@@ -87,10 +100,9 @@ class RunScreen(Screen):
 
     def _show_snapshot(self, snap: dict) -> None:
         table = self.query_one("#status-table", DataTable)
-        seen = set()
+        shown: dict[str, list[Text]] = {}
         for record in snap["status"]:
             key = f"{record['study']}|{record['model']}|{record['stage']}"
-            seen.add(key)
             values = [
                 record["study"],
                 record["model"],
@@ -101,14 +113,8 @@ class RunScreen(Screen):
                 record["failed"],
                 record["errors_survived"],
             ]
-            cells = [Text(visible(str(v))) for v in values]
-            if key in table.rows:
-                for column, cell in zip(STATUS_COLUMNS, cells):
-                    table.update_cell(key, column, cell)
-            else:
-                table.add_row(*cells, key=key)
-        for key in [k.value for k in table.rows if k.value not in seen]:
-            table.remove_row(key)
+            shown[key] = [Text(visible(str(v))) for v in values]
+        _sync_rows(table, STATUS_COLUMNS, shown)
         self._show_replicas(snap.get("endpoints", []))
         log = self.query_one("#error-log", RichLog)
         for error in snap["errors"]:
@@ -129,21 +135,13 @@ class RunScreen(Screen):
         table = self.query_one("#replica-table", DataTable)
         if table.display != bool(replicas):
             table.display = bool(replicas)
-        seen = set()
+        shown: dict[str, list[Text]] = {}
         for r in replicas:
-            key = f"{r['model']}|{r['url']}"
-            seen.add(key)
             state = Text(r["state"], style="bold red" if r["state"] == "down" else "")
             latency = f"{r['mean_latency_s']:.2f}" if r["mean_latency_s"] is not None else "-"
             values = [str(r["answered"]), str(r["failed"]), str(r["in_flight"]), latency, visible(r["url"])]
-            cells = [state] + [Text(v) for v in values]
-            if key in table.rows:
-                for column, cell in zip(REPLICA_COLUMNS, cells):
-                    table.update_cell(key, column, cell)
-            else:
-                table.add_row(*cells, key=key)
-        for key in [k.value for k in table.rows if k.value not in seen]:
-            table.remove_row(key)
+            shown[f"{r['model']}|{r['url']}"] = [state] + [Text(v) for v in values]
+        _sync_rows(table, REPLICA_COLUMNS, shown)
 
     # -- running -------------------------------------------------------------
 
