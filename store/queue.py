@@ -81,8 +81,6 @@ def upsert_model(
     with transaction(conn):
         row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
         if row:
-            # The label follows the latest spec (a pool's replicas change; its identity does not).
-            conn.execute("UPDATE models SET spec = ?, base_url = ? WHERE id = ?", (spec, base_url, row["id"]))
             return row["id"]
         cur = conn.execute(
             "INSERT INTO models (identity, spec, engine, name, base_url, file_path, file_hash, "
@@ -408,6 +406,12 @@ def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list
 def study_id(conn: sqlite3.Connection, name: str) -> int | None:
     row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
     return row[0] if row else None
+
+
+def model_label(conn: sqlite3.Connection, model_id: int) -> str:
+    """The spec a model was first registered with: the label its results are stored under,
+    kept when its replicas (and so its spec) change, so one model never splits in two."""
+    return conn.execute("SELECT spec FROM models WHERE id = ?", (model_id,)).fetchone()[0]
 
 
 def study_identities(conn: sqlite3.Connection, name: str) -> list[str]:

@@ -158,8 +158,15 @@ def test_going_from_one_url_to_a_pool_and_back_asks_nothing_again(tmp_path, db_p
         again = run_cli("run", str(study), "--db", str(db_path), "--quiet", "--model", models)
         assert again.returncode == 0 and "0 newly planned" in again.stdout, again.stdout
     assert rows(db_path, "SELECT COUNT(*) FROM responses") == [(5,)]
-    assert rows(db_path, "SELECT identity, spec FROM models") == [
-        (f"openai:m@{first.base_url}", f"openai:m@{second.base_url}")
+    assert rows(db_path, "SELECT identity FROM models") == [(f"openai:m@{first.base_url}",)]
+    # The study grows on the pool: the new answer's list joins the model's others, under one
+    # label (one column in the metrics), not a second model.
+    study.write_text(study.read_text().replace('recommend?"]', 'recommend?", "And a new question?"]'))
+    pool = f"openai:m@{first.base_url}|{second.base_url}"
+    grown = run_cli("run", str(study), "--db", str(db_path), "--quiet", "--model", pool)
+    assert grown.returncode == 0 and "1 newly planned" in grown.stdout, grown.stdout
+    assert rows(db_path, "SELECT model, COUNT(*) FROM mention_lists GROUP BY model") == [
+        (f"openai:m@{first.base_url}", 6)
     ]
     # Two servers listed as two models stay two models.
     both = write_study(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from workbench import methods
@@ -81,7 +81,9 @@ def _register(
         file_hash=resolved.file_hash,
         params=params,
     )
-    return model_id, resolved
+    # Results are stored under the model's first label: a pool whose replicas changed is
+    # still one model, in one column.
+    return model_id, replace(resolved, stored_label=queue.model_label(conn, model_id))
 
 
 def first_stage(study) -> str:

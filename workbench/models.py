@@ -32,10 +32,11 @@ class ResolvedModel:
     identity: str  # stable across machines: same identity, comparable answers
     file_path: str | None = None
     file_hash: str | None = None
+    stored_label: str | None = None  # the label the store already knows this model by
 
     @property
     def label(self) -> str:
-        return self.spec.canonical()
+        return self.stored_label or self.spec.canonical()
 
 
 class ModelNotFound(UserFacingError):

@@ -49,6 +49,15 @@ def expect(where: Where, value: Any, kind: type | tuple[type, ...], expectation:
     return value
 
 
+def study_file(where: Where, base: Path, value: Any, expectation: str = "a file path") -> Path:
+    """A file a study names, relative to the study file's folder. A name the file system
+    cannot hold (a NUL character) is refused here, with the key, not deep in a loader."""
+    name = expect(where, value, str, expectation)
+    if "\x00" in name:
+        raise where.error(f"expected {expectation}, got a name with a NUL character")
+    return (base / name).resolve()
+
+
 def expect_range(
     where: Where,
     value: Any,

@@ -39,6 +39,7 @@ from workbench.studies.spec import (
     read_models,
     read_name,
     read_optional_spec,
+    study_file,
 )
 
 TOP_KEYS = {
@@ -291,8 +292,7 @@ def _question_generation(where: Where, table: Any, study_path: Path) -> Question
     prompts = {}
     for key in ("adapt_prompt", "generate_prompt"):
         if key in table:
-            value = expect(where.child(key), table[key], str, "a path to a prompt file")
-            prompt_path = (study_path.parent / value).resolve()
+            prompt_path = study_file(where.child(key), study_path.parent, table[key], "a path to a prompt file")
             if not prompt_path.is_file():
                 raise where.child(key).error(f"file {prompt_path} does not exist")
             prompts[key] = str(prompt_path)
@@ -349,8 +349,7 @@ def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_pa
         source = "inline"
     else:
         file_where = where.child("questions_file")
-        file_name = expect(file_where, topic["questions_file"], str, "a path to a JSON or CSV file")
-        file_path = (study_path.parent / file_name).resolve()
+        file_path = study_file(file_where, study_path.parent, topic["questions_file"], "a path to a JSON or CSV file")
         grouped = read_question_file(file_path, clusters, topic=name, where=file_where)
         source = str(file_path)
     questions = []

@@ -34,6 +34,7 @@ from workbench.studies.spec import (
     read_generation,
     read_models,
     read_name,
+    study_file,
 )
 
 TOP_KEYS = {
@@ -91,7 +92,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
     models = read_models(where, data)
     if "catalog" not in data:
         raise where.child("catalog").error("missing; expected a JSON list or CSV file of catalog items")
-    catalog_path = (path.parent / expect(where.child("catalog"), data["catalog"], str, "a file path")).resolve()
+    catalog_path = study_file(where.child("catalog"), path.parent, data["catalog"])
     try:
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
@@ -116,9 +117,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
         raise where.child("seeds").error("expected at least one seed")
     attributes: dict[str, list[str]] = {}
     if "attributes_file" in data:
-        file_path = (
-            path.parent / expect(where.child("attributes_file"), data["attributes_file"], str, "a JSON file")
-        ).resolve()
+        file_path = study_file(where.child("attributes_file"), path.parent, data["attributes_file"], "a JSON file")
         try:
             loaded = json.loads(file_path.read_text("utf-8"))
         except (OSError, ValueError) as exc:

@@ -34,7 +34,7 @@ from typing import Any
 from workbench.keys import request_key
 from workbench.specs import ModelSpec
 from workbench.store.queue import PlannedRequest, transaction
-from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name
+from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name, study_file
 
 TOP_KEYS = {
     "name",
@@ -196,7 +196,7 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
             raise where.child(key).error("missing")
 
     def local(key: str) -> Path:
-        return (path.parent / expect(where.child(key), data[key], str, "a file path")).resolve()
+        return study_file(where.child(key), path.parent, data[key])
 
     task = load_task(where.child("task"), local("task"))
     templates = _read_csv(where.child("templates"), local("templates"), "sentence")

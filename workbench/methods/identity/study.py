@@ -47,6 +47,7 @@ from workbench.studies.spec import (
     read_models,
     read_name,
     read_optional_spec,
+    study_file,
 )
 
 TOP_KEYS = {
@@ -142,8 +143,9 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
     judge = None if data.get("judge", "rules") == "rules" else read_optional_spec(where, data, "judge")
     judge_prompt = None
     if "judge_prompt" in data:
-        value = expect(where.child("judge_prompt"), data["judge_prompt"], str, "a path to a prompt file")
-        judge_prompt = str((path.parent / value).resolve())
+        judge_prompt = str(
+            study_file(where.child("judge_prompt"), path.parent, data["judge_prompt"], "a path to a prompt file")
+        )
         if not Path(judge_prompt).is_file():
             raise where.child("judge_prompt").error(f"file {judge_prompt} does not exist")
     return IdentityStudy(
