@@ -164,11 +164,14 @@ class MetricsScreen(Screen):
         self.refresh_tables()
 
     def panels(self) -> list[Panel]:
-        return [
-            panel
-            for name, records in self.by_method.items()
-            for panel in methods.panels_of(methods.get(name), records, self.choices)
-        ]
+        out: list[Panel] = []
+        for name, records in self.by_method.items():
+            try:
+                out += methods.panels_of(methods.get(name), records, self.choices)
+            except Exception as exc:  # a plugin's broken section must not take the screen down
+                note = Text(visible_line(f"{name}: its metrics section failed: {exc.__class__.__name__}: {exc}"))
+                out.append(Panel(f"{name}-failed", f"{name} (section failed)", chart=note, export=False))
+        return out
 
     def refresh_tables(self) -> None:
         body = self.query_one("#metrics-body", VerticalScroll)

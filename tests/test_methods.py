@@ -136,6 +136,19 @@ def _echo_on_the_metrics_screen(db):
             assert table_text(app, "#echo-records") == [["e", "echoed", "3"]]
             assert "a toy: repeat each word" in str(app.screen.query_one("#echo-records-title").render())
 
+        # A plugin whose section breaks shows why, and the rest of the app goes on.
+        def broken(records, choices):
+            raise RuntimeError("no panels today")
+
+        methods.get("echo").metric_panels = broken
+        app = WorkbenchApp(db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query("#echo-failed"))
+            assert "no panels today" in str(app.screen.query_one("#echo-failed").render())
+            await pilot.press("1")
+            assert await wait_for(pilot, lambda: app.screen.query("#status-table"))
+
     asyncio.run(scenario())
 
 

@@ -8,7 +8,7 @@ helpers here are what every method shares (no Textual here: charts are Rich text
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
@@ -56,7 +56,6 @@ class Panel:
     chart: Text | None = None
     export: bool = True  # written to the Markdown export (charts are not)
     plot: Forest | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def forest_text(forest: Forest, label_width: int = 28, width: int = 30) -> Text:
