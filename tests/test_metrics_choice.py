@@ -340,3 +340,24 @@ def test_without_regions_no_log_odds_reads_like_no_bias():
     assert rows and all(row[2] == "n/a: no regions yet" for row in rows)
     assert views.lor_bars(records) == [] and views.lor_forest(records).values == []
     assert "0.00" not in str(views.panels(records, {"topic": views.ALL, "cluster": "a"})[1].table)
+
+
+def test_chart_labels_are_short_and_still_tell_models_apart():
+    from workbench.metric_views import short_labels
+
+    labels = [
+        "openai:m@http://127.0.0.1:8001/v1",
+        "openai:m@http://127.0.0.1:8002/v1",
+        "openai:gpt-4o@https://api.openai.com/v1,temperature=0.2",
+        "llama:/models/qwen-7b.gguf,n_ctx=4096",
+        "llama:default",
+        "gemini",
+    ]
+    assert short_labels(labels) == {
+        labels[0]: "m@127.0.0.1:8001",
+        labels[1]: "m@127.0.0.1:8002",
+        labels[2]: "gpt-4o",
+        labels[3]: "qwen-7b.gguf",
+        labels[4]: "llama:default",
+        labels[5]: "gemini",
+    }

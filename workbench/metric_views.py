@@ -7,6 +7,7 @@ helpers here are what every method shares (no Textual here: charts are Rich text
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -110,6 +111,36 @@ def drop_constant_columns(header: list[str], rows: list[list[str]], keep: int = 
     note = " · ".join(f"{header[i]}: {rows[0][i]}" for i in constant)
     kept = [i for i in range(len(header)) if i not in constant]
     return ([header[i] for i in kept], [[row[i] for i in kept] for row in rows]), note
+
+
+def short_labels(labels: list[str]) -> dict[str, str]:
+    """Chart labels for models, short enough for 80 columns and still distinct:
+    "openai:gpt-4o@https://api.openai.com/v1" -> "gpt-4o", a GGUF path -> its file name;
+    where two would read alike, the host (or the whole label) tells them apart."""
+    from urllib.parse import urlsplit
+
+    def name(label: str) -> str:
+        engine, colon, rest = label.partition(":")
+        served = rest.split("@")[0].split(",")[0]
+        if not colon or engine not in ("llama", "openai") or not served or served == "default":
+            return label  # an imported model name, or the bundled model: already short
+        return served.rsplit("/", 1)[-1] if engine == "llama" else served
+
+    def with_host(label: str) -> str:
+        urls = label.partition("@")[2].split(",")[0]
+        hosts = "|".join(urlsplit(u).netloc for u in urls.split("|") if u)
+        return f"{name(label)}@{hosts}" if hosts else label
+
+    out: dict[str, str] = {}
+    for shorten in (name, with_host, lambda label: label):
+        for label in labels:
+            if label not in out:
+                out[label] = shorten(label)
+        counts = Counter(out.values())
+        out = {label: short for label, short in out.items() if counts[short] == 1}
+        if len(out) == len(set(labels)):
+            break
+    return {label: out.get(label, label) for label in labels}
 
 
 def models(records: list[dict[str, Any]]) -> list[str]:

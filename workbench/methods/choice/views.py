@@ -19,6 +19,7 @@ from workbench.metric_views import (
     forest_text,
     legend_symbols,
     models,
+    short_labels,
 )
 
 
@@ -134,7 +135,8 @@ def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, 
         ):
             grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
     values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
-    return diverging_bars([(f"{model} · {cluster}", value) for (model, cluster), value in values], width)
+    short = short_labels([model for (model, _), _ in values])
+    return diverging_bars([(f"{short[model]} · {cluster}", value) for (model, cluster), value in values], width)
 
 
 def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
@@ -166,8 +168,9 @@ def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
     colour = {region: REGION_STYLES[i % len(REGION_STYLES)] for i, region in enumerate(regions)}
     symbol = legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U
     chart = Text()
+    short = short_labels([model for model, _ in rows])
     for model, shares in rows:
-        chart.append(f"{visible_line(model)[:28]:<28} ")
+        chart.append(f"{visible_line(short[model])[:28]:<28} ")
         for region, share in shares:
             chart.append(symbol[region] * round(share * width), style=colour[region])
         chart.append("\n")
@@ -185,8 +188,9 @@ def lor_forest(records: list[dict[str, Any]]) -> Forest:
         ),
         key=lambda r: (r["topic"], r["region_a"], r["region_b"], r["model"]),
     )
+    short = short_labels([r["model"] for r in rows])
     return Forest(
-        labels=[f"{r['topic']} · {r['region_b']} · {r['model']}" for r in rows],
+        labels=[f"{r['topic']} · {r['region_b']} · {short[r['model']]}" for r in rows],
         values=[r["mean"] for r in rows],
         lows=[r.get("ci_low") for r in rows],
         highs=[r.get("ci_high") for r in rows],

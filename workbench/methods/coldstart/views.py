@@ -7,7 +7,7 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.metric_views import Filter, Forest, Panel, fmt, value_bars
+from workbench.metric_views import Filter, Forest, Panel, fmt, short_labels, value_bars
 
 MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
 COLDSTART_METRICS = ("iou", "serp", "prag")
@@ -61,7 +61,8 @@ def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[t
         for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
         if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None
     ]
-    bars = value_bars([(f"{r['persona']} · {r['model']}", r["mean"], r.get("std")) for r in chosen], scale=1.0)
+    short = short_labels([r["model"] for r in chosen])
+    bars = value_bars([(f"{r['persona']} · {short[r['model']]}", r["mean"], r.get("std")) for r in chosen], scale=1.0)
     return [
         (label, bar, figures + _out_note(out.get((r["persona_category"], r["persona"], r["model"]))))
         for (label, bar, figures), r in zip(bars, chosen)
@@ -76,8 +77,9 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
         if r["metric"] == f"{divergence}_divergence" and r.get("mean") is not None
     ]
     spread = [r.get("std") or 0.0 for r in chosen]
+    short = short_labels([r["model"] for r in chosen])
     forest = Forest(
-        labels=[f"{r['persona']} · {r['model']}" for r in chosen],
+        labels=[f"{r['persona']} · {short[r['model']]}" for r in chosen],
         values=[r["mean"] for r in chosen],
         lows=[max(0.0, r["mean"] - s) for r, s in zip(chosen, spread)],
         highs=[min(1.0, r["mean"] + s) for r, s in zip(chosen, spread)],
