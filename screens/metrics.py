@@ -84,6 +84,7 @@ class MetricsScreen(Screen):
             ordered.setdefault(key, []).extend(bindings)
         self._bindings.key_to_bindings = ordered
         self.choices: dict[str, str] = {}
+        self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
 
     @property
     def records(self) -> list[dict[str, Any]]:
@@ -155,6 +156,7 @@ class MetricsScreen(Screen):
 
     def _loaded(self, by_method: dict[str, list[dict[str, Any]]]) -> None:
         self.query_one("#metrics-body").remove_class("stale")
+        self.computed += 1
         self.by_method = by_method
         self.refresh_bindings()  # the filters on offer follow the methods with numbers
         for f in self._active_filters():

@@ -140,6 +140,17 @@ def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, .
         yield model, topic, cluster, question, repetition, entities.get(list_id, []), slots.get(list_id, [])
 
 
+def lists_version(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(this store, a count that moves whenever a ranked list could read differently):
+    equal twice, the lists are the same (see migration 16)."""
+    counts = dict(conn.execute("SELECT what, n FROM change_counts").fetchall())
+    return counts["store"], counts["lists"]
+
+
+def database_file(conn: sqlite3.Connection) -> str:
+    return conn.execute("PRAGMA database_list").fetchone()[2]
+
+
 def regions(conn: sqlite3.Connection) -> dict[str, str | None]:
     return {name: region for name, region in conn.execute("SELECT name, region FROM entities")}
 

@@ -379,6 +379,37 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (model_id, url)
     );
     """,
+    # 16: a counter of every change to what ranked lists are made of (lists, their mentions,
+    # the alias registry, entity names, superseded requests), kept by triggers so that no
+    # writer, in any process, can change a list without it: the Metrics screen reuses the
+    # lists it loaded while the counter stands still (a region assignment does not move it).
+    """
+    CREATE TABLE change_counts (what TEXT PRIMARY KEY, n INTEGER NOT NULL);
+    INSERT INTO change_counts VALUES ('lists', 0);
+    -- which store this is: a file deleted and made again at the same path starts a new one
+    INSERT INTO change_counts VALUES ('store', abs(random()));
+    CREATE TRIGGER lists_insert AFTER INSERT ON mention_lists
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER lists_update AFTER UPDATE ON mention_lists
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER lists_delete AFTER DELETE ON mention_lists
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER mentions_delete AFTER DELETE ON mentions
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER aliases_insert AFTER INSERT ON aliases
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER aliases_update AFTER UPDATE ON aliases
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER aliases_delete AFTER DELETE ON aliases
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER entities_rename AFTER UPDATE OF name ON entities
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER entities_delete AFTER DELETE ON entities
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    CREATE TRIGGER requests_supersede AFTER UPDATE OF superseded ON requests
+        WHEN OLD.superseded IS NOT NEW.superseded
+        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

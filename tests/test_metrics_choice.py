@@ -361,3 +361,59 @@ def test_chart_labels_are_short_and_still_tell_models_apart():
         labels[4]: "llama:default",
         labels[5]: "gemini",
     }
+
+
+def test_metrics_reuse_loaded_lists_only_while_they_stay_the_same(tmp_path):
+    """The lists a refresh loaded are reused until a change could make them read
+    differently (kept by triggers in the store). After every kind of change the numbers
+    equal a computation from scratch; a region assignment reuses the lists."""
+    from helpers import run_cli
+    from test_tui import write_mentions
+
+    from workbench.methods.choice import data
+    from workbench.store import mentions, reviews
+    from workbench.store.db import connect
+
+    db = tmp_path / "a.db"
+    assert (
+        run_cli(
+            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s"
+        ).returncode
+        == 0
+    )
+    conn = connect(db)
+
+    def check(change: str, moves: bool) -> None:
+        before = mentions.lists_version(conn)
+        cached = data.choice_metric_records_of(conn)
+        assert (mentions.lists_version(conn) != before) is False  # reading changes nothing
+        data._LOADED.clear()
+        assert cached == data.choice_metric_records_of(conn), change  # as if computed afresh
+        assert (before != check.last) is moves, change
+        check.last = before
+
+    check.last = mentions.lists_version(conn)
+    data.choice_metric_records_of(conn)
+    regions = tmp_path / "regions.csv"
+    regions.write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\n")
+    assert run_cli("import", "entities", str(regions), "--db", str(db)).returncode == 0
+    check("regions assigned", moves=False)
+    list_id = conn.execute("SELECT id FROM mention_lists ORDER BY id LIMIT 1").fetchone()[0]
+    reviews.review(conn, list_id, "r", "accept")
+    check("a list accepted as it is", moves=False)
+    reviews.review(conn, list_id, "r", "edit", ["Puma", "Nike"])
+    check("a list edited", moves=True)
+    reviews.review(conn, list_id, "r", "reject")
+    check("a list rejected", moves=True)
+    reviews.review(conn, list_id, "r", "edit", ["Asics"])
+    check("an emptied list given entities again", moves=True)
+    assert run_cli("entities", "merge", "Asics", "Puma", "--db", str(db), "--into", "Asics").returncode == 0
+    check("two entities merged", moves=True)
+    assert run_cli("entities", "rename", "Asics", "Asics Corp", "--db", str(db)).returncode == 0
+    check("an entity renamed", moves=True)
+    assert run_cli("entities", "undo", "--db", str(db)).returncode == 0
+    check("a decision undone", moves=True)
+    more = tmp_path / "more.csv"
+    more.write_text("model,topic,cluster,question_id,repetition,rank,entity\ngpt,shoes,Convenience,new,1,1,Adidas\n")
+    assert run_cli("import", "mentions", str(more), "--db", str(db), "--study", "s").returncode == 0
+    check("a list imported", moves=True)

@@ -117,6 +117,32 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     return len(question_store.study_questions(conn, study_id)) - before
 
 
+# Ranked lists as last loaded, per (database file, study): (lists version, settings, lists,
+# the numbers that depend on the lists alone). Loading a million mentions takes seconds; a
+# region assigned or a verdict that leaves the lists as they were does not move the version
+# (kept by triggers, store migration 16), so the Metrics screen recomputes only what regions change.
+_LOADED: dict[tuple[str, int], tuple[tuple[int, int], str, list[ResponseList], dict]] = {}
+_KEEP_STUDIES = 4
+
+
+def _lists_of(conn: sqlite3.Connection, study_id: int, settings_json: str) -> tuple[list[ResponseList], dict]:
+    key = (mentions.database_file(conn), study_id)
+    version = mentions.lists_version(conn)  # read before the lists: a change in between reloads next time
+    cached = _LOADED.get(key)
+    if cached is not None and cached[0] == version and cached[1] == settings_json:
+        return cached[2], cached[3]
+    lists = [
+        ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
+        for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)
+    ]
+    if key[0]:  # an on-disk store (an in-memory one has no name to key by)
+        _LOADED[key] = (version, settings_json, lists, {})
+        while len(_LOADED) > _KEEP_STUDIES:
+            _LOADED.pop(next(iter(_LOADED)))
+        return lists, _LOADED[key][3]
+    return lists, {}
+
+
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every ChoiceEval metric of one study (or all), as flat records."""
     where, args = ("WHERE name = ?", (study,)) if study else ("", ())
@@ -125,10 +151,7 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
     records: list[dict[str, Any]] = []
     for study_id, name, spec_json in studies:
         settings = json.loads(spec_json).get("metrics", {})
-        lists = [
-            ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
-            for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)
-        ]
+        lists, list_part = _lists_of(conn, study_id, json.dumps(settings, sort_keys=True))
         if not lists:
             continue
         records += choice_metric_records(
@@ -138,6 +161,7 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
             region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
             top_n=settings.get("top_n", 10),
             min_share=settings.get("min_share", 0.05),
+            list_part=list_part,
         )
     return records
 

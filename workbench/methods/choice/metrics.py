@@ -346,9 +346,14 @@ def choice_metric_records(
     region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
     top_n: int = 10,
     min_share: float = 0.05,
+    list_part: dict[tuple[str, str], Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Every ChoiceEval metric per model x topic and per cluster, as flat records
-    (the `workbench metrics --format json` contract)."""
+    (the `workbench metrics --format json` contract).
+
+    `list_part`: a dict the caller keeps while the lists stay the same; the numbers that
+    depend on the lists alone (PEIR, stability, ...) are kept there and reused, and only
+    those that depend on regions are computed again."""
     groups: dict[tuple[str, str], list[ResponseList]] = {}
     for item in lists:
         groups.setdefault((item.model, item.topic), []).append(item)
@@ -358,94 +363,116 @@ def choice_metric_records(
         for item in items:
             clusters.setdefault(item.cluster or "", []).append(item)
         scopes = [(None, items)] + [(c or None, sub) for c, sub in sorted(clusters.items()) if c]
-        counted = _scope_counts(clusters)
-        for cluster, scope in scopes:
-            base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
-            per_rep, presence, slot_counts = counted[cluster]
-            entity, peir, n = preferred_entity(scope, presence)
-            low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
+        kept = list_part.get((model, topic)) if list_part is not None else None
+        if kept is None:
+            counted = _scope_counts(clusters)
+            kept = (counted, _list_records(study, model, topic, scopes, counted, top_n))
+            if list_part is not None:
+                list_part[(model, topic)] = kept
+        counted, list_records = kept
+        records += [dict(r) for r in list_records]  # copies: a caller may add to a record
+        records += _region_records(study, model, topic, items, scopes, counted, region_of, region_pairs, min_share)
+    # One family of t-tests per model: every topic x region pair.
+    adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
+    return records
+
+
+def _list_records(study, model, topic, scopes, counted, top_n) -> list[dict[str, Any]]:
+    """The numbers of one model x topic that depend on the lists alone."""
+    records: list[dict[str, Any]] = []
+    for cluster, scope in scopes:
+        base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
+        per_rep, presence, slot_counts = counted[cluster]
+        entity, peir, n = preferred_entity(scope, presence)
+        low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
+        records.append(
+            {
+                **base,
+                "metric": "peir",
+                "entity": entity,
+                "value": _finite(peir),
+                "n": n,
+                **interval_fields(low, high),
+            }
+        )
+        records.append(
+            {
+                **base,
+                "metric": "direct_recommendation_rate",
+                "value": _finite(direct_recommendation_rate(scope)),
+                "n": n,
+            }
+        )
+        stab = stability(scope, top_n, per_rep)
+        for rep_a, rep_b, rho, p in stab.spearman:
             records.append(
                 {
                     **base,
-                    "metric": "peir",
-                    "entity": entity,
-                    "value": _finite(peir),
-                    "n": n,
-                    **interval_fields(low, high),
+                    "metric": "spearman",
+                    "repetition_a": rep_a,
+                    "repetition_b": rep_b,
+                    "value": rho,
+                    "p": p,
+                    "n": len(stab.entities),
                 }
             )
+        if len(stab.counts) >= 2:
+            h, p = stab.kruskal
+            records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
+        us = us_top3(scope, presence)
+        if us is not None:
+            records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
+    return records
+
+
+def _region_records(
+    study, model, topic, items, scopes, counted, region_of, region_pairs, min_share
+) -> list[dict[str, Any]]:
+    """The numbers of one model x topic that depend on the regions too (shares, log-odds)."""
+    records: list[dict[str, Any]] = []
+    for cluster, scope in scopes:  # the topic, then each cluster
+        for region, share in region_shares(scope, region_of, counted[cluster][2]).items():
             records.append(
                 {
-                    **base,
-                    "metric": "direct_recommendation_rate",
-                    "value": _finite(direct_recommendation_rate(scope)),
-                    "n": n,
+                    "study": study,
+                    "model": model,
+                    "topic": topic,
+                    "cluster": cluster,
+                    "metric": "region_share",
+                    "region": region,
+                    "value": share,
                 }
             )
-            stab = stability(scope, top_n, per_rep)
-            for rep_a, rep_b, rho, p in stab.spearman:
+    slots = region_slots(items, region_of, min_share)  # one table for every region pair
+    for region_a, region_b in region_pairs:
+        lor = geographic_lor(items, region_of, region_a, region_b, min_share, slots=slots)
+        base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
+        records.append(
+            {
+                **base,
+                "metric": "lor",
+                "cluster": None,
+                "mean": _finite(lor.mean),
+                "exp_mean": _finite(lor.exp_mean),
+                "t": lor.t,
+                "p": lor.p,
+                "n_groups": lor.n_groups,
+                "slots_a": lor.slots[0],
+                "slots_b": lor.slots[1],
+                **interval_fields(*lor.ci),
+            }
+        )
+        for group, value in lor.per_group.items():
+            if group:
+                held_a, held_b = lor.group_slots.get(group, (None, None))
                 records.append(
                     {
                         **base,
-                        "metric": "spearman",
-                        "repetition_a": rep_a,
-                        "repetition_b": rep_b,
-                        "value": rho,
-                        "p": p,
-                        "n": len(stab.entities),
+                        "metric": "lor",
+                        "cluster": group,
+                        "value": _finite(value),
+                        "slots_a": held_a,
+                        "slots_b": held_b,
                     }
                 )
-            if len(stab.counts) >= 2:
-                h, p = stab.kruskal
-                records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
-            us = us_top3(scope, presence)
-            if us is not None:
-                records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
-        for cluster, scope in scopes:  # the topic, then each cluster
-            for region, share in region_shares(scope, region_of, counted[cluster][2]).items():
-                records.append(
-                    {
-                        "study": study,
-                        "model": model,
-                        "topic": topic,
-                        "cluster": cluster,
-                        "metric": "region_share",
-                        "region": region,
-                        "value": share,
-                    }
-                )
-        slots = region_slots(items, region_of, min_share)  # one table for every region pair
-        for region_a, region_b in region_pairs:
-            lor = geographic_lor(items, region_of, region_a, region_b, min_share, slots=slots)
-            base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
-            records.append(
-                {
-                    **base,
-                    "metric": "lor",
-                    "cluster": None,
-                    "mean": _finite(lor.mean),
-                    "exp_mean": _finite(lor.exp_mean),
-                    "t": lor.t,
-                    "p": lor.p,
-                    "n_groups": lor.n_groups,
-                    "slots_a": lor.slots[0],
-                    "slots_b": lor.slots[1],
-                    **interval_fields(*lor.ci),
-                }
-            )
-            for group, value in lor.per_group.items():
-                if group:
-                    held_a, held_b = lor.group_slots.get(group, (None, None))
-                    records.append(
-                        {
-                            **base,
-                            "metric": "lor",
-                            "cluster": group,
-                            "value": _finite(value),
-                            "slots_a": held_a,
-                            "slots_b": held_b,
-                        }
-                    )
-    # One family of t-tests per model: every topic x region pair.
-    adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
     return records
