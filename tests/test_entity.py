@@ -343,3 +343,30 @@ def test_scores_made_elsewhere_import_and_give_the_same_deltas(tmp_path, fake_se
         str(EXAMPLE / "urgency.task.json"),
     )
     assert out.returncode == 2 and "line 2: column 'label'" in out.stderr and not (tmp_path / "bad.db").exists()
+
+
+def test_group_table_keeps_its_numbers_in_view_and_a_constant_condition_in_the_title():
+    from workbench.methods.entity import views
+
+    def group(value_label, model="llama:default", value=0.5):
+        return {
+            "metric": "group_delta",
+            "attribute": "continent",
+            "value_label": value_label,
+            "model": model,
+            "variant": "zero_shot_text",
+            "language": "english",
+            "value": value,
+            "n": 4,
+            "p": 0.03,
+            "d": 1.2,
+        }
+
+    panels = {p.id: p for p in views.panels([group("Africa"), group("Europe", value=-0.5)], {})}
+    header, rows = panels["entity-groups"].table
+    assert header == ["attribute", "group", "mean Delta", "n", "p (MWU)", "d"]
+    assert rows[0] == ["continent", "Africa", "+0.500", "4", "0.030", "1.20"]
+    assert "condition: llama:default · zero_shot_text" in panels["entity-groups"].title
+    # Two conditions: the condition stays, after the numbers.
+    header, rows = views.panels([group("Africa"), group("Africa", model="openai:m")], {})[-1].table
+    assert header[-1] == "condition" and header[2:6] == ["mean Delta", "n", "p (MWU)", "d"]

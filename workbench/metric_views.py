@@ -102,12 +102,13 @@ def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list
     return [Panel(f"{name}-records", title, table=(fields, rows))]
 
 
-def drop_constant_columns(header: list[str], rows: list[list[str]], keep: int = 1) -> tuple[Table, str]:
-    """Columns (after the first `keep`) whose value is one and the same on every row move
-    into a note ("condition: llama · zero_shot"), so the varying ones fit 80 columns."""
+def drop_constant_columns(header: list[str], rows: list[list[str]], names: set[str]) -> tuple[Table, str]:
+    """Columns among `names` (labels such as the condition, never numbers) whose value is
+    the same on every row move into a note ("condition: llama · zero_shot"), so the
+    varying ones fit 80 columns."""
     if len(rows) < 2:
         return (header, rows), ""
-    constant = [i for i in range(keep, len(header)) if len({row[i] for row in rows}) == 1]
+    constant = [i for i, h in enumerate(header) if h in names and len({row[i] for row in rows}) == 1]
     note = " · ".join(f"{header[i]}: {rows[0][i]}" for i in constant)
     kept = [i for i in range(len(header)) if i not in constant]
     return ([header[i] for i in kept], [[row[i] for i in kept] for row in rows]), note

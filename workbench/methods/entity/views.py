@@ -45,16 +45,16 @@ def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[l
         [
             r["attribute"],
             r["value_label"] or "-",
-            _entity_condition(r),
             f"{r['value']:+.3f}",
             str(r["n"]),
             fmt(r["p"], 3),
             fmt(r["d"], 2),
+            _entity_condition(r),  # last: the long text must not push the numbers off 80 columns
         ]
         for r in records
         if r["metric"] == "group_delta"
     ]
-    return ["attribute", "group", "condition", "mean Delta", "n", "p (MWU)", "d"], rows
+    return ["attribute", "group", "mean Delta", "n", "p (MWU)", "d", "condition"], rows
 
 
 def entity_forest(records: list[dict[str, Any]]) -> Forest:
@@ -74,7 +74,7 @@ def entity_forest(records: list[dict[str, Any]]) -> Forest:
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
     records = [r for r in records if r["metric"] != "entity_delta_global"]
     forest = entity_forest(records)
-    groups, constant = drop_constant_columns(*entity_group_table(records), keep=2)
+    groups, constant = drop_constant_columns(*entity_group_table(records), {"condition"})
     return [
         Panel(
             "entity-table",
