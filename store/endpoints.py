@@ -47,40 +47,44 @@ def record_health(conn: sqlite3.Connection, model_id: int, endpoints: list[dict[
 
 def endpoint_records(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
     """Per model and replica: answers stored from it (in this study, or all), their mean
-    latency, and the last health the coordinator recorded (state, failed, in flight, when)."""
+    latency, and the last health the coordinator recorded (state, failed, in flight, when).
+    Without a pool nothing is counted: displays poll this every second."""
+    health = conn.execute(
+        "SELECT h.model_id, m.spec, h.url, h.state, h.failed, h.in_flight, h.updated_at "
+        "FROM endpoint_health h JOIN models m ON m.id = h.model_id ORDER BY m.spec, h.rowid"
+    ).fetchall()
+    if study_id is not None:
+        used = {
+            row[0] for row in conn.execute("SELECT DISTINCT model_id FROM requests WHERE study_id = ?", (study_id,))
+        }
+        health = [row for row in health if row[0] in used]
+    if not health:
+        return []
+    pooled = sorted({row[0] for row in health})
     where, args = ("AND q.study_id = ?", (study_id,)) if study_id is not None else ("", ())
     answered = {
         (row[0], row[1]): (row[2], row[3])
         for row in conn.execute(
-            "SELECT q.model_id, p.endpoint, COUNT(*), AVG(p.latency_s) FROM responses p "
-            f"JOIN requests q ON q.key = p.request_key WHERE p.endpoint IS NOT NULL {where} "
+            "SELECT q.model_id, p.endpoint, COUNT(*), AVG(p.latency_s) FROM requests q "
+            "JOIN responses p ON p.request_key = q.key "
+            f"WHERE q.model_id IN ({', '.join('?' * len(pooled))}) AND p.endpoint IS NOT NULL {where} "
             "GROUP BY q.model_id, p.endpoint",
-            args,
+            (*pooled, *args),
         )
     }
-    models = (
-        {row[0] for row in conn.execute("SELECT DISTINCT model_id FROM requests WHERE study_id = ?", (study_id,))}
-        if study_id is not None
-        else None
-    )
     out = []
-    for row in conn.execute(
-        "SELECT h.model_id, m.spec, h.url, h.state, h.failed, h.in_flight, h.updated_at "
-        "FROM endpoint_health h JOIN models m ON m.id = h.model_id ORDER BY m.spec, h.rowid"
-    ):
-        if models is not None and row[0] not in models:
-            continue
-        count, latency = answered.get((row[0], row[2]), (0, None))
+    for model_id, spec, url, state, failed, in_flight, updated_at in health:
+        count, latency = answered.get((model_id, url), (0, None))
         out.append(
             {
-                "model": row[1],
-                "url": row[2],
+                "model": spec,
+                "url": url,
                 "answered": count,
                 "mean_latency_s": round(latency, 3) if latency is not None else None,
-                "state": row[3],
-                "failed": row[4],
-                "in_flight": row[5],
-                "as_of": row[6],
+                "state": state,
+                "failed": failed,
+                "in_flight": in_flight,
+                "as_of": updated_at,
             }
         )
     return out

@@ -388,28 +388,22 @@ MIGRATIONS: list[str] = [
     INSERT INTO change_counts VALUES ('lists', 0);
     -- which store this is: a file deleted and made again at the same path starts a new one
     INSERT INTO change_counts VALUES ('store', abs(random()));
-    CREATE TRIGGER lists_insert AFTER INSERT ON mention_lists
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER lists_update AFTER UPDATE ON mention_lists
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER lists_delete AFTER DELETE ON mention_lists
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER mentions_delete AFTER DELETE ON mentions
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER aliases_insert AFTER INSERT ON aliases
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER aliases_update AFTER UPDATE ON aliases
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER aliases_delete AFTER DELETE ON aliases
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER entities_rename AFTER UPDATE OF name ON entities
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER entities_delete AFTER DELETE ON entities
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    CREATE TRIGGER requests_supersede AFTER UPDATE OF superseded ON requests
-        WHEN OLD.superseded IS NOT NEW.superseded
-        BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;
-    """,
+    """
+    + "".join(
+        f"CREATE TRIGGER {name} AFTER {event} BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;\n"
+        for name, event in (
+            ("lists_insert", "INSERT ON mention_lists"),
+            ("lists_update", "UPDATE ON mention_lists"),
+            ("lists_delete", "DELETE ON mention_lists"),
+            ("mentions_delete", "DELETE ON mentions"),
+            ("aliases_insert", "INSERT ON aliases"),
+            ("aliases_update", "UPDATE ON aliases"),
+            ("aliases_delete", "DELETE ON aliases"),
+            ("entities_rename", "UPDATE OF name ON entities"),
+            ("entities_delete", "DELETE ON entities"),
+            ("requests_supersede", "UPDATE OF superseded ON requests WHEN OLD.superseded IS NOT NEW.superseded"),
+        )
+    ),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

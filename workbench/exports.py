@@ -65,7 +65,9 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
         yield record
 
 
-def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+def status_records(
+    conn: sqlite3.Connection, study_id: int | None = None, replicas: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
     """Counts per study, model and stage, with the errors each met (survived and final)."""
     records = queue.counts(conn, study_id)
     errors = queue.error_summary(conn, study_id)
@@ -75,7 +77,8 @@ def status_records(conn: sqlite3.Connection, study_id: int | None = None) -> lis
         record["errors_survived"] = sum(e["survived"] for e in mine)
         record["errors_final"] = sum(e["final"] for e in mine)
         record["error_kinds"] = {e["kind"]: e["survived"] + e["final"] for e in mine}
-    replicas = endpoints.endpoint_records(conn, study_id)
+    if replicas is None:
+        replicas = endpoints.endpoint_records(conn, study_id)
     for record in records:
         # A pool's replicas, on its answer stage's record (what `status --json` readers look for).
         mine = [r for r in replicas if r["model"] == record["model"]]

@@ -11,7 +11,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +143,7 @@ def continue_identities(
             if notify:
                 notify(f"{r.spec.name}: the replicas changed; continuing the answers stored as {matches[0]}")
             own.add(matches[0])
-            out.append(ResolvedModel(r.spec, matches[0], r.file_path, r.file_hash))
+            out.append(replace(r, identity=matches[0]))
         else:
             out.append(r)
     return out

@@ -17,12 +17,12 @@ from workbench.store.db import opened
 def snapshot(db_path: str | Path) -> dict[str, Any]:
     """Request counts per study/model/stage and the latest errors, for polling."""
     with opened(db_path) as conn:
-        status = exports.status_records(conn)
+        replicas = endpoints.endpoint_records(conn)  # read once, for both views
         return {
-            "status": status,
+            "status": exports.status_records(conn, replicas=replicas),
             "errors": reads.recent_errors(conn),
             "studies": reads.study_rows(conn),
-            "endpoints": endpoints.endpoint_records(conn),
+            "endpoints": replicas,
         }
 
 

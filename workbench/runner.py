@@ -250,7 +250,8 @@ class _ModelRun:
 
     async def run(self) -> None:
         if not self.counts["pending"] and not self.counts["running"]:
-            return  # nothing to ask: no model to load, no connection to open
+            self._emit()  # the stage shows as done, with no model loaded and no connection opened
+            return
         # Loading a local model takes seconds with nothing to show: say so, instead of a
         # silent "0/54 · 0 tok/s" that looks stuck.
         self.waiting = "loading the model"

@@ -28,7 +28,8 @@ from workbench.tables import fmt_num
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
-    records = exports.status_records(conn, study_id_of(conn, study))
+    replicas = endpoints.endpoint_records(conn, study_id_of(conn, study))
+    records = exports.status_records(conn, study_id_of(conn, study), replicas)
     if not records:
         console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
         return
@@ -50,7 +51,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
             str(r["errors_survived"]),
         )
     console.print(table)
-    print_replicas(endpoints.endpoint_records(conn, study_id_of(conn, study)), console)
+    print_replicas(replicas, console)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
         table = new_table(title="Errors met (survived: retried; final: the request failed)")

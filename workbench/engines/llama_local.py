@@ -54,6 +54,7 @@ class _Instance:
         self.scorer = None  # a scoring context of its own, made at the first label-probability request
         self.parallel = int(options.get("parallel", 1))
         self.batch = None  # the continuous-batching loop, when parallel > 1 (it owns this thread)
+        self._formatter = None  # the chat template for the batch, compiled on first use
 
     def load(self) -> None:
         import llama_cpp
@@ -174,16 +175,7 @@ class _Instance:
             grammar = llama_cpp.LlamaGrammar.from_json_schema(json.dumps(request.json_schema), verbose=False)
         assert self.llm is not None
         if self.use_chat():
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-
-            model = self.llm._model
-            eos, bos = model.token_eos(), model.token_bos()
-            formatted = Jinja2ChatFormatter(
-                template=self.chat_template,
-                eos_token=model.token_get_text(eos) if eos != -1 else "",
-                bos_token=model.token_get_text(bos) if bos != -1 else "",
-                stop_token_ids=[eos],
-            )(messages=request.messages)
+            formatted = self._chat_formatter()(messages=request.messages)
             prompt, add_bos = formatted.prompt, not formatted.added_special
             extra = formatted.stop if isinstance(formatted.stop, list) else [formatted.stop] if formatted.stop else []
             stop, prefix = list(request.stop) + extra, ""
@@ -201,6 +193,21 @@ class _Instance:
             grammar=grammar,
             text_prefix=prefix,
         )
+
+    def _chat_formatter(self):
+        """The GGUF's chat template, compiled once (the lone engine's handler does the same)."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+
+            model = self.llm._model
+            eos, bos = model.token_eos(), model.token_bos()
+            self._formatter = Jinja2ChatFormatter(
+                template=self.chat_template,
+                eos_token=model.token_get_text(eos) if eos != -1 else "",
+                bos_token=model.token_get_text(bos) if bos != -1 else "",
+                stop_token_ids=[eos],
+            )
+        return self._formatter
 
     def _forget_cache(self) -> None:
         """Start from an empty context: a fresh session per request.
