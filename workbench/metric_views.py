@@ -59,7 +59,7 @@ class Panel:
     plot: Forest | None = None
 
 
-def forest_text(forest: Forest, label_width: int = 28, width: int = 30) -> Text:
+def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     """A forest plot in characters: the interval as ─, the estimate as ●, the reference
     (no effect) as │, on one scale for every row; the figures beside it."""
     points = [v for v in forest.values] + [x for x in forest.lows + forest.highs if x is not None]
