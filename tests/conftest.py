@@ -46,3 +46,17 @@ def shared_data() -> Path:
     if not data.exists():
         pytest.skip("../shared/data is not present (only in the development checkout)")
     return data
+
+
+@pytest.fixture
+def metrics_db(tmp_path) -> Path:
+    """A store with ChoiceEval lists of two models (imported, study "ext") and regions."""
+    from helpers import run_cli
+    from test_tui import write_mentions
+
+    db = tmp_path / "audit.db"
+    imported = run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "ext")
+    assert imported.returncode == 0
+    (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
+    assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
+    return db

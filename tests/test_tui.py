@@ -61,20 +61,6 @@ def write_mentions(path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def metrics_db(tmp_path) -> Path:
-    db = tmp_path / "audit.db"
-    assert (
-        run_cli(
-            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "ext"
-        ).returncode
-        == 0
-    )
-    (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
-    assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
-    return db
-
-
 def test_run_screen_shows_what_a_headless_run_did(tmp_path, fake_server):
     server = fake_server(ServerConfig(fault_rate=0.3, faults=("500",), seed=3, reply_text="[bold]x[/bold]"))
     study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url},retries=6"], questions=12)
