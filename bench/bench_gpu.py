@@ -8,6 +8,9 @@ machine with a GPU and llama-cpp-python built for it, e.g.
     CMAKE_ARGS="-DGGML_CUDA=on" pip install --no-binary llama-cpp-python llama-cpp-python
     python bench/bench_gpu.py --model /models/qwen2.5-7b-instruct-q4_k_m.gguf
 
+Where no model can be fetched, `bench/synthetic_gguf.py` writes one of Llama-2-7B's
+shape with random Q4_0 weights (speed depends on shapes and types, not values).
+
 Without --model it uses the bundled Gemma 3 270M. On a CPU-only build it still
 runs (the offload is ignored), which is how it is checked here.
 """
@@ -60,24 +63,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="default", help="a GGUF path (default: the bundled model)")
     parser.add_argument("--parallel", default="1,8,32,64", help="comma-separated values to measure")
-    parser.add_argument("--requests", type=int, default=0, help="requests per value (default: 2 x the largest)")
+    parser.add_argument(
+        "--requests", type=int, default=0, help="requests per value (default: 2 x parallel, at least 8)"
+    )
     parser.add_argument("--max-tokens", type=int, default=128)
     parser.add_argument("--n-ctx", type=int, default=1024, help="context per sequence")
     args = parser.parse_args()
     import llama_cpp
 
     values = [int(v) for v in args.parallel.split(",")]
-    n = args.requests or 2 * max(values)
     print(
         f"llama-cpp-python {llama_cpp.__version__}, GPU offload supported: "
-        f"{bool(llama_cpp.llama_supports_gpu_offload())}; {n} requests of up to {args.max_tokens} tokens each"
+        f"{bool(llama_cpp.llama_supports_gpu_offload())}; requests of up to {args.max_tokens} tokens each"
     )
     base = None
     for parallel in values:
+        n = args.requests or max(8, 2 * parallel)  # every sequence slot busy twice over
         seconds, tokens = asyncio.run(measure(args.model, parallel, n, args.max_tokens, args.n_ctx))
         rate = tokens / seconds
         base = base or rate
-        print(f"parallel={parallel:<3} {tokens:6d} tokens in {seconds:7.2f} s = {rate:8.1f} tok/s  x{rate / base:.2f}")
+        print(
+            f"parallel={parallel:<3} {n:4d} requests {tokens:6d} tokens in {seconds:7.2f} s = {rate:8.1f} tok/s  x{rate / base:.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -140,11 +140,54 @@ def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, .
         yield model, topic, cluster, question, repetition, entities.get(list_id, []), slots.get(list_id, [])
 
 
-def lists_version(conn: sqlite3.Connection) -> tuple[int, int]:
-    """(this store, a count that moves whenever a ranked list could read differently):
-    equal twice, the lists are the same (see migration 16)."""
+def lists_version(conn: sqlite3.Connection) -> tuple[int, int, int]:
+    """(this store, a count that moves whenever a list could read differently, one that
+    moves whenever a spelling could resolve to another entity or name): equal twice, the
+    lists read the same (migrations 16 and 17)."""
     counts = dict(conn.execute("SELECT what, n FROM change_counts").fetchall())
-    return counts["store"], counts["lists"]
+    return counts["store"], counts["lists"], counts["names"]
+
+
+def changed_lists(conn: sqlite3.Connection, since: int) -> list[int]:
+    """Lists changed (added, edited, deleted, superseded) since the lists count was `since`."""
+    return [row[0] for row in conn.execute("SELECT list_id FROM list_changes WHERE at > ?", (since,))]
+
+
+def _only(ids: list[int] | None, column: str) -> tuple[str, tuple]:
+    return ("", ()) if ids is None else (f" AND {column} IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
+
+
+def list_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = None) -> list[tuple]:
+    """(id, model, topic, cluster, repetition) of the study's lists (or of `ids` among
+    them) that count: a superseded request's list does not."""
+    only, args = _only(ids, "l.id")
+    return conn.execute(
+        f"""
+        SELECT l.id, l.model, l.topic, l.cluster, l.repetition FROM mention_lists l
+        WHERE l.study_id = ?{only}
+          AND (l.response_key IS NULL OR l.response_key NOT IN (SELECT key FROM requests WHERE superseded))
+        """,
+        (study_id, *args),
+    ).fetchall()
+
+
+def mention_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = None) -> list[tuple]:
+    """(list id, rank, surface key) of the study's mentions (or of lists `ids`)."""
+    only, args = _only(ids, "m.list_id")
+    if ids is None:
+        return conn.execute(
+            "SELECT m.list_id, m.rank, m.surface_key FROM mentions m "
+            "WHERE m.list_id IN (SELECT id FROM mention_lists WHERE study_id = ?)",
+            (study_id,),
+        ).fetchall()
+    return conn.execute(f"SELECT m.list_id, m.rank, m.surface_key FROM mentions m WHERE 1{only}", args).fetchall()
+
+
+def resolution(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[int, str]]:
+    """(surface key -> entity id, entity id -> canonical name): how every spelling reads now."""
+    return dict(conn.execute("SELECT surface_key, entity_id FROM aliases")), dict(
+        conn.execute("SELECT id, name FROM entities")
+    )
 
 
 def database_file(conn: sqlite3.Connection) -> str:

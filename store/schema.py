@@ -6,6 +6,41 @@ crash mid-migration leaves the previous version intact. Never edit a migration
 that has shipped: append a new one.
 """
 
+
+def _bump(what: str) -> str:
+    return f"UPDATE change_counts SET n = n + 1 WHERE what = '{what}';"
+
+
+def _logged(changed: str | None) -> str:
+    """Migration 17's trigger body: a names change bumps 'names'; a list change bumps
+    'lists' and logs the list at the counter's new value (`changed`: the list's id, or
+    'supersede' for the lists of a superseded request)."""
+    if changed is None:
+        return _bump("names")
+    at = "(SELECT n FROM change_counts WHERE what = 'lists')"
+    if changed == "supersede":
+        log = f"INSERT OR REPLACE INTO list_changes SELECT id, {at} FROM mention_lists WHERE response_key = NEW.key;"
+    else:
+        log = f"INSERT OR REPLACE INTO list_changes VALUES ({changed}, {at});"
+    return _bump("lists") + " " + log
+
+
+# (trigger, event, what it changes): what moves migration 16's counter and 17's log
+_EVENTS = (
+    ("lists_insert", "INSERT ON mention_lists", "NEW.id"),
+    ("lists_update", "UPDATE ON mention_lists", "NEW.id"),
+    ("lists_delete", "DELETE ON mention_lists", "OLD.id"),
+    ("mentions_delete", "DELETE ON mentions", "OLD.list_id"),
+    ("aliases_insert", "INSERT ON aliases", None),
+    ("aliases_update", "UPDATE ON aliases", None),
+    ("aliases_delete", "DELETE ON aliases", None),
+    ("entities_rename", "UPDATE OF name ON entities", None),
+    ("entities_delete", "DELETE ON entities", None),
+    ("requests_supersede", "UPDATE OF superseded ON requests WHEN OLD.superseded IS NOT NEW.superseded", "supersede"),
+)
+_COUNTED = [(name, event, _bump("lists")) for name, event, _ in _EVENTS]
+_COUNTED_17 = [(name, event, _logged(changed)) for name, event, changed in _EVENTS]
+
 MIGRATIONS: list[str] = [
     # 1: the audit spine — studies, models, the request queue and its responses.
     """
@@ -389,21 +424,18 @@ MIGRATIONS: list[str] = [
     -- which store this is: a file deleted and made again at the same path starts a new one
     INSERT INTO change_counts VALUES ('store', abs(random()));
     """
-    + "".join(
-        f"CREATE TRIGGER {name} AFTER {event} BEGIN UPDATE change_counts SET n = n + 1 WHERE what = 'lists'; END;\n"
-        for name, event in (
-            ("lists_insert", "INSERT ON mention_lists"),
-            ("lists_update", "UPDATE ON mention_lists"),
-            ("lists_delete", "DELETE ON mention_lists"),
-            ("mentions_delete", "DELETE ON mentions"),
-            ("aliases_insert", "INSERT ON aliases"),
-            ("aliases_update", "UPDATE ON aliases"),
-            ("aliases_delete", "DELETE ON aliases"),
-            ("entities_rename", "UPDATE OF name ON entities"),
-            ("entities_delete", "DELETE ON entities"),
-            ("requests_supersede", "UPDATE OF superseded ON requests WHEN OLD.superseded IS NOT NEW.superseded"),
-        )
-    ),
+    + "".join(f"CREATE TRIGGER {name} AFTER {event} BEGIN {body} END;\n" for name, event, body in _COUNTED),
+    # 17: which lists changed, and a counter of their own for names. A reviewer's edit
+    # changes one list of a million: the Metrics screen re-reads the lists logged since it
+    # last looked, not all of them. A merge or a rename changes no list, only which entity
+    # a spelling resolves to ('names'), which costs a look-up table, not a reload.
+    """
+    INSERT INTO change_counts VALUES ('names', 0);
+    CREATE TABLE list_changes (list_id INTEGER PRIMARY KEY, at INTEGER NOT NULL);
+    CREATE INDEX mention_lists_response ON mention_lists (response_key);
+    """
+    + "".join(f"DROP TRIGGER {name};\n" for name, _event, _body in _COUNTED)
+    + "".join(f"CREATE TRIGGER {name} AFTER {event} BEGIN {body} END;\n" for name, event, body in _COUNTED_17),
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -5,16 +5,17 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, whole
 from workbench.extract import normalize_surface
-from workbench.methods.choice.metrics import (
-    DEFAULT_REGION_PAIRS,
-    ResponseList,
-    choice_metric_records,
-)
+from workbench.methods.choice.arrays import ListArrays, topic_counts
+from workbench.methods.choice.counts import TopicCounts
+from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
 from workbench.store import mentions
 from workbench.store import questions as question_store
@@ -117,30 +118,70 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
     return len(question_store.study_questions(conn, study_id)) - before
 
 
-# Ranked lists as last loaded, per (database file, study): (lists version, settings, lists,
-# the numbers that depend on the lists alone). Loading a million mentions takes seconds; a
-# region assigned or a verdict that leaves the lists as they were does not move the version
-# (kept by triggers, store migration 16), so the Metrics screen recomputes only what regions change.
-_LOADED: dict[tuple[str, int], tuple[tuple[int, int], str, list[ResponseList], dict]] = {}
+# Each study's lists as last loaded, per (database file, study). Loading a million mentions
+# takes a second or two, so the Metrics screen keeps them between refreshes and brings them
+# up to date by what changed (the store's counters and list log, migrations 16 and 17):
+# the lists a reviewer edited are re-read, a merge or rename re-resolves spellings, and a
+# region assigned reuses everything but the numbers that regions move.
+@dataclass
+class _Held:
+    version: tuple[int, int, int]
+    arrays: ListArrays
+    settings: str = ""
+    topics: dict[tuple[str, str], TopicCounts] | None = None
+    list_part: dict = field(default_factory=dict)  # the records that depend on lists and names alone
+
+
+_LOADED: dict[tuple[str, int], _Held] = {}
 _KEEP_STUDIES = 4
+# Past this share of a study's lists changed, reading them all again is as quick.
+_PATCH_AT_MOST = 0.2
 
 
-def _lists_of(conn: sqlite3.Connection, study_id: int, settings_json: str) -> tuple[list[ResponseList], dict]:
+def _load(conn: sqlite3.Connection, study_id: int, version: tuple[int, int, int]) -> _Held:
+    arrays = ListArrays()
+    arrays.replace((), mentions.list_rows(conn, study_id), mentions.mention_rows(conn, study_id))
+    return _Held(version, arrays)
+
+
+def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
+    """Every model x topic's counts, and the dict of list-only records that goes with them."""
     key = (mentions.database_file(conn), study_id)
-    version = mentions.lists_version(conn)  # read before the lists: a change in between reloads next time
-    cached = _LOADED.get(key)
-    if cached is not None and cached[0] == version and cached[1] == settings_json:
-        return cached[2], cached[3]
-    lists = [
-        ResponseList(model, topic, cluster, question, repetition, tuple(names), tuple(slots))
-        for model, topic, cluster, question, repetition, names, slots in mentions.load_lists(conn, study_id)
-    ]
-    if key[0]:  # an on-disk store (an in-memory one has no name to key by)
-        _LOADED[key] = (version, settings_json, lists, {})
+    version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
+    held = _LOADED.get(key) if key[0] else None  # an in-memory store has no name to key by
+    if held is None or held.version[0] != version[0]:
+        held = _load(conn, study_id, version)
+    elif held.version[1] != version[1]:
+        changed = mentions.changed_lists(conn, held.version[1])
+        if len(changed) > _PATCH_AT_MOST * max(len(held.arrays), 1):
+            held = _load(conn, study_id, version)
+        else:
+            held.arrays.replace(
+                changed, mentions.list_rows(conn, study_id, changed), mentions.mention_rows(conn, study_id, changed)
+            )
+            held.topics = None
+    if held.version[2] != version[2]:
+        held.topics = None
+    held.version = version
+    if held.topics is None or held.settings != settings:
+        held.list_part = {}
+        held.settings = settings
+    if held.topics is None:
+        aliases, names = mentions.resolution(conn)
+        codes: dict[int, int] = {}
+        surface_entity = np.fromiter(
+            (-1 if (e := aliases.get(s)) is None else codes.setdefault(e, len(codes)) for s in held.arrays.surfaces),
+            dtype=np.int64,
+            count=len(held.arrays.surfaces),
+        )
+        canonical = [names[e] for e in codes]
+        held.topics = topic_counts(held.arrays, surface_entity, canonical)
+    if key[0]:
+        _LOADED.pop(key, None)
+        _LOADED[key] = held  # the most recent last: the oldest study goes first
         while len(_LOADED) > _KEEP_STUDIES:
             _LOADED.pop(next(iter(_LOADED)))
-        return lists, _LOADED[key][3]
-    return lists, {}
+    return held.topics, held.list_part
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
@@ -151,12 +192,12 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
     records: list[dict[str, Any]] = []
     for study_id, name, spec_json in studies:
         settings = json.loads(spec_json).get("metrics", {})
-        lists, list_part = _lists_of(conn, study_id, json.dumps(settings, sort_keys=True))
-        if not lists:
+        topics, list_part = _topics_of(conn, study_id, json.dumps(settings, sort_keys=True))
+        if not topics:
             continue
-        records += choice_metric_records(
+        records += records_of_counts(
             name,
-            lists,
+            topics,
             region_of,
             region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
             top_n=settings.get("top_n", 10),

@@ -11,33 +11,26 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
-from itertools import chain, combinations
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
+from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the metrics' vocabulary)
+    NON_US,
+    US_NAMES,
+    RegionSlots,
+    ResponseList,
+    ScopeCounts,
+    TopicCounts,
+    is_united_states,
+    presence_of,
+    region_slots,
+    scope_counts,
+    slots_of,
+    topic_counts,
+)
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
-
-US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
-
-
-@dataclass(frozen=True)
-class ResponseList:
-    model: str
-    topic: str
-    cluster: str | None
-    question: str
-    repetition: int
-    entities: tuple[str, ...]  # ranked, canonical names, unique
-    # Every recommendation slot's canonical name, repeats kept: after normalisation one
-    # answer can name a brand twice ("Nike Pegasus", "Nike Vomero"); the paper's log-odds
-    # count both slots. Empty: the same as `entities`.
-    slots: tuple[str, ...] = ()
-
-    @property
-    def slot_entities(self) -> tuple[str, ...]:
-        return self.slots or self.entities
 
 
 def _finite(value: float | None) -> float | None:
@@ -58,27 +51,33 @@ def preferred_entity(
 
     Ties go to the entity with the better mean rank, then the name. Returns
     (entity, PEIR, number of responses); (None, None, n) when nothing was recommended.
-    `presence`: `_presence(lists)` when the caller has it already.
+    `presence`: `presence_of(lists)` when the caller has it already.
     """
-    n = len(lists)
-    presence = _presence(lists) if presence is None else presence
+    presence = presence_of(lists) if presence is None else presence
+
+    def rank_sums() -> Counter[str]:
+        sums: Counter[str] = Counter()
+        for item in lists:
+            for rank, entity in enumerate(item.entities, start=1):
+                sums[entity] += rank
+        return sums
+
+    return _preferred(presence, len(lists), rank_sums)
+
+
+def _preferred(
+    presence: Counter[str], n: int, rank_sums: Callable[[], Counter[str]]
+) -> tuple[str | None, float | None, int]:
     if not presence:
         return None, None, n
     top = max(presence.values())
     tied = {e for e, count in presence.items() if count == top}
-    rank_sum: Counter[str] = Counter()
-    if len(tied) > 1:  # rank sums only where they decide something (large stores)
-        for item in lists:
-            for rank, entity in enumerate(item.entities, start=1):
-                if entity in tied:
-                    rank_sum[entity] += rank
-    best = min(tied, key=lambda e: (rank_sum[e], e))
+    sums = rank_sums() if len(tied) > 1 else Counter()  # rank sums only where they decide something
+    best = min(tied, key=lambda e: (sums[e], e))
     return best, top / n, n
 
 
-def _presence(lists: Sequence[ResponseList]) -> Counter[str]:
-    """Responses naming each entity (entities are unique within a list)."""
-    return Counter(chain.from_iterable(item.entities for item in lists))
+_presence = presence_of  # the name the functions below have always used
 
 
 def direct_recommendation_rate(lists: Sequence[ResponseList]) -> float | None:
@@ -171,49 +170,6 @@ def log_odds_ratio(n_a: float, n_b: float, alpha: float = 0.5) -> float:
     return math.log((n_a + alpha) / (n_b + alpha))
 
 
-@dataclass(frozen=True)
-class RegionSlots:
-    """Per cluster, the recommendation slots each answer gives each region (answers x
-    regions), after the 5 % entity filter: the one table behind every log-odds of a
-    topic, its point estimate and its bootstrap alike."""
-
-    regions: list[str]
-    per_group: dict[str, np.ndarray]
-
-    def column(self, matrix: np.ndarray, region: str, other: str) -> np.ndarray:
-        """Slots of `region` per answer; "non-US" is every known region but `other`."""
-        if region == NON_US:
-            drop = {other, "Unknown"}
-            return matrix[:, [i for i, r in enumerate(self.regions) if r not in drop]].sum(axis=1)
-        if region not in self.regions:
-            return np.zeros(matrix.shape[0])
-        return matrix[:, self.regions.index(region)]
-
-
-def region_slots(
-    lists: Sequence[ResponseList], region_of: Callable[[str], str | None], min_share: float = 0.05
-) -> RegionSlots:
-    keep = frequent_entities(lists, min_share)
-    code: dict[str, int] = {}
-    regions: list[str] = []
-    for entity in sorted(keep):
-        region = region_of(entity) or "Unknown"
-        if region not in regions:
-            regions.append(region)
-        code[entity] = regions.index(region)
-    by_group: dict[str, list[ResponseList]] = {}
-    for item in lists:
-        by_group.setdefault(item.cluster or "", []).append(item)
-    per_group = {}
-    for group, items in sorted(by_group.items()):
-        answer = [i for i, item in enumerate(items) for e in item.slot_entities if e in code]
-        region = [code[e] for item in items for e in item.slot_entities if e in code]
-        matrix = np.zeros((len(items), max(len(regions), 1)))
-        np.add.at(matrix, (np.asarray(answer, dtype=int), np.asarray(region, dtype=int)), 1)
-        per_group[group] = matrix
-    return RegionSlots(regions, per_group)
-
-
 def geographic_lor(
     lists: Sequence[ResponseList],
     region_of: Callable[[str], str | None],
@@ -256,20 +212,12 @@ def geographic_lor(
     return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held, group_slots)
 
 
-NON_US = "non-US"  # every region but the United States (entities without a region not counted)
-
-
-def _slots(lists: Sequence[ResponseList]) -> Counter[str]:
-    """Recommendation slots per entity, repeats within an answer counted (the paper's unit)."""
-    return Counter(chain.from_iterable(item.slot_entities for item in lists))
-
-
 def region_shares(
     lists: Sequence[ResponseList], region_of: Callable[[str], str | None], slots: Counter[str] | None = None
 ) -> dict[str, float]:
     """Share of all top-K slots held by each region (entities without one: Unknown)."""
     regions: Counter[str] = Counter()
-    for entity, count in (_slots(lists) if slots is None else slots).items():
+    for entity, count in (slots_of(lists) if slots is None else slots).items():
         regions[region_of(entity) or "Unknown"] += count
     total = sum(regions.values())
     return {region: count / total for region, count in sorted(regions.items())} if total else {}
@@ -278,65 +226,31 @@ def region_shares(
 # -- country-level topics -------------------------------------------------------
 
 
-@lru_cache(maxsize=65536)
-def is_united_states(entity: str) -> bool:
-    from workbench.extract import normalize_surface
-
-    return normalize_surface(entity) in US_NAMES
-
-
 def us_top3(
     lists: Sequence[ResponseList], per_entity: Counter[str] | None = None
 ) -> tuple[float | None, int | None] | None:
     """Share of responses with the United States in the top 3, and the US's rank
     among all entities by the number of responses naming it (its spellings —
     USA, United States, ... — count as one); None when the topic never names the US."""
-    if not lists:
+    counts = scope_counts(lists)
+    return _us_rank(counts.presence if per_entity is None else per_entity, counts)
+
+
+def _us_rank(presence: Counter[str], counts: ScopeCounts) -> tuple[float | None, int | None] | None:
+    if not counts.n or not counts.with_us:
         return None
     us_key = "\x00United States"  # cannot collide with a real entity name
-    per_entity = _presence(lists) if per_entity is None else per_entity
-    us_forms = {e for e in per_entity if is_united_states(e)}
-    if not us_forms:
-        return None
-    presence = Counter({e: c for e, c in per_entity.items() if e not in us_forms})
-    presence[us_key] = sum(1 for item in lists if us_forms.intersection(item.entities))
-    in_top3 = sum(1 for item in lists if us_forms.intersection(item.entities[:3]))
-    ranking = sorted(presence.items(), key=lambda kv: (-kv[1], kv[0]))
+    ranked = Counter({e: c for e, c in presence.items() if not is_united_states(e)})
+    ranked[us_key] = counts.with_us
+    ranking = sorted(ranked.items(), key=lambda kv: (-kv[1], kv[0]))
     rank = next(i for i, (e, _) in enumerate(ranking, start=1) if e == us_key)
-    return in_top3 / len(lists), rank
+    return counts.us_in_top3 / counts.n, rank
 
 
 # -- all of them, as flat records -------------------------------------------
 
 
 DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"), ("United States", NON_US))
-
-
-def _scope_counts(
-    clusters: dict[str, list[ResponseList]],
-) -> dict[str | None, tuple[dict[int, Counter[str]], Counter[str], Counter[str]]]:
-    """Presence per repetition, presence and slot counts for each cluster and (key None)
-    the whole topic, from one pass over the lists: the topic's counts are the sums of its
-    clusters' (on a large store, counting every scope afresh dominated the time)."""
-    out: dict[str | None, tuple[dict[int, Counter[str]], Counter[str], Counter[str]]] = {}
-    topic_rep: dict[int, Counter[str]] = {}
-    topic_presence: Counter[str] = Counter()
-    topic_slots: Counter[str] = Counter()
-    for cluster, lists in clusters.items():
-        by_rep: dict[int, list[ResponseList]] = {}
-        for item in lists:
-            by_rep.setdefault(item.repetition, []).append(item)
-        per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
-        presence = sum(per_rep.values(), Counter())
-        slots = _slots(lists)
-        if cluster:
-            out[cluster] = (per_rep, presence, slots)
-        for rep, counts in per_rep.items():
-            topic_rep.setdefault(rep, Counter()).update(counts)
-        topic_presence.update(presence)
-        topic_slots.update(slots)
-    out[None] = (topic_rep, topic_presence, topic_slots)
-    return out
 
 
 def choice_metric_records(
@@ -346,45 +260,53 @@ def choice_metric_records(
     region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
     top_n: int = 10,
     min_share: float = 0.05,
-    list_part: dict[tuple[str, str], Any] | None = None,
 ) -> list[dict[str, Any]]:
     """Every ChoiceEval metric per model x topic and per cluster, as flat records
-    (the `workbench metrics --format json` contract).
-
-    `list_part`: a dict the caller keeps while the lists stay the same; the numbers that
-    depend on the lists alone (PEIR, stability, ...) are kept there and reused, and only
-    those that depend on regions are computed again."""
+    (the `workbench metrics --format json` contract), from response lists."""
     groups: dict[tuple[str, str], list[ResponseList]] = {}
     for item in lists:
         groups.setdefault((item.model, item.topic), []).append(item)
+    topics = {key: topic_counts(items) for key, items in groups.items()}
+    return records_of_counts(study, topics, region_of, region_pairs, top_n, min_share)
+
+
+def records_of_counts(
+    study: str,
+    topics: dict[tuple[str, str], TopicCounts],
+    region_of: Callable[[str], str | None],
+    region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
+    top_n: int = 10,
+    min_share: float = 0.05,
+    list_part: dict[tuple[str, str], Any] | None = None,
+) -> list[dict[str, Any]]:
+    """The records of every model x topic (in key order) from their counts.
+
+    `list_part`: a dict the caller keeps while the lists and the names stay the same;
+    the numbers that depend on them alone (PEIR, stability, ...) are kept there and
+    reused, and only those that depend on regions are computed again."""
     records: list[dict[str, Any]] = []
-    for (model, topic), items in sorted(groups.items()):
-        clusters: dict[str, list[ResponseList]] = {}
-        for item in items:
-            clusters.setdefault(item.cluster or "", []).append(item)
-        scopes = [(None, items)] + [(c or None, sub) for c, sub in sorted(clusters.items()) if c]
+    for (model, topic), counted in sorted(topics.items()):
         kept = list_part.get((model, topic)) if list_part is not None else None
         if kept is None:
-            counted = _scope_counts(clusters)
-            kept = (counted, _list_records(study, model, topic, scopes, counted, top_n))
+            kept = _list_records(study, model, topic, counted.scopes, top_n)
             if list_part is not None:
                 list_part[(model, topic)] = kept
-        counted, list_records = kept
-        records += [dict(r) for r in list_records]  # copies: a caller may add to a record
-        records += _region_records(study, model, topic, items, scopes, counted, region_of, region_pairs, min_share)
+        records += [dict(r) for r in kept]  # copies: a caller may add to a record
+        records += _region_records(study, model, topic, counted, region_of, region_pairs, min_share)
     # One family of t-tests per model: every topic x region pair.
     adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
     return records
 
 
-def _list_records(study, model, topic, scopes, counted, top_n) -> list[dict[str, Any]]:
+def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], top_n) -> list[dict[str, Any]]:
     """The numbers of one model x topic that depend on the lists alone."""
     records: list[dict[str, Any]] = []
-    for cluster, scope in scopes:
+    for cluster, counts in scopes.items():
         base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
-        per_rep, presence, slot_counts = counted[cluster]
-        entity, peir, n = preferred_entity(scope, presence)
-        low, high = mean_ci([entity in item.entities for item in scope]) if entity else (None, None)
+        entity, peir, n = _preferred(counts.presence, counts.n, lambda c=counts: c.rank_sums)
+        # the share of answers naming e*: the mean of n ones and zeros
+        named = counts.presence[entity] if entity else 0
+        low, high = mean_ci(np.repeat([1.0, 0.0], [named, n - named])) if entity else (None, None)
         records.append(
             {
                 **base,
@@ -399,11 +321,11 @@ def _list_records(study, model, topic, scopes, counted, top_n) -> list[dict[str,
             {
                 **base,
                 "metric": "direct_recommendation_rate",
-                "value": _finite(direct_recommendation_rate(scope)),
+                "value": _finite(counts.with_entities / n if n else None),
                 "n": n,
             }
         )
-        stab = stability(scope, top_n, per_rep)
+        stab = stability([], top_n, counts.per_rep)
         for rep_a, rep_b, rho, p in stab.spearman:
             records.append(
                 {
@@ -419,19 +341,17 @@ def _list_records(study, model, topic, scopes, counted, top_n) -> list[dict[str,
         if len(stab.counts) >= 2:
             h, p = stab.kruskal
             records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
-        us = us_top3(scope, presence)
+        us = _us_rank(counts.presence, counts)
         if us is not None:
             records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
     return records
 
 
-def _region_records(
-    study, model, topic, items, scopes, counted, region_of, region_pairs, min_share
-) -> list[dict[str, Any]]:
+def _region_records(study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share) -> list[dict]:
     """The numbers of one model x topic that depend on the regions too (shares, log-odds)."""
     records: list[dict[str, Any]] = []
-    for cluster, scope in scopes:  # the topic, then each cluster
-        for region, share in region_shares(scope, region_of, counted[cluster][2]).items():
+    for cluster, counts in counted.scopes.items():  # the topic, then each cluster
+        for region, share in region_shares([], region_of, counts.slots).items():
             records.append(
                 {
                     "study": study,
@@ -443,9 +363,9 @@ def _region_records(
                     "value": share,
                 }
             )
-    slots = region_slots(items, region_of, min_share)  # one table for every region pair
+    slots = counted.region_slots(region_of, min_share)  # one table for every region pair
     for region_a, region_b in region_pairs:
-        lor = geographic_lor(items, region_of, region_a, region_b, min_share, slots=slots)
+        lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots)
         base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
         records.append(
             {
