@@ -363,6 +363,80 @@ def test_chart_labels_are_short_and_still_tell_models_apart():
     }
 
 
+def records_by_definition(conn):
+    """Every study's records from `ResponseList`s read by the plain loader and counted by
+    the plain functions (`counts.scope_counts`): the definition the fast path is held to."""
+    import json
+
+    from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
+    from workbench.store import mentions
+
+    records = []
+    region_of = mentions.regions(conn).get
+    for study_id, name, spec in conn.execute("SELECT id, name, spec_json FROM studies ORDER BY name").fetchall():
+        settings = json.loads(spec).get("metrics", {})
+        lists = [ResponseList(*row[:5], tuple(row[5]), tuple(row[6])) for row in mentions.load_lists(conn, study_id)]
+        if lists:
+            pairs = [tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)]
+            records += choice_metric_records(
+                name, lists, region_of, pairs, settings.get("top_n", 10), settings.get("min_share", 0.05)
+            )
+    return records
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_counting_by_arrays_gives_the_numbers_of_the_definition(tmp_path, seed):
+    """Random studies (clusters and none, repetitions, empty answers, ties, US spellings,
+    one entity under several spellings), changed the ways a reviewer changes them: the
+    numbers counted from arrays equal those counted from response lists, every time."""
+    import random
+
+    from workbench.extract import normalize_surface
+    from workbench.methods.choice import data
+    from workbench.store import mentions
+    from workbench.store.db import connect
+    from workbench.store.queue import ensure_study
+
+    rng = random.Random(seed)
+    conn = connect(tmp_path / "s.db")
+    spellings = ["Nike", "NIKE", "Adidas", "Puma", "Asics", "USA", "United States", "U.S.", "France", "[/x]"]
+    spellings += [f"Brand {i}" for i in range(12)]
+    for study in ("a", "b"):
+        lists = []
+        for i in range(rng.randint(40, 120)):
+            picks = [rng.choice(spellings) for _ in range(rng.choice([0, 1, 3, 5, 5]))]
+            surfaces = list({normalize_surface(p): (p, normalize_surface(p), 1) for p in picks}.values())
+            cluster = rng.choice(["Price", "Quality", None, "Ethics"])
+            model, topic = rng.choice(["m1", "m2"]), rng.choice(["shoes", "countries"])
+            lists.append(mentions.MentionList(model, topic, cluster, f"q{i}", rng.randint(1, 3), "import", surfaces))
+        mentions.store_lists(conn, ensure_study(conn, study), lists)
+    regions = ["United States", "Europe", "Asia", None]
+    for (name,) in conn.execute("SELECT name FROM entities").fetchall():
+        mentions.set_entity_attributes(conn, [{"name": name, "region": rng.choice(regions) or ""}])
+
+    def same(change):
+        assert data.choice_metric_records_of(conn) == records_by_definition(conn), change
+
+    same("as imported")
+    ids = [row[0] for row in conn.execute("SELECT id FROM entities ORDER BY id")]
+    with conn:
+        conn.execute("UPDATE aliases SET entity_id = ? WHERE entity_id = ?", (ids[0], ids[2]))  # a merge
+    same("two entities merged: some answers now name one entity twice")
+    with conn:
+        conn.execute("UPDATE entities SET name = 'Zeta' WHERE id = ?", (ids[1],))
+    same("an entity renamed (names order the ties)")
+    list_ids = [row[0] for row in conn.execute("SELECT id FROM mention_lists ORDER BY id")]
+    for list_id in rng.sample(list_ids, 5):
+        with conn:
+            conn.execute("DELETE FROM mentions WHERE list_id = ? AND rank = 1", (list_id,))
+            conn.execute("UPDATE mention_lists SET id = id WHERE id = ?", (list_id,))
+    same("five lists edited")
+    with conn:
+        conn.execute("DELETE FROM mention_lists WHERE id = ?", (list_ids[0],))
+        conn.execute("UPDATE entities SET region = 'Asia' WHERE id = ?", (ids[3],))
+    same("a list deleted and a region changed")
+
+
 def test_metrics_reuse_loaded_lists_only_while_they_stay_the_same(tmp_path, metrics_db):
     """The lists a refresh loaded are reused until a change could make them read
     differently (kept by triggers in the store). After every kind of change the numbers
@@ -380,6 +454,7 @@ def test_metrics_reuse_loaded_lists_only_while_they_stay_the_same(tmp_path, metr
         before = mentions.lists_version(conn)
         cached = data.choice_metric_records_of(conn)
         assert (mentions.lists_version(conn) != before) is False  # reading changes nothing
+        assert cached == records_by_definition(conn), change  # what the lists say, counted plainly
         data._LOADED.clear()
         assert cached == data.choice_metric_records_of(conn), change  # as if computed afresh
         assert (before != check.last) is moves, change
