@@ -39,3 +39,22 @@ def test_openai_spec_from_the_docs():
 def test_bad_specs_say_what_is_wrong(text, message):
     with pytest.raises(SpecError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse_spec(text)
+
+
+def test_parallel_defaults_to_one_unless_layers_go_to_a_gpu_build():
+    """`parallel` left out: 1 (reproducible to the bit) on a CPU, and on a CPU-only build
+    even when layers are asked onto a GPU; a GPU build that offloads gets the measured
+    GPU default. A spec that names `parallel` keeps it."""
+    import llama_cpp
+
+    from workbench.engines.llama_local import GPU_DEFAULT_PARALLEL, LlamaEngine, default_parallel
+    from workbench.models import resolve
+
+    assert default_parallel({}) == 1
+    assert default_parallel({"n_gpu_layers": 0}) == 1
+    on_gpu = GPU_DEFAULT_PARALLEL if llama_cpp.llama_supports_gpu_offload() else 1
+    assert default_parallel({"n_gpu_layers": -1}) == on_gpu
+    spec = parse_spec("llama:default,n_gpu_layers=-1")
+    assert LlamaEngine(resolve(spec, print), spec.options).parallel == on_gpu
+    spec = parse_spec("llama:default,n_gpu_layers=-1,parallel=4")
+    assert LlamaEngine(resolve(spec, print), spec.options).parallel == 4

@@ -360,8 +360,24 @@ class _Instance:
         self.executor.shutdown(wait=True)
 
 
+# `parallel` when a spec offloads layers to a GPU and leaves it out: chosen from
+# bench/bench_gpu.py on an H200 (README, "Many sequences in one batch"). On a CPU the
+# default stays 1, reproducible to the bit.
+GPU_DEFAULT_PARALLEL = 32
+
+
+def default_parallel(options: dict[str, Any]) -> int:
+    if options.get("n_gpu_layers", 0) == 0:
+        return 1
+    import llama_cpp
+
+    return GPU_DEFAULT_PARALLEL if llama_cpp.llama_supports_gpu_offload() else 1
+
+
 class LlamaEngine:
     def __init__(self, resolved: ResolvedModel, options: dict[str, Any]):
+        if "parallel" not in options:
+            options = {**options, "parallel": default_parallel(options)}
         self.resolved = resolved
         self.options = options
         self.identity = resolved.identity
