@@ -120,6 +120,29 @@ def test_start_without_a_study_says_how(tmp_path):
     asyncio.run(scenario())
 
 
+def test_the_lists_load_while_the_first_screen_shows(metrics_db, monkeypatch):
+    """The app loads the ranked lists in the background at start, so pressing 2 computes
+    from lists already in memory: no list is read from the store again."""
+    from workbench.methods.choice import data
+    from workbench.store import mentions
+
+    data._LOADED.clear()
+    reads = []
+    real = mentions.list_rows
+    monkeypatch.setattr(mentions, "list_rows", lambda *a, **k: reads.append(a[1:]) or real(*a, **k))
+
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settled(pilot)  # the warm-up has run
+            assert len(reads) == 1 and data._LOADED  # one study, loaded once
+            await pilot.press("2")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#peir-table").row_count == 2)
+            assert len(reads) == 1  # the refresh found them loaded
+
+    asyncio.run(scenario())
+
+
 def test_metrics_screen_filters_and_export_by_keys(metrics_db):
     async def scenario():
         app = WorkbenchApp(metrics_db)

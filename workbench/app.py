@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench import design
+from workbench import design, methods
 from workbench.literal import visible
 from workbench.screens.design import DesignScreen
 from workbench.screens.entities import EntitiesScreen
@@ -45,10 +46,16 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
         )
 
 
-def _warm_statistics() -> None:
-    """Import SciPy's statistics while the reader looks at the first screen: the Metrics
-    screen's first computation would otherwise wait about a second for it."""
+def _warm_metrics(db_path: str) -> None:
+    """While the reader looks at the first screen: import SciPy's statistics and let each
+    method load what its metrics read (a million mentions take seconds), so that the
+    Metrics screen's first computation finds them ready."""
     import scipy.stats  # noqa: F401
+
+    from workbench.store.db import opened
+
+    with opened(db_path) as conn:
+        methods.warm_metrics(conn)
 
 
 class WorkbenchApp(App):
@@ -113,7 +120,9 @@ class WorkbenchApp(App):
         self.sub_title = Path(self.db_path).name
         if self.autostart:
             self.call_after_refresh(self._autostart)
-        self.run_worker(_warm_statistics, thread=True, group="warm", description="Loading the statistics library")
+        self.run_worker(
+            partial(_warm_metrics, self.db_path), thread=True, group="warm", description="Loading what Metrics reads"
+        )
 
     def _autostart(self) -> None:
         screen = self.screen

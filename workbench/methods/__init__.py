@@ -16,6 +16,7 @@ from workbench.methods.registry import (
     panels_of,
     register,
     unregister,
+    warm_metrics,
 )
 
 __all__ = [
@@ -34,4 +35,5 @@ __all__ = [
     "panels_of",
     "register",
     "unregister",
+    "warm_metrics",
 ]

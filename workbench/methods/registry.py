@@ -199,6 +199,18 @@ def metric_records_by_method(
     }
 
 
+def warm_metrics(conn: sqlite3.Connection) -> None:
+    """Let each method load what its metrics read (optional hook `warm_metrics`), so that the
+    first computation finds it ready. A failure here is left to that computation to report."""
+    for name in names():
+        hook = getattr(get(name), "warm_metrics", None)
+        if hook is not None:
+            try:
+                hook(conn)
+            except Exception:  # noqa: BLE001 (the Metrics screen shows the same error, with its context)
+                pass
+
+
 def metric_records(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
 ) -> list[dict[str, Any]]:

@@ -62,6 +62,11 @@ class ChoiceMethod(MethodBase):
 
         return choice_metric_records_of(conn, study)  # one convention (docs/methods.md)
 
+    def warm_metrics(self, conn):
+        from workbench.methods.choice.data import warm
+
+        warm(conn)
+
     def print_tables(self, conn, study, records, console):
         from workbench.methods.choice.tables import print_choice_tables, print_region_hint
 

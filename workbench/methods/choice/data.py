@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -133,6 +134,7 @@ class _Held:
 
 
 _LOADED: dict[tuple[str, int], _Held] = {}
+_LOCK = threading.Lock()
 _KEEP_STUDIES = 4
 # Past this share of a study's lists changed, reading them all again is as quick.
 _PATCH_AT_MOST = 0.2
@@ -146,6 +148,11 @@ def _load(conn: sqlite3.Connection, study_id: int, version: tuple[int, int, int]
 
 def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
     """Every model x topic's counts, and the dict of list-only records that goes with them."""
+    with _LOCK:  # the app's warm-up and a refresh: the second waits and reuses the first's lists
+        return _topics_held(conn, study_id, settings)
+
+
+def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
     key = (mentions.database_file(conn), study_id)
     version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
     held = _LOADED.get(key) if key[0] else None  # an in-memory store has no name to key by
@@ -182,6 +189,14 @@ def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[
         while len(_LOADED) > _KEEP_STUDIES:
             _LOADED.pop(next(iter(_LOADED)))
     return held.topics, held.list_part
+
+
+def warm(conn: sqlite3.Connection) -> None:
+    """Load every study's lists into the cache (the app does this while its first screen
+    shows, so that the first Metrics refresh finds them loaded)."""
+    for study_id, spec_json in conn.execute("SELECT id, spec_json FROM studies").fetchall():
+        settings = json.loads(spec_json).get("metrics", {})
+        _topics_of(conn, study_id, json.dumps(settings, sort_keys=True))
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
