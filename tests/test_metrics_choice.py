@@ -485,3 +485,18 @@ def test_metrics_reuse_loaded_lists_only_while_they_stay_the_same(tmp_path, metr
     more.write_text("model,topic,cluster,question_id,repetition,rank,entity\ngpt,shoes,Convenience,new,1,1,Adidas\n")
     assert run_cli("import", "mentions", str(more), "--db", str(db), "--study", "ext").returncode == 0
     check("a list imported", moves=True)
+
+
+def test_distinct_rows_match_numpy_unique_in_order():
+    """The bootstrap draws one count per distinct row, in order: the fast way of finding
+    them must give numpy's rows, counts and order exactly, or the intervals would move."""
+    from workbench.metrics.intervals import _distinct_rows
+
+    rng = np.random.default_rng(7)
+    for _ in range(100):
+        rows = rng.integers(0, rng.integers(1, 9), size=(rng.integers(1, 500), rng.integers(2, 6))).astype(float)
+        expected, counts = np.unique(rows, axis=0, return_counts=True)
+        got, got_counts = _distinct_rows(rows)
+        assert np.array_equal(got, expected) and np.array_equal(got_counts, counts)
+    odd = np.array([[0.5, 1.0], [-1.0, 2.0], [0.5, 1.0]])  # not whole or not >= 0: numpy's own way
+    assert np.array_equal(_distinct_rows(odd)[0], np.unique(odd, axis=0))

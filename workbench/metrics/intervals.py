@@ -55,12 +55,25 @@ def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) ->
         distinct, counts = np.unique(rows[:, 0], return_counts=True)
         distinct = distinct[:, None]
     else:
-        distinct, counts = np.unique(rows, axis=0, return_counts=True)
+        distinct, counts = _distinct_rows(rows)
     chunk = max(1, _CELLS // max(len(distinct), 1))
     parts = [
         rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct for start in range(0, n_boot, chunk)
     ]
     return np.concatenate(parts).reshape((n_boot, *values.shape[1:]))
+
+
+def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.unique(rows, axis=0, return_counts=True), in the same (lexicographic) order.
+    Rows of small non-negative whole numbers (slot counts) are read as the digits of one
+    number each, which a plain sort orders the same way, several times faster."""
+    if rows.size and np.all(rows >= 0) and np.all(rows == np.floor(rows)):
+        base = int(rows.max()) + 1
+        if base ** rows.shape[1] < 2**53:
+            keys = rows.astype(np.int64) @ (base ** np.arange(rows.shape[1] - 1, -1, -1, dtype=np.int64))
+            _, first, counts = np.unique(keys, return_index=True, return_counts=True)
+            return rows[first], counts
+    return np.unique(rows, axis=0, return_counts=True)
 
 
 def mean_ci(
