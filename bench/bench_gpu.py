@@ -46,7 +46,8 @@ def requests(n: int, max_tokens: int) -> list[GenerationRequest]:
 
 
 async def measure(model: str, parallel: int, n: int, max_tokens: int, n_ctx: int) -> tuple[float, int]:
-    spec = f"llama:{model},n_gpu_layers=-1,n_ctx={n_ctx}" + (f",parallel={parallel}" if parallel > 1 else "")
+    # parallel named even when 1: left out, a GPU build would pick its own default
+    spec = f"llama:{model},n_gpu_layers=-1,n_ctx={n_ctx},parallel={parallel}"
     engine = make_engine(resolve(parse_spec(spec), print))
     await engine.start()
     try:

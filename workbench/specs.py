@@ -121,8 +121,9 @@ TRANSPORT_OPTIONS: dict[str, tuple[Any, str]] = {
     "parallel": (
         _ranged(int, 1, MAX_PARALLEL),
         "llama: sequences decoded together per instance, 1 to 64 (continuous batching; n_ctx is per "
-        "sequence and the cache holds parallel x n_ctx tokens). 1, the default, is reproducible to the "
-        "bit; above 1 a seeded answer may differ in the last bits",
+        "sequence and the cache holds parallel x n_ctx tokens). 1, the default on a CPU, is reproducible "
+        "to the bit; above 1 a seeded answer may differ in the last bits. With n_gpu_layers on a GPU "
+        "build the default is 16",
     ),
 }
 ALL_OPTIONS = {**ANSWER_OPTIONS, **TRANSPORT_OPTIONS}
