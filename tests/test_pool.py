@@ -174,3 +174,20 @@ def test_going_from_one_url_to_a_pool_and_back_asks_nothing_again(tmp_path, db_p
     )
     assert run_cli("run", str(both), "--db", str(tmp_path / "two.db"), "--quiet").returncode == 0
     assert rows(tmp_path / "two.db", "SELECT COUNT(DISTINCT model_identity) FROM responses") == [(2,)]
+
+
+def test_the_progress_display_shows_each_replica(tmp_path, db_path, fake_server, capsys):
+    """Under a pool's bar, one row per replica: its answers, failures, latency and state."""
+    from workbench.cli import main
+
+    live = fake_server(ServerConfig(latency_s=0.01))
+    study = write_study(
+        tmp_path / "s.toml", models=[f"openai:m@{live.base_url}|{DEAD},concurrency=2,retries=2"], questions=12
+    )
+    assert main(["run", str(study), "--db", str(db_path)]) == 0
+    shown = capsys.readouterr().out
+    rows_of = {line.split("↳")[1].split()[0]: line for line in shown.splitlines() if "↳" in line}
+    live_label = live.base_url.split("://")[1].removesuffix("/v1")
+    assert set(rows_of) == {live_label, "127.0.0.1:9"}, shown
+    assert "12/12 up · 0 failed" in rows_of[live_label], shown  # fits 80 columns: the state comes first
+    assert " 0/12 down · " in rows_of["127.0.0.1:9"] or " 0/12 probing · " in rows_of["127.0.0.1:9"], shown

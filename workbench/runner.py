@@ -64,6 +64,8 @@ class Progress:
     finished: bool = False
     stopped_reason: str | None = None
     waiting: str | None = None  # "waiting 30 s (http_429)" while a retry waits
+    # a pool's replicas (url, state, done, failed, in_flight, latency_s), for the progress display
+    endpoints: tuple[dict, ...] = ()
 
     @property
     def total(self) -> int:
@@ -199,7 +201,13 @@ class _ModelRun:
             finished=finished,
             stopped_reason=self.stopped_reason,
             waiting=None if finished else (self.waiting or self._health()),
+            endpoints=self._replicas(),
         )
+
+    def _replicas(self) -> tuple[dict, ...]:
+        status = getattr(self.job.engine, "endpoint_status", None)
+        replicas = status() if status is not None else []
+        return tuple(replicas) if len(replicas) > 1 else ()
 
     def _health(self) -> str | None:
         """Endpoints out of a pool ("http://b/v1 down (2 up)"), for the progress line."""

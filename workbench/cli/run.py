@@ -30,15 +30,27 @@ from workbench.studies.spec import StudyError, load_study
 from workbench.tables import fmt_eta
 
 
+def replica_label(url: str) -> str:
+    """A replica's URL without what every replica shares ("http://h:8001/v1" -> "h:8001")."""
+    short = url.split("://", 1)[-1].rstrip("/")
+    return short[: -len("/v1")] if short.endswith("/v1") else short
+
+
 def progress_display(console: Console, quiet: bool):
-    """A rich progress display with one bar per model and stage, and its callback."""
+    """A rich progress display with one bar per model and stage (and under a pool's model one
+    per replica: its share of the answers, failures, mean latency and state), and its callback."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+    from rich.table import Column
+
+    # At 80 columns a long model label would squeeze the bar and the count out of the line:
+    # the label and the detail share what the bar and count leave, each cut with an ellipsis.
     progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
+        TextColumn("{task.description}", table_column=Column(ratio=2, no_wrap=True, overflow="ellipsis")),
+        BarColumn(bar_width=12),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[failed]} failed · {task.fields[rate]} · ETA {task.fields[eta]}{task.fields[waiting]}"),
+        TextColumn("{task.fields[detail]}", table_column=Column(ratio=3, no_wrap=True, overflow="ellipsis")),
+        expand=True,
         console=console,
         disable=quiet,
         transient=False,
@@ -48,22 +60,27 @@ def progress_display(console: Console, quiet: bool):
     def on_progress(p) -> None:
         if (p.model, p.stage) not in tasks:
             tasks[p.model, p.stage] = progress.add_task(
-                escape(f"{visible(p.model)} {p.stage}"),
-                total=p.total,
-                failed=0,
-                rate="-",
-                eta="--:--",
-                waiting="",
+                escape(f"{visible(p.model)} {p.stage}"), total=p.total, detail=""
             )
+        waiting = f" · {escape(p.waiting)}" if p.waiting else ""
         progress.update(
             tasks[p.model, p.stage],
             completed=p.done + p.failed,
             total=p.total,
-            failed=p.failed,
-            rate=p.rate_text,
-            eta=fmt_eta(p.eta_s),
-            waiting=f" · {escape(p.waiting)}" if p.waiting else "",
+            detail=f"{p.failed} failed · {p.rate_text} · ETA {fmt_eta(p.eta_s)}{waiting}",
         )
+        for replica in p.endpoints:
+            key = (p.model, replica["url"])
+            if key not in tasks:
+                tasks[key] = progress.add_task(escape(f"  ↳ {visible(replica_label(replica['url']))}"), detail="")
+            latency = f"{replica['latency_s']:.2f} s a reply" if replica.get("latency_s") is not None else "-"
+            progress.update(
+                tasks[key],
+                completed=replica["done"],
+                total=max(p.total, replica["done"]),
+                detail=f"{escape(visible(replica['state']))} · {replica['failed']} failed · {latency} · "
+                f"{replica['in_flight']} in flight",  # the state first: at 80 columns the end is cut
+            )
 
     return progress, on_progress
 
