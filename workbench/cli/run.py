@@ -40,7 +40,6 @@ def progress_display(console: Console, quiet: bool):
     """A rich progress display with one bar per model and stage (and under a pool's model one
     per replica: its share of the answers, failures, mean latency and state), and its callback."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
     from rich.table import Column
 
     # At 80 columns a long model label would squeeze the bar and the count out of the line:
