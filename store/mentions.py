@@ -165,7 +165,8 @@ def list_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = N
         f"""
         SELECT l.id, l.model, l.topic, l.cluster, l.repetition FROM mention_lists l
         WHERE l.study_id = ?{only}
-          AND (l.response_key IS NULL OR l.response_key NOT IN (SELECT key FROM requests WHERE superseded))
+          AND (l.response_key IS NULL
+               OR l.response_key NOT IN (SELECT key FROM requests WHERE superseded AND key IS NOT NULL))
         """,
         (study_id, *args),
     ).fetchall()

@@ -500,3 +500,138 @@ def test_distinct_rows_match_numpy_unique_in_order():
         assert np.array_equal(got, expected) and np.array_equal(got_counts, counts)
     odd = np.array([[0.5, 1.0], [-1.0, 2.0], [0.5, 1.0]])  # not whole or not >= 0: numpy's own way
     assert np.array_equal(_distinct_rows(odd)[0], np.unique(odd, axis=0))
+
+
+def _store_with_lists(path, n=8, clusters=("C", "D")):
+    from workbench.extract import normalize_surface
+    from workbench.store import mentions
+    from workbench.store.db import connect
+    from workbench.store.queue import ensure_study
+
+    conn = connect(path)
+    study = ensure_study(conn, "a")
+    names = ["Nike", "USA", "Puma", "Adidas"]
+
+    def lists(questions, cluster=None):
+        return [
+            mentions.MentionList(
+                "m",
+                "t",
+                cluster or clusters[i % len(clusters)],
+                q,
+                1,
+                "import",
+                [(e, normalize_surface(e), 1) for e in names[: 1 + i % 3]],
+            )
+            for i, q in enumerate(questions)
+        ]
+
+    mentions.store_lists(conn, study, lists([f"q{i}" for i in range(n)]))
+    mentions.set_entity_attributes(
+        conn, [{"name": "Nike", "region": "United States"}, {"name": "Puma", "region": "Europe"}]
+    )
+    return conn, study, lists
+
+
+def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path):
+    """Writers outside the workbench's own code: a mention updated in place, a list
+    renumbered, metrics read inside a transaction that is rolled back, a superseded request
+    whose key is NULL. After each, the numbers are those of the definition."""
+    from workbench.extract import normalize_surface
+    from workbench.methods.choice import data
+    from workbench.store import reviews
+
+    conn, _study, _lists = _store_with_lists(tmp_path / "s.db")
+
+    def same(change):
+        assert data.choice_metric_records_of(conn) == records_by_definition(conn), change
+
+    same("as stored")
+    with conn:
+        conn.execute("UPDATE mentions SET surface_key = ? WHERE list_id = 1 AND rank = 1", (normalize_surface("Puma"),))
+    same("a mention updated in place")
+    from workbench.store import mentions
+
+    mentions.store_lists(conn, 1, [mentions.MentionList("m", "t", "C", "empty", 1, "import", [])])
+    same("an answer with no recommendation added")
+    with conn:  # (a list with mentions cannot be renumbered: they point at its id)
+        conn.execute("UPDATE mention_lists SET id = 100 WHERE question = 'empty'")
+    same("a list renumbered")
+    conn.execute("BEGIN")
+    conn.execute("DELETE FROM mention_lists WHERE id = 3")
+    data.choice_metric_records_of(conn)  # read inside the transaction...
+    conn.execute("ROLLBACK")  # ...that never happened
+    reviews.review(conn, 5, "r", "edit", ["Adidas"])  # the count now where the rolled-back read left it
+    same("a read rolled back, then another change")
+    from workbench.store import queue
+
+    model = queue.upsert_model(
+        conn,
+        identity="x",
+        spec="openai:x",
+        engine="openai",
+        name="x",
+        base_url=None,
+        file_path=None,
+        file_hash=None,
+        params={},
+    )
+    insert = (
+        "INSERT INTO requests (key, study_id, model_id, stage, status, attempts, payload_json, created_at, "
+        "updated_at, superseded) VALUES (?, 1, ?, 'answer', 'done', 1, '{}', 'x', 'x', ?)"
+    )
+    with conn:
+        conn.execute(insert, ("k1", model, 0))
+        conn.execute("UPDATE mention_lists SET response_key = 'k1' WHERE id = 1")  # an answer the run asked for
+    same("a list tied to its request")
+    with conn:
+        conn.execute(insert, (None, model, 1))  # SQLite lets a TEXT PRIMARY KEY be NULL
+    data._LOADED.clear()
+    same("a superseded request without a key")
+
+
+def test_a_refresh_that_finishes_after_another_patched_the_lists_keeps_its_own_numbers(tmp_path):
+    """Two refreshes at once (a newer Metrics worker, or the start-up loading): the first
+    builds its log-odds tables after the lock is released, while the second patches the
+    same lists with a list in a new cluster. The first still gives the numbers of the
+    lists it read, and does not fail."""
+    import threading
+
+    from workbench.methods.choice import data
+    from workbench.store import mentions
+    from workbench.store.db import connect
+
+    path = tmp_path / "s.db"
+    conn, study, lists = _store_with_lists(path)
+    data.choice_metric_records_of(conn)
+    mentions.store_lists(conn, study, lists(["new"], cluster="B"))
+    inside, go = threading.Event(), threading.Event()
+    real = data.records_of_counts
+
+    def held_back(*args, **kwargs):
+        if threading.current_thread().name == "first":
+            inside.set()
+            go.wait(30)
+        return real(*args, **kwargs)
+
+    out = {}
+
+    def first():
+        try:
+            out["first"] = data.choice_metric_records_of(connect(path))
+        except Exception as exc:  # noqa: BLE001 (the failure is what the test looks for)
+            out["first"] = exc
+
+    data.records_of_counts = held_back
+    try:
+        thread = threading.Thread(target=first, name="first")
+        thread.start()
+        assert inside.wait(30)
+        expected = records_by_definition(conn)  # what the first refresh read
+        mentions.store_lists(conn, study, lists(["newer"], cluster="A"))
+        data.choice_metric_records_of(connect(path))  # the second refresh patches the lists
+        go.set()
+        thread.join(30)
+    finally:
+        data.records_of_counts = real
+    assert out["first"] == expected

@@ -67,7 +67,7 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """np.unique(rows, axis=0, return_counts=True), in the same (lexicographic) order.
     Rows of small non-negative whole numbers (slot counts) are read as the digits of one
     number each, which a plain sort orders the same way, several times faster."""
-    if rows.size and np.all(rows >= 0) and np.all(rows == np.floor(rows)):
+    if rows.size and np.all(np.isfinite(rows)) and np.all(rows >= 0) and np.all(rows == np.floor(rows)):
         base = int(rows.max()) + 1
         if base ** rows.shape[1] < 2**53:
             keys = rows.astype(np.int64) @ (base ** np.arange(rows.shape[1] - 1, -1, -1, dtype=np.int64))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 
 import numpy as np
@@ -119,6 +119,10 @@ def topic_counts(
 ) -> dict[tuple[str, str], TopicCounts]:
     """Every model x topic's counts. `surface_entity`: each surface's entity code (-1:
     no entity, the mention is not counted); `names`: each entity code's canonical name."""
+    # A snapshot: the arrays are replaced, never written into, but the name lists grow in
+    # place, and the region tables below are built after the caller's lock is released,
+    # while another refresh may be patching the same ListArrays.
+    arrays = replace(arrays, groups=list(arrays.groups), clusters=list(arrays.clusters))
     n_lists, n_entities = len(arrays.ids), max(len(names), 1)
     name_of = np.asarray(names + [""], dtype=object)
     n_clusters = max(len(arrays.clusters), 1)

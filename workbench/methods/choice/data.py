@@ -155,8 +155,12 @@ def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[
 def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
     key = (mentions.database_file(conn), study_id)
     version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
-    held = _LOADED.get(key) if key[0] else None  # an in-memory store has no name to key by
-    if held is None or held.version[0] != version[0]:
+    # An in-memory store has no name to key by; a transaction's reads may yet be rolled back.
+    cacheable = bool(key[0]) and not conn.in_transaction
+    held = _LOADED.get(key) if cacheable else None
+    if held is None or held.version[0] != version[0] or version[1] < held.version[1]:
+        # a new store, or a count gone back (a rolled-back read, a file restored from a copy):
+        # the log cannot say what differs
         held = _load(conn, study_id, version)
     elif held.version[1] != version[1]:
         changed = mentions.changed_lists(conn, held.version[1])
@@ -183,7 +187,7 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         )
         canonical = [names[e] for e in codes]
         held.topics = topic_counts(held.arrays, surface_entity, canonical)
-    if key[0]:
+    if cacheable:
         _LOADED.pop(key, None)
         _LOADED[key] = held  # the most recent last: the oldest study goes first
         while len(_LOADED) > _KEEP_STUDIES:
