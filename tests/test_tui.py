@@ -2,6 +2,7 @@
 
 import asyncio
 import csv
+import sqlite3
 import time
 from pathlib import Path
 
@@ -253,12 +254,79 @@ def test_snapshot_metrics_screen(snap_compare, metrics_db, size):
     assert snap_compare(WorkbenchApp(metrics_db), terminal_size=size, run_before=go)
 
 
-def test_snapshot_help(snap_compare, metrics_db):
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_help(snap_compare, metrics_db, size):
     async def go(pilot):
         await pilot.press("f1")
         await _settle(pilot)
 
-    assert snap_compare(WorkbenchApp(metrics_db), terminal_size=(80, 24), run_before=go)
+    assert snap_compare(WorkbenchApp(metrics_db), terminal_size=size, run_before=go)
+
+
+@pytest.fixture
+def every_method_db(metrics_db, tmp_path, fake_server):
+    """metrics_db (ChoiceEval) plus a study of each other method: cold-start rankings
+    imported, an identity study and an entity study answered by a local OpenAI-style server."""
+    from helpers import run_cli
+    from openai_server import ServerConfig
+
+    from workbench.assets import __file__ as assets_init
+
+    rankings = tmp_path / "rankings.csv"
+    lines = ["model,seed,persona_category,persona,rank,item"]
+    for seed in (0, 1):
+        lines += [f"m,{seed},,neutral,{rank},{item}" for rank, item in enumerate("ABC", 1)]
+        lines += [f"m,{seed},gender,a girl,{rank},{item}" for rank, item in enumerate("CBX" if seed else "ABC", 1)]
+        lines += [f"m,{seed},age,an old man,{rank},{item}" for rank, item in enumerate("BAC", 1)]
+    rankings.write_text("\n".join(lines) + "\n")
+    assert run_cli("import", "rankings", str(rankings), "--db", str(metrics_db), "--study", "cs").returncode == 0
+    reply = '[{"university": "Howard University", "explanation": "community"}, {"university": "MIT", "explanation": "STEM"}]'
+    server = fake_server(ServerConfig(reply_text=reply))
+    identity = tmp_path / "id.toml"
+    identity.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+        'template = "universities"\nper_group = 3\nseed = 2\n'
+    )
+    assert run_cli("run", str(identity), "--db", str(metrics_db), "--quiet").returncode == 0
+    example = Path(assets_init).parent / "studies" / "entity"
+    entity = tmp_path / "entity.toml"
+    entity.write_text(
+        f'name = "urgency"\nmethod = "entity"\nmodels = ["openai:m@{fake_server(ServerConfig()).base_url}"]\n'
+        f'task = "{example / "urgency.task.json"}"\ntemplates = "{example / "urgency_templates.csv"}"\n'
+        f'entities = "{example / "countries.csv"}"\nmax_templates = 3\nmax_entities = 6\n'
+        'group_by = ["gdp_quantile"]\n'
+    )
+    assert run_cli("run", str(entity), "--db", str(metrics_db), "--quiet").returncode == 0
+    refs = tmp_path / "refs.csv"
+    refs.write_text(
+        "item,group,share,count,group_total\nHoward University,Black,0.9,9000,100000\n"
+        "MIT,Black,0.1,1000,100000\nHoward University,White,0.02,200,500000\nMIT,White,0.35,3500,500000\n"
+    )
+    assert run_cli("import", "references", str(refs), "--db", str(metrics_db), "--study", "unis").returncode == 0
+    # The local servers' ports change from run to run: every stored label gets one fixed URL,
+    # so the snapshots stay still.
+    with sqlite3.connect(metrics_db) as conn:
+        for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
+            for column in [c[1] for c in conn.execute(f"PRAGMA table_info({table})") if c[1] in ("model", "spec")]:
+                conn.execute(
+                    f"UPDATE {table} SET {column} = 'openai:m@http://gpu1:8000/v1' WHERE {column} LIKE 'openai:m@http://127.0.0.1:%'"
+                )
+    return metrics_db
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("section", ["coldstart-table", "identity-table", "entity-table"])
+def test_snapshot_each_methods_metrics_section(snap_compare, every_method_db, size, section):
+    """The Metrics screen scrolled to each method's section (ChoiceEval's opens the screen)."""
+
+    async def go(pilot):
+        await pilot.press("2")
+        await _settle(pilot)
+        title = pilot.app.screen.query_one(f"#{section}-title")
+        title.scroll_visible(top=True, animate=False)
+        await _settle(pilot)
+
+    assert snap_compare(WorkbenchApp(every_method_db), terminal_size=size, run_before=go)
 
 
 def test_design_verify_edit_save_and_generate_by_keys(tmp_path, fake_server):
@@ -374,8 +442,9 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
     assert saved.generate == {"tablets": 4}
 
 
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize("key", ["4", "5", "4b", "4c"])
-def test_snapshot_review_and_entities(snap_compare, metrics_db, key):
+def test_snapshot_review_and_entities(snap_compare, metrics_db, key, size):
     """Review, Entities, and the two review sub-screens (probe labels, catalog matches)."""
 
     async def go(pilot):
@@ -383,7 +452,7 @@ def test_snapshot_review_and_entities(snap_compare, metrics_db, key):
             await pilot.press(k)
             await _settle(pilot)
 
-    assert snap_compare(WorkbenchApp(metrics_db, reviewer="reviewer"), terminal_size=(80, 24), run_before=go)
+    assert snap_compare(WorkbenchApp(metrics_db, reviewer="reviewer"), terminal_size=size, run_before=go)
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -456,8 +525,9 @@ def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
     asyncio.run(scenario())
 
 
-def test_snapshot_template_editor(snap_compare, tmp_path):
-    """The Design screen of an identity study (its template), at 80x24."""
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_template_editor(snap_compare, tmp_path, size):
+    """The Design screen of an identity study (its template)."""
     study = tmp_path / "id.toml"
     study.write_text('name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\ntemplate = "universities"\n')
 
@@ -465,7 +535,7 @@ def test_snapshot_template_editor(snap_compare, tmp_path):
         await pilot.press("3")
         await _settle(pilot)
 
-    assert snap_compare(WorkbenchApp(tmp_path / "t.db", study), terminal_size=(80, 24), run_before=go)
+    assert snap_compare(WorkbenchApp(tmp_path / "t.db", study), terminal_size=size, run_before=go)
 
 
 def test_design_tabs_by_keys_and_an_information_panel_for_other_methods(tmp_path):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.metric_views import Panel, ci_suffix, fmt
+from workbench.metric_views import Panel, ci_suffix, fmt, short_labels
 
 FILTERS = ()
 
@@ -35,8 +35,9 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
             row += [cell, fmt(parsed["value"], 2) if parsed else "-", fmt(admits["value"], 2) if admits else "-"]
         rows.append(row)
     header = ["group · condition"]
+    short = short_labels(names)  # a whole URL would push parsed and admits off an 80-column screen
     for model in names:
-        header += [f"{model}: mean share", "parsed", "admits"]
+        header += [f"{short[model]}: mean share", "parsed", "admits"]
     return header, rows
 
 
