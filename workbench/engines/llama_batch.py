@@ -113,7 +113,10 @@ class BatchLoop:
             # without flash attention aborts there from 32 sequences in one unified cache ("illegal
             # instruction" in its CUDA graph), and flash attention over one cache per sequence was
             # the fastest set-up (2,030 against 1,753 tok/s unified, 64 sequences of a 7B model).
-            params.flash_attn_type = 1  # enabled
+            # auto: on wherever the device runs it (llama.cpp's own default; on the H200 it
+            # resolved to on, 1,856 tok/s at 32 sequences), off for a model whose attention the
+            # GPU cannot run, instead of handing that attention to the CPU
+            params.flash_attn_type = -1
             params.kv_unified = False  # each sequence attends over its own n_ctx cells only
         else:
             params.kv_unified = True  # one pool of cells: a long answer may use what a short one leaves
