@@ -186,3 +186,36 @@ def test_chat_mode_formats_the_prompt_as_the_lone_engine_does():
     batched = asyncio.run(_with_engine("llama:default,n_ctx=512,mode=chat,parallel=2", chat))
     assert [c.text for c in batched] == [c.text for c in lone]
     assert [c.prompt_tokens for c in batched] == [c.prompt_tokens for c in lone]
+
+
+def test_token_text_is_read_whole_and_grown_piece_by_piece():
+    """llama-cpp-python read at most 32 bytes of a token's text and gave longer pieces back
+    empty: 379 tokens of the bundled vocabulary, whole Hindi and Bengali words among them,
+    vanished from answers. With the engine's fix its detokenize reads every piece whole, and
+    the batch's answer grown piece by piece equals it, over the whole vocabulary."""
+    import ctypes
+    from types import SimpleNamespace
+
+    import llama_cpp
+
+    from workbench.engines.llama_batch import BatchLoop
+    from workbench.engines.llama_pieces import read_long_pieces
+    from workbench.models import default_model_path
+
+    read_long_pieces()
+    llm = llama_cpp.Llama(str(default_model_path(print)[0]), vocab_only=True, verbose=False)
+    vocab = llm._model.vocab
+    word = "प्रधानमंत्री"  # "prime minister": one token of 37 bytes with its leading space
+    [token] = llm.tokenize(f" {word}".encode(), add_bos=False)
+    assert llm.detokenize([1596, token, 1596]).decode() == f" ke {word} ke"
+    loop = SimpleNamespace(_llama_cpp=llama_cpp, vocab=vocab, _piece=ctypes.create_string_buffer(4))
+    whole = ctypes.create_string_buffer(1024)
+    longer = 0
+    for t in range(llama_cpp.llama_vocab_n_tokens(vocab)):
+        n = llama_cpp.llama_token_to_piece(vocab, t, whole, 1024, 0, False)
+        longer += n > 32
+        assert BatchLoop._piece_of(loop, t) == llm.detokenize([t]) == whole.raw[:n], t
+    assert longer == 379
+    text = f"Nike, adidas AG · Ünïcödé 東京 🚀 [/x] \x1b[31m {word}\n  the end"
+    tokens = llm.tokenize(text.encode(), add_bos=False)
+    assert b"".join(BatchLoop._piece_of(loop, t) for t in tokens) == llm.detokenize(tokens) == text.encode()

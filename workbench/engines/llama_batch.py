@@ -25,6 +25,7 @@ that asks for token log-probs) runs on that thread between two steps.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import queue
 import time
 from collections import deque
@@ -34,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.engines.base import Completion, EngineError
+from workbench.engines.llama_pieces import piece
 
 # A prompt longer than the context is permanent (retrying cannot help): the message says the fix.
 CONTEXT_HINT = "raise n_ctx in the model spec, e.g. llama:default,n_ctx=8192"
@@ -72,6 +74,7 @@ class _Slot:
     pending: list[int]  # prompt tokens not decoded yet
     pos: int = 0  # next position in this sequence
     out: list[int] = field(default_factory=list)
+    text_bytes: bytearray = field(default_factory=bytearray)  # the pieces of `out`, as they came
     next_token: int | None = None  # sampled, to be decoded in the next step
     index: int = -1  # this step's batch index holding its logits, or -1
 
@@ -127,6 +130,7 @@ class BatchLoop:
         self.batch = internals.LlamaBatch(n_tokens=self.n_batch, embd=0, n_seq_max=1, verbose=False)
         self.memory = llama_cpp.llama_get_memory(self.ctx.ctx)
         self.vocab = llm._model.vocab
+        self._piece = ctypes.create_string_buffer(64)  # one token's text, reused
         self._llama_cpp = llama_cpp
         self._internals = internals
         self.inbox: queue.Queue = queue.Queue()
@@ -281,6 +285,7 @@ class BatchLoop:
             self._finish(slot, "stop")
             return
         slot.out.append(token)
+        slot.text_bytes += self._piece_of(token)
         text = self._text(slot)
         cut = min((i for i in (text.find(s) for s in slot.job.stop if s) if i >= 0), default=-1)
         if cut >= 0:
@@ -290,8 +295,17 @@ class BatchLoop:
         else:
             slot.next_token = token
 
+    def _piece_of(self, token: int) -> bytes:
+        text, self._piece = piece(self._llama_cpp, self.vocab, token, self._piece)
+        return text
+
     def _text(self, slot: _Slot) -> str:
-        return self.llm.detokenize(slot.out).decode("utf-8", "ignore")
+        """The answer so far, from its pieces kept as they came: detokenizing the whole answer
+        at every step cost more the longer it grew (Python-bound work on a GPU)."""
+        raw = bytes(slot.text_bytes)
+        if slot.out and slot.out[0] == self.llm.token_bos() and raw[:1] == b" ":
+            raw = raw[1:]  # as detokenize does after a leading BOS
+        return raw.decode("utf-8", "ignore")
 
     def _finish(self, slot: _Slot, reason: str | None = None, text: str | None = None, error: Exception | None = None):
         self.slots[slot.seq] = None

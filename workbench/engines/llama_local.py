@@ -59,6 +59,10 @@ class _Instance:
     def load(self) -> None:
         import llama_cpp
 
+        from workbench.engines.llama_pieces import read_long_pieces
+
+        read_long_pieces()  # llama-cpp-python loses the text of tokens longer than 32 bytes
+
         opts = self.options
         threads = opts.get("threads") or max(1, (os.cpu_count() or 2) // max(1, opts.get("concurrency", 1)))
         from workbench.engines.llama_scoring import quiet_llama
