@@ -68,6 +68,7 @@ def progress_display(console: Console, quiet: bool):
             total=p.total,
             detail=f"{p.failed} failed · {p.rate_text} · ETA {fmt_eta(p.eta_s)}{waiting}",
         )
+        answered = sum(r["done"] for r in p.endpoints)  # each replica's bar: its share of the pool's answers
         for replica in p.endpoints:
             key = (p.model, replica["url"])
             if key not in tasks:
@@ -76,7 +77,7 @@ def progress_display(console: Console, quiet: bool):
             progress.update(
                 tasks[key],
                 completed=replica["done"],
-                total=max(p.total, replica["done"]),
+                total=max(answered, 1),
                 detail=f"{escape(visible(replica['state']))} · {replica['failed']} failed · {latency} · "
                 f"{replica['in_flight']} in flight",  # the state first: at 80 columns the end is cut
             )

@@ -141,9 +141,8 @@ def topic_counts(
     _, first = np.unique(pos * n_entities + ent, return_index=True)
     first.sort()
     p_pos, p_ent = pos[first], ent[first]
-    run = np.cumsum(np.r_[True, p_pos[1:] != p_pos[:-1]]) - 1 if len(p_pos) else np.zeros(0, np.int64)
-    starts = np.flatnonzero(np.r_[True, p_pos[1:] != p_pos[:-1]]) if len(p_pos) else np.zeros(0, np.int64)
-    p_rank = np.arange(len(p_pos)) - starts[run] + 1
+    new_list = np.r_[True, p_pos[1:] != p_pos[:-1]] if len(p_pos) else np.zeros(0, bool)
+    p_rank = np.arange(len(p_pos)) - np.flatnonzero(new_list)[np.cumsum(new_list) - 1] + 1
 
     def by_scope(keys_scope: np.ndarray, size: int, weights=None) -> _Split:
         keys, values = _sparse(keys_scope, size, weights)
@@ -200,8 +199,8 @@ def topic_counts(
     # which repetitions each scope has (a repetition whose answers named nothing still counts)
     present_reps: dict[tuple[bool, int], set[int]] = {}
     for topic, key in ((False, scope), (True, arrays.group)):
-        for k, r in set(zip(key.tolist(), rep_index.tolist())):
-            present_reps.setdefault((topic, k), set()).add(int(reps[r]))
+        for pair in np.unique(key * n_reps + rep_index).tolist():
+            present_reps.setdefault((topic, pair // n_reps), set()).add(int(reps[pair % n_reps]))
 
     # mention rows grouped by cluster scope, for the region tables
     slot_order = np.argsort(scope[pos], kind="stable")
@@ -212,6 +211,11 @@ def topic_counts(
     local[list_order] = np.arange(n_lists) - list_bounds[scope[list_order]]
     code_of = {name: i for i, name in enumerate(names)}
 
+    clusters_of = {  # each model x topic's cluster codes, in name order
+        g: sorted(set(arrays.cluster[arrays.group == g].tolist()), key=lambda c: arrays.clusters[c])
+        for g in range(len(arrays.groups))
+    }
+
     def region_table(g: int, counts: ScopeCounts) -> Callable:
         def build(region_of: Callable[[str], str | None], min_share: float) -> RegionSlots:
             regions, code = kept_regions(counts.presence, counts.n, region_of, min_share)
@@ -220,7 +224,7 @@ def topic_counts(
                 region_code[code_of[entity]] = region
             width = max(len(regions), 1)
             per_group = {}
-            for c in sorted(set(arrays.cluster[arrays.group == g].tolist()), key=lambda c: arrays.clusters[c]):
+            for c in clusters_of[g]:
                 s = g * n_clusters + c
                 rows = slot_order[slot_bounds[s] : slot_bounds[s + 1]]
                 region = region_code[ent[rows]]
@@ -238,7 +242,7 @@ def topic_counts(
             continue  # every list of this model x topic was dropped
         topic = scope_counts(g, True)
         scopes: dict[str | None, ScopeCounts] = {None: topic}
-        for c in sorted(set(arrays.cluster[arrays.group == g].tolist()), key=lambda c: arrays.clusters[c]):
+        for c in clusters_of[g]:
             if arrays.clusters[c]:
                 scopes[arrays.clusters[c]] = scope_counts(g * n_clusters + c, False)
         out[key] = TopicCounts(scopes, region_table(g, topic))

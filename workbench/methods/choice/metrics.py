@@ -77,9 +77,6 @@ def _preferred(
     return best, top / n, n
 
 
-_presence = presence_of  # the name the functions below have always used
-
-
 def direct_recommendation_rate(lists: Sequence[ResponseList]) -> float | None:
     """Share of responses whose experts agreed on at least one recommendation."""
     if not lists:
@@ -108,7 +105,7 @@ def stability(
         by_rep: dict[int, list[ResponseList]] = {}
         for item in lists:
             by_rep.setdefault(item.repetition, []).append(item)
-        per_rep = {rep: _presence(items) for rep, items in by_rep.items()}
+        per_rep = {rep: presence_of(items) for rep, items in by_rep.items()}
     pooled: Counter[str] = sum(per_rep.values(), Counter())
     top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
     reps = sorted(per_rep)
@@ -160,7 +157,7 @@ class LogOddsRatio:
 
 def frequent_entities(lists: Sequence[ResponseList], min_share: float = 0.05) -> set[str]:
     """Entities present in at least `min_share` of the responses (the 5% filter)."""
-    presence = _presence(lists)
+    presence = presence_of(lists)
     threshold = min_share * len(lists)
     return {e for e, n in presence.items() if n >= threshold}
 
