@@ -7,6 +7,7 @@ the reverse.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Iterable
 from functools import partial
 from importlib.resources import files
@@ -53,9 +54,15 @@ def _warm_metrics(db_path: str) -> None:
     import scipy.stats  # noqa: F401
 
     from workbench.store.db import opened
+    from workbench.store.errors import UserFacingError
 
-    with opened(db_path) as conn:
-        methods.warm_metrics(conn)
+    # Best effort, and read only: the screens create and migrate the store (a warm-up that
+    # did so too raced them, and one saw the other's half-made file); any error is theirs to show.
+    try:
+        with opened(db_path, create=False) as conn:
+            methods.warm_metrics(conn)
+    except (UserFacingError, sqlite3.Error):
+        pass
 
 
 class WorkbenchApp(App):
