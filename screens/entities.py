@@ -18,7 +18,7 @@ from workbench.literal import visible, visible_line
 from workbench.store import entities as registry
 from workbench.store.db import opened
 from workbench.store.errors import UserFacingError
-from workbench.widgets.modals import EditText, PickMembers
+from workbench.widgets.modals import EditText, PickMembers, PickRegion
 from workbench.widgets.modebar import ModeBar
 
 
@@ -222,21 +222,33 @@ class EntitiesScreen(Screen):
 
     def action_set_region(self) -> None:
         s = self.current()
-        if s is None:
+        if s is not None:
+            self._ask_region(s)
+
+    @work(thread=True, group="entity-regions", description="Reading the known regions")
+    def _ask_region(self, s: dedup.Suggestion) -> None:
+        from workbench.store.regions import known_regions
+
+        try:
+            with opened(self.app.db_path) as conn:
+                known = known_regions(conn)
+        except sqlite3.Error as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
             return
 
-        def done(region: str | None) -> None:
-            if not region or not region.strip():
+        def done(choice: tuple[str, bool] | None) -> None:
+            if choice is None:
                 return
             from workbench.store.mentions import set_entity_attributes
 
-            rows = [{"name": m, "region": region.strip()} for m in s.members]
+            region, new = choice  # in its one spelling; a new region only once the user said so
+            rows = [{"name": m, "region": region} for m in s.members]
             self._decide(
-                lambda conn: set_entity_attributes(conn, rows)[0],
-                lambda updated: f"Region {region.strip()} assigned to {updated} entities.",
+                lambda conn: set_entity_attributes(conn, rows, new_regions=new)[0],
+                lambda updated: f"Region {region} assigned to {updated} entities.",
             )
 
-        self.app.push_screen(EditText("Region (United States, Europe, Asia, Other, ...)", ""), done)  # no guess
+        self.app.call_from_thread(self.app.push_screen, PickRegion(known, len(s.members)), done)
 
     def action_skip(self) -> None:
         s = self.current()

@@ -196,45 +196,81 @@ def database_file(conn: sqlite3.Connection) -> str:
 
 
 def regions(conn: sqlite3.Connection) -> dict[str, str | None]:
-    return {name: region for name, region in conn.execute("SELECT name, region FROM entities")}
+    """Each entity's region in its canonical spelling (a store may hold "USA" and
+    "united states " from before imports checked regions: both read "United States")."""
+    from workbench.store.regions import canonical_spellings
+
+    stored = conn.execute("SELECT name, region FROM entities").fetchall()
+    spelling = canonical_spellings(region for _name, region in stored)
+    return {name: None if region is None else spelling[region] for name, region in stored}
 
 
-def set_entity_attributes(conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> tuple[int, list[str]]:
-    """Assign region and attributes by entity name (or any surface form of it).
-    Returns (entities updated, names in the file that match no entity yet: those are
-    kept and applied when an entity with that name appears)."""
+def entity_of_name(conn: sqlite3.Connection, name: str) -> int | None:
+    """The entity a name in an imported file means: the one its surface form belongs to
+    (after a merge, the entity it was merged into), else the entity of that name (one a
+    merge created under a new name); None when there is none yet."""
     from workbench.store.surface import normalize_surface
+
+    hit = conn.execute("SELECT entity_id FROM aliases WHERE surface_key = ?", (normalize_surface(name),)).fetchone()
+    if hit is None:
+        hit = conn.execute("SELECT id FROM entities WHERE name = ?", (name,)).fetchone()
+    return None if hit is None else hit[0]
+
+
+def set_entity_attributes(
+    conn: sqlite3.Connection, rows: list[dict[str, Any]], new_regions: bool = False
+) -> tuple[int, list[str]]:
+    """Assign region and attributes by entity name (or any surface form of it).
+    Regions are written in the vocabulary's spelling (store/regions.py); a region not
+    in it is refused (RegionError, nothing written) unless `new_regions`. An empty
+    value never overwrites a stored one. Returns (entities updated, names in the file
+    that match no entity yet: those are kept and applied when an entity with that name
+    appears)."""
+    from workbench.store.regions import canonical_region, known_regions
+    from workbench.store.surface import normalize_surface
+
+    def given(row: dict[str, Any]) -> dict[str, Any]:  # the attributes the row has a value for
+        return {
+            k: v.strip() if isinstance(v, str) else v
+            for k, v in row.items()
+            if k not in ("name", "region") and v is not None and (not isinstance(v, str) or v.strip())
+        }
 
     updated, unmatched = 0, []
     with transaction(conn):
+        known = known_regions(conn)
         for row in rows:
             name = row["name"]
-            hit = conn.execute("SELECT id, attributes_json FROM entities WHERE name = ?", (name,)).fetchone()
-            if hit is None:
-                hit = conn.execute(
-                    "SELECT e.id, e.attributes_json FROM aliases a JOIN entities e ON e.id = a.entity_id "
-                    "WHERE a.surface_key = ?",
-                    (normalize_surface(name),),
-                ).fetchone()
-            if hit is None:
+            region = canonical_region(row.get("region"), known, allow_new=new_regions)
+            if region is not None and region not in known:
+                known.append(region)
+            entity_id = entity_of_name(conn, name)
+            if entity_id is None:
                 # Kept for later: entities appear when mentions are imported or extracted.
+                key = normalize_surface(name)
+                before = conn.execute(
+                    "SELECT region, attributes_json FROM pending_attributes WHERE surface_key = ?", (key,)
+                ).fetchone()
+                old_region, old_attributes = before if before else (None, "{}")
                 conn.execute(
                     "INSERT OR REPLACE INTO pending_attributes (surface_key, name, region, attributes_json, "
                     "imported_at) VALUES (?, ?, ?, ?, ?)",
                     (
-                        normalize_surface(name),
+                        key,
                         name,
-                        row.get("region") or None,
-                        json.dumps({k: v for k, v in row.items() if k not in ("name", "region")}),
+                        region or old_region,
+                        json.dumps({**json.loads(old_attributes), **given(row)}),
                         utc_now(),
                     ),
                 )
                 unmatched.append(name)
                 continue
-            attributes = {**json.loads(hit[1]), **{k: v for k, v in row.items() if k not in ("name", "region")}}
+            old_region, old_attributes = conn.execute(
+                "SELECT region, attributes_json FROM entities WHERE id = ?", (entity_id,)
+            ).fetchone()
             conn.execute(
                 "UPDATE entities SET region = ?, attributes_json = ? WHERE id = ?",
-                (row.get("region") or None, json.dumps(attributes), hit[0]),
+                (region or old_region, json.dumps({**json.loads(old_attributes), **given(row)}), entity_id),
             )
             updated += 1
     return updated, unmatched

@@ -125,7 +125,7 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
             members = [s.members for s in app.screen.suggestions]
             assert members == [["Nike", "Nike, Inc."]]
             await pilot.press("g")  # a region for every member of the cluster
-            assert await on_screen(pilot, "EditText")
+            assert await on_screen(pilot, "PickRegion")
             await pilot.press("ctrl+u", *"United States", "enter")
             assert await wait_for(
                 pilot, lambda: any("Region United States assigned to 2" in n.message for n in app._notifications)

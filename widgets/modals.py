@@ -1,4 +1,4 @@
-"""Modal screens shared by the app: help, errors, a line of text, a choice of members."""
+"""Modal screens shared by the app: help, errors, a line of text, a choice of members, a region."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.suggester import SuggestFromList
 from textual.widgets import Button, Input, Label, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from workbench.literal import visible, visible_line
+from workbench.store.regions import RegionError, canonical_region
 
 HELP_TEXT = """\
 [b]Audit Workbench[/b]: every action has a key;
@@ -201,6 +203,110 @@ class PickMembers(ModalScreen[list[str] | None]):
     def action_keep(self) -> None:
         chosen = sorted(self.query_one(SelectionList).selected)
         self.dismiss([self.members[i] for i in chosen])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes-or-no question: y (or the Yes button) answers yes; n or Esc answers no."""
+
+    BINDINGS = [Binding("y", "answer(True)", "Yes"), Binding("n,escape", "answer(False)", "No")]
+    DEFAULT_CSS = """
+    Confirm { align: center middle; }
+    Confirm > Vertical { width: 80%; max-width: 90; height: auto; border: round $warning; padding: 0 1;
+                         background: $surface; }
+    Confirm #confirm-question { width: 100%; }
+    Confirm Horizontal { height: auto; margin-top: 1; }
+    Confirm Button { margin-right: 2; }
+    """
+
+    def __init__(self, question: str):
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(visible(self.question)), id="confirm-question")
+            with Horizontal():
+                yield Button("Yes (y)", variant="warning", id="yes")
+                yield Button("No (n, Esc)", id="no")
+
+    def on_mount(self) -> None:
+        self.query_one("#no", Button).focus()  # Enter on its own does not say yes
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class PickRegion(ModalScreen[tuple[str, bool] | None]):
+    """The region for some entities: a known region, completed as it is typed (Tab or
+    the right arrow takes the completion) and written in its one spelling ("usa" is the
+    United States); a region not known yet is used only once the user confirms adding
+    it, so a typo does not become a region. Dismisses with (region, whether it is new)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel"), Binding("tab", "complete", "Complete", priority=True)]
+    DEFAULT_CSS = """
+    PickRegion { align: center middle; }
+    PickRegion > Vertical { width: 90%; height: auto; border: round $accent; padding: 0 1;
+                            background: $surface; }
+    PickRegion .region-text { width: 100%; }
+    PickRegion #region-keys { color: $text-muted; }
+    """
+
+    def __init__(self, known: list[str], count: int):
+        super().__init__()
+        self.known, self.count = known, count
+
+    def compose(self) -> ComposeResult:
+        # Short lines that wrap: the title once ran past an 80-column terminal and was cut.
+        with Vertical():
+            yield Static(
+                Text(f"Region for {self.count} entit{'y' if self.count == 1 else 'ies'}", style="bold"),
+                id="region-title",
+                classes="region-text",
+            )
+            yield Static(Text(visible("Known: " + ", ".join(self.known))), id="region-known", classes="region-text")
+            yield Static(
+                "Tab completes · Enter saves · Esc cancels · a new region is asked about",
+                id="region-keys",
+                classes="region-text",
+            )
+            yield Input(
+                id="region-input",
+                placeholder="e.g. Europe",
+                suggester=SuggestFromList(self.known, case_sensitive=False),
+            )
+
+    def on_mount(self) -> None:
+        self.query_one(Input).focus()
+
+    def action_complete(self) -> None:
+        field = self.query_one(Input)
+        field.cursor_position = len(field.value)
+        field.action_cursor_right()  # at the end, this takes the suggestion shown
+
+    @on(Input.Submitted)
+    def _save(self, event: Input.Submitted) -> None:
+        try:
+            region = canonical_region(event.value, self.known)
+        except RegionError as exc:
+            typed, close = exc.value, f" (the closest known region is {exc.suggestion})" if exc.suggestion else ""
+            self.app.push_screen(
+                Confirm(f"{typed!r} is not a known region{close}. Add new region {typed!r}?"),
+                lambda yes: self._added(typed, yes),
+            )
+            return
+        self.dismiss(None if region is None else (region, False))
+
+    def _added(self, region: str, yes: bool | None) -> None:
+        if yes:
+            self.dismiss((region, True))
+        else:  # back to the text, to mend it
+            self.query_one(Input).focus()
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -235,7 +235,7 @@ def _import(args: argparse.Namespace) -> int:
                 f"({got['empty']} with no recommendation) into study {args.study!r}."
             )
         elif args.kind == "entities":
-            got = choice_io.import_entities(conn, path)
+            got = choice_io.import_entities(conn, path, new_regions=args.new_region)
             console.print(f"Assigned region and attributes to {got['updated']} entities.")
             if got["unmatched"]:
                 console.print(
@@ -344,7 +344,9 @@ def add_parsers(sub, fmt) -> None:
         "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
         "             (a response with no recommendation: one row with empty rank and entity)\n"
         "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
-        "             geographic log-odds (United States, Europe, Asia, Other)\n"
+        "             geographic log-odds: United States (also USA, US, U.S.), Europe, Asia, Other, or one\n"
+        "             already in the database, in any case and spacing; a new one needs --new-region. One\n"
+        "             row per entity (rows that agree are one); an empty cell keeps the stored value\n"
         "  rankings   cold-start top-k lists: model,seed,persona_category,persona,rank,item (persona\n"
         "             `neutral` for the baseline); metrics gives IOU, SERP-MS and PRAG divergences\n"
         "  responses  raw cold-start answers model,seed,persona_category,persona,response, parsed\n"
@@ -356,7 +358,8 @@ def add_parsers(sub, fmt) -> None:
         "             the labels and weights, --entities the metadata, --group-by the columns to compare",
         epilog="examples:\n  workbench import questions running_shoes.json --db audit.db --study shoes\n"
         "  workbench import mentions lists.csv --db audit.db --study external\n"
-        "  workbench import entities regions.csv --db audit.db",
+        "  workbench import entities regions.csv --db audit.db\n"
+        "  workbench import entities regions.csv --db audit.db --new-region   # adds e.g. Africa",
     )
     p.add_argument(
         "kind", choices=["questions", "mentions", "entities", "rankings", "responses", "references", "scores"]
@@ -365,6 +368,12 @@ def add_parsers(sub, fmt) -> None:
     add_db(p)
     p.add_argument("--study", help="study to import into (created if missing)")
     p.add_argument("--topic", help="questions: the topic of a ChoiceEval JSON bank")
+    p.add_argument(
+        "--new-region",
+        action="store_true",
+        help="entities: accept regions that are not known yet (the defaults and those already in the "
+        "database) as new regions; without it a region not known is refused, so a typo is not a region",
+    )
     p.add_argument("--task", help="scores: the task file (*.task.json) with the labels and their weights")
     p.add_argument("--entities", help="scores: entity metadata, a CSV with `name` and any columns")
     p.add_argument(

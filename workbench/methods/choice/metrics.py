@@ -31,6 +31,7 @@ from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the me
     topic_counts,
 )
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
+from workbench.store.regions import UNITED_STATES
 
 
 def _finite(value: float | None) -> float | None:
@@ -247,7 +248,8 @@ def _us_rank(presence: Counter[str], counts: ScopeCounts) -> tuple[float | None,
 # -- all of them, as flat records -------------------------------------------
 
 
-DEFAULT_REGION_PAIRS = (("United States", "Europe"), ("United States", "Asia"), ("United States", NON_US))
+# Regions are compared by name: the vocabulary's spelling (entities' regions are read in it).
+DEFAULT_REGION_PAIRS = ((UNITED_STATES, "Europe"), (UNITED_STATES, "Asia"), (UNITED_STATES, NON_US))
 
 
 def choice_metric_records(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.specs import ModelSpec
+from workbench.store.regions import canonical_region
 from workbench.studies.spec import (
     MAX_EXPERTS,
     MAX_REPETITIONS,
@@ -264,7 +265,8 @@ def _metrics(where: Where, table: Any) -> dict[str, Any]:
         for i, pair in enumerate(pairs):
             if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
                 raise where.child("region_pairs").child(i).error("expected a pair of region names")
-        out["region_pairs"] = [tuple(p) for p in pairs]
+        # In the vocabulary's spelling ("usa" is the United States), as entities' regions are read.
+        out["region_pairs"] = [tuple(canonical_region(x, allow_new=True) or x for x in p) for p in pairs]
     return out
 
 
