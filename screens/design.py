@@ -43,6 +43,7 @@ class DesignScreen(Screen):
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, key_display="[", tooltip="Previous tab"),
     ]
     TABS = ("tab-questions", "tab-clusters", "tab-models")
+    UNSAVED_WHAT = "the study file"  # what the question on leaving with unsaved changes names
 
     def __init__(self) -> None:
         super().__init__()
@@ -340,6 +341,21 @@ class DesignScreen(Screen):
         self.unsaved = False
         self._title(f"study {self.study.name} · saved")
         self.notify(f"Saved {path.name} (previous version: {path.name}.bak)")
+
+    def save_changes(self) -> bool:
+        """Save before leaving the screen; False when the study file stays unsaved (an error says why)."""
+        self.action_save()
+        return not self.unsaved
+
+    def discard_changes(self) -> None:
+        """Leave without saving: clusters, models and new topics as the study file has them
+        (questions live in the store and stay as edited)."""
+        if self.study is None:
+            return
+        self.study, self.unsaved = None, False
+        self.query_one("#clusters-table", DataTable).clear()
+        self.query_one("#models-table", DataTable).clear()
+        self.load_study()
 
     def action_generate(self) -> None:
         if self.study is None or not self.study.generate:

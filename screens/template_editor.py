@@ -30,6 +30,27 @@ from workbench.methods.identity.templates import (
 from workbench.widgets.modebar import ModeBar
 
 
+class TemplateText(TextArea):
+    """The template's text keeps its keys: every printable one (q, 1-5, ?) goes into the
+    text, Tab indents and Shift+Tab takes an indent away; only Esc leaves it, and the app's
+    keys work again."""
+
+    BINDINGS = [Binding("shift+tab", "dedent", "Dedent", show=False)]
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(soft_wrap=True, show_line_numbers=True, tab_behavior="indent", **kwargs)
+
+    def action_dedent(self) -> None:
+        row, column = self.cursor_location
+        line = self.document[row]
+        spaces = min(len(line) - len(line.lstrip(" ")), self.indent_width)
+        if line.startswith("\t"):
+            spaces = 1
+        if spaces:
+            self.delete((row, 0), (row, spaces))
+            self.cursor_location = (row, max(column - spaces, 0))
+
+
 class TemplateScreen(Screen):
     PALETTE_NAME = "Template"
     BINDINGS = [
@@ -43,6 +64,7 @@ class TemplateScreen(Screen):
         Binding("ctrl+r", "resample", "Other samples", priority=True, tooltip="Draw the preview with another seed"),
         Binding("escape", "leave_editor", "Leave text", tooltip="Move the focus out of the editor (then 1-5 work)"),
     ]
+    UNSAVED_WHAT = "the template"  # what the question on leaving with unsaved changes names
     DEFAULT_CSS = """
     TemplateScreen #template-panes { height: 1fr; }
     TemplateScreen #template-text { width: 1fr; }
@@ -61,7 +83,7 @@ class TemplateScreen(Screen):
         yield ModeBar("design", "template")
         yield Static(id="template-title")
         with Horizontal(id="template-panes"):
-            yield TextArea(id="template-text", soft_wrap=True, show_line_numbers=True)
+            yield TemplateText(id="template-text")
             with VerticalScroll(id="template-preview", can_focus=True):
                 yield Static(id="template-error")
                 yield Static(id="template-samples")
@@ -136,6 +158,17 @@ class TemplateScreen(Screen):
 
     def action_leave_editor(self) -> None:
         self.query_one("#template-preview").focus()
+
+    def save_changes(self) -> bool:
+        """Save before leaving the screen; False when the template stays unsaved (its error is on view)."""
+        self.action_save()
+        return not self.unsaved
+
+    def discard_changes(self) -> None:
+        """Back to the saved template (leaving the screen without saving)."""
+        self.query_one("#template-text", TextArea).load_text(self.saved_text)
+        self._title()
+        self.refresh_preview()
 
     def action_save(self) -> None:
         if self.source is None:

@@ -238,6 +238,8 @@ async def _settle(pilot):
     # until two frames in a row leave no worker running and nothing to refresh.
     for _ in range(3):
         await settled(pilot)
+    # A blinking text cursor would make the picture depend on its moment: headless, the app stops it.
+    assert await wait_for(pilot, lambda: not getattr(pilot.app.focused, "cursor_blink", False))
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -440,6 +442,65 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
     assert [str(m) for m in saved.models] == ["openai:m@http://127.0.0.1:9/v1", "llama:default,temperature=0.2"]
     assert "What is the best budget tablet?" in [q.text for q in saved.questions]
     assert saved.generate == {"tablets": 4}
+
+
+def test_design_with_unsaved_changes_asks_before_leaving_or_quitting(tmp_path):
+    """A cluster definition edited but not saved (w): going to another screen or quitting
+    asks first; cancel stays, discard goes back to the study file, save writes it."""
+    study = write_study(tmp_path / "s.toml", models=["openai:m@http://127.0.0.1:9/v1"], questions=2, name="d")
+    db = tmp_path / "audit.db"
+    original = study.read_text()
+
+    def definition(app):
+        return str(app.screen.query_one("#clusters-table").get_row_at(0)[1])
+
+    async def edit_definition(app, pilot, text):
+        await pilot.press("3")
+        assert await wait_for(pilot, lambda: app.screen.query_one("#questions-table").row_count == 2)
+        await pilot.press("right_square_bracket", "e")  # the clusters tab, its first definition
+        assert await on_screen(pilot, "EditText")
+        await pilot.press("ctrl+u", *text, "enter")
+        assert await wait_for(pilot, lambda: definition(app) == text)
+
+    async def cancel_then_discard():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await edit_definition(app, pilot, "Thrifty.")
+            screen = app.screen
+            await pilot.press("1")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            assert "the study file" in str(app.screen.query_one("Static").render())
+            await pilot.press("escape")  # cancel: the edit is still there, on the same screen
+            assert await on_screen(pilot, "DesignScreen")
+            assert app.screen is screen and definition(app) == "Thrifty." and screen.unsaved
+            await pilot.press("1")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("d")  # discard: the Run screen, and the study as its file has it
+            assert await on_screen(pilot, "RunScreen")
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: definition(app) == "Wants value.")
+            assert not screen.unsaved
+            await edit_definition(app, pilot, "Thrifty.")
+            await pilot.press("q")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("d")  # discard on quitting: quits
+            assert await wait_for(pilot, lambda: not app.is_running)
+
+    async def save_on_leaving():
+        app = WorkbenchApp(db, study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await edit_definition(app, pilot, "Frugal.")
+            await pilot.press("2")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("s")
+            assert await on_screen(pilot, "MetricsScreen")
+
+    asyncio.run(cancel_then_discard())
+    assert study.read_text() == original
+    asyncio.run(save_on_leaving())
+    from workbench.studies.spec import load_study
+
+    assert load_study(study).clusters[0].description == "Frugal."
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from conftest import rows
-from test_tui import wait_for
+from test_tui import on_screen, wait_for
 
 from workbench.app import WorkbenchApp
 
@@ -96,3 +96,116 @@ def test_probe_labels_reviewed_by_keys_with_undo(tmp_path, fake_server):
             assert type(app.screen).__name__ == "ReviewScreen"
 
     asyncio.run(scenario())
+
+
+def _identity_study(tmp_path):
+    study = tmp_path / "id.toml"
+    study.write_text('name = "unis"\nmethod = "identity"\nmodels = ["llama:default"]\ntemplate = "universities"\n')
+    return study
+
+
+SHELL_LINE = "ls 4&&q>/x"  # a shell command, its keys the app's elsewhere
+
+
+def test_template_editor_keeps_its_keys(tmp_path):
+    """Every printable key typed into the template goes into it: q, the mode keys 1-5, ?,
+    a shell command; Tab indents and Shift+Tab takes the indent away. Only Esc leaves the
+    text, and then the app's keys work again."""
+
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "t.db", _identity_study(tmp_path))
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#template-text").text.startswith("#"))
+            screen, editor = app.screen, app.screen.query_one("#template-text")
+            original = editor.text
+            assert app.focused is editor
+            await pilot.press("q", "1", "2", "5", "question_mark")
+            assert editor.text == "q125?" + original
+            await pilot.press("enter", "tab")
+            assert editor.text == "q125?\n    " + original
+            await pilot.press("shift+tab", *SHELL_LINE, "enter")
+            assert editor.text == "q125?\n" + SHELL_LINE + "\n" + original
+            assert app.is_running and app.screen is screen and app.current_mode == "design"
+            assert app.focused is editor  # Tab and Shift+Tab did not move the focus out
+            assert "unsaved" in _text(screen.query_one("#template-title"))
+            await pilot.press("escape")  # out of the text: the keys are the app's again
+            assert app.focused is not editor
+            await pilot.press("f1")
+            assert await on_screen(pilot, "HelpScreen")
+            await pilot.press("escape")
+            assert await on_screen(pilot, "TemplateScreen")
+            assert editor.text.startswith("q125?\n" + SHELL_LINE)
+
+    asyncio.run(scenario())
+
+
+def test_leaving_the_template_with_unsaved_changes_asks_first(tmp_path):
+    """Esc then q (or 1-5, Ctrl+Q) with unsaved changes asks: cancel keeps the text and the
+    screen, discard leaves (the saved template back in the editor), save writes it first."""
+    study = _identity_study(tmp_path)
+
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "t.db", study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#template-text").text.startswith("#"))
+            screen, editor = app.screen, app.screen.query_one("#template-text")
+            original = editor.text
+            await pilot.press(*"# mine", "enter", "escape", "q")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            assert "before quitting" in _text(app.screen.query_one("#unsaved-question"))
+            assert app.is_running
+            await pilot.press("escape")  # cancel: the text is still there, on the same screen
+            assert await on_screen(pilot, "TemplateScreen")
+            assert app.screen is screen and editor.text == "# mine\n" + original and app.is_running
+            await pilot.press("2")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            assert "before going to Metrics" in _text(app.screen.query_one("#unsaved-question"))
+            await pilot.press("enter")  # the focused button is Cancel
+            assert await on_screen(pilot, "TemplateScreen")
+            assert app.current_mode == "design" and editor.text.startswith("# mine")
+            await pilot.press("1")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("d")  # discard: to the Run screen, the template as saved
+            assert await on_screen(pilot, "RunScreen")
+            await pilot.press("3")
+            assert await on_screen(pilot, "TemplateScreen")
+            assert editor.text == original and not screen.unsaved
+            await pilot.press("q")  # nothing unsaved: quits at once
+            assert await wait_for(pilot, lambda: not app.is_running)
+
+    asyncio.run(scenario())
+    assert not (tmp_path / "universities.toml").exists()
+
+    async def save_on_quit():
+        app = WorkbenchApp(tmp_path / "t.db", study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#template-text").text.startswith("#"))
+            await pilot.press(*"# kept", "enter", "ctrl+q")  # Ctrl+Q asks too, from inside the text
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("s")
+            assert await wait_for(pilot, lambda: not app.is_running)
+
+    asyncio.run(save_on_quit())
+    assert (tmp_path / "universities.toml").read_text().startswith("# kept\n")
+    assert 'template = "universities.toml"' in study.read_text()
+
+
+def test_discarding_on_quit_quits(tmp_path):
+    study = _identity_study(tmp_path)
+
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "t.db", study)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("3")
+            assert await wait_for(pilot, lambda: app.screen.query_one("#template-text").text.startswith("#"))
+            await pilot.press(*"echo 1", "escape", "q")
+            assert await on_screen(pilot, "ConfirmUnsaved")
+            await pilot.press("d")
+            assert await wait_for(pilot, lambda: not app.is_running)
+
+    asyncio.run(scenario())
+    assert not (tmp_path / "universities.toml").exists()
+    assert 'template = "universities"' in study.read_text()

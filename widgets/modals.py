@@ -310,3 +310,43 @@ class PickRegion(ModalScreen[tuple[str, bool] | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ConfirmUnsaved(ModalScreen[str | None]):
+    """Unsaved changes on the way out (to another screen, or quitting): save them, discard
+    them, or stay. Answers "save", "discard", or None (stay: the changes kept as they are)."""
+
+    BINDINGS = [
+        Binding("s", "answer('save')", "Save"),
+        Binding("d", "answer('discard')", "Discard"),
+        Binding("escape,c", "answer('cancel')", "Cancel"),
+    ]
+    DEFAULT_CSS = """
+    ConfirmUnsaved { align: center middle; }
+    ConfirmUnsaved > Vertical { width: 80%; max-width: 70; height: auto; border: round $warning;
+                                padding: 0 1; background: $surface; }
+    ConfirmUnsaved Horizontal { height: auto; margin-top: 1; }
+    ConfirmUnsaved Button { margin-right: 1; }
+    """
+
+    def __init__(self, what: str, leaving: str):
+        super().__init__()
+        self.what, self.leaving = what, leaving  # "the template", "quitting"
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(visible(f"Unsaved changes to {self.what}"), style="bold"))
+            yield Static(Text(visible(f"Save them before {self.leaving}?")), id="unsaved-question")
+            with Horizontal():
+                yield Button("Save (s)", variant="primary", id="save")
+                yield Button("Discard (d)", variant="error", id="discard")
+                yield Button("Cancel (Esc)", id="cancel")
+
+    def on_mount(self) -> None:
+        self.query_one("#cancel", Button).focus()  # Enter alone neither writes nor loses anything
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_answer(event.button.id or "cancel")
+
+    def action_answer(self, choice: str) -> None:
+        self.dismiss(None if choice == "cancel" else choice)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from importlib.resources import files
 from pathlib import Path
 
+from textual import events
 from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -26,7 +27,7 @@ from workbench.screens.metrics import MetricsScreen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.screens.template_editor import TemplateScreen
-from workbench.widgets.modals import ErrorModal, HelpScreen
+from workbench.widgets.modals import ConfirmUnsaved, ErrorModal, HelpScreen
 
 
 def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
@@ -131,6 +132,56 @@ class WorkbenchApp(App):
             partial(_warm_metrics, self.db_path), thread=True, group="warm", description="Loading what Metrics reads"
         )
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """Headless (tests, snapshots) a text cursor holds still: a blinking one makes every
+        picture of the screen depend on the moment it is taken."""
+        if self.is_headless and hasattr(event.widget, "cursor_blink"):
+            event.widget.cursor_blink = False
+
+    # -- leaving a screen with unsaved changes (the template, the study file) -----
+
+    def _unsaved_screen(self) -> Screen | None:
+        """The screen on view (or under its modal) with changes it can save, if any."""
+        return next(
+            (s for s in reversed(self.screen_stack) if hasattr(s, "save_changes") and getattr(s, "unsaved", False)),
+            None,
+        )
+
+    def _leave(self, leaving: str, then: Callable[[], object], revert: bool = True) -> None:
+        """`then()` (another screen, quitting), asking first when the screen on view has
+        unsaved changes: save them, discard them (`revert`: the screen shows the saved
+        version again), or stay."""
+        if isinstance(self.screen, ConfirmUnsaved):
+            return  # the question on view is answered first
+        screen = self._unsaved_screen()
+        if screen is None:
+            then()
+            return
+
+        def answered(choice: str | None) -> None:
+            if choice == "save" and not screen.save_changes():
+                return  # not saved: the error is on view and the changes are kept
+            if choice == "discard" and revert:
+                screen.discard_changes()
+            if choice is not None:
+                then()
+
+        self.push_screen(ConfirmUnsaved(screen.UNSAVED_WHAT, leaving), answered)
+
+    def go(self, mode: str) -> None:
+        """Another screen (the keys 1-5, the palette); unsaved changes are asked about first."""
+        if mode == self.current_mode:
+            self.switch_mode(mode)
+        else:
+            self._leave(f"going to {mode.title()}", lambda: self.switch_mode(mode))
+
+    async def action_switch_mode(self, mode: str) -> None:
+        self.go(mode)
+
+    async def action_quit(self) -> None:
+        """q, Ctrl+Q and the palette's Quit: unsaved changes are asked about first."""
+        self._leave("quitting", self.exit, revert=False)
+
     def _autostart(self) -> None:
         screen = self.screen
         if isinstance(screen, RunScreen):
@@ -170,14 +221,10 @@ class WorkbenchApp(App):
         """The palette holds every action: going to a screen, help, and each key of the
         screen on view (with the key, so the palette also teaches it)."""
         yield from super().get_system_commands(screen)
-        yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.switch_mode("run"))
-        yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.switch_mode("metrics"))
-        yield SystemCommand(
-            "Go to Design", "Questions, clusters, models; save the study", lambda: self.switch_mode("design")
-        )
-        yield SystemCommand(
-            "Go to Review", "Accept, edit or reject extracted lists", lambda: self.switch_mode("review")
-        )
-        yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.switch_mode("entities"))
+        yield SystemCommand("Go to Run", "Live progress: start, cancel, retry", lambda: self.go("run"))
+        yield SystemCommand("Go to Metrics", "PEIR, stability, geographic LOR", lambda: self.go("metrics"))
+        yield SystemCommand("Go to Design", "Questions, clusters, models; save the study", lambda: self.go("design"))
+        yield SystemCommand("Go to Review", "Accept, edit or reject extracted lists", lambda: self.go("review"))
+        yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.go("entities"))
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
         yield from screen_commands(screen)
