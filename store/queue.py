@@ -32,6 +32,20 @@ STATUSES = ("pending", "running", "done", "failed")
 
 @contextmanager
 def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One `BEGIN IMMEDIATE` transaction; inside another, a savepoint of it, so that a
+    caller can make several of these functions one all-or-nothing change (an import that
+    creates its study, stores its rows and checks them is refused as a whole)."""
+    if conn.in_transaction:
+        # Savepoints may share a name: ROLLBACK TO and RELEASE act on the innermost.
+        conn.execute("SAVEPOINT nested")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK TO nested")
+            conn.execute("RELEASE nested")
+            raise
+        conn.execute("RELEASE nested")
+        return
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn

@@ -9,15 +9,21 @@ Two promises, kept for every export (CLI and app):
   folder and renamed over the target only once complete, so an error, a full
   disk or Ctrl-C midway leaves the previous file (or no file), never half of one.
 
+Exports go to regular files only: a FIFO, a device, a socket or a symlink loop as
+the target is refused from its `stat` alone (nothing is opened), so `-o` onto a named
+pipe never waits for a reader and `-o /dev/null` never replaces the device with a file.
+
 And one for CSV (a reviewer opens exports in a spreadsheet): cells are made
 spreadsheet-safe unless the user asks for `raw` output; see `spreadsheet_cell`.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import secrets
+import stat
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,17 +40,88 @@ class OutputRefused(UserFacingError):
 
 
 def is_sqlite_file(path: Path) -> bool:
+    """Whether a regular file starts with SQLite's header. Opened without blocking and
+    checked to be a regular file before it is read: a FIFO put in its place since the
+    caller looked is never waited on."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read(len(SQLITE_HEADER)) == SQLITE_HEADER
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
     except OSError:
         return False
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
+        return os.read(fd, len(SQLITE_HEADER)) == SQLITE_HEADER
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def _special_kind(mode: int) -> str | None:
+    """What a non-regular, non-directory file is, for the refusal message."""
+    for test, kind in (
+        (stat.S_ISFIFO, "a FIFO (named pipe)"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    ):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
+
+
+def _is_standard_stream(target: Path) -> bool:
+    try:
+        info = os.stat(target)
+    except OSError:
+        return False
+    for fd in (1, 2):
+        try:
+            held = os.fstat(fd)
+        except OSError:
+            continue
+        if (held.st_dev, held.st_ino) == (info.st_dev, info.st_ino):
+            return True
+    return False
 
 
 def check_output_path(path: str | Path, database: str | Path | None = None) -> Path:
-    """The resolved output path, or OutputRefused naming the reason."""
+    """The resolved output path, or OutputRefused naming the reason.
+
+    Decided from `os.stat` before anything is opened: a FIFO would block the check (and
+    the export) until some other process opened its other end, and the rename that makes
+    an export all or nothing would replace a device node with a regular file. Writing
+    straight into a device or pipe (`-o /dev/null`, `-o /dev/stdout`) is refused rather
+    than special-cased: it could not be all or nothing, and leaving out `-o` already
+    writes to standard output."""
     target = Path(path).expanduser()
-    resolved = target.resolve()
+    try:
+        mode = os.stat(target).st_mode  # follows symbolic links: the file that would be replaced
+    except FileNotFoundError:
+        mode = None  # a new file (or a link to one still to be made)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise OutputRefused(f"{path}: is a loop of symbolic links; give a file name") from None
+        if exc.errno == errno.ENOTDIR:
+            raise OutputRefused(f"{path}: a part of the path is not a folder") from None
+        if exc.errno == errno.ENAMETOOLONG:
+            raise OutputRefused(f"{path}: the name is too long") from None
+        raise OutputRefused(f"{path}: cannot be checked ({exc.strerror or exc})") from None
+    if mode is not None and (kind := _special_kind(mode)):
+        raise OutputRefused(
+            f"{path}: is {kind}, not a regular file; an export is written to a file "
+            "(leave out -o to write to standard output)"
+        )
+    if mode is not None and _is_standard_stream(target):
+        # `-o /dev/stdout > out.csv`: the rename would replace the shell's file and leave
+        # this process writing to a deleted one.
+        raise OutputRefused(
+            f"{path}: is this command's standard output or error; leave out -o to write to standard output"
+        )
+    try:
+        resolved = target.resolve()
+    except (OSError, RuntimeError):  # a loop met only on the way to a missing file (RuntimeError up to 3.12)
+        raise OutputRefused(f"{path}: is a loop of symbolic links; give a file name") from None
     if database is not None:
         db = Path(database).expanduser().resolve()
         for suffix in _COMPANIONS:
@@ -53,9 +130,9 @@ def check_output_path(path: str | Path, database: str | Path | None = None) -> P
                     f"{path}: that is the database being exported (or its {suffix or 'main'} file); "
                     "choose another output file"
                 )
-    if resolved.is_dir():
+    if mode is not None and stat.S_ISDIR(mode):
         raise OutputRefused(f"{path}: is a directory; give a file name")
-    if resolved.exists() and is_sqlite_file(resolved):
+    if mode is not None and is_sqlite_file(resolved):  # a regular file: reading it cannot block
         raise OutputRefused(f"{path}: is an SQLite database; an export never overwrites one")
     if not resolved.parent.is_dir():
         raise OutputRefused(f"{path}: folder {resolved.parent} does not exist")

@@ -209,9 +209,7 @@ def _import(args: argparse.Namespace) -> int:
                         catalog = load_catalog(Path(args.catalog))
                     except (OSError, ValueError) as exc:
                         raise UserError(f"{args.catalog}: {exc}") from None
-                got = coldstart_io.import_rankings(conn, args.study, path)
-                if catalog is not None:  # mean catalog rank and group shares need it
-                    coldstart_io.store_catalog(conn, args.study, catalog)
+                got = coldstart_io.import_rankings(conn, args.study, path, catalog)  # one transaction
                 console.print(
                     f"Imported {got['rows']} ranked items in {got['lists']} lists into study "
                     f"{args.study!r}" + (f" with its catalog of {len(catalog.items)} items." if catalog else ".")
@@ -338,11 +336,13 @@ def add_parsers(sub, fmt) -> None:
         "import",
         help="import questions, mentions, entities, rankings, responses or references",
         formatter_class=fmt,
-        description="Bring in data made elsewhere (CSV files need a header row):\n"
+        description="Bring in data made elsewhere (CSV files need a header row). A response's list, a ranking or\n"
+        "a scored prompt imported again replaces the stored one whole; a file that is refused changes nothing.\n"
         '  questions  a ChoiceEval JSON bank ({"<cluster>": [questions]}, topic from --topic or the file\n'
         "             name) or a CSV topic,cluster,question; asked by the next `workbench run`\n"
         "  mentions   top-K lists extracted elsewhere: model,topic,cluster,question_id,repetition,rank,entity\n"
-        "             (a response with no recommendation: one row with empty rank and entity)\n"
+        "             (a response with no recommendation: one row with empty rank and entity); each row is a\n"
+        "             slot: a name at two ranks of one list counts twice in the log-odds (once in PEIR)\n"
         "  entities   name,region plus any attribute columns (country, sector, ...); regions drive the\n"
         "             geographic log-odds: United States (also USA, US, U.S.), Europe, Asia, Other, or one\n"
         "             already in the database, in any case and spacing; a new one needs --new-region. One\n"

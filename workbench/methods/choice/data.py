@@ -21,7 +21,7 @@ from workbench.methods.choice.study import Question, default_clusters, read_ques
 from workbench.store import mentions
 from workbench.store import questions as question_store
 from workbench.store.mentions import MentionList
-from workbench.store.queue import ensure_study
+from workbench.store.queue import ensure_study, transaction
 from workbench.studies.spec import StudyError, Where
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
@@ -37,22 +37,40 @@ def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, st
 def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
     """Top-K lists extracted elsewhere: one row per (response, rank). A response with
     no recommendation is one row with an empty entity and rank. The whole file is
-    read and checked before anything is stored."""
+    read and checked before anything is stored, and stored in one transaction.
+
+    A response (model x topic x question x repetition) is one unit: re-imported, it
+    replaces the stored list whole. Every row is one recommendation slot, so a spelling
+    repeated in one list is kept at each of its ranks, as a merge of two spellings into
+    one entity keeps both slots (the log-odds count slots; PEIR counts the answer once).
+    A question belongs to one cluster, in the file and in the study."""
     lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+    clusters: dict[tuple[str, str], tuple[str | None, int]] = {}  # (topic, question) -> (cluster, first line)
     try:
         for line, row in _rows(path, MENTION_COLUMNS):
             repetition = whole(path, line, "repetition", row["repetition"])
             rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
             key = (row["model"], row["topic"], row["question_id"], repetition)
             cluster = row["cluster"] or None
-            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
-            if entry["cluster"] != cluster:  # one answer, so one question, in two clusters: a mix-up
+            first_cluster, first_line = clusters.setdefault((row["topic"], row["question_id"]), (cluster, line))
+            if first_cluster != cluster:  # one question in two clusters: a mix-up
                 raise ImportError_(
                     f"{path}: line {line}: question_id {row['question_id']!r} of topic {row['topic']!r} is "
-                    f"under cluster {cluster!r} here and {entry['cluster']!r} on line {entry['line']}; a question "
+                    f"under cluster {cluster!r} here and {first_cluster!r} on line {first_line}; a question "
                     "belongs to one cluster: give each question its own id"
                 )
+            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
             entity = (row["entity"] or "").strip()
+            if entity and rank is None:
+                raise ImportError_(
+                    f"{path}: line {line}: entity {entity!r} has no rank; give its rank (a response with no "
+                    "recommendation is one row with both rank and entity empty)"
+                )
+            if entity and not normalize_surface(entity):
+                raise ImportError_(
+                    f"{path}: line {line}: entity {entity!r} has no letters or digits, so it names nothing; "
+                    "leave the row out, or give the name"
+                )
             if entity and rank is not None:
                 if rank in entry["ranks"]:
                     raise ImportError_(
@@ -63,17 +81,35 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
                 entry["items"].append((rank, entity))
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
-    stored = []
-    for (model, topic, question, repetition), entry in lists.items():
-        seen, surfaces = set(), []
-        for _rank, entity in sorted(entry["items"]):
-            key = normalize_surface(entity)
-            if key and key not in seen:
-                seen.add(key)
-                surfaces.append((entity, key, None))
-        stored.append(MentionList(model, topic, entry["cluster"], question, repetition, "import", surfaces))
-    study_id = ensure_study(conn, study)
-    mentions.store_lists(conn, study_id, stored)
+    stored = [
+        MentionList(
+            model,
+            topic,
+            entry["cluster"],
+            question,
+            repetition,
+            "import",
+            [(entity, normalize_surface(entity), None) for _rank, entity in sorted(entry["items"])],
+        )
+        for (model, topic, question, repetition), entry in lists.items()
+    ]
+    with transaction(conn):
+        study_id = ensure_study(conn, study)
+        mentions.store_lists(conn, study_id, stored)
+        # Lists of these questions that this file did not replace, stored under another cluster.
+        for topic, question, cluster, model, repetition in conn.execute(
+            "SELECT topic, question, cluster, model, MIN(repetition) FROM mention_lists WHERE study_id = ? "
+            "GROUP BY topic, question, cluster",
+            (study_id,),
+        ).fetchall():
+            mine = clusters.get((topic, question))
+            if mine is not None and mine[0] != cluster:
+                raise ImportError_(
+                    f"{path}: line {mine[1]}: question_id {question!r} of topic {topic!r} is under cluster "
+                    f"{mine[0]!r} here but under cluster {cluster!r} in study {study!r} already (model {model!r}, "
+                    f"repetition {repetition}); a question belongs to one cluster: give each question its own "
+                    "id, or re-import all of its lists under one cluster; nothing was imported"
+                )
     return {
         "responses": len(stored),
         "mentions": sum(len(s.surfaces) for s in stored),

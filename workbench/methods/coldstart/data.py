@@ -29,42 +29,56 @@ RANKING_FIELDS = [
 ]
 
 
-def import_rankings(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
-    """model, seed, persona_category, persona (`neutral` for the baseline), rank, item."""
+def import_rankings(conn: sqlite3.Connection, study: str, path: Path, catalog=None) -> dict[str, int]:
+    """model, seed, persona_category, persona (`neutral` for the baseline), rank, item.
+
+    Each ranking (model x seed x persona_category x persona) in the file replaces the stored
+    one whole; rankings the file does not name are kept. The file (and the catalog, when
+    given) is stored in one transaction, or not at all."""
     rows = []
+    ranks: dict[tuple, dict[int, int]] = {}
     try:
         for line, row in read_rows(path, RANKING_COLUMNS):
             seed, rank = whole(path, line, "seed", row["seed"]), whole(path, line, "rank", row["rank"], 0)
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
             score = real(path, line, "match_score", row["match_score"]) if row.get("match_score") else None
-            rows.append(
-                (
-                    row["model"],
-                    seed,
-                    category,
-                    row["persona"],
-                    rank,
-                    row["item"],
-                    row.get("surface") or row["item"],
-                    score,
+            unit = (row["model"], seed, category, row["persona"])
+            first = ranks.setdefault(unit, {}).setdefault(rank, line)
+            if first != line:
+                raise CsvInputError(
+                    f"{path}: line {line}: rank {rank} appears twice in the ranking of model {row['model']!r}, "
+                    f"seed {seed}, persona {row['persona']!r} (first on line {first}); each rank holds one item"
                 )
-            )
+            rows.append((*unit, rank, row["item"], row.get("surface") or row["item"], score))
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
-    return store_rankings(conn, study, rows)
+    with transaction(conn):
+        got = store_rankings(conn, study, rows)
+        if catalog is not None:  # mean catalog rank and group shares need it
+            store_catalog(conn, study, catalog)
+    return got
 
 
 def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> dict[str, int]:
-    """Rows: (model, seed, category, persona, rank, item or None, surface, match_score[, duplicate])."""
-    study_id = ensure_study(conn, study)
+    """Rows: (model, seed, category, persona, rank, item or None, surface, match_score[, duplicate]).
+
+    A ranking (model x seed x category x persona) is one unit: the rows given for it replace
+    every stored row of it, so a shorter list leaves none of the longer one behind."""
+    lists = list(dict.fromkeys((r[0], r[1], r[2], r[3]) for r in rows))
     with transaction(conn):
+        study_id = ensure_study(conn, study)
+        conn.executemany(
+            "DELETE FROM rankings WHERE study_id = ? AND model = ? AND seed = ? AND persona_category = ? "
+            "AND persona = ?",
+            [(study_id, *unit) for unit in lists],
+        )
+        # OR REPLACE: rows given twice for one rank (a study listing a seed twice) keep the last, as before.
         conn.executemany(
             "INSERT OR REPLACE INTO rankings (study_id, model, seed, persona_category, persona, rank, item, surface, "
             "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows],
         )
         match_reviews.reapply(conn, study_id)  # reviewers' corrections outlive re-parsing
-    lists = {(r[0], r[1], r[2], r[3]) for r in rows}
     return {"rows": len(rows), "lists": len(lists)}
 
 
@@ -124,8 +138,15 @@ def import_responses(
         ]
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
-    for _line, row, seed in parsed:
+    first_line: dict[tuple, int] = {}
+    for line, row, seed in parsed:
         category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
+        first = first_line.setdefault((row["model"], seed, category, row["persona"]), line)
+        if first != line:  # two answers for one ranking: their items would mix
+            raise ImportError_(
+                f"{path}: line {line}: a second response for model {row['model']!r}, seed {seed}, persona "
+                f"{row['persona']!r} (the first is on line {first}); each ranking has one response"
+            )
         matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
         for m in matches:
             rows.append(
@@ -134,14 +155,15 @@ def import_responses(
             out_of_catalog += m.item is None
         if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
             rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
-    got = store_rankings(conn, study, rows)
-    store_catalog(conn, study, catalog)
+    with transaction(conn):
+        got = store_rankings(conn, study, rows)
+        store_catalog(conn, study, catalog)
     return {**got, "out_of_catalog": out_of_catalog}
 
 
 def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
-    study_id = ensure_study(conn, study)
     with transaction(conn):
+        study_id = ensure_study(conn, study)
         conn.execute("DELETE FROM catalog_items WHERE study_id = ?", (study_id,))
         conn.executemany(
             "INSERT INTO catalog_items (study_id, position, item, attributes_json) VALUES (?, ?, ?, ?)",

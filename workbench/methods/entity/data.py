@@ -237,8 +237,9 @@ def score_records(conn: sqlite3.Connection, study: str | None = None):
         args,
     ):
         record = dict(row)
-        score = json.loads(record.pop("payload_json"))["score"]
-        record["prompt"] = score["prefix"] + score["suffix"]
+        payload = json.loads(record.pop("payload_json"))
+        score = payload.get("score")  # an imported prompt has the text its file gave, if any
+        record["prompt"] = score["prefix"] + score["suffix"] if score else payload.get("prompt")
         yield record
 
 
@@ -261,7 +262,9 @@ def import_scores(
     and weights come from the task file; entity metadata from an optional CSV (`name` plus
     columns). Each (model, language, variant, method, entity, template) is one scored prompt,
     stored as a request of the study (stage `score`, engine `import`) so status, exports and
-    metrics treat it like a scored one. The whole file is checked before anything is stored."""
+    metrics treat it like a scored one. A prompt is a unit: it must carry every label of the
+    task, and a re-imported prompt replaces the stored one whole. The whole file is checked
+    before anything is stored, and it is stored in one transaction."""
     import hashlib
     import math
     from pathlib import Path
@@ -299,10 +302,30 @@ def import_scores(
                 row["entity"].strip(),
                 whole(path, line, "template_id", row["template_id"], 0),
             )
-            prompt = prompts.setdefault(key, {"labels": {}, "intended": (row.get("intended") or "").strip() or None})
+            prompt = prompts.setdefault(
+                key,
+                {
+                    "labels": {},
+                    "intended": (row.get("intended") or "").strip() or None,
+                    "line": line,
+                    "text": row.get("prompt") or None,  # as `export --what scores` writes it
+                },
+            )
             if label in prompt["labels"]:
                 raise CsvInputError(f"{path}: line {line}: label {label!r} of this prompt appears twice")
             prompt["labels"][label] = (logprob, row.get("continuation") or f" {label}")
+        for key, prompt in prompts.items():
+            # A prompt is one unit: probabilities are normalised over its labels, so a label
+            # left out would be kept from an earlier import, or shift the others' share.
+            missing = [label for label in weights if label not in prompt["labels"]]
+            if missing:
+                model, language, variant, method, entity, template = key
+                raise CsvInputError(
+                    f"{path}: line {prompt['line']}: the prompt of entity {entity!r}, template_id {template} "
+                    f"(model {model!r}, language {language!r}, variant {variant!r}, method {method!r}) has no "
+                    f"row for label(s) {', '.join(repr(m) for m in missing)}; each prompt needs every label "
+                    f"of the task ({', '.join(weights)})"
+                )
         meta = {}
         if entities_path:
             meta = {
@@ -321,61 +344,68 @@ def import_scores(
         "task_id": task.id,
         "group_by": group_by or [],
     }
-    study_id = queue.upsert_study(conn, study, "entity", spec, None)
-    values, requests = [], {}
-    models = {}
-    for (model, language, variant, method, entity, template), prompt in prompts.items():
-        if model not in models:
-            models[model] = queue.upsert_model(
-                conn,
-                identity=f"import:{model}",
-                spec=model,
-                engine="import",
-                name=model,
-                base_url=None,
-                file_path=str(path),
-                file_hash=None,
-                params={},
-            )
-        key = hashlib.sha256(
-            json.dumps([study_id, model, language, variant, method, entity, template]).encode()
-        ).hexdigest()[:32]
-        requests[key] = (models[model], {"imported": str(path), "meta": {"entity": entity, "template_id": template}})
-        known = [lp for lp, _c in prompt["labels"].values() if lp is not None]
-        peak = max(known) if known else 0.0
-        total = sum(math.exp(lp - peak) for lp in known)
-        for label, (logprob, continuation) in prompt["labels"].items():
-            prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
-            values.append(
-                (
-                    key,
-                    study_id,
-                    model,
-                    task.id,
-                    entity,
-                    template,
-                    language,
-                    variant,
-                    method,
-                    label,
-                    prompt["intended"],
-                    weights[label],
-                    continuation,
-                    logprob,
-                    prob,
-                )
-            )
     from workbench.store.db import utc_now
 
     now = utc_now()
+    # One transaction: the study, its models and every prompt are stored, or nothing is.
     with queue.transaction(conn):
+        study_id = queue.upsert_study(conn, study, "entity", spec, None)
+        values, requests = [], {}
+        models = {}
+        for (model, language, variant, method, entity, template), prompt in prompts.items():
+            if model not in models:
+                models[model] = queue.upsert_model(
+                    conn,
+                    identity=f"import:{model}",
+                    spec=model,
+                    engine="import",
+                    name=model,
+                    base_url=None,
+                    file_path=str(path),
+                    file_hash=None,
+                    params={},
+                )
+            key = hashlib.sha256(
+                json.dumps([study_id, model, language, variant, method, entity, template]).encode()
+            ).hexdigest()[:32]
+            payload = {"imported": str(path), "meta": {"entity": entity, "template_id": template}}
+            if prompt["text"]:
+                payload["prompt"] = prompt["text"]
+            requests[key] = (models[model], payload)
+            known = [lp for lp, _c in prompt["labels"].values() if lp is not None]
+            peak = max(known) if known else 0.0
+            total = sum(math.exp(lp - peak) for lp in known)
+            for label, (logprob, continuation) in prompt["labels"].items():
+                prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
+                values.append(
+                    (
+                        key,
+                        study_id,
+                        model,
+                        task.id,
+                        entity,
+                        template,
+                        language,
+                        variant,
+                        method,
+                        label,
+                        prompt["intended"],
+                        weights[label],
+                        continuation,
+                        logprob,
+                        prob,
+                    )
+                )
         conn.executemany(
-            "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, payload_json, status, created_at, "
-            "updated_at) VALUES (?, ?, ?, 'score', ?, 'done', ?, ?)",
+            "INSERT INTO requests (key, study_id, model_id, stage, payload_json, status, created_at, updated_at) "
+            "VALUES (?, ?, ?, 'score', ?, 'done', ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET payload_json = excluded.payload_json, updated_at = excluded.updated_at",
             [(key, study_id, model_id, json.dumps(payload), now, now) for key, (model_id, payload) in requests.items()],
         )
+        # A re-imported prompt replaces the stored one whole: none of its old labels stay.
+        conn.executemany("DELETE FROM label_scores WHERE request_key = ?", [(key,) for key in requests])
         conn.executemany(
-            "INSERT OR REPLACE INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
+            "INSERT INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
             "variant, method, label, intended, weight, continuation, logprob, prob) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             values,
