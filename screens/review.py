@@ -10,13 +10,14 @@ from textual.containers import VerticalScroll
 from textual.widgets import Footer, ProgressBar, Static
 
 from workbench.literal import visible
-from workbench.store import reviews
+from workbench.store import review_validation, reviews
 from workbench.store.db import opened
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
 
-FILTERS = ("unreviewed", "disagreements", "all", "validation sample")
+FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "all", "validation sample (blind)")
+BLIND = "validation sample (blind)"
 SAMPLE_PER_TOPIC, SAMPLE_SEED = 15, 1
 
 
@@ -28,12 +29,14 @@ class ReviewScreen(PagerScreen):
         Binding("x", "verdict('reject')", "Reject", tooltip="The answer recommends nothing"),
         Binding("n,right", "move(1)", "Next", tooltip="Next response"),
         Binding("p,left", "move(-1)", "Prev", show=False, tooltip="Previous response"),
-        Binding("u", "undo", "Undo", tooltip="Take back your latest verdict"),
+        Binding(
+            "u", "undo", "Undo", tooltip="Take back your latest verdict (refused if someone changed the list since)"
+        ),
         Binding(
             "f",
             "next_filter",
             "Filter",
-            tooltip="Unreviewed, disagreements between experts, all, or the validation sample",
+            tooltip="Unreviewed, experts' or reviewers' disagreements, all, or the validation sample (blind)",
         ),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
@@ -76,12 +79,17 @@ class ReviewScreen(PagerScreen):
         self.load()
 
     def fetch(self, conn) -> list[dict]:
-        if self.filter == "validation sample":
-            # The same seeded sample for every reviewer, so their verdicts can be compared.
-            ids = reviews.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
-            items = reviews.review_items(conn, list_ids=ids, topic=self.topic, model=self.model)
+        if self.filter == BLIND:
+            # The same seeded sample for every reviewer, so their verdicts can be compared; a
+            # second reviewer sees the machine's list, never another reviewer's.
+            ids = review_validation.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
+            items = reviews.review_items(
+                conn, list_ids=ids, topic=self.topic, model=self.model, reviewer=self.reviewer, blind=True
+            )
         else:
-            items = reviews.review_items(conn, only=self.filter, topic=self.topic, model=self.model)
+            items = reviews.review_items(
+                conn, only=self.filter, topic=self.topic, model=self.model, reviewer=self.reviewer
+            )
         self.total, self.done = reviews.reviewed_counts(conn)
         self.choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
         return items
@@ -141,11 +149,17 @@ class ReviewScreen(PagerScreen):
         for number, expert in enumerate(item["experts"], start=1):
             lists.append(visible(f"expert {number}: {', '.join(expert) or '(nothing)'}\n"), style="dim")
         agreement = f" (experts agree {item['agreement']:.2f})" if item["agreement"] is not None else ""
+        label = "extracted list" if item.get("blind") else "list"
         lists.append(
-            visible(f"list{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold"
+            visible(f"{label}{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold"
         )
-        verdict = item["verdict"]
-        lists.append(visible(f"verdict: {verdict.replace('|', ' by ') if verdict else 'not reviewed'}"))
+        verdicts = item.get("verdicts") or {}
+        if not verdicts:
+            lists.append("verdict: not reviewed" + (" by you (blind)" if item.get("blind") else ""))
+        for who, v in verdicts.items():
+            shown = "" if v["decision"] == "accept" else f": {', '.join(v['list']) or '(nothing)'}"
+            blind = " (blind)" if v["blind"] else ""
+            lists.append(visible(f"verdict by {who}{blind}: {v['decision']}{shown}\n"))
         self.query_one("#review-lists", Static).update(lists)
         self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
 
@@ -158,8 +172,11 @@ class ReviewScreen(PagerScreen):
             # A reviewed response leaves the "unreviewed" list; elsewhere, go on to the next.
             self.load(keep=item["id"], advance=0 if self.filter == "unreviewed" else 1)
 
+        blind = self.filter == BLIND
         self.write(
-            lambda conn: reviews.review(conn, item["id"], self.reviewer, decision, entities),
+            lambda conn: reviews.review(
+                conn, item["id"], self.reviewer, decision, entities, "validation" if blind else None, blind=blind
+            ),
             stored,
             "Verdict not saved",
         )
@@ -176,8 +193,13 @@ class ReviewScreen(PagerScreen):
             if text is not None:
                 self._record("edit", [part for part in text.split(",")])
 
+        context = "\n".join(
+            [f"expert {n}: {', '.join(e) or '(nothing)'}" for n, e in enumerate(item["experts"], start=1)]
+            + [f"extracted: {', '.join(item['extracted']) or '(nothing)'}"]
+        )
         self.app.push_screen(
-            EditText("Recommended entities, best first, comma separated", ", ".join(item["entities"])), done
+            EditText("Recommended entities, best first, comma separated", ", ".join(item["entities"]), context),
+            done,
         )
 
     def action_undo(self) -> None:
@@ -185,7 +207,8 @@ class ReviewScreen(PagerScreen):
             if result is None:
                 self.notify("Nothing to undo.")
                 return
-            self.notify(f"Undid your {result['decision']}.")
+            note = f" ({result['note']})" if result["note"] else ""
+            self.notify(f"Undid your {result['decision']}{note}.")
             self.load(keep=result["list_id"])
 
         self.write(lambda conn: reviews.undo_review(conn, self.reviewer), undone, "Not undone")

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from workbench.store.errors import UserFacingError
-from workbench.store.schema import MIGRATIONS, SCHEMA_VERSION
+from workbench.store.schema import FOREIGN_KEYS_OFF, MIGRATIONS, SCHEMA_VERSION
 
 # A reader (the TUI) and a writer (a headless run) share the file. WAL lets them
 # proceed side by side; the busy timeout makes a momentary writer-writer clash
@@ -132,6 +132,9 @@ def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
             f"({SCHEMA_VERSION}); upgrade the workbench"
         )
     for number in range(version, SCHEMA_VERSION):
+        keys_off = MIGRATIONS[number].startswith(FOREIGN_KEYS_OFF)
+        if keys_off:  # only outside a transaction can this be switched
+            conn.execute("PRAGMA foreign_keys = OFF")
         conn.execute("BEGIN IMMEDIATE")
         try:
             # Re-read under the write lock: another process may have migrated.
@@ -141,11 +144,16 @@ def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
                 continue
             for statement in _statements(MIGRATIONS[number]):
                 conn.execute(statement)
+            if keys_off and conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                raise StoreError(f"{path}: migration {number + 1} would break a foreign key; nothing was changed")
             conn.execute(f"PRAGMA user_version = {number + 1}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            if keys_off:
+                conn.execute("PRAGMA foreign_keys = ON")
     return conn.execute("PRAGMA user_version").fetchone()[0]
 
 

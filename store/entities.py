@@ -63,6 +63,11 @@ def _apply(conn: sqlite3.Connection, change: dict[str, Any], forward: bool) -> N
             )
         else:
             conn.execute("DELETE FROM entities WHERE id = ?", (change["entity"],))
+    elif op == "region":
+        conn.execute(
+            "UPDATE entities SET region = ? WHERE id = ?",
+            (change["to"] if forward else change["from"], change["entity"]),
+        )
     elif op == "forbid":
         if forward:
             conn.execute(
@@ -77,7 +82,7 @@ def _record(
     conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]], who: str, why: str | None
 ) -> int:
     # A new decision ends the redo chain (the undone ones stay in the history).
-    conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0")
+    conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who = ?", (who,))
     decision = conn.execute(
         "INSERT INTO entity_decisions (action, summary, changes_json, who, why, at) VALUES (?, ?, ?, ?, ?, ?)",
         (action, summary, json.dumps(changes), who, why, utc_now()),
@@ -247,33 +252,162 @@ def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: 
         )
 
 
-def undo(conn: sqlite3.Connection) -> dict[str, Any] | None:
-    """Revert the latest active decision; None when there is nothing to undo."""
+ENTITY_ACTIONS = ("merge", "split", "rename", "forbid", "region", "attributes")
+
+
+def _state(conn: sqlite3.Connection, change: dict[str, Any]) -> Any:
+    """What the store holds now for the thing one change is about."""
+    op = change["op"]
+    if op == "alias":
+        row = conn.execute("SELECT entity_id FROM aliases WHERE surface_key = ?", (change["key"],)).fetchone()
+        return row[0] if row else None
+    if op == "name":
+        row = conn.execute("SELECT name FROM entities WHERE id = ?", (change["entity"],)).fetchone()
+        return row[0] if row else None
+    if op == "create":
+        return conn.execute("SELECT 1 FROM entities WHERE id = ?", (change["entity"],)).fetchone() is not None
+    if op == "forbid":
+        return (
+            conn.execute(
+                "SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (change["a"], change["b"])
+            ).fetchone()
+            is not None
+        )
+    if op == "region":
+        row = conn.execute("SELECT region FROM entities WHERE id = ?", (change["entity"],)).fetchone()
+        return row[0] if row else None
+    raise DecisionError(f"unknown change {op!r}")
+
+
+def _expected(change: dict[str, Any], forward: bool) -> Any:
+    """What the store holds for a change's subject once it is applied (forward) or taken back."""
+    op = change["op"]
+    if op in ("create", "forbid"):
+        # An entity is never deleted (its id could be taken by another), so it stays after undo.
+        return True if forward or op == "create" else False
+    return change["to"] if forward else change["from"]
+
+
+def _touches(change: dict[str, Any], other: dict[str, Any]) -> bool:
+    subject = {"alias": "key", "name": "entity", "create": "entity", "region": "entity"}
+    if change["op"] == "forbid" or other["op"] == "forbid":
+        return change["op"] == other["op"] == "forbid" and (change["a"], change["b"]) == (other["a"], other["b"])
+    kind = {"name": "entity-name", "create": "entity-name", "region": "entity-region", "alias": "alias"}
+    return kind[change["op"]] == kind[other["op"]] and change[subject[change["op"]]] == other[subject[other["op"]]]
+
+
+def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str, Any]], forward: bool) -> str | None:
+    """Why a decision cannot be taken back (forward=False) or made again (forward=True): the
+    first change whose subject no longer is as the decision left it, and what changed it."""
+    for change in changes:
+        if change["op"] == "name":  # a name is one entity's: can it be taken (back)?
+            wanted = change["to"] if forward else change["from"]
+            holder = conn.execute(
+                "SELECT id FROM entities WHERE name = ? AND id != ?", (wanted, change["entity"])
+            ).fetchone()
+            if holder is not None:
+                for row in conn.execute(
+                    "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND undone = 0 "
+                    "ORDER BY id DESC",
+                    (decision_id,),
+                ):
+                    if any(
+                        c["op"] in ("name", "create") and c["entity"] == holder[0]
+                        for c in json.loads(row["changes_json"])
+                    ):
+                        return f"#{row['id']} by {row['who']} ({row['summary']}) took the name {wanted!r} since"
+                return f"an import or an extraction gave the name {wanted!r} to another entity since"
+        if _state(conn, change) == _expected(change, not forward):
+            continue
+        for row in conn.execute(
+            "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND undone = 0 ORDER BY id DESC",
+            (decision_id,),
+        ):
+            if any(_touches(change, other) for other in json.loads(row["changes_json"])):
+                return f"#{row['id']} by {row['who']} ({row['summary']}) changed it since"
+        return "an import or an extraction changed it since"
+    return None
+
+
+def _apply_back(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
+    if change["op"] == "create":
+        return  # the entity stays (empty or holding what an import gave it): ids are never reused
+    _apply(conn, change, forward=False)
+
+
+def undo(
+    conn: sqlite3.Connection, who: str | None = None, actions: tuple[str, ...] = ENTITY_ACTIONS
+) -> dict[str, Any] | None:
+    """Take back `who`'s latest active decision of these kinds (anyone's when `who` is None),
+    only while the store still is as that decision left it; otherwise refused, naming the later
+    decision that changed it. None when there is nothing to undo."""
     with transaction(conn):
+        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
+        kinds = ",".join("?" * len(actions))
         row = conn.execute(
-            "SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 ORDER BY id DESC LIMIT 1"
+            f"SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 {mine} "
+            f"AND action IN ({kinds}) ORDER BY id DESC LIMIT 1",
+            (*args, *actions),
         ).fetchone()
         if row is None:
             return None
-        for change in reversed(json.loads(row["changes_json"])):
-            _apply(conn, change, forward=False)
+        changes = json.loads(row["changes_json"])
+        blocker = _blocker(conn, row["id"], changes, forward=False)
+        if blocker:
+            raise DecisionError(f"cannot undo #{row['id']} ({row['summary']}): {blocker}")
+        for change in reversed(changes):
+            _apply_back(conn, change)
         order = conn.execute("SELECT COALESCE(MAX(undone), 0) + 1 FROM entity_decisions").fetchone()[0]
         conn.execute("UPDATE entity_decisions SET undone = ? WHERE id = ?", (order, row["id"]))
         return {"id": row["id"], "summary": row["summary"]}
 
 
-def redo(conn: sqlite3.Connection) -> dict[str, Any] | None:
-    """Re-apply the most recently undone decision; None when there is nothing to redo."""
+def redo(
+    conn: sqlite3.Connection, who: str | None = None, actions: tuple[str, ...] = ENTITY_ACTIONS
+) -> dict[str, Any] | None:
+    """Make again `who`'s most recently undone decision of these kinds, when the store is still
+    as its undo left it; otherwise refused, saying what changed it. None when nothing to redo."""
     with transaction(conn):
+        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
+        kinds = ",".join("?" * len(actions))
         row = conn.execute(
-            "SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 ORDER BY undone DESC LIMIT 1"
+            f"SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 {mine} "
+            f"AND action IN ({kinds}) ORDER BY undone DESC LIMIT 1",
+            (*args, *actions),
         ).fetchone()
         if row is None:
             return None
-        for change in json.loads(row["changes_json"]):
+        changes = json.loads(row["changes_json"])
+        blocker = _blocker(conn, row["id"], [c for c in changes if c["op"] != "create"], forward=True)
+        if blocker:
+            raise DecisionError(f"cannot redo #{row['id']} ({row['summary']}): {blocker}")
+        for change in changes:
+            if change["op"] == "create" and _state(conn, change):
+                continue  # kept by its undo
             _apply(conn, change, forward=True)
         conn.execute("UPDATE entity_decisions SET undone = 0 WHERE id = ?", (row["id"],))
         return {"id": row["id"], "summary": row["summary"]}
+
+
+def set_region(
+    conn: sqlite3.Connection, names: list[str], region: str | None, *, who: str, why: str | None = None
+) -> int:
+    """Assign a region (None: clear it) to one or several entities, as one decision."""
+    with transaction(conn):
+        found = list(dict.fromkeys(find_entity(conn, n) for n in names))
+        if not found:
+            raise DecisionError("name at least one entity")
+        changes = []
+        for entity_id, _name in found:
+            old = conn.execute("SELECT region FROM entities WHERE id = ?", (entity_id,)).fetchone()[0]
+            if old != region:
+                changes.append({"op": "region", "entity": entity_id, "from": old, "to": region})
+        if not changes:
+            raise DecisionError(
+                f"{', '.join(n for _, n in found)} already {'in ' + region if region else 'without'} region"
+            )
+        shown = ", ".join(n for _, n in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+        return _record(conn, "region", f"region of {shown}: {region or 'none'}", changes, who, why)
 
 
 def decision_records(conn: sqlite3.Connection):

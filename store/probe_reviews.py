@@ -14,7 +14,7 @@ from typing import Any
 
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
-from workbench.store.reviews import cohen_kappa
+from workbench.store.review_validation import cohen_kappa
 
 LABELS = ("admits", "denies", "unclear")
 FILTERS = ("unreviewed", "disagreements", "all")

@@ -6,6 +6,8 @@ crash mid-migration leaves the previous version intact. Never edit a migration
 that has shipped: append a new one.
 """
 
+from workbench.store.schema_decisions import DECISION_MIGRATIONS, FOREIGN_KEYS_OFF  # noqa: F401
+
 
 def _bump(what: str) -> str:
     return f"UPDATE change_counts SET n = n + 1 WHERE what = '{what}';"
@@ -446,5 +448,6 @@ MIGRATIONS: list[str] = [
     CREATE TRIGGER mentions_update AFTER UPDATE ON mentions BEGIN {_logged("OLD.list_id")} {_logged("NEW.list_id")} END;
     """,
 ]
+MIGRATIONS += DECISION_MIGRATIONS
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -106,9 +106,9 @@ def test_review_decisions_change_metrics_and_undo(tmp_path):
     assert out.returncode == 0 and "Decision 1: merge Nike, Nike, Inc. into Nike (by ana)" in out.stdout
     assert peir(db) == ("Nike", pytest.approx(8 / 17))  # the table changes at once
 
-    assert "Undo: merge" in run_cli("entities", "undo", "--db", db).stdout
+    assert "Undo: merge" in run_cli("entities", "undo", "--db", db, "--who", "ana").stdout
     assert peir(db) == ("Nike", pytest.approx(6 / 17))  # and changes back
-    assert "Redo: merge" in run_cli("entities", "redo", "--db", db).stdout
+    assert "Redo: merge" in run_cli("entities", "redo", "--db", db, "--who", "ana").stdout
     assert peir(db) == ("Nike", pytest.approx(8 / 17))
 
     # Forbid a pair: it is never suggested again, and a merge of it is refused.
@@ -148,7 +148,7 @@ def test_decision_errors_are_clear(tmp_path):
     ):
         out = run_cli("entities", *args, "--db", db)
         assert out.returncode == 2 and message in out.stderr, (args, out.stderr)
-    assert "Nothing to undo." in run_cli("entities", "undo", "--db", db).stdout
+    assert "Nothing of ana's to undo." in run_cli("entities", "undo", "--db", db, "--who", "ana").stdout
 
 
 def registry_db(tmp_path):

@@ -52,6 +52,8 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
             await decided("a")
             assert "unreviewed: 1/2" in status()
             await decided("f")  # disagreements between experts
+            await decided("f")  # disagreements between reviewers (to adjudicate)
+            assert "reviewer disagreements: 0/0" in status()
             await decided("f")  # all
             assert "all: 1/12" in status()
             await decided("t")  # the one topic
@@ -61,12 +63,16 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
             assert "all · gadgets: 1/12" in status()
 
     asyncio.run(scenario())
-    verdicts = rows(db, "SELECT decision, COUNT(*) FROM reviews WHERE undone = 0 GROUP BY decision")
+    verdicts = rows(db, "SELECT decision, COUNT(*) FROM verdicts WHERE undone = 0 GROUP BY decision")
     assert dict(verdicts) == {"accept": 9, "edit": 1}
-    assert rows(db, "SELECT COUNT(*) FROM reviews WHERE undone = 1") == [(1,)]
-    edited = rows(db, "SELECT list_id FROM reviews WHERE decision = 'edit'")[0][0]
+    assert rows(db, "SELECT COUNT(*) FROM verdicts WHERE undone = 1") == [(1,)]
+    edited = rows(
+        db,
+        "SELECT l.id FROM verdicts v JOIN mention_lists l ON l.question = v.question AND l.model = v.model "
+        "AND l.repetition = v.repetition WHERE v.decision = 'edit'",
+    )[0][0]
     assert rows(db, "SELECT surface FROM mentions WHERE list_id = ? ORDER BY rank", edited) == [("Nike",), ("Hoka",)]
-    assert rows(db, "SELECT DISTINCT reviewer FROM reviews") == [("ana",)]
+    assert rows(db, "SELECT DISTINCT reviewer FROM verdicts") == [("ana",)]
     exported = json.loads(run_cli("export", "--db", str(db), "--what", "reviews", "--format", "json").stdout)
     assert len(exported) == 11 and exported[0]["decision"] == "reject" and exported[0]["state"] == "undone"
     assert exported[0]["reviewer"] == "ana" and exported[0]["at"] and json.loads(exported[0]["before_json"])
@@ -175,12 +181,14 @@ def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
 
 
 def test_validation_sample_and_kappa(tmp_path):
-    from workbench.store import reviews
+    from workbench.store import review_validation, reviews
     from workbench.store.db import connect
 
-    assert reviews.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
+    assert review_validation.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
     # Hand-computed: po = 0.6, pe = 0.6*0.6 + 0.4*0.4 = 0.52 -> kappa = 0.08 / 0.48 = 1/6.
-    assert abs(reviews.cohen_kappa(["a", "a", "a", "r", "r"] * 2, ["a", "a", "r", "r", "a"] * 2) - 1 / 6) < 1e-9
+    assert (
+        abs(review_validation.cohen_kappa(["a", "a", "a", "r", "r"] * 2, ["a", "a", "r", "r", "a"] * 2) - 1 / 6) < 1e-9
+    )
     path = tmp_path / "m.csv"
     with path.open("w", newline="") as handle:
         writer = csv.writer(handle)
@@ -191,11 +199,11 @@ def test_validation_sample_and_kappa(tmp_path):
     db = tmp_path / "audit.db"
     run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s")
     conn = connect(db)
-    sample = reviews.sample_list_ids(conn, "s", per_topic=15, seed=1)
-    assert len(sample) == 30 and sample == reviews.sample_list_ids(conn, "s", per_topic=15, seed=1)
+    sample = review_validation.sample_list_ids(conn, "s", per_topic=15, seed=1)
+    assert len(sample) == 30 and sample == review_validation.sample_list_ids(conn, "s", per_topic=15, seed=1)
     for n, list_id in enumerate(sample):
         reviews.review(conn, list_id, "ana", "accept")
-        reviews.review(conn, list_id, "bo", "accept" if n % 5 else "reject")
+        reviews.review(conn, list_id, "bo", "accept" if n % 5 else "reject", blind=True)
     conn.close()
     out = run_cli(
         "review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo", "--format", "json"

@@ -53,8 +53,10 @@ Ctrl+P finds them all.
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
   n / p      next / previous    u   undo your verdict
-  f          filter: unreviewed, disagreements, all,
-             the validation sample
+  f          filter: unreviewed, expert disagreements,
+             reviewer disagreements (to adjudicate), all,
+             the validation sample (blind: a second
+             reviewer sees the machine's list only)
   t / o      only one topic / one model (cycle)
   b          transparency-probe labels (identity studies):
              a admits  d denies  x unclear  u undo
@@ -64,8 +66,8 @@ Ctrl+P finds them all.
 
 [b]Entities[/b]: suggested merges, strict to lax
   a merge    e choose the name, then merge    x forbid
-  s skip     u undo    r re-cluster    m method
-  d choose the members to merge
+  s skip     u undo your latest    r re-cluster
+  d choose the members to merge    m method
   g region for every member
   z min size   c min score   y redo
 
@@ -147,12 +149,14 @@ class EditText(ModalScreen[str | None]):
                               background: $surface; }
     """
 
-    def __init__(self, prompt: str, text: str = ""):
+    def __init__(self, prompt: str, text: str = "", context: str = ""):
         super().__init__()
-        self.prompt, self.text = prompt, text
+        self.prompt, self.text, self.context = prompt, text, context  # context: what to edit from
 
     def compose(self) -> ComposeResult:
         with Vertical():
+            if self.context:
+                yield Static(Text(visible(self.context), style="dim"), id="edit-context")
             yield Label(Text(visible(f"{self.prompt} (Enter saves, Esc cancels)")))
             yield Input(self.text, id="edit-input", select_on_focus=False)
 

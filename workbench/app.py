@@ -116,7 +116,7 @@ class WorkbenchApp(App):
         reviewer: str | None = None,
     ):
         super().__init__()
-        self.reviewer = reviewer or os.environ.get("USER") or "reviewer"
+        self.reviewer = reviewer or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart
@@ -125,7 +125,7 @@ class WorkbenchApp(App):
             self._modes["design"] = TemplateScreen
 
     def on_mount(self) -> None:
-        self.sub_title = Path(self.db_path).name
+        self.sub_title = f"{Path(self.db_path).name} · reviewer {self.reviewer}"
         if self.autostart:
             self.call_after_refresh(self._autostart)
         self.run_worker(

@@ -155,9 +155,9 @@ def cmd_export_what(args: argparse.Namespace, conn) -> tuple[Any, list[str]]:
 
         return review_records(conn), REVIEW_FIELDS
     if args.what == "decisions":
-        from workbench.store.entities import DECISION_FIELDS, decision_records
+        from workbench.store.decision_log import FIELDS, decision_log
 
-        return decision_records(conn), DECISION_FIELDS
+        return decision_log(conn, args.study), FIELDS
     return exports.response_records(conn, args.study), exports.RESPONSE_FIELDS
 
 
@@ -309,8 +309,9 @@ def add_parsers(sub, fmt) -> None:
         ],
         default="responses",
         help="responses (answers and extraction replies), mentions (ranked lists), entities "
-        "(with regions and attributes), metrics (flat records) or decisions (reviewers' entity "
-        "decisions with who, when and why) or reviews (verdicts on extracted lists, with the list "
+        "(with regions and attributes), metrics (flat records) or decisions (every human decision: "
+        "verdicts, entity merges, splits, renames, forbids and regions, catalog-match and probe "
+        "corrections, with who, when, why, what it is about, before and after) or reviews (verdicts on extracted lists, with the list "
         "before and after), rankings (cold-start lists), scores (label log-probs with the exact "
         "prompt and label text), entity_bias (Delta per entity with its metadata) or identity (one "
         "row per recommended item: prompt, slot values, parse mode, reference share, probe and label)",

@@ -34,6 +34,16 @@ def percent(text: str) -> float:
     return value
 
 
+def _region(conn, args: argparse.Namespace) -> str | None:
+    """The region as the vocabulary knows it (None: clear); a new one only with --new-region."""
+    from workbench.store import regions
+
+    try:
+        return regions.canonical_region(args.region, regions.known_regions(conn), allow_new=args.new_region)
+    except regions.RegionError as exc:
+        raise UserError(f"{exc}; --new-region adds it") from None
+
+
 def cmd_entities(args: argparse.Namespace) -> int:
     from workbench import dedup
     from workbench.store import entities as registry
@@ -101,12 +111,13 @@ def cmd_entities(args: argparse.Namespace) -> int:
             )
             return 0
         if args.action in ("undo", "redo"):
-            done = registry.undo(conn) if args.action == "undo" else registry.redo(conn)
+            who = reviewer_name(args)
+            done = registry.undo(conn, who) if args.action == "undo" else registry.redo(conn, who)
             console.print(
                 literal_text(
-                    f"{args.action.title()}: {done['summary']} (decision {done['id']})"
+                    f"{args.action.title()}: {done['summary']} (decision {done['id']}, by {who})"
                     if done
-                    else f"Nothing to {args.action}."
+                    else f"Nothing of {who}'s to {args.action}."
                 )
             )
             return 0
@@ -119,6 +130,10 @@ def cmd_entities(args: argparse.Namespace) -> int:
             if len(args.names) != 2:
                 raise UserError("rename takes the entity and its new name")
             decision = registry.rename(conn, args.names[0], args.names[1], who=who, why=why)
+        elif args.action == "region":
+            if not args.names or args.region is None:
+                raise UserError("region takes the entities and --region NAME ('' clears it)")
+            decision = registry.set_region(conn, args.names, _region(conn, args), who=who, why=why)
         else:
             if len(args.names) != 2:
                 raise UserError("forbid takes two entities")
@@ -126,7 +141,9 @@ def cmd_entities(args: argparse.Namespace) -> int:
     except registry.DecisionError as exc:
         raise UserError(str(exc)) from None
     summary = registry.decision_summary(conn, decision)
-    console.print(literal_text(f"Decision {decision}: {summary} (by {who}). `workbench entities undo` reverts it."))
+    console.print(
+        literal_text(f"Decision {decision}: {summary} (by {who}). `workbench entities undo --who {who}` reverts it.")
+    )
     return 0
 
 
@@ -143,17 +160,22 @@ def add_parsers(sub, fmt) -> None:
         "two away). Methods chain: what a strict one joins, a lax one extends, and each cluster is shown\n"
         "once with the laxest method, the weakest link and how each member joined. Names differing in a\n"
         'number ("Terminator 2" / "3") are never paired; neither is what a reviewer forbade. Every\n'
-        "decision is recorded with who, when and why; `undo` and `redo` walk the history; metrics follow\n"
-        "at once. Measured quality: docs/entities.md.",
+        "decision is recorded with who, when and why; `region` assigns a region to entities as one\n"
+        "decision; `undo` takes back your own latest decision (--who, default $USER) while nothing\n"
+        "later changed what it changed, and `redo` makes it again; metrics follow at once.\n"
+        "Measured quality: docs/entities.md.",
         epilog="examples:\n  workbench entities suggest --db audit.db\n"
         "  workbench entities suggest --db audit.db --method nearest --threshold 85 --format json\n"
         "  workbench entities merge 'Nike' 'Nike, Inc.' 'NIKE' --into Nike --db audit.db --why 'same brand'\n"
         "  workbench entities split 'Paris' 'Paris Hilton' --as 'Paris Hilton' --db audit.db\n"
         "  workbench entities rename 'nike' 'Nike' --db audit.db\n"
         "  workbench entities forbid 'Paris' 'Paris Hilton' --db audit.db\n"
-        "  workbench entities undo --db audit.db",
+        "  workbench entities region Nike Asics --region 'United States' --db audit.db\n"
+        "  workbench entities undo --db audit.db --who ana",
     )
-    p.add_argument("action", choices=["suggest", "merge", "split", "rename", "forbid", "undo", "redo", "list"])
+    p.add_argument(
+        "action", choices=["suggest", "merge", "split", "rename", "forbid", "region", "undo", "redo", "list"]
+    )
     p.add_argument(
         "names", nargs="*", help="entities (or their surface forms); split: the entity, then its surface forms to move"
     )
@@ -175,7 +197,11 @@ def add_parsers(sub, fmt) -> None:
     )
     p.add_argument("--into", help="merge: the canonical name (default: the most mentioned member)")
     p.add_argument("--as", dest="as_name", help="split: the new entity's name (default: the first surface form)")
-    p.add_argument("--who", help="reviewer name recorded with the decision (default: $USER)")
+    p.add_argument("--region", help="region: the region to assign (United States, Europe, Asia, Other, ...)")
+    p.add_argument("--new-region", action="store_true", help="region: accept a region not known yet")
+    p.add_argument(
+        "--who", help="reviewer name recorded with the decision; undo/redo take back this reviewer's (default: $USER)"
+    )
     p.add_argument("--why", help="reason recorded with the decision")
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.set_defaults(func=cmd_entities)

@@ -38,7 +38,8 @@ def cmd_tui(args: argparse.Namespace) -> int:
     open_store(args.db, create=bool(args.study)).close()  # a new database only for a study to run
     from workbench.app import WorkbenchApp
 
-    WorkbenchApp(args.db, args.study, autostart=args.start).run()
+    reviewer = (args.reviewer or "").strip() or None
+    WorkbenchApp(args.db, args.study, autostart=args.start, reviewer=reviewer).run()
     return 0
 
 
@@ -117,9 +118,17 @@ def add_parsers(sub, fmt) -> None:
         description="Opens the keyboard-driven app on a database. 1 = Run screen, 2 = Metrics,\n"
         "F1 or ? = help, Ctrl+P = every action. Works over SSH in 80x24. It follows runs started\n"
         "elsewhere on the same database without locking it.",
-        epilog="examples:\n  workbench tui --db audit.db\n  workbench tui --db audit.db --study study.toml --start",
+        epilog="examples:\n  workbench tui --db audit.db\n  workbench tui --db audit.db --study study.toml --start\n"
+        "  workbench tui --db audit.db --reviewer bo",
     )
     add_db(p)
     p.add_argument("--study", help="study file the Run screen starts (s) and resumes")
+    p.add_argument(
+        "--reviewer",
+        "--who",
+        dest="reviewer",
+        help="your name on every verdict and decision, shown in the header; undo takes back only yours "
+        "(default: $USER; two reviewers sharing one account name themselves here)",
+    )
     p.add_argument("--start", action="store_true", help="start the study at once")
     p.set_defaults(func=cmd_tui)

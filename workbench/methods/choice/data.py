@@ -318,8 +318,12 @@ def mention_records(conn: sqlite3.Connection, study: str | None = None):
                CASE WHEN v.decision IN ('edit', 'reject') THEN 'review' ELSE l.source END AS source,
                l.n_experts, l.agreement, v.decision AS review, v.reviewer, l.response_key
         FROM mention_lists l JOIN studies s ON s.id = l.study_id
-        LEFT JOIN reviews v ON v.id = (
-            SELECT id FROM reviews WHERE list_id = l.id AND undone = 0 ORDER BY id DESC LIMIT 1)
+        -- the verdict that gives the list (see store.reviews: kept by what it judges, not by row)
+        LEFT JOIN verdicts v ON v.id = (
+            SELECT id FROM verdicts w WHERE w.study_id = l.study_id AND w.model = l.model AND w.topic = l.topic
+                AND w.question = l.question AND w.repetition = l.repetition AND w.undone = 0 AND w.blind = 0
+                AND (w.answer_key IS NULL OR l.response_key IS NULL OR w.answer_key = l.response_key)
+            ORDER BY w.id DESC LIMIT 1)
         LEFT JOIN requests r ON r.key = l.response_key
         LEFT JOIN questions q ON q.id = r.question_id
         LEFT JOIN mentions m ON m.list_id = l.id
