@@ -1,4 +1,5 @@
-"""The Entities screen: suggested merges, strict to lax, one key per decision, undo."""
+"""The Entities screen: suggested merges strict to lax, or every entity searched and marked by
+hand; one key per decision, each logged as the reviewer's own and undoable by them."""
 
 from __future__ import annotations
 
@@ -7,19 +8,27 @@ from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from workbench import dedup
 from workbench.literal import visible, visible_line
 from workbench.store import entities as registry
 from workbench.store.db import opened
+from workbench.store.entity_list import EntityRow, entity_rows, matching, own_decisions
 from workbench.store.errors import UserFacingError
-from workbench.widgets.modals import EditText, PickMembers, PickRegion
+from workbench.widgets.modals import DecisionList, EditText, PickMembers, PickRegion
 from workbench.widgets.modebar import ModeBar
+
+# Keys of the suggestions only: hidden (footer and palette) while every entity is listed.
+SUGGESTION_KEYS = set("rename_and_accept forbid drop_members skip next_method next_size next_score".split())
+# Keys with a second binding, `(True)`, for the entity list: its footer shows mark, region and the
+# way back, not search (the search box is on view); the first binding is the suggestions'.
+LIST_KEYS = {"mark", "set_region", "switch_view", "search"}
+SHOWN = 500  # rows of the entity list at most: typing narrows it
 
 
 def clip(text: str, width: int, tell: bool = False) -> str:
@@ -30,21 +39,45 @@ def clip(text: str, width: int, tell: bool = False) -> str:
     return text[: width - 1] + "…" + (f" ({len(text):,} characters)" if tell else "")
 
 
+def plural(n: int, word: str, words: str = "") -> str:
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+class SearchBox(Input):
+    """The filter of the entity list, applied as it is typed; Enter, Esc or down go back to the list."""
+
+    BINDINGS = [Binding("escape,down", "done", "Back to the list", show=False)]
+
+    def action_done(self) -> None:
+        self.screen.query_one("#entities-table", DataTable).focus()
+
+    def on_input_submitted(self) -> None:
+        self.action_done()
+
+
 class EntitiesScreen(Screen):
     BINDINGS = [
-        Binding("a", "accept", "Merge", tooltip="Merge the cluster under its proposed name"),
-        Binding("e", "rename_and_accept", "Edit name", tooltip="Choose the canonical name, then merge"),
+        Binding("a", "accept", "Merge", tooltip="Merge the marked entities (name asked), else the cluster"),
+        Binding("e", "rename_and_accept", "Name", tooltip="Choose the canonical name, then merge"),
         Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
-        Binding("d", "drop_members", "Drop member", tooltip="Choose which members to merge (untick the others)"),
-        Binding("g", "set_region", "Region", show=False, tooltip="Assign a region to every member (bulk)"),
+        Binding("d", "drop_members", "Drop", tooltip="Choose which members to merge (untick the others)"),
+        Binding("space", "mark", "Mark", show=False, tooltip="Mark or unmark the entity (or the cluster's members)"),
+        Binding("g", "set_region", "Region", show=False, tooltip="Assign a region to the marked or highlighted ones"),
+        Binding("u", "undo", "Undo", tooltip="Undo your latest entity decision"),
+        Binding("slash", "search", "Search", tooltip="Search every entity by name or spelling"),
+        Binding("v", "switch_view", "All entities", show=False, tooltip="Every entity, or the suggested clusters"),
+        Binding("h", "decisions", "History", tooltip="Your entity decisions, latest first; u undoes"),
         Binding("s", "skip", "Skip", show=False, tooltip="Leave this cluster for now"),
-        Binding("u", "undo", "Undo", tooltip="Undo the latest entity decision"),
-        Binding("r", "recluster", "Re-cluster", tooltip="Suggest again from the current entities"),
+        Binding("r", "recluster", "Re-cluster", show=False, tooltip="Read the entities again and suggest afresh"),
         Binding("m", "next_method", "Method", show=False, tooltip="All methods, or fingerprint / ngram / nearest only"),
         Binding("z", "next_size", "Size", show=False, tooltip="Only clusters of at least 2 / 3 / 5 members"),
         Binding("c", "next_score", "Score", show=False, tooltip="Only clusters scoring at least 100 / 95 / 90"),
-        Binding("y", "redo", "Redo", show=False, tooltip="Redo the latest undone entity decision"),
+        Binding("y", "redo", "Redo", show=False, tooltip="Redo your latest undone entity decision"),
     ]
+    DEFAULT_CSS = """
+    EntitiesScreen #entity-search { background: $boost; }
+    EntitiesScreen #entities-table { height: 1fr; }
+    """
     METHODS = ("all", "fingerprint", "ngram", "nearest")
     SIZES = (2, 3, 5)
     SCORES = (0.0, 100.0, 95.0, 90.0)
@@ -60,11 +93,30 @@ class EntitiesScreen(Screen):
         self.entity_count = 0
         self.min_size = 2
         self.min_score = 0.0
+        self.view = "suggestions"  # or "all": every entity, searched and marked by hand
+        self.entities: list[EntityRow] = []
+        self.search = ""
+        self.marked: dict[str, None] = {}  # entity names, in the order they were marked
+        # The list view's footer: mark, region and the way back (the same keys, shown there only).
+        self.extra_bindings = [
+            Binding("space", "mark(True)", "Mark", tooltip="Mark or unmark the highlighted entity"),
+            Binding("g", "set_region(True)", "Region", tooltip="Assign a region to the marked or highlighted ones"),
+            Binding("v", "switch_view(True)", "Suggestions", tooltip="Back to the suggested clusters"),
+            Binding("slash", "search(True)", "Search", show=False, tooltip="Search every entity by name or spelling"),
+        ]
+        ordered: dict[str, list[Binding]] = {k: [] for k in ("space", "a", "e", "x", "d", "g", "u", "slash", "v")}
+        for binding in self.extra_bindings:
+            ordered.setdefault(binding.key, []).append(binding)
+        for key, bindings in self._bindings.key_to_bindings.items():
+            ordered.setdefault(key, []).extend(bindings)
+        self._bindings.key_to_bindings = {k: b for k, b in ordered.items() if b}
 
     def compose(self) -> ComposeResult:
         yield ModeBar("entities")
         yield Static(id="entities-status")
+        yield SearchBox(id="entity-search", placeholder="/ searches names and spellings", compact=True)
         yield DataTable(id="suggestions-table", cursor_type="row", zebra_stripes=True)
+        yield DataTable(id="entities-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="suggestion-detail")
         yield Footer()
 
@@ -72,20 +124,95 @@ class EntitiesScreen(Screen):
         table = self.query_one("#suggestions-table", DataTable)
         for column in ("method", "score", "canonical", "members"):
             table.add_column(column, key=column)
+        listed = self.query_one("#entities-table", DataTable)
+        for column in ("", "name", "mentions", "region"):
+            listed.add_column(column, key=column or "mark")
+        self._switch(self.view)
         self.action_recluster()
 
     @property
     def who(self) -> str:
         return self.app.reviewer
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        listing = self.view == "all"
+        if action in SUGGESTION_KEYS:
+            return not listing
+        if action in LIST_KEYS:  # one of its two bindings: the footer's in the list, the other in suggestions
+            return bool(parameters) == listing
+        return True
+
+    # -- the two views ------------------------------------------------------------------
+
+    def _switch(self, view: str) -> None:
+        self.view = view
+        listing = view == "all"
+        self.query_one("#entity-search").display = listing
+        self.query_one("#entities-table").display = listing
+        self.query_one("#suggestions-table").display = not listing
+        self.query_one("#entities-table" if listing else "#suggestions-table", DataTable).focus()
+        self.refresh_bindings()
+        self._status()
+        self._detail()
+
+    def action_switch_view(self, _list: bool = False) -> None:
+        self._switch("suggestions" if self.view == "all" else "all")
+
+    def action_search(self, _list: bool = False) -> None:
+        if self.view != "all":
+            self._switch("all")
+        self.query_one("#entity-search", SearchBox).focus()
+
+    @on(Input.Changed, "#entity-search")
+    def _searched(self, event: Input.Changed) -> None:
+        self.search = event.value
+        self._fill_entities(keep_cursor=False)
+
+    def matching(self) -> list[EntityRow]:
+        return matching(self.entities, self.search)
+
+    def _fill_entities(self, keep_cursor: bool = True) -> None:
+        table = self.query_one("#entities-table", DataTable)
+        cursor = (table.cursor_row or 0) if keep_cursor else 0
+        table.clear()
+        for e in self.matching()[:SHOWN]:
+            table.add_row(
+                "✓" if e.name in self.marked else "",
+                Text(clip(visible_line(e.name), 48)),
+                f"{e.mentions:,}",
+                Text(visible_line(e.region or "")),
+            )
+        if table.row_count:
+            table.move_cursor(row=min(cursor, table.row_count - 1))
+        self._status()
+        self._detail()
+
+    def highlighted_entity(self) -> EntityRow | None:
+        shown = self.matching()[:SHOWN]
+        row = self.query_one("#entities-table", DataTable).cursor_row
+        return shown[row] if shown and row is not None and row < len(shown) else None
+
+    # -- what the screen shows ----------------------------------------------------------
+
     def _status(self, note: str = "") -> None:
-        left = len(self.visible_suggestions())
-        text = (
-            f" {left} left of {max(self.session_total, left)} clusters · {self.entity_count} entities · "
-            f"{self.method} · size >= {self.min_size}"
-            + (f" · score >= {self.min_score:g}" if self.min_score else "")
-            + (f" · {note}" if note else "")
-        )
+        marks = f" · {len(self.marked)} marked" if self.marked else ""
+        if self.view == "all":
+            found = len(self.matching())
+            text = (
+                f" {found} of {plural(len(self.entities), 'entity', 'entities')}"
+                + (f" match {self.search.strip()!r}" if self.search.strip() else "")
+                + (f" · first {SHOWN} shown" if found > SHOWN else "")
+                + marks
+            )
+        else:
+            left = len(self.visible_suggestions())
+            text = (
+                f" {left} left of {max(self.session_total, left)} clusters · {self.entity_count} entities · "
+                f"{self.method} · size >= {self.min_size}"
+                + (f" · score >= {self.min_score:g}" if self.min_score else "")
+                + marks
+            )
+        text += f" · {note}" if note else ""
         self.query_one("#entities-status", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
 
     def visible_suggestions(self) -> list[dedup.Suggestion]:
@@ -99,15 +226,20 @@ class EntitiesScreen(Screen):
     def action_recluster(self) -> None:
         with opened(self.app.db_path) as conn:
             index = dedup.load_entities(conn)
+            listed = entity_rows(conn)
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
-        self.app.call_from_thread(self._reclustered, found, len(index.names))
+        self.app.call_from_thread(self._reclustered, found, len(index.names), listed)
 
-    def _reclustered(self, found: list[dedup.Suggestion], entity_count: int) -> None:
+    def _reclustered(self, found: list[dedup.Suggestion], entity_count: int, listed: list[EntityRow]) -> None:
         self.clusterings += 1
         if not self.busy:  # clustered afresh (not after a decision): the total starts again
             self.session_total = len(found)
         self.busy = False  # the decision that asked for it is done and shown
+        self.entities = listed
+        names = {e.name for e in listed}
+        self.marked = {n: None for n in self.marked if n in names}  # a name gone (merged away) is no mark
+        self._fill_entities()
         self._show(found, entity_count)
 
     def _show(self, found: list[dedup.Suggestion], entity_count: int) -> None:
@@ -116,27 +248,32 @@ class EntitiesScreen(Screen):
         cursor = table.cursor_row or 0
         table.clear()
         for s in self.visible_suggestions():
-            members = ", ".join(f"{m} ({c})" for m, c in zip(s.members, s.counts))
+            members = ", ".join(f"{'✓' if m in self.marked else ''}{m} ({c})" for m, c in zip(s.members, s.counts))
             table.add_row(
                 s.method, f"{s.score:.0f}", Text(clip(visible_line(s.canonical), 32)), Text(visible_line(members))
             )
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
-        table.focus()
+        if self.view == "suggestions" and not isinstance(self.focused, Input):
+            table.focus()
         self._status()
         self._detail()
 
     def _detail(self) -> None:
-        s = self.current()
-        text = (
-            ""
-            if s is None
-            else "\n".join(
-                f"{clip(visible_line(m), 160, tell=True)}  ({c} mention{'' if c == 1 else 's'}{', ' + r if r else ''})"
-                for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members))
-            )
-        )
-        self.query_one("#suggestion-detail", Static).update(Text(visible(text)))
+        e, s = (self.highlighted_entity(), None) if self.view == "all" else (None, self.current())
+        lines = [
+            f"{clip(visible_line(m), 160, tell=True)}  ({plural(c, 'mention')}{', ' + r if r else ''})"
+            for m, c, r in ([] if s is None else zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
+        ]
+        if e is not None:
+            spellings = ", ".join(clip(visible_line(w), 60) for w in e.spellings[:20])
+            more = f" and {len(e.spellings) - 20} more" if len(e.spellings) > 20 else ""
+            lines = [
+                f"{clip(visible_line(e.name), 160, tell=True)}  ({plural(e.mentions, 'mention')}, "
+                f"region {e.region or 'none'})",
+                f"spellings: {spellings}{more}",
+            ]
+        self.query_one("#suggestion-detail", Static).update(Text(visible("\n".join(lines))))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
         self._detail()
@@ -145,6 +282,16 @@ class EntitiesScreen(Screen):
         shown = self.visible_suggestions()
         row = self.query_one("#suggestions-table", DataTable).cursor_row
         return shown[row] if shown and row is not None and row < len(shown) else None
+
+    def highlighted_names(self) -> list[str]:
+        """The entities the highlighted row stands for: one entity, or a cluster's members."""
+        if self.view == "all":
+            e = self.highlighted_entity()
+            return [e.name] if e else []
+        s = self.current()
+        return list(s.members) if s else []
+
+    # -- decisions ----------------------------------------------------------------------
 
     def _decide(self, action, note: str | Callable[[Any], str]) -> None:
         """Store a decision in a worker (a store busy with a run never freezes the
@@ -163,12 +310,37 @@ class EntitiesScreen(Screen):
             self.app.call_from_thread(self.notify, str(exc), severity="error")
             self.busy = False
             return
-        self.app.call_from_thread(self.notify, note(result) if callable(note) else note)
-        self.app.call_from_thread(self.action_recluster)
+        self.app.call_from_thread(self._decided, note(result) if callable(note) else note)
+
+    def _decided(self, note: str) -> None:
+        self.notify(note)
+        self.marked = {}  # a decision made: the marks it was made on are done with
+        self.action_recluster()
+        if isinstance(self.app.screen, DecisionList):
+            self._read_decisions()
+
+    def action_mark(self, _list: bool = False) -> None:
+        names = self.highlighted_names()
+        if not names:
+            return
+        if all(n in self.marked for n in names):
+            for n in names:
+                self.marked.pop(n, None)
+        else:
+            self.marked.update(dict.fromkeys(names))
+        if self.view == "all":
+            self._fill_entities()
+        else:
+            self._show(self.suggestions, self.entity_count)
 
     def action_accept(self, name: str | None = None) -> None:
-        s = self.current()
+        if self.marked and name is None:
+            self._merge_marked()
+            return
+        s = self.current() if self.view == "suggestions" else None
         if s is None:
+            if self.view == "all":
+                self.notify("Mark two entities or more with space, then a merges them.", severity="warning")
             return
         into = name or s.canonical
         self._decide(
@@ -178,7 +350,31 @@ class EntitiesScreen(Screen):
             f"Merged {len(s.members)} into {into}; u undoes it.",
         )
 
+    def _merge_marked(self) -> None:
+        names = list(self.marked)
+        if len(names) < 2:
+            self.notify("Mark two entities or more with space to merge them.", severity="warning")
+            return
+        counts = {e.name: e.mentions for e in self.entities}
+        default = max(names, key=lambda n: counts.get(n, 0))  # the most mentioned (the first marked on a tie)
+
+        def named(name: str | None) -> None:
+            into = " ".join((name or "").split())
+            if into:
+                self._decide(
+                    lambda conn: registry.merge(
+                        conn, names, into, who=self.who, why="merged by hand", include_into=True
+                    ),
+                    f"Merged {len(names)} into {into}; u undoes it.",
+                )
+
+        shown = ", ".join(clip(visible_line(n), 40) for n in names[:12]) + (" …" if len(names) > 12 else "")
+        self.app.push_screen(EditText("Canonical name for the merged entity", default, f"Merging {shown}"), named)
+
     def action_rename_and_accept(self) -> None:
+        if self.marked:
+            self._merge_marked()
+            return
         s = self.current()
         if s is not None:
             self.app.push_screen(
@@ -215,18 +411,18 @@ class EntitiesScreen(Screen):
             self._show(self.suggestions, self.entity_count)
 
         notes = [
-            f"{c} mention{'' if c == 1 else 's'}" + (f", {r}" if r else "")
+            f"{plural(c, 'mention')}" + (f", {r}" if r else "")
             for c, r in zip(s.counts, s.reasons or [""] * len(s.members))
         ]
         self.app.push_screen(PickMembers(s.members, notes), done)
 
-    def action_set_region(self) -> None:
-        s = self.current()
-        if s is not None:
-            self._ask_region(s)
+    def action_set_region(self, _list: bool = False) -> None:
+        names = list(self.marked) or self.highlighted_names()
+        if names:
+            self._ask_region(names)
 
     @work(thread=True, group="entity-regions", description="Reading the known regions")
-    def _ask_region(self, s: dedup.Suggestion) -> None:
+    def _ask_region(self, names: list[str]) -> None:
         from workbench.store.regions import known_regions
 
         try:
@@ -239,16 +435,13 @@ class EntitiesScreen(Screen):
         def done(choice: tuple[str, bool] | None) -> None:
             if choice is None:
                 return
-            from workbench.store.mentions import set_entity_attributes
-
-            region, new = choice  # in its one spelling; a new region only once the user said so
-            rows = [{"name": m, "region": region} for m in s.members]
+            region, _new = choice  # in its one spelling; a new region only once the user said so
             self._decide(
-                lambda conn: set_entity_attributes(conn, rows, new_regions=new)[0],
-                lambda updated: f"Region {region} assigned to {updated} entities.",
+                lambda conn: registry.set_region(conn, names, region, who=self.who, why="assigned in the app"),
+                f"Region {region} assigned to {plural(len(names), 'entity', 'entities')}; u undoes it.",
             )
 
-        self.app.call_from_thread(self.app.push_screen, PickRegion(known, len(s.members)), done)
+        self.app.call_from_thread(self.app.push_screen, PickRegion(known, len(names)), done)
 
     def action_skip(self) -> None:
         s = self.current()
@@ -257,7 +450,16 @@ class EntitiesScreen(Screen):
             self._show(self.suggestions, self.entity_count)
 
     def action_undo(self) -> None:
-        self._decide(registry.undo, lambda undone: f"Undid: {undone['summary']}" if undone else "Nothing to undo.")
+        self._decide(
+            lambda conn: registry.undo(conn, self.who),
+            lambda undone: f"Undid: {undone['summary']}" if undone else "Nothing of yours to undo.",
+        )
+
+    def action_redo(self) -> None:
+        self._decide(
+            lambda conn: registry.redo(conn, self.who),
+            lambda redone: f"Redid: {redone['summary']}" if redone else "Nothing of yours to redo.",
+        )
 
     def action_next_size(self) -> None:
         self.min_size = self.SIZES[(self.SIZES.index(self.min_size) + 1) % len(self.SIZES)]
@@ -267,9 +469,29 @@ class EntitiesScreen(Screen):
         self.min_score = self.SCORES[(self.SCORES.index(self.min_score) + 1) % len(self.SCORES)]
         self._show(self.suggestions, self.entity_count)
 
-    def action_redo(self) -> None:
-        self._decide(registry.redo, lambda redone: f"Redid: {redone['summary']}" if redone else "Nothing to redo.")
-
     def action_next_method(self) -> None:
         self.method = self.METHODS[(self.METHODS.index(self.method) + 1) % len(self.METHODS)]
         self.action_recluster()
+
+    # -- the reviewer's own decisions ---------------------------------------------------
+
+    def action_decisions(self) -> None:
+        self._read_decisions(open_list=True)
+
+    @work(thread=True, exclusive=True, group="entity-history", description="Reading your decisions")
+    def _read_decisions(self, open_list: bool = False) -> None:
+        try:
+            with opened(self.app.db_path) as conn:
+                mine = own_decisions(conn, self.who)
+        except sqlite3.Error as exc:
+            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            return
+        self.app.call_from_thread(self._decisions_read, mine, open_list)
+
+    def _decisions_read(self, mine: list[dict], open_list: bool) -> None:
+        if isinstance(self.app.screen, DecisionList):
+            self.app.screen.show(mine)
+        elif open_list:
+            self.app.push_screen(
+                DecisionList(f"Entity decisions by {self.who}, latest first", mine, self.action_undo, self.action_redo)
+            )

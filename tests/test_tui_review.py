@@ -146,6 +146,7 @@ def test_merge_changes_metrics_undo_and_forbid(tmp_path):
     assert [(d["action"], d["state"], d["who"]) for d in decisions] == [
         ("merge", "undone", "bo"),
         ("forbid", "active", "bo"),
+        ("region", "active", "bo"),  # a region assignment is a decision too: logged, undoable
     ]
 
 

@@ -1,6 +1,9 @@
-"""Modal screens shared by the app: help, errors, a line of text, a choice of members, a region."""
+"""Modal screens shared by the app: help, errors, a line of text, a choice of members, a region,
+a reviewer's decisions."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich.text import Text
 from textual import on
@@ -9,7 +12,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import SuggestFromList
-from textual.widgets import Button, Input, Label, SelectionList, Static
+from textual.widgets import Button, DataTable, Input, Label, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
 from workbench.literal import visible, visible_line
@@ -64,12 +67,17 @@ Ctrl+P finds them all.
   c          cold-start catalog matches: e corrects,
              x not in catalog, n/p lists, u undo, f filter
 
-[b]Entities[/b]: suggested merges, strict to lax
+[b]Entities[/b]: suggested merges strict to lax, or every entity
   a merge    e choose the name, then merge    x forbid
-  s skip     u undo your latest    r re-cluster
-  d choose the members to merge    m method
-  g region for every member
-  z min size   c min score   y redo
+  s skip     d choose the members to merge    m method
+  z min size   c min score   r read again, re-cluster
+  /        search every entity (names and spellings)
+  v        the suggestions, or every entity
+  space    mark the entity (or the cluster's members);
+           a merges the marked ones (the name asked)
+  g        region for the marked ones, else the row
+  u / y    undo / redo your own latest decision
+  h        your decisions, latest first (u undoes)
 
 [b]Metrics[/b]: ChoiceEval tables, models side by side
   t        next topic        k   next cluster
@@ -354,3 +362,63 @@ class ConfirmUnsaved(ModalScreen[str | None]):
 
     def action_answer(self, choice: str) -> None:
         self.dismiss(None if choice == "cancel" else choice)
+
+
+class DecisionList(ModalScreen[None]):
+    """One reviewer's decisions, latest first, with their state: `u` takes back the latest
+    one still standing, `y` makes again the latest taken back (the caller's undo and redo:
+    the store decides what can be), Esc closes. `show` puts the rows read afresh."""
+
+    BINDINGS = [
+        Binding("escape,h", "close", "Close"),
+        Binding("u", "undo", "Undo"),
+        Binding("y", "redo", "Redo"),
+    ]
+    DEFAULT_CSS = """
+    DecisionList { align: center middle; }
+    DecisionList > Vertical { width: 90%; height: auto; max-height: 90%; border: round $accent; padding: 0 1;
+                              background: $surface; }
+    DecisionList DataTable { height: auto; max-height: 20; }
+    DecisionList #decisions-keys { color: $text-muted; }
+    """
+
+    def __init__(self, title: str, rows: list[dict], undo: Callable[[], None], redo: Callable[[], None]):
+        super().__init__()
+        self.title_text, self.rows, self.undo, self.redo = title, rows, undo, redo
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(Text(visible(self.title_text), style="bold"), id="decisions-title")
+            yield DataTable(id="decisions-table", cursor_type="row", zebra_stripes=True)
+            yield Static("u undoes your latest · y redoes · Esc closes", id="decisions-keys")
+
+    def on_mount(self) -> None:
+        table = self.query_one(DataTable)
+        for column in ("#", "at", "action", "state", "summary"):
+            table.add_column(column, key=column)
+        self.show(self.rows)
+        table.focus()
+
+    def show(self, rows: list[dict]) -> None:
+        self.rows = rows
+        table = self.query_one(DataTable)
+        table.clear()
+        for row in rows:
+            table.add_row(
+                str(row["id"]),
+                str(row["at"])[:16].replace("T", " "),
+                row["action"],
+                row["state"],
+                Text(visible_line(row["summary"])[:200]),
+            )
+        if not rows:
+            table.add_row("", "", "", "", Text("No decisions yet.", style="dim"))
+
+    def action_undo(self) -> None:
+        self.undo()
+
+    def action_redo(self) -> None:
+        self.redo()
+
+    def action_close(self) -> None:
+        self.dismiss(None)
