@@ -440,10 +440,12 @@ def reviewed_counts(conn) -> tuple[int, int]:
     row = conn.execute(
         """
         SELECT (SELECT COUNT(*) FROM mention_lists),
-               (SELECT COUNT(*) FROM mention_lists l WHERE EXISTS (
-                   SELECT 1 FROM verdicts v WHERE v.study_id = l.study_id AND v.model = l.model
-                   AND v.topic = l.topic AND v.question = l.question AND v.repetition = l.repetition
-                   AND v.undone = 0 AND v.blind = 0))
+               -- from the verdicts' side: a few thousand verdicts, not a million lists
+               (SELECT COUNT(*) FROM (
+                   SELECT DISTINCT study_id, model, topic, question, repetition FROM verdicts
+                   WHERE undone = 0 AND blind = 0) v
+                WHERE EXISTS (SELECT 1 FROM mention_lists l WHERE l.study_id = v.study_id AND l.model = v.model
+                   AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition))
         """
     ).fetchone()
     return row[0], row[1]

@@ -11,6 +11,14 @@ from openai_server import ServerConfig, ServerThread
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def _one_reviewer_name(monkeypatch):
+    """The reviewer a test runs as when it names none ($USER differs between machines, and
+    the app shows it in its top line)."""
+    monkeypatch.setenv("USER", "reviewer")
+    monkeypatch.delenv("USERNAME", raising=False)
+
+
 @pytest.fixture
 def db_path(tmp_path) -> Path:
     return tmp_path / "audit.db"

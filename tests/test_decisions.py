@@ -222,3 +222,50 @@ def test_an_undo_refused_names_the_later_decision(tmp_path):
     assert refused.returncode == 2
     assert "by bo (rename adidas AG to Adidas AG) changed it since" in refused.stderr
     assert rows(db, "SELECT COUNT(*) FROM entities WHERE name = 'Adidas AG'") == [(1,)]
+
+
+def test_a_store_from_before_keeps_its_verdicts_and_decisions(tmp_path):
+    """A store written by the previous schema (reviews by list id, entity decisions with a
+    forbidden pair): opened now, its verdicts are kept by what they judge, the list they
+    edited can still be undone to what the machine extracted, and the decisions stand."""
+    import sqlite3
+
+    from workbench.store.db import _statements, connect
+    from workbench.store.schema import MIGRATIONS
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path, isolation_level=None)
+    old.execute("PRAGMA foreign_keys = ON")
+    for number, migration in enumerate(MIGRATIONS[:18]):
+        for statement in _statements(migration):
+            old.execute(statement)
+        old.execute(f"PRAGMA user_version = {number + 1}")
+    old.executescript(
+        """
+        INSERT INTO studies VALUES (1, 's', 'choice', NULL, '{}', 'then', 'then');
+        INSERT INTO entities (id, name, created_at) VALUES (1, 'Nike', 'then'), (2, 'Adidas', 'then'),
+            (3, 'Hoka', 'then');
+        INSERT INTO aliases VALUES ('nike', 1), ('adidas', 2), ('hoka', 3);
+        INSERT INTO mention_lists (id, study_id, model, topic, cluster, question, repetition, source)
+            VALUES (7, 1, 'gpt', 'shoes', 'Budget', 'q1', 1, 'import');
+        INSERT INTO mentions VALUES (7, 1, 'Hoka', 'hoka', NULL);
+        INSERT INTO reviews (list_id, reviewer, decision, before_json, after_json, at)
+            VALUES (7, 'ana', 'edit', '["Nike", "Adidas"]', '["Hoka"]', 'then');
+        INSERT INTO entity_decisions (id, action, summary, changes_json, who, at)
+            VALUES (1, 'forbid', 'Nike and Adidas are different', '[{"op": "forbid", "a": 1, "b": 2}]', 'bo', 'then');
+        INSERT INTO forbidden_pairs VALUES (1, 2, 1);
+        """
+    )
+    old.close()
+    connect(path).close()
+    assert rows(path, "SELECT model, question, reviewer, decision, after_json FROM verdicts") == [
+        ("gpt", "q1", "ana", "edit", '["Hoka"]')
+    ]
+    assert rows(path, "SELECT COUNT(*) FROM forbidden_pairs") == [(1,)]
+    assert rows(path, "PRAGMA foreign_key_check") == []
+    q1 = lists_json(path)[0]
+    assert q1["current"] == ["Hoka"] and q1["extracted"] == ["Nike", "Adidas"]
+    assert run_cli("review", "undo", "--db", str(path), "--study", "s", "--who", "ana").returncode == 0
+    assert current(path) == ["Nike", "Adidas"]
+    assert run_cli("entities", "undo", "--db", str(path), "--who", "bo").returncode == 0
+    assert rows(path, "SELECT COUNT(*) FROM forbidden_pairs") == [(0,)]

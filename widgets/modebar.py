@@ -2,7 +2,8 @@
 
 It replaces the header so the modes are never cut off: the footer below is left to
 the keys of the screen on view. At 80 columns the modes, help and quit always fit;
-the database name comes last and is what gets shortened.
+then the reviewer (whose decisions the keys make), and the database name comes last and
+is what gets shortened.
 """
 
 from __future__ import annotations
@@ -47,5 +48,8 @@ class ModeBar(Static):
         text.append(" q ", style="bold")
         text.append("quit ")
         text.append("│ ", style="dim")
+        reviewer = getattr(self.app, "reviewer", "")
+        if reviewer:  # whose verdicts and decisions these keys make
+            text.append(f"{reviewer} ", style="bold")
         text.append(Path(getattr(self.app, "db_path", "") or "").name, style="dim")
         return text
