@@ -194,6 +194,8 @@ def split(
     """Move some surface forms of an entity to a new entity of their own."""
     with transaction(conn):
         entity_id, entity_name = find_entity(conn, entity)
+        if not surfaces:
+            raise DecisionError(f"name the surface forms of {entity_name!r} to split off into a new entity")
         keys = list(dict.fromkeys(_normalize(s) for s in surfaces))
         owned = {k for (k,) in conn.execute("SELECT surface_key FROM aliases WHERE entity_id = ?", (entity_id,))}
         missing = [s for s, k in zip(surfaces, keys) if k not in owned]

@@ -12,6 +12,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -37,6 +39,10 @@ def read_text(path: Path) -> str:
     if path.is_dir():
         raise CsvInputError(f"{path}: is a directory, not a CSV file")
     try:
+        mode = os.stat(path).st_mode
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+            # /dev/zero or /dev/urandom never end: reading one would fill the memory.
+            raise CsvInputError(f"{path}: is a device, not a file (a pipe or a regular file will do)")
         raw = path.read_bytes()
     except FileNotFoundError:
         raise CsvInputError(f"{path}: no such file") from None

@@ -20,7 +20,15 @@ from workbench.literal import literal_line, literal_text
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
-    return args.who or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+    """The reviewer a decision is recorded under (and whose decisions undo takes back):
+    --who trimmed, or $USER. A --who that is empty or only spaces is refused, never
+    replaced by $USER or kept as a blank name."""
+    if args.who is not None:
+        who = args.who.strip()
+        if not who:
+            raise UserError("--who needs a reviewer's name (it was empty)")
+        return who
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
 
 
 def percent(text: str) -> float:

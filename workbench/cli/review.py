@@ -10,6 +10,7 @@ from workbench import exports
 from workbench.cli.common import (
     UserError,
     add_db,
+    bounded_int,
     make_console,
     new_table,
     open_store,
@@ -286,7 +287,9 @@ def add_parsers(sub, fmt) -> None:
     )
     add_db(p)
     p.add_argument("--study", required=True)
-    p.add_argument("--per-topic", type=int, default=15, help="questions per topic in the sample (paper: 15)")
+    p.add_argument(
+        "--per-topic", type=bounded_int(1, None), default=15, help="questions per topic in the sample (paper: 15)"
+    )
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--first", help="agreement: one reviewer")
     p.add_argument("--second", help="agreement: the other reviewer")
@@ -298,7 +301,7 @@ def add_parsers(sub, fmt) -> None:
         "final lists differ: adjudicate them); probes: which labels to list (disagreements: rules and judge differ); matches: "
         "unmatched (out of catalog) or uncertain (fuzzy score < 95)",
     )
-    p.add_argument("--list", type=int, help="verdict: the list's id (from `lists`)")
+    p.add_argument("--list", type=bounded_int(1, 2**63 - 1), help="verdict: the list's id (from `lists`)")
     p.add_argument("--accept", action="store_true", help="verdict: the extracted list is right")
     p.add_argument("--reject", action="store_true", help="verdict: the answer recommends nothing")
     p.add_argument(

@@ -1,0 +1,65 @@
+"""Human decisions against hostile input: ids SQLite cannot hold, blank reviewer names,
+a split that names nothing to split off, and an import pointed at a device. Each is
+refused in one line (exit status 2) and changes nothing."""
+
+from __future__ import annotations
+
+from helpers import run_cli
+from test_decisions import imported, lists_json, verdict
+
+
+def test_a_list_id_too_large_for_sqlite_is_refused_in_one_line(tmp_path):
+    db = imported(tmp_path)
+    for bad in ("99999999999999999999", "0", "-1"):
+        out = verdict(db, bad, "ana", "--accept")
+        assert out.returncode == 2, out.stderr
+        assert "Traceback" not in out.stderr and "--list" in out.stderr
+    out = run_cli("review", "sample", "--db", str(db), "--study", "s", "--per-topic", "-5")
+    assert out.returncode == 2 and "Traceback" not in out.stderr and "--per-topic" in out.stderr
+
+
+def test_an_empty_reviewer_name_is_refused_never_replaced_by_the_default(tmp_path):
+    db = imported(tmp_path)
+    list_id = lists_json(db)[0]["list_id"]
+    for blank in ("", "   "):
+        out = verdict(db, list_id, blank, "--accept")
+        assert out.returncode == 2 and "--who" in out.stderr, out.stderr
+        for args in (("merge", "Nike", "Puma"), ("undo",), ("redo",)):
+            out = run_cli("entities", *args, "--db", str(db), "--who", blank)
+            assert out.returncode == 2 and "--who" in out.stderr, out.stderr
+        out = run_cli("review", "undo", "--db", str(db), "--study", "s", "--who", blank)
+        assert out.returncode == 2, out.stderr
+    assert all(r["verdicts"] == {} for r in lists_json(db))
+    out = run_cli("export", "--what", "decisions", "--db", str(db), "--format", "json")
+    assert out.returncode == 0 and out.stdout.strip() == "[]", out.stdout
+
+
+def test_a_name_with_spaces_around_it_is_the_same_reviewer_for_undo(tmp_path):
+    db = imported(tmp_path)
+    list_id = lists_json(db)[0]["list_id"]
+    assert verdict(db, list_id, " ana ", "--edit", "Hoka").returncode == 0
+    assert lists_json(db)[0]["verdicts"]["ana"]["list"] == ["Hoka"]
+    out = run_cli("review", "undo", "--db", str(db), "--study", "s", "--who", "ana  ")
+    assert out.returncode == 0 and "Undid ana's edit" in out.stdout, out.stdout + out.stderr
+    assert lists_json(db)[0]["verdicts"] == {}
+    assert run_cli("entities", "merge", "Nike", "Adidas", "--db", str(db), "--who", " bo").returncode == 0
+    out = run_cli("entities", "undo", "--db", str(db), "--who", "bo ")
+    assert out.returncode == 0 and "Undo: merge" in out.stdout, out.stdout + out.stderr
+
+
+def test_a_split_naming_no_surface_form_is_refused(tmp_path):
+    db = imported(tmp_path)
+    out = run_cli("entities", "split", "Nike", "--db", str(db), "--who", "ana")
+    assert out.returncode == 2 and "Traceback" not in out.stderr, out.stderr
+    assert "surface forms" in out.stderr
+    out = run_cli("export", "--what", "decisions", "--db", str(db), "--format", "json")
+    assert out.stdout.strip() == "[]"
+
+
+def test_an_import_from_a_device_is_refused_not_read_forever(tmp_path):
+    """/dev/zero would fill the memory; /dev/null is the same kind of file and safe to try."""
+    db = imported(tmp_path)
+    for what in ("mentions", "entities"):
+        out = run_cli("import", what, "/dev/null", "--db", str(db), "--study", "s")
+        assert out.returncode == 2 and "is a device" in out.stderr, out.stderr
+    assert [r["current"] for r in lists_json(db)] == [["Nike", "Adidas"], ["Puma"]]
