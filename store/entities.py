@@ -300,7 +300,10 @@ def _touches(change: dict[str, Any], other: dict[str, Any]) -> bool:
 
 def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str, Any]], forward: bool) -> str | None:
     """Why a decision cannot be taken back (forward=False) or made again (forward=True): the
-    first change whose subject no longer is as the decision left it, and what changed it."""
+    first change whose subject no longer is as the decision left it, and what changed it.
+    Taking back, only a later decision can have changed it (an earlier one still standing
+    is what it changed, not a change since); making again, any decision since the undo."""
+    since = decision_id if not forward else 0
     for change in changes:
         if change["op"] == "name":  # a name is one entity's: can it be taken (back)?
             wanted = change["to"] if forward else change["from"]
@@ -309,9 +312,9 @@ def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str,
             ).fetchone()
             if holder is not None:
                 for row in conn.execute(
-                    "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND undone = 0 "
-                    "ORDER BY id DESC",
-                    (decision_id,),
+                    "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND id > ? "
+                    "AND undone = 0 ORDER BY id DESC",
+                    (decision_id, since),
                 ):
                     if any(
                         c["op"] in ("name", "create") and c["entity"] == holder[0]
@@ -322,8 +325,9 @@ def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str,
         if _state(conn, change) == _expected(change, not forward):
             continue
         for row in conn.execute(
-            "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND undone = 0 ORDER BY id DESC",
-            (decision_id,),
+            "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND id > ? AND undone = 0 "
+            "ORDER BY id DESC",
+            (decision_id, since),
         ):
             if any(_touches(change, other) for other in json.loads(row["changes_json"])):
                 return f"#{row['id']} by {row['who']} ({row['summary']}) changed it since"

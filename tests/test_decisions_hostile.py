@@ -63,3 +63,19 @@ def test_an_import_from_a_device_is_refused_not_read_forever(tmp_path):
         out = run_cli("import", what, "/dev/null", "--db", str(db), "--study", "s")
         assert out.returncode == 2 and "is a device" in out.stderr, out.stderr
     assert [r["current"] for r in lists_json(db)] == [["Nike", "Adidas"], ["Puma"]]
+
+
+def test_an_undo_refused_names_what_changed_it_since_never_an_earlier_decision(tmp_path):
+    """ana sets a region, bo sets another, an import sets a third: bo's undo is refused
+    because of the import (not ana's earlier decision, which bo's had replaced)."""
+    db = imported(tmp_path)
+    for who, region in (("ana", "Asia"), ("bo", "Europe")):
+        out = run_cli("entities", "region", "Nike", "--region", region, "--db", str(db), "--who", who)
+        assert out.returncode == 0, out.stderr
+    regions = tmp_path / "regions.csv"
+    regions.write_text("name,region\nNike,USA\n")
+    assert run_cli("import", "entities", str(regions), "--db", str(db)).returncode == 0
+    out = run_cli("entities", "undo", "--db", str(db), "--who", "bo")
+    assert out.returncode == 2 and "an import" in out.stderr and "ana" not in out.stderr, out.stderr
+    out = run_cli("entities", "undo", "--db", str(db), "--who", "ana")
+    assert out.returncode == 2 and "by bo" in out.stderr, out.stderr
