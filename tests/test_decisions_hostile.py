@@ -79,3 +79,13 @@ def test_an_undo_refused_names_what_changed_it_since_never_an_earlier_decision(t
     assert out.returncode == 2 and "an import" in out.stderr and "ana" not in out.stderr, out.stderr
     out = run_cli("entities", "undo", "--db", str(db), "--who", "ana")
     assert out.returncode == 2 and "by bo" in out.stderr, out.stderr
+
+
+def test_agreement_of_a_reviewer_with_themselves_is_refused(tmp_path):
+    db = imported(tmp_path)
+    assert verdict(db, lists_json(db)[0]["list_id"], "ana", "--accept").returncode == 0
+    for first, second in (("ana", "ana"), ("ana", " ana ")):
+        out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", first, "--second", second)
+        assert out.returncode == 2 and "two reviewers" in out.stderr, out.stdout + out.stderr
+    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
+    assert out.returncode == 0 and "no list reviewed by both" in out.stdout, out.stderr

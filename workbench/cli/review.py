@@ -38,9 +38,12 @@ def cmd_review(args: argparse.Namespace) -> int:
             records, args.format, ["id", "model", "topic", "cluster", "question", "repetition", "verdict"], sys.stdout
         )
         return 0
-    if not (args.first and args.second):
+    first, second = (args.first or "").strip(), (args.second or "").strip()
+    if not (first and second):
         raise UserError("agreement needs --first REVIEWER and --second REVIEWER")
-    result = review_validation.agreement(conn, ids, args.first, args.second)
+    if first == second:
+        raise UserError(f"agreement compares two reviewers: --first and --second are both {first!r}")
+    result = review_validation.agreement(conn, ids, first, second)
     if args.format == "json":
         print(json.dumps(result))
         return 0
