@@ -243,13 +243,25 @@ def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = Non
         }
 
 
-def _standing(conn: sqlite3.Connection, study_id: int | None = None) -> dict[tuple, dict[str, sqlite3.Row]]:
-    """Each scope's standing verdict per reviewer (their latest one not undone)."""
+def _judges(verdict: sqlite3.Row, answer_key: str | None) -> bool:
+    """Whether a verdict judges the list of this answer (it read it, or either is an import)."""
+    return not verdict["answer_key"] or not answer_key or verdict["answer_key"] == answer_key
+
+
+def _standing(conn: sqlite3.Connection, study_id: int | None = None) -> dict[tuple, list[sqlite3.Row]]:
+    """Each scope's standing verdicts (not undone), oldest first."""
     where, args = ("AND study_id = ?", (study_id,)) if study_id is not None else ("", ())
-    out: dict[tuple, dict[str, sqlite3.Row]] = {}
+    out: dict[tuple, list[sqlite3.Row]] = {}
     for v in conn.execute(f"SELECT * FROM verdicts WHERE undone = 0 {where} ORDER BY id", args):
-        out.setdefault(tuple(v[c] for c in SCOPE), {})[v["reviewer"]] = v
+        out.setdefault(tuple(v[c] for c in SCOPE), []).append(v)
     return out
+
+
+def _latest_by_reviewer(verdicts: list[sqlite3.Row], answer_key: str | None, judging: bool) -> dict[str, sqlite3.Row]:
+    """Each reviewer's latest standing verdict that judges this answer (judging) or that no
+    longer does: a reviewer's newer verdict on another answer never hides the one that
+    gives this answer's list."""
+    return {v["reviewer"]: v for v in verdicts if _judges(v, answer_key) == judging}
 
 
 def final_key(conn: sqlite3.Connection, names: list[str]) -> tuple:
@@ -309,11 +321,7 @@ def review_items(
         if wanted is not None and row["id"] not in wanted:
             continue
         scope = tuple(row[c] for c in SCOPE)
-        verdicts = {
-            who: v
-            for who, v in standing.get(scope, {}).items()
-            if not v["answer_key"] or not row["response_key"] or v["answer_key"] == row["response_key"]
-        }
+        verdicts = _latest_by_reviewer(standing.get(scope, []), row["response_key"], judging=True)
         if blind:
             verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
         if only == "unreviewed" and (reviewer in verdicts if blind else verdicts):
@@ -370,8 +378,7 @@ def list_records(
         scope = tuple(item[c] for c in SCOPE)
         stale = {
             who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "id": v["id"]}
-            for who, v in standing.get(scope, {}).items()
-            if v["answer_key"] and item["response_key"] and v["answer_key"] != item["response_key"]
+            for who, v in _latest_by_reviewer(standing.get(scope, []), item["response_key"], judging=False).items()
         }
         out.append(
             {

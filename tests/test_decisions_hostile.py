@@ -4,7 +4,7 @@ refused in one line (exit status 2) and changes nothing."""
 
 from __future__ import annotations
 
-from helpers import run_cli
+from helpers import run_cli, write_study
 from test_decisions import imported, lists_json, verdict
 
 
@@ -89,3 +89,29 @@ def test_agreement_of_a_reviewer_with_themselves_is_refused(tmp_path):
         assert out.returncode == 2 and "two reviewers" in out.stderr, out.stdout + out.stderr
     out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
     assert out.returncode == 0 and "no list reviewed by both" in out.stdout, out.stderr
+
+
+def test_the_verdict_that_gives_a_list_is_shown_after_the_study_returns_to_an_earlier_answer(tmp_path, fake_server):
+    """ana edits a list, the study is run at another temperature (new answer) and ana edits
+    that one too, then the study returns to the first temperature: the first answer is back
+    with ana's first verdict applied, and that verdict is the one shown (the newer one, about
+    the other answer, is listed as no longer applying), in lists and in agreement."""
+    model = f"openai:m@{fake_server().base_url}"
+    study = tmp_path / "s.toml"
+    db = tmp_path / "a.db"
+
+    def run(temperature):
+        write_study(study, models=[model], questions=1, name="s", temperature=temperature)
+        out = run_cli("run", str(study), "--db", str(db), "--quiet")
+        assert out.returncode == 0, out.stderr
+        return lists_json(db)[0]
+
+    assert verdict(db, run(0.7)["list_id"], "ana", "--edit", "First").returncode == 0
+    assert verdict(db, run(0.3)["list_id"], "ana", "--edit", "Second").returncode == 0
+    back = run(0.7)
+    assert back["current"] == ["First"]
+    assert back["verdicts"] == {"ana": {"decision": "edit", "list": ["First"], "blind": False}}
+    assert [v["list"] for v in back["no_longer_apply"].values()] == [["Second"]]
+    assert verdict(db, back["list_id"], "bo", "--blind", "--edit", "First").returncode == 0
+    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
+    assert out.returncode == 0 and "1 of 1 final lists the same" in out.stdout, out.stdout
