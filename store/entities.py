@@ -298,7 +298,9 @@ def _touches(change: dict[str, Any], other: dict[str, Any]) -> bool:
     return kind[change["op"]] == kind[other["op"]] and change[subject[change["op"]]] == other[subject[other["op"]]]
 
 
-def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str, Any]], forward: bool) -> str | None:
+def _blocker(
+    conn: sqlite3.Connection, decision_id: int, changes: list[dict[str, Any]], forward: bool, undone_order: int = 0
+) -> str | None:
     """Why a decision cannot be taken back (forward=False) or made again (forward=True): the
     first change whose subject no longer is as the decision left it, and what changed it.
     Taking back, only a later decision can have changed it (an earlier one still standing
@@ -331,6 +333,13 @@ def _blocker(conn: sqlite3.Connection, decision_id: int, changes: list[dict[str,
         ):
             if any(_touches(change, other) for other in json.loads(row["changes_json"])):
                 return f"#{row['id']} by {row['who']} ({row['summary']}) changed it since"
+        if undone_order:  # making again: another decision taken back after this one was
+            for row in conn.execute(
+                "SELECT id, who, summary, changes_json FROM entity_decisions WHERE undone > ? ORDER BY undone DESC",
+                (undone_order,),
+            ):
+                if any(_touches(change, other) for other in json.loads(row["changes_json"])):
+                    return f"undoing #{row['id']} by {row['who']} ({row['summary']}) changed it since"
         return "an import or an extraction changed it since"
     return None
 
@@ -377,14 +386,16 @@ def redo(
         mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
         kinds = ",".join("?" * len(actions))
         row = conn.execute(
-            f"SELECT id, summary, changes_json FROM entity_decisions WHERE undone > 0 {mine} "
+            f"SELECT id, summary, changes_json, undone FROM entity_decisions WHERE undone > 0 {mine} "
             f"AND action IN ({kinds}) ORDER BY undone DESC LIMIT 1",
             (*args, *actions),
         ).fetchone()
         if row is None:
             return None
         changes = json.loads(row["changes_json"])
-        blocker = _blocker(conn, row["id"], [c for c in changes if c["op"] != "create"], forward=True)
+        blocker = _blocker(
+            conn, row["id"], [c for c in changes if c["op"] != "create"], forward=True, undone_order=row["undone"]
+        )
         if blocker:
             raise DecisionError(f"cannot redo #{row['id']} ({row['summary']}): {blocker}")
         for change in changes:

@@ -115,3 +115,18 @@ def test_the_verdict_that_gives_a_list_is_shown_after_the_study_returns_to_an_ea
     assert verdict(db, back["list_id"], "bo", "--blind", "--edit", "First").returncode == 0
     out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
     assert out.returncode == 0 and "1 of 1 final lists the same" in out.stdout, out.stdout
+
+
+def test_a_redo_refused_names_the_other_reviewers_undo_that_changed_it(tmp_path):
+    """ana merges, bo splits, bo undoes, ana undoes her merge: bo's redo is refused, naming
+    ana's undo (never "an import or an extraction", which did nothing here)."""
+    db = imported(tmp_path)
+    steps = (("merge", "Nike", "Puma", "--into", "Nike"), ("split", "Nike", "Puma"))
+    for who, step in zip(("ana", "bo"), steps):
+        assert run_cli("entities", *step, "--db", str(db), "--who", who).returncode == 0
+    for who in ("bo", "ana"):
+        assert run_cli("entities", "undo", "--db", str(db), "--who", who).returncode == 0
+    out = run_cli("entities", "redo", "--db", str(db), "--who", "bo")
+    assert out.returncode == 2 and "undoing #1 by ana" in out.stderr and "import" not in out.stderr, out.stderr
+    assert run_cli("entities", "redo", "--db", str(db), "--who", "ana").returncode == 0
+    assert run_cli("entities", "redo", "--db", str(db), "--who", "bo").returncode == 0
