@@ -7,14 +7,21 @@ import io
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator
+from importlib import metadata
 from typing import Any
 
 from workbench.safe_output import spreadsheet_cell
-from workbench.store import endpoints, queue, reads
+from workbench.store import endpoints, provenance, queue
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
 # (entity, template, language, variant); `prompt` is the exact text the model was given.
+# Provenance follows the answer: the request as sent (`request_messages`, `request_settings`:
+# JSON, rebuilding the body an OpenAI-compatible server received together with `model_name`),
+# how many sequences the local engine decoded together (`parallel`), the replica that answered
+# (`endpoint`), what the model is (`model_engine`, `model_name`: the served name or the GGUF,
+# `model_base_url`, `model_file_hash`: the GGUF's SHA-256), the workbench that exports, and the
+# SHA-256 of the study as stored (`study_sha256`, see `store.provenance.study_digests`).
 META_FIELDS = ["group", "condition", "persona_category", "persona", "entity", "template_id", "language", "variant"]
 RESPONSE_FIELDS = [
     "request_key",
@@ -42,15 +49,36 @@ RESPONSE_FIELDS = [
     "finished_at",
     "replaced_chars",
     "shared_from",
+    "request_messages",
+    "request_settings",
+    "parallel",
+    "endpoint",
+    "model_engine",
+    "model_name",
+    "model_base_url",
+    "model_file_hash",
+    "workbench_version",
+    "study_sha256",
 ]
+
+
+def workbench_version() -> str:
+    """The installed version of the workbench (package audit-workbench)."""
+    try:
+        return metadata.version("audit-workbench")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
 
 
 def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iterator[dict[str, Any]]:
     """Every request of the study (answered or not) with its response, in plan order."""
-    rows = reads.response_rows(conn, study)
-    for row in rows:
+    digests = provenance.study_digests(conn)
+    version = workbench_version()
+    for row in provenance.response_rows(conn, study):
         record = dict(row)
         payload = json.loads(record.pop("payload_json") or "{}")
+        record["study_sha256"] = digests.get(record.pop("study_id"))
+        record["workbench_version"] = version
         meta = payload.get("meta") or {}
         record.update({k: meta.get(k) for k in META_FIELDS})
         if record["seed"] is None and "seed" in meta:  # cold-start: the study's seed, kept in its meta
@@ -62,7 +90,25 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
             if score
             else next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None)
         )
-        yield record
+        record["request_messages"], record["request_settings"] = request_as_sent(payload)
+        yield {k: record[k] for k in RESPONSE_FIELDS}
+
+
+def request_as_sent(payload: dict[str, Any]) -> tuple[str | None, str | None]:
+    """The messages (system and user turns, in order) and the settings of a request, as JSON.
+
+    A generated answer's settings are its sampling parameters (temperature, max_tokens, seed,
+    top_p, stop, json_schema, ...); a scored one has no messages (`prompt` is its text) and
+    its settings are what scoring was asked for (continuations, method, kernels)."""
+    score = payload.get("score")
+    if score:
+        settings = {k: v for k, v in score.items() if k not in ("prefix", "suffix")}
+        return None, json.dumps(settings, ensure_ascii=False, sort_keys=True)
+    messages = payload.get("messages")
+    return (
+        None if messages is None else json.dumps(messages, ensure_ascii=False),
+        json.dumps(payload.get("params") or {}, ensure_ascii=False, sort_keys=True),
+    )
 
 
 def status_records(

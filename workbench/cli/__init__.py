@@ -12,6 +12,7 @@ import sqlite3
 
 from workbench.cli import data, doctor, entities, metrics, review, run, tui
 from workbench.cli.common import UserError, make_console
+from workbench.exports import workbench_version
 from workbench.literal import literal_text
 from workbench.store.db import reason as db_reason
 from workbench.store.errors import UserFacingError
@@ -44,6 +45,7 @@ Model specs (in a study's `models` or with --model):
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
     parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
+    parser.add_argument("--version", action="version", version=f"workbench {workbench_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in (run, entities, review, data, metrics, tui, doctor):
         group.add_parsers(sub, fmt)
