@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rapidfuzz import fuzz
+
 from workbench.extract import (
+    Voted,
     expert_agreement,
     expert_schema,
     extract_list,
@@ -35,6 +39,83 @@ class ExtractionReport:
     unparseable: int = 0  # expert replies kept but not understood
     failed_experts: int = 0  # expert requests that failed after retries
     mean_agreement: float | None = None
+    below_majority: int = 0  # entities fewer than `min_votes` experts named (left out)
+    ungrounded: int = 0  # voted entities not found in the answer text (dropped or flagged)
+    grounding: str = "drop"  # what happened to the ungrounded: "drop" (left out) or "flag" (kept)
+
+
+# A voted name counts as found in the answer when its normalized form matches a
+# stretch of the normalized answer with a rapidfuzz partial_ratio of at least this
+# (also compared with spaces removed, so "Vapor Max" finds "VaporMax"). 90 is an
+# exact match, or about one edit in ten characters: "Nike" must appear as such.
+# It checks that a name was not invented by the experts, not that it is spelled right.
+GROUNDING_THRESHOLD = 90.0
+SHORT_NAME = 4  # names shorter than this (spaces left out) must appear as whole words
+
+
+def grounded(entity: str, answer: str, threshold: float = GROUNDING_THRESHOLD) -> bool:
+    """Whether `entity` appears in `answer`, blind to case, accents, punctuation and spacing."""
+    name, text = normalize_surface(entity), normalize_surface(answer)
+    if not name or not text:
+        return False
+    compact_name, compact_text = name.replace(" ", ""), text.replace(" ", "")
+    if len(compact_name) < SHORT_NAME:  # "LG", "C": a whole word of the answer, never a piece of one
+        return f" {name} " in f" {text} "
+    if name in text or compact_name in compact_text:
+        return True
+    if len(compact_name) > len(compact_text):  # partial_ratio would look for the answer inside the name
+        return False
+    return max(fuzz.partial_ratio(name, text), fuzz.partial_ratio(compact_name, compact_text)) >= threshold
+
+
+def default_min_votes(experts: int) -> int:
+    """A simple majority: more than half of the experts (2 of 3, 3 of 5)."""
+    return experts // 2 + 1
+
+
+@dataclass(frozen=True)
+class Combined:
+    voted: list[Voted]  # the answer's ranked list
+    below_majority: list[Voted]  # named by fewer than min_votes experts
+    ungrounded: list[Voted]  # not found in the answer: left out ("drop") or kept in `voted` ("flag")
+
+
+def combine(
+    expert_lists: Sequence[Sequence[str]],
+    answer: str,
+    k: int,
+    min_votes: int = 1,
+    grounding: str = "drop",
+) -> Combined:
+    """The experts' lists as one ranked list (docs/methods.md §1, Extraction).
+
+    Entities are matched across experts by `normalize_surface` and ranked as
+    `majority_vote` ranks them; an entity stays when at least `min_votes` experts
+    name it, and, under grounding = "drop", when it is found in the answer text.
+    The first k that stay form the list. Only parsed lists are given here: an
+    expert whose reply failed or could not be parsed names nothing, so it supports
+    no entity, and `min_votes` stays a count of experts (it does not shrink to
+    the experts that parsed). min_votes = 1 with grounding = "flag" is the vote
+    of earlier versions.
+    """
+    ranked = majority_vote(expert_lists, k=sum(len(entries) for entries in expert_lists))
+    named_by: dict[str, int] = {}
+    for entries in expert_lists:
+        for key in {normalize_surface(surface) for surface in entries} - {""}:
+            named_by[key] = named_by.get(key, 0) + 1
+    kept, below, ungrounded = [], [], []
+    for entity in ranked:
+        if named_by[normalize_surface(entity.surface)] < min_votes:
+            below.append(entity)
+            continue
+        if len(kept) >= k:
+            continue  # counted when it would have been kept
+        if not grounded(entity.surface, answer):
+            ungrounded.append(entity)
+            if grounding == "drop":
+                continue
+        kept.append(entity)
+    return Combined(kept, below, ungrounded)
 
 
 def _answers_without_list(conn: sqlite3.Connection, study_id: int, model_id: int):
@@ -117,9 +198,10 @@ def vote(
     conn: sqlite3.Connection, study_id: int, answer_model_id: int, answer_label: str, settings: Extraction
 ) -> ExtractionReport:
     """Vote every answer whose experts have all finished (answered or failed)."""
-    report = ExtractionReport()
     lists, agreements = [], []
-    for key, topic, cluster, question, repetition, _text in _answers_without_list(conn, study_id, answer_model_id):
+    report = ExtractionReport(grounding=settings.grounding)
+    min_votes = settings.min_votes or default_min_votes(settings.experts)
+    for key, topic, cluster, question, repetition, text in _answers_without_list(conn, study_id, answer_model_id):
         experts = conn.execute(
             "SELECT r.key, r.repetition, r.status, p.text FROM requests r "
             "LEFT JOIN responses p ON p.request_key = r.key "
@@ -144,7 +226,10 @@ def vote(
                 )
                 if names is not None:
                     parsed_lists.append(names)
-        voted = majority_vote(parsed_lists, settings.k)
+        combined = combine(parsed_lists, text, settings.k, min_votes, settings.grounding)
+        voted = combined.voted
+        report.below_majority += len(combined.below_majority)
+        report.ungrounded += len(combined.ungrounded)
         agreement = expert_agreement(parsed_lists)
         if agreement is not None:
             agreements.append(agreement)

@@ -8,6 +8,7 @@ See docs/methods.md §1. A study file looks like:
     seed = 1
     models = ["llama:default"]
     [generation]            # temperature, top_p, max_tokens, stop, system
+    [extraction]            # method, experts, k, min_votes, grounding, model, ...
     [[topics]]
     name = "running shoes"
     questions_file = "running_shoes.json"     # ChoiceEval JSON, or CSV topic,cluster,question
@@ -58,7 +59,7 @@ TOP_KEYS = {
     "question_generation",
     "verified_only",
 }
-EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output"}
+EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output", "min_votes", "grounding"}
 METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
 TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster", "generate"}
 QUESTION_GENERATION_KEYS = {"model", "temperature", "max_tokens", "adapt_prompt", "generate_prompt"}
@@ -79,6 +80,11 @@ class Extraction:
     # but grammar sampling over a 262k vocabulary is ~4x slower on CPU;
     # list: a numbered list, started by a "1." prefill in completion mode.
     output: str = "json"
+    # Experts that must name an entity for the vote to keep it; None: a simple
+    # majority, more than half of `experts` (2 of 3). 1 keeps every named entity.
+    min_votes: int | None = None
+    # A voted entity not found in the answer text: "drop" leaves it out, "flag" keeps it (counted).
+    grounding: str = "drop"
 
 
 @dataclass(frozen=True)
@@ -242,7 +248,19 @@ def _extraction(where: Where, table: Any) -> Extraction:
     output = table.get("output", "json")
     if output not in ("json", "list"):
         raise where.child("output").error(f"expected 'json' or 'list', got {output!r}")
-    return Extraction(method, experts, k, model, temperature, max_tokens, output)
+    min_votes = table.get("min_votes")
+    if min_votes is not None:
+        min_votes = expect_range(
+            where.child("min_votes"),
+            min_votes,
+            1,
+            experts,
+            f"a whole number of the experts (experts = {experts}) that must name an entity",
+        )
+    grounding = table.get("grounding", "drop")
+    if grounding not in ("drop", "flag"):
+        raise where.child("grounding").error(f"expected 'drop' or 'flag', got {grounding!r}")
+    return Extraction(method, experts, k, model, temperature, max_tokens, output, min_votes, grounding)
 
 
 def _metrics(where: Where, table: Any) -> dict[str, Any]:
