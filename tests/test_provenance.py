@@ -150,6 +150,29 @@ def test_a_local_model_is_known_by_its_gguf_hash(tmp_path, monkeypatch):
         assert json.loads(record["request_settings"]) == {"max_tokens": 16, "seed": 3, "temperature": 0.7}
 
 
+def test_a_scored_request_exports_what_it_scored(tmp_path):
+    """An entity study's label scores: no messages; the prompt and the settings (continuations,
+    method) rebuild every echoed prompt the server scored."""
+    from test_entity import small_study
+
+    thread = ServerThread()
+    thread.server = RecordingServer()
+    with thread as server:
+        study = small_study(tmp_path, models=f'["openai:m@{server.base_url}"]', templates=2, entities=2)
+        db = tmp_path / "audit.db"
+        out = run_cli("run", str(study), "--db", str(db), "--quiet")
+        assert out.returncode == 0, out.stdout + out.stderr
+    records = json.loads(run_cli("export", "--db", str(db), "--what", "responses", "--format", "json").stdout)
+    assert len(records) == 4 and {r["stage"] for r in records} == {"score"}
+    rebuilt = []
+    for record in records:
+        assert record["request_messages"] is None
+        settings = json.loads(record["request_settings"])
+        assert set(settings) >= {"continuations", "method"} and "prefix" not in settings
+        rebuilt += [record["prompt"] + c for c in settings["continuations"]]
+    assert Counter(rebuilt) == Counter(b["prompt"] for b in server.bodies if b.get("echo"))
+
+
 def test_version_flag():
     from importlib.metadata import version
 
