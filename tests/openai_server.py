@@ -7,6 +7,10 @@ and injects faults either by a seeded rate or always:
     429 with Retry-After, 500, a reply slower than the client's timeout, a dropped
     connection, and malformed JSON.
 
+It can also refuse the model on every request (`refuse`): 404 "model does not exist",
+400 "model not found", 401 "invalid API key" or 403 "forbidden", as a misconfigured
+replica does.
+
 It is a real peer over TCP, not an object standing in for the engine.
 """
 
@@ -41,6 +45,16 @@ HOSTILE = (
 )
 
 
+# What a server that does not serve the model (or not to this caller) answers, as vLLM and
+# OpenAI word it; {model} is the model the request named.
+REFUSALS = {
+    404: "The model `{model}` does not exist.",
+    400: "model '{model}' not found, try pulling it first",
+    401: "Invalid API key provided",
+    403: "You do not have access to the model `{model}`",
+}
+
+
 @dataclass
 class ServerConfig:
     fault_rate: float = 0.0  # share of requests that get a fault
@@ -54,6 +68,7 @@ class ServerConfig:
     require_key: str | None = None  # expected bearer token
     echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
     hostile: str | None = None  # one of HOSTILE: a reply that lies or attacks, on every chat request
+    refuse: int | None = None  # one of REFUSALS: every request refused with this status (the model is not here)
 
 
 @dataclass
@@ -187,6 +202,11 @@ class FaultyOpenAIServer:
         if self.config.require_key and request.headers.get("Authorization") != f"Bearer {self.config.require_key}":
             return None, web.json_response({"error": {"message": "bad key"}}, status=401)
         body = await request.json()
+        if self.config.refuse:
+            status = self.config.refuse
+            self.stats.faults[f"refuse_{status}"] += 1
+            said = REFUSALS[status].format(model=body.get("model"))
+            return None, web.json_response({"error": {"message": said, "code": status}}, status=status)
         fault = self._pick_fault()
         if fault:
             return None, await self._fault(request, fault)

@@ -3,7 +3,10 @@
 For each model, `concurrency` workers take claimed requests, call the engine,
 and commit each response together with its status change. Retryable errors are
 recorded (so `status` can show what a run survived) and retried with exponential
-backoff and jitter, honouring the server's Retry-After. On cancellation
+backoff and jitter, honouring the server's Retry-After; failures a pool sent on
+to another replica are recorded with the attempt. When no server will answer a
+model (every replica refused it) the model stops and its requests stay pending,
+none failed. On cancellation
 (Ctrl-C, a TUI cancel) unfinished claims go back to pending, so the next run
 picks up exactly where this one stopped.
 """
@@ -20,7 +23,7 @@ from dataclasses import dataclass, field
 
 import anyio
 
-from workbench.engines.base import Engine, EngineError, GenerationRequest
+from workbench.engines.base import Engine, EngineError, GenerationRequest, routed_failures
 from workbench.store import endpoints as endpoint_store
 from workbench.store import queue, reads
 from workbench.store.db import utc_now
@@ -288,14 +291,12 @@ class _ModelRun:
             attempt += 1
             started_at = utc_now()
             try:
-                if score:
-                    completion = await self.job.engine.score_labels(
-                        score["prefix"], score["suffix"], score["continuations"], score["method"]
-                    )
-                else:
-                    completion = await self.job.engine.generate(request)
+                completion = await self._ask(key, attempt, score, request)
             except EngineError as exc:
                 self.last_error = str(exc)
+                if exc.stops_model:
+                    self._stop(key, str(exc.args[0]))
+                    return
                 if exc.retryable and attempt <= self.retries:
                     queue.record_error(self.conn, key, attempt, exc.kind, str(exc.args[0]))
                     delay = exc.retry_after if exc.retry_after is not None else backoff_delay(attempt, self.options)
@@ -330,6 +331,22 @@ class _ModelRun:
             self._emit()
             return
 
+    async def _ask(self, key: str, attempt: int, score: dict | None, request: GenerationRequest | None):
+        """One attempt at a request; what failed on one replica of a pool before another
+        took it (or refused too) is recorded with the attempt, as errors it survived."""
+        routed: list[tuple[str, str]] = []
+        token = routed_failures.set(routed)
+        try:
+            if score:
+                return await self.job.engine.score_labels(
+                    score["prefix"], score["suffix"], score["continuations"], score["method"]
+                )
+            return await self.job.engine.generate(request)
+        finally:
+            routed_failures.reset(token)
+            for kind, message in routed:
+                queue.record_error(self.conn, key, attempt, kind, message)
+
     def _complete(self, row: sqlite3.Row, completion, started_at: str, attempt: int) -> None:
         queue.complete(
             self.conn,
@@ -358,6 +375,16 @@ class _ModelRun:
             self.stopped_reason = (
                 f"stopped after {self.consecutive_failures} failures in a row (last: {kind}: {message})"
             )
+        self._emit()
+
+    def _stop(self, key: str, message: str) -> None:
+        """No server will answer this model (every replica refused it): stop it, its
+        requests left pending for a run once one serves it, none counted as failed."""
+        if not self.stopped_reason:
+            self.stopped_reason = f"stopped, its requests left pending: {message}"
+        released = queue.release(self.conn, [key], self.owner)
+        self.counts["running"] -= released
+        self.counts["pending"] += released
         self._emit()
 
     def release_unfinished(self) -> None:

@@ -163,6 +163,9 @@ def run_study(
         return 1
     # Say what is true now, from the store (another process may be answering part of the study).
     pending, _here, elsewhere = queue.unanswered(conn, prepared.study_id, queue.claim_owner())
+    if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
+        console.print(f"Stopped with {pending} requests still pending; run again once the model is served.")
+        return 1
     if elsewhere:
         console.print(
             f"{elsewhere} requests are being answered by another process (a second `workbench run` "

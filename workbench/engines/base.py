@@ -8,6 +8,7 @@ could help and, when the server said so, how long to wait first.
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
@@ -93,14 +94,37 @@ class EngineError(Exception):
     bad_response, context_overflow, ...) used for counting in `status`.
     """
 
-    def __init__(self, kind: str, message: str, *, retryable: bool, retry_after: float | None = None):
+    def __init__(
+        self,
+        kind: str,
+        message: str,
+        *,
+        retryable: bool,
+        retry_after: float | None = None,
+        stops_model: bool = False,
+    ):
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
         self.retry_after = retry_after
+        # No server will answer this model (every replica refused it): stop the model and
+        # leave its requests pending, none failed.
+        self.stops_model = stops_model
 
     def __str__(self) -> str:
         return f"{self.kind}: {self.args[0]}"
+
+
+# Failures a request met on one replica of a pool before another answered it (or refused
+# too): (kind, message) pairs, collected per request by the runner, which records them.
+routed_failures: ContextVar[list[tuple[str, str]] | None] = ContextVar("routed_failures", default=None)
+
+
+def note_routed(kind: str, message: str) -> None:
+    """A failure on one replica that sent the request to another (kept when a runner asks)."""
+    found = routed_failures.get()
+    if found is not None:
+        found.append((kind, message))
 
 
 @runtime_checkable

@@ -6,6 +6,11 @@ connection, a timeout, a 5xx, a body that is not JSON) take an endpoint out for 
 after it, one request probes it, and a success brings it back. A request goes
 to the healthy endpoint with the most room; one that fails on an endpoint for a
 transient reason is tried on another before the runner counts an attempt.
+
+A replica that refuses the model (404 "model not found", 401/403, a 400 saying the
+model is unknown) is down for that model with the reply as its reason: requests go
+to the others, and it is asked again (one probe) only after REFUSED_RECHECK_S. When
+every replica has refused, `acquire` raises AllRefused: nothing is left to ask.
 """
 
 from __future__ import annotations
@@ -19,6 +24,11 @@ from workbench.engines.limiter import AdaptiveLimiter
 
 FAILURES_TO_TRIP = 3
 COOLDOWN_S, MAX_COOLDOWN_S = 5.0, 60.0
+REFUSED_RECHECK_S = 300.0  # a replica that refused the model is asked again after this long
+
+
+class AllRefused(Exception):
+    """Every endpoint of the pool refused the model: none is left to send a request to."""
 
 
 @dataclass
@@ -30,13 +40,15 @@ class Endpoint:
     streak: int = 0  # connection failures or timeouts in a row
     down_until: float = 0.0
     cooldown: float = COOLDOWN_S
+    refused: str | None = None  # the reply with which it refused the model ("404: model not found")
     latencies: deque[float] = field(default_factory=lambda: deque(maxlen=50))  # the recent ones
 
     @property
     def state(self) -> str:
         if self.down_until == 0.0:
             return "up"
-        return "down" if time.monotonic() < self.down_until else "probing"
+        state = "down" if time.monotonic() < self.down_until else "probing"
+        return f"{state}: {self.refused}" if self.refused else state
 
     def status(self) -> dict:
         recent = self.latencies
@@ -76,7 +88,10 @@ class EndpointPool:
                 for endpoint in self._usable(set(exclude)):
                     if endpoint.limiter.try_acquire():
                         return endpoint
-                candidates = [e for e in self.endpoints if e.url not in exclude] or self.endpoints
+                serving = [e for e in self.endpoints if not e.refused]
+                if not serving:
+                    raise AllRefused()
+                candidates = [e for e in serving if e.url not in exclude] or serving
                 if all(e.down_until for e in candidates):
                     # Every endpoint is out: probe the one back soonest now, so the failures
                     # reach the runner (which stops a run that only fails) instead of waiting.
@@ -87,6 +102,13 @@ class EndpointPool:
                     await asyncio.wait_for(self._changed.wait(), timeout=1.0)
                 except TimeoutError:
                     pass
+
+    def all_refused(self) -> bool:
+        return all(e.refused for e in self.endpoints)
+
+    def refusals(self) -> list[str]:
+        """One line per endpoint: its URL and the reply with which it refused."""
+        return [f"{e.url} answered {e.refused}" for e in self.endpoints if e.refused]
 
     def can_try_elsewhere(self, tried: set[str]) -> bool:
         now = time.monotonic()
@@ -101,16 +123,22 @@ class EndpointPool:
         throttled: bool = False,
         retry_after: float | None = None,
         latency: float | None = None,
+        refused: str | None = None,
     ) -> None:
         """`broken`: the endpoint could not be reached, did not answer in time, failed
-        (5xx) or answered garbage (counts towards taking it out); `ok`: it answered."""
+        (5xx) or answered garbage (counts towards taking it out); `refused`: it refused
+        the model, with this reply (takes it out at once); `ok`: it answered."""
         await endpoint.limiter.release(throttled=throttled, retry_after=retry_after)
         if ok:
             endpoint.done += 1
-            endpoint.streak = 0
+            endpoint.streak, endpoint.refused = 0, None
             endpoint.down_until, endpoint.cooldown = 0.0, COOLDOWN_S
             if latency is not None:
                 endpoint.latencies.append(latency)
+        elif refused:
+            endpoint.failed += 1
+            endpoint.refused = refused
+            endpoint.down_until = time.monotonic() + REFUSED_RECHECK_S
         else:
             endpoint.failed += 1
             if broken and len(self.endpoints) > 1:  # alone, it has nowhere to send work instead

@@ -13,6 +13,7 @@ import email.utils
 import json
 import math
 import os
+import re
 import time
 from typing import Any
 
@@ -23,9 +24,10 @@ from workbench.engines.base import (
     EngineError,
     GenerationRequest,
     completion_from_choice,
+    note_routed,
     scores_completion,
 )
-from workbench.engines.endpoints import EndpointPool
+from workbench.engines.endpoints import AllRefused, EndpointPool
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
 from workbench.store.values import redact
@@ -38,6 +40,13 @@ DEFAULT_MAX_RETRY_AFTER_S = 120.0
 DEFAULT_MAX_BODY_MB = 8.0
 # Statuses worth retrying: the server is busy, restarting or timed out.
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# Statuses with which a server refuses the model itself (not this one request): no such
+# model (404), no access (401, 403). A 400 counts when it names the model as unknown.
+REFUSING_STATUS = {401, 403, 404}
+_UNKNOWN_MODEL = re.compile(
+    r"not found|does not exist|doesn't exist|unknown|no such|not available|not served|not loaded|invalid model",
+    re.IGNORECASE,
+)
 
 
 def _retry_after_seconds(value: str | None) -> float | None:
@@ -68,6 +77,38 @@ def _duration(seconds: float) -> str:
 def _short(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _server_message(raw: str) -> str:
+    """What an error reply says: its `error.message` (OpenAI, vLLM), `message` or `detail`
+    when it is JSON, else its text."""
+    try:
+        reply = json.loads(raw)
+    except ValueError:
+        return raw
+    if isinstance(reply, dict):
+        error = reply.get("error")
+        for said in (
+            error.get("message") if isinstance(error, dict) else error,
+            reply.get("message"),
+            reply.get("detail"),
+        ):
+            if isinstance(said, str) and said.strip():
+                return said
+    return raw
+
+
+def refusal(status: int, message: str, model: str) -> bool:
+    """Whether a reply refuses the model on that server (so no request of it can succeed
+    there), rather than one request: 401/403/404, or a 400 naming the model as unknown."""
+    if status in REFUSING_STATUS:
+        return True
+    named = re.search(rf"(?<![\w.-]){re.escape(model)}(?![\w.-])", message) if model else None
+    return status == 400 and named is not None and _UNKNOWN_MODEL.search(message) is not None
+
+
+class Refusal(EngineError):
+    """A server refused the model (see `refusal`): its endpoint is down for it."""
 
 
 class OpenAIEngine:
@@ -118,18 +159,37 @@ class OpenAIEngine:
 
     async def _post_answered(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
         """POST one JSON body to an endpoint with room; the parsed reply and the endpoint
-        that gave it, or an EngineError whose message never holds the API key. A transient
-        failure on one endpoint of a pool is tried on another before it counts as the
-        request's failed attempt."""
+        that gave it, or an EngineError whose message never holds the API key.
+
+        A transient failure on one endpoint of a pool is tried on another before it counts
+        as the request's failed attempt. An endpoint that refuses the model is down for it
+        and the request goes to another; when every endpoint has refused, the EngineError
+        stops the model (`stops_model`), one line per endpoint. Each failure routed to
+        another endpoint is noted for the runner (`note_routed`)."""
         tried: set[str] = set()
         while True:
             try:
                 return await self._post_once(path, body, tried)
+            except AllRefused:
+                raise self._refused_everywhere() from None
+            except Refusal as exc:
+                if self.pool.all_refused():
+                    raise self._refused_everywhere() from None
+                note_routed(exc.kind, f"{self.redact(exc.args[0])} (down for this model; sent to another replica)")
             except EngineError as exc:
                 exc.args = (self.redact(str(exc.args[0])),)
                 if exc.retryable and len(self.urls) > 1 and self.pool.can_try_elsewhere(tried):
+                    note_routed(exc.kind, f"{exc.args[0]} (tried on another replica)")
                     continue
                 raise
+
+    def _refused_everywhere(self) -> EngineError:
+        lines = self.pool.refusals()
+        if len(self.urls) == 1:
+            status = (self.pool.endpoints[0].refused or "").split(":", 1)[0]
+            return EngineError(f"http_{status}", lines[0], retryable=False, stops_model=True)
+        message = "every replica refused the model:\n" + "\n".join(f"  {line}" for line in lines)
+        return EngineError("refused", message, retryable=False, stops_model=True)
 
     def health_note(self) -> str | None:
         """Endpoints out of a pool, for the progress line (None when all are up)."""
@@ -144,7 +204,7 @@ class OpenAIEngine:
         endpoint = await self.pool.acquire(exclude=tried)
         tried.add(endpoint.url)
         url = f"{endpoint.url}/{path}"
-        throttled, retry_after, ok, broken = False, None, False, False
+        throttled, retry_after, ok, broken, refused = False, None, False, False, None
         started = time.perf_counter()
         try:
             timeout = aiohttp.ClientTimeout(total=self.timeout_s or None)
@@ -154,8 +214,13 @@ class OpenAIEngine:
                     retry_after = _retry_after_seconds(reply.headers.get("Retry-After"))
                     throttled = reply.status == 429
                     broken = reply.status >= 500  # a replica that errors is as out as one that is down
-                    detail = _short(raw.decode("utf-8", "replace")) or reply.reason or ""
+                    text = self.redact(raw.decode("utf-8", "replace"))
+                    detail = _short(text) or reply.reason or ""
                     message = f"{url} answered {reply.status}: {detail}"
+                    said = _short(_server_message(text), 120) or reply.reason or ""
+                    if refusal(reply.status, said, self.spec.name):
+                        # Markup-free: the reason is shown in tables that read brackets as style.
+                        refused = f"{reply.status}: {said.replace('[', '(').replace(']', ')')}"
                     if retry_after is not None and retry_after > self.max_retry_after:
                         # Honouring it would stall the model for hours: count the attempt as
                         # failed and let the runner's own backoff decide when to try again.
@@ -164,7 +229,7 @@ class OpenAIEngine:
                             f"{self.max_retry_after:g} s cap; raise it with max_retry_after=SECONDS)"
                         )
                         retry_after = None
-                    raise EngineError(
+                    raise (Refusal if refused else EngineError)(
                         f"http_{reply.status}",
                         message,
                         retryable=reply.status in RETRYABLE_STATUS,
@@ -197,6 +262,7 @@ class OpenAIEngine:
                 throttled=throttled,
                 retry_after=retry_after,
                 latency=time.perf_counter() - started,
+                refused=refused,
             )
 
     async def _read_capped(self, reply: aiohttp.ClientResponse, url: str) -> bytes:
@@ -331,7 +397,7 @@ class OpenAIEngine:
                 return scores_completion(values, "exact", time.perf_counter() - started)
             except EngineError as exc:
                 # A server without echoed prompt log-probs refuses (400/422/501) or omits them.
-                if exc.kind not in ("unsupported", "http_400", "http_422", "http_501"):
+                if exc.stops_model or exc.kind not in ("unsupported", "http_400", "http_422", "http_501"):
                     raise
                 self.echo_supported = False  # ask once, not once per prompt
         values = await _first_token(self, prompt, continuations)
