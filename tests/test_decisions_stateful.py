@@ -254,6 +254,16 @@ class DecisionMachine(RuleBasedStateMachine):
             target = max(theirs, key=lambda v: v.id).question
             self.give_verdict(c, who, target, "edit" if names else "reject", names, False)
 
+    @rule(c=st.integers(0, 1))
+    def undo_an_overruled_verdict(self, c):
+        """Undo by a reviewer whose latest verdict another reviewer's later one overrides."""
+        for who in REVIEWERS:
+            mine = [v for v in self.ref.verdicts if v.reviewer == who and not v.undone]
+            latest = max(mine, key=lambda v: v.id, default=None)
+            if latest and not latest.blind and self.ref.governing(latest.question) not in (None, latest):
+                self.undo_verdict(c, who)
+                return
+
     @rule(c=st.integers(0, 1), who=st.sampled_from(REVIEWERS))
     def undo_verdict(self, c, who):
         mine = [v for v in self.ref.verdicts if v.reviewer == who and not v.undone]
