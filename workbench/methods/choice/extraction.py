@@ -53,9 +53,9 @@ GROUNDING_THRESHOLD = 90.0
 SHORT_NAME = 4  # names shorter than this (spaces left out) must appear as whole words
 
 
-def grounded(entity: str, answer: str, threshold: float = GROUNDING_THRESHOLD) -> bool:
+def grounded(entity: str, answer: str | None, threshold: float = GROUNDING_THRESHOLD) -> bool:
     """Whether `entity` appears in `answer`, blind to case, accents, punctuation and spacing."""
-    name, text = normalize_surface(entity), normalize_surface(answer)
+    name, text = normalize_surface(entity), normalize_surface(answer or "")
     if not name or not text:
         return False
     compact_name, compact_text = name.replace(" ", ""), text.replace(" ", "")
