@@ -36,29 +36,6 @@ def stage_counts(conn: sqlite3.Connection, study_id: int, model_id: int, stage: 
     )
 
 
-def response_rows(conn: sqlite3.Connection, study: str | None = None):
-    """Every current request (answered or not) with its response and question, in plan order."""
-    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
-    return conn.execute(
-        f"""
-        SELECT r.key AS request_key, s.name AS study, m.spec AS model,
-               COALESCE(p.model_identity, m.identity) AS model_identity, r.stage, r.status,
-               q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
-               p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
-               r.attempts, r.last_error AS error, p.started_at, p.finished_at, p.replaced_chars, p.shared_from,
-               r.payload_json
-        FROM requests r
-        JOIN studies s ON s.id = r.study_id
-        JOIN models m ON m.id = r.model_id
-        LEFT JOIN questions q ON q.id = r.question_id
-        LEFT JOIN responses p ON p.request_key = r.key
-        WHERE r.superseded = 0 {where}
-        ORDER BY r.rowid
-        """,
-        args,
-    )
-
-
 def question_rows(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
     """A study's questions as the Design screen lists them."""
     return [
