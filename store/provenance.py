@@ -11,8 +11,9 @@ import sqlite3
 def response_rows(conn: sqlite3.Connection, study: str | None = None) -> sqlite3.Cursor:
     """Every current request (answered or not) with its response, question and provenance, in
     plan order: request, study, model, stage, status, question, answer and its timing, then how
-    many sequences the local engine decoded together (`parallel`), the replica that answered (`endpoint`), what the model is
-    (engine, name, base URL, GGUF SHA-256) and the study's id (for `study_digests`)."""
+    many sequences the local engine decoded together (`parallel`), the replica that answered
+    (`endpoint`), what the model is (engine, name, base URL, GGUF SHA-256) and the study's id
+    (for `study_digests`)."""
     where, args = ("AND s.name = ?", (study,)) if study else ("", ())
     return conn.execute(
         f"""
