@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import rows
-from helpers import write_study
+from helpers import run_cli, write_study
 from openai_server import ServerConfig
 from test_tui import settled, wait_for
 
@@ -596,3 +596,15 @@ def test_a_crash_repeats_at_most_concurrency_calls(tmp_path, fake_server):
     # Calls the server saw beyond one per request: only those in flight at the kill.
     assert server.stats.ok - 24 <= 4
     assert answered_before >= 6
+
+
+def test_a_gguf_that_cannot_load_ends_the_run_in_one_line(tmp_path):
+    """A file that starts like a GGUF but is not one: llama.cpp refuses it while the models'
+    tasks run; the run says so in one line (exit 2), never a traceback, and asks nothing."""
+    bad = tmp_path / "bad.gguf"
+    bad.write_bytes(b"GGUF\x03\x00\x00\x00garbage-bytes!")
+    study = write_study(tmp_path / "s.toml", models=[f"llama:{bad}"], questions=1)
+    result = run_cli("run", str(study), "--db", str(tmp_path / "a.db"), "--quiet")
+    assert result.returncode == 2
+    assert "cannot load" in result.stderr and "Traceback" not in result.stderr + result.stdout
+    assert len(result.stderr.strip().splitlines()) == 1

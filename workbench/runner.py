@@ -133,6 +133,25 @@ def backoff_delay(attempt: int, options: RunOptions) -> float:
     return ceiling / 2 + random.uniform(0, ceiling / 2)
 
 
+def _one_error(group: BaseExceptionGroup) -> BaseException:
+    """The error a user should see when the models' tasks end in a group: an interrupt, else
+    an engine that cannot start (one line: "cannot load ..."), else the group itself."""
+    leaves = list(_leaves(group))
+    for kind in (KeyboardInterrupt, EngineError):
+        found = next((e for e in leaves if isinstance(e, kind)), None)
+        if found is not None:
+            return found
+    return group
+
+
+def _leaves(error: BaseException):
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
+
+
 async def run_jobs(
     conn: sqlite3.Connection,
     study_id: int,
@@ -150,6 +169,9 @@ async def run_jobs(
         async with anyio.create_task_group() as group:
             for runner in runners:
                 group.start_soon(runner.run)
+    except BaseExceptionGroup as group:
+        summary.cancelled = True
+        raise _one_error(group) from None
     except BaseException:
         summary.cancelled = True
         raise
