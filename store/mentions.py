@@ -37,6 +37,7 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
         ensure_entities(conn, ((s, k) for item in lists for s, k, _ in item.surfaces))
         # A first import into a study replaces nothing: skip a lookup per list.
         replacing = conn.execute("SELECT 1 FROM mention_lists WHERE study_id = ? LIMIT 1", (study_id,)).fetchone()
+        stored: list[int] = []
         for item in lists:
             if replacing:
                 conn.execute(
@@ -64,8 +65,9 @@ def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[Mention
                 "INSERT INTO mentions (list_id, rank, surface, surface_key, votes) VALUES (?, ?, ?, ?, ?)",
                 [(list_id, rank, s, k, v) for rank, (s, k, v) in enumerate(item.surfaces, start=1)],
             )
+            stored.append(list_id)
         # Reviewers' verdicts outlive the lists they judged: re-applied to the new ones.
-        settle_lists(conn, study_id)
+        settle_lists(conn, study_id, stored)
     return len(lists)
 
 

@@ -133,16 +133,21 @@ def _touch(conn: sqlite3.Connection, list_id: int) -> None:
     conn.execute("UPDATE mention_lists SET id = id WHERE id = ?", (list_id,))
 
 
-def settle_lists(conn: sqlite3.Connection, study_id: int) -> None:
-    """Re-apply the study's verdicts to its lists after lists were replaced (inside the
-    transaction that replaced them). Costs nothing for a study nobody reviewed."""
-    if conn.execute("SELECT 1 FROM verdicts WHERE study_id = ? LIMIT 1", (study_id,)).fetchone() is None:
+def settle_lists(conn: sqlite3.Connection, study_id: int, list_ids: list[int]) -> None:
+    """Re-apply the study's verdicts to the lists just stored (`list_ids`, inside the transaction
+    that replaced them; the others were settled when their verdicts changed). Costs nothing for
+    a study nobody reviewed."""
+    if (
+        not list_ids
+        or conn.execute("SELECT 1 FROM verdicts WHERE study_id = ? LIMIT 1", (study_id,)).fetchone() is None
+    ):
         return
     rows = conn.execute(
         "SELECT DISTINCT l.id, l.study_id, l.model, l.topic, l.question, l.repetition, l.response_key, "
         "l.extracted_json FROM mention_lists l JOIN verdicts v ON v.study_id = l.study_id AND v.model = l.model "
-        "AND v.topic = l.topic AND v.question = l.question AND v.repetition = l.repetition WHERE l.study_id = ?",
-        (study_id,),
+        "AND v.topic = l.topic AND v.question = l.question AND v.repetition = l.repetition "
+        "WHERE l.study_id = ? AND l.id IN (SELECT value FROM json_each(?))",
+        (study_id, json.dumps(list_ids)),
     ).fetchall()
     for row in rows:
         _settle(conn, row)
