@@ -22,9 +22,9 @@ from workbench.cli.common import (
 from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.literal import literal_text
+from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
 from workbench.store import endpoints, queue
-from workbench.tables import fmt_num
 
 
 def print_status(conn, study: str | None, console: Console) -> None:

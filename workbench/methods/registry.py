@@ -107,16 +107,11 @@ class MethodBase:
         return None
 
     def print_tables(self, conn, study, records, console) -> None:
-        from workbench.tables import literal_text, new_table
+        """The method's Metrics-screen panels, drawn in the terminal: one rendering for both."""
+        from workbench.metric_views import terminal_panels
+        from workbench.tables import print_panels
 
-        (header, rows), *_ = [p.table for p in generic_panels(self.summary, self.name, records)] or [([], [])]
-        table = new_table(title=self.summary or self.name)
-        for column in header:
-            table.add_column(literal_text(column), overflow="fold")
-        for row in rows:
-            table.add_row(*(literal_text(c) for c in row))
-        if rows:
-            console.print(table)
+        print_panels(terminal_panels(filters_of(self), records, lambda c: panels_of(self, records, c)), console)
 
 
 @dataclass

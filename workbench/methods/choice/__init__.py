@@ -68,10 +68,14 @@ class ChoiceMethod(MethodBase):
         warm(conn)
 
     def print_tables(self, conn, study, records, console):
-        from workbench.methods.choice.tables import print_choice_tables, print_region_hint
+        """The panels (MethodBase), then how to give regions to the entities that lack one."""
+        from workbench.literal import literal_text
+        from workbench.methods.choice.views import region_hint
 
-        print_choice_tables(records, console)
-        print_region_hint(conn, study, console)
+        super().print_tables(conn, study, records, console)
+        hint = region_hint(conn, study)
+        if hint:
+            console.print(literal_text(hint), style="dim", soft_wrap=True)
 
     @property
     def metric_filters(self):

@@ -114,107 +114,107 @@ class _Split:
         return Counter(dict(zip(self.names[self.entity[lo:hi]].tolist(), self.values[lo:hi].tolist())))
 
 
-def topic_counts(
-    arrays: ListArrays, surface_entity: np.ndarray, names: list[str]
-) -> dict[tuple[str, str], TopicCounts]:
-    """Every model x topic's counts. `surface_entity`: each surface's entity code (-1:
-    no entity, the mention is not counted); `names`: each entity code's canonical name."""
-    # A snapshot: the arrays are replaced, never written into, but the name lists grow in
-    # place, and the region tables below are built after the caller's lock is released,
-    # while another refresh may be patching the same ListArrays.
-    arrays = replace(arrays, groups=list(arrays.groups), clusters=list(arrays.clusters))
-    n_lists, n_entities = len(arrays.ids), max(len(names), 1)
-    name_of = np.asarray(names + [""], dtype=object)
-    n_clusters = max(len(arrays.clusters), 1)
-    reps, rep_index = np.unique(arrays.rep, return_inverse=True)
-    n_reps = max(len(reps), 1)
-    # scopes: model x topic x cluster (every list is in one), and model x topic
-    scope = arrays.group * n_clusters + arrays.cluster
-    n_scopes, n_groups = max(len(arrays.groups), 1) * n_clusters, max(len(arrays.groups), 1)
+class _Layout:
+    """The lists and counted mentions of a snapshot, laid out by scope: model x topic x
+    cluster (every list is in one) and model x topic. Every count is taken from these."""
 
-    # every counted mention: its list's position and its entity, in (list, rank) order
-    pos = np.searchsorted(arrays.ids, arrays.m_list)
-    ent = surface_entity[arrays.m_surface] if len(surface_entity) else np.zeros(0, np.int64)
-    counted = ent >= 0
-    pos, ent = pos[counted], ent[counted]
-    # each entity once per list, at its first (best-ranked) mention, ranked 1, 2, ... within the list
-    _, first = np.unique(pos * n_entities + ent, return_index=True)
-    first.sort()
-    p_pos, p_ent = pos[first], ent[first]
-    new_list = np.r_[True, p_pos[1:] != p_pos[:-1]] if len(p_pos) else np.zeros(0, bool)
-    p_rank = np.arange(len(p_pos)) - np.flatnonzero(new_list)[np.cumsum(new_list) - 1] + 1
+    def __init__(self, arrays: ListArrays, surface_entity: np.ndarray, names: list[str]) -> None:
+        self.arrays, self.names = arrays, names
+        self.n_lists, self.n_entities = len(arrays.ids), max(len(names), 1)
+        self.name_of = np.asarray(names + [""], dtype=object)
+        self.n_clusters = max(len(arrays.clusters), 1)
+        self.reps, self.rep_index = np.unique(arrays.rep, return_inverse=True)
+        self.n_reps = max(len(self.reps), 1)
+        self.scope = arrays.group * self.n_clusters + arrays.cluster
+        self.n_groups = max(len(arrays.groups), 1)
+        self.n_scopes = self.n_groups * self.n_clusters
+        # every counted mention: its list's position and its entity, in (list, rank) order
+        pos = np.searchsorted(arrays.ids, arrays.m_list)
+        ent = surface_entity[arrays.m_surface] if len(surface_entity) else np.zeros(0, np.int64)
+        counted = ent >= 0
+        self.pos, self.ent = pos[counted], ent[counted]
+        # each entity once per list, at its first (best-ranked) mention, ranked 1, 2, ... within the list
+        _, first = np.unique(self.pos * self.n_entities + self.ent, return_index=True)
+        first.sort()
+        self.p_pos, self.p_ent = self.pos[first], self.ent[first]
+        new_list = np.r_[True, self.p_pos[1:] != self.p_pos[:-1]] if len(self.p_pos) else np.zeros(0, bool)
+        self.p_rank = np.arange(len(self.p_pos)) - np.flatnonzero(new_list)[np.cumsum(new_list) - 1] + 1
 
-    def by_scope(keys_scope: np.ndarray, size: int, weights=None) -> _Split:
+    def keys(self, topic: bool) -> tuple[np.ndarray, int]:
+        """Each list's scope code and how many scopes: model x topic, or x cluster too."""
+        return (self.arrays.group, self.n_groups) if topic else (self.scope, self.n_scopes)
+
+    def by_scope(self, keys_scope: np.ndarray, size: int, weights=None) -> _Split:
         keys, values = _sparse(keys_scope, size, weights)
-        return _Split(keys, values, n_entities, name_of)
+        return _Split(keys, values, self.n_entities, self.name_of)
 
-    p_scope, p_group = scope[p_pos], arrays.group[p_pos]
-    presence = {
-        False: by_scope(p_scope * n_entities + p_ent, n_scopes * n_entities),
-        True: by_scope(p_group * n_entities + p_ent, n_groups * n_entities),
-    }
-    per_rep = {
-        False: by_scope((p_scope * n_reps + rep_index[p_pos]) * n_entities + p_ent, n_scopes * n_reps * n_entities),
-        True: by_scope((p_group * n_reps + rep_index[p_pos]) * n_entities + p_ent, n_groups * n_reps * n_entities),
-    }
-    rank_sums = {
-        False: by_scope(p_scope * n_entities + p_ent, n_scopes * n_entities, p_rank),
-        True: by_scope(p_group * n_entities + p_ent, n_groups * n_entities, p_rank),
-    }
-    slots = {
-        False: by_scope(scope[pos] * n_entities + ent, n_scopes * n_entities),
-        True: by_scope(arrays.group[pos] * n_entities + ent, n_groups * n_entities),
-    }
 
-    named = np.zeros(n_lists, bool)
-    named[p_pos] = True
-    is_us = np.array([is_united_states(n) for n in names] + [False], dtype=bool)
-    us_rows = is_us[p_ent]
-    with_us = np.zeros(n_lists, bool)
-    with_us[p_pos[us_rows]] = True
-    us_top3 = np.zeros(n_lists, bool)
-    us_top3[p_pos[us_rows & (p_rank <= 3)]] = True
-    list_counts = {
+def _entity_counts(layout: _Layout) -> dict[str, dict[bool, _Split]]:
+    """Per scope and entity (keyed by whether the scope is a whole topic): the answers
+    naming it, the same per repetition, its rank sums and its recommendation slots."""
+    n_e, n_reps = layout.n_entities, layout.n_reps
+    counts: dict[str, dict[bool, _Split]] = {"presence": {}, "per_rep": {}, "rank_sums": {}, "slots": {}}
+    for topic in (False, True):
+        key, size = layout.keys(topic)
+        p_key = key[layout.p_pos]
+        counts["presence"][topic] = layout.by_scope(p_key * n_e + layout.p_ent, size * n_e)
+        counts["per_rep"][topic] = layout.by_scope(
+            (p_key * n_reps + layout.rep_index[layout.p_pos]) * n_e + layout.p_ent, size * n_reps * n_e
+        )
+        counts["rank_sums"][topic] = layout.by_scope(p_key * n_e + layout.p_ent, size * n_e, layout.p_rank)
+        counts["slots"][topic] = layout.by_scope(key[layout.pos] * n_e + layout.ent, size * n_e)
+    return counts
+
+
+def _list_counts(layout: _Layout) -> dict[bool, dict[str, np.ndarray]]:
+    """Per scope: its lists, those naming an entity, naming the United States, and
+    naming it in their first three."""
+    named = np.zeros(layout.n_lists, bool)
+    named[layout.p_pos] = True
+    is_us = np.array([is_united_states(n) for n in layout.names] + [False], dtype=bool)
+    us_rows = is_us[layout.p_ent]
+    with_us = np.zeros(layout.n_lists, bool)
+    with_us[layout.p_pos[us_rows]] = True
+    us_top3 = np.zeros(layout.n_lists, bool)
+    us_top3[layout.p_pos[us_rows & (layout.p_rank <= 3)]] = True
+    return {
         topic: {
             what: np.bincount(key, weights=flags, minlength=size).astype(np.int64)
             for what, flags in (("n", None), ("named", named), ("us", with_us), ("top3", us_top3))
         }
-        for topic, key, size in ((False, scope, n_scopes), (True, arrays.group, n_groups))
+        for topic, (key, size) in ((False, layout.keys(False)), (True, layout.keys(True)))
     }
 
-    def scope_counts(index: int, topic: bool) -> ScopeCounts:
-        rep_counts = {int(reps[r]): per_rep[topic].counter(index * n_reps + r) for r in range(len(reps))}
-        lists = list_counts[topic]
-        return ScopeCounts(
-            n=int(lists["n"][index]),
-            presence=presence[topic].counter(index),
-            per_rep={r: c for r, c in rep_counts.items() if r in present_reps[(topic, index)]},
-            slots=slots[topic].counter(index),
-            with_entities=int(lists["named"][index]),
-            rank_sums=rank_sums[topic].counter(index),
-            with_us=int(lists["us"][index]),
-            us_in_top3=int(lists["top3"][index]),
-        )
 
-    # which repetitions each scope has (a repetition whose answers named nothing still counts)
-    present_reps: dict[tuple[bool, int], set[int]] = {}
-    for topic, key in ((False, scope), (True, arrays.group)):
-        for pair in np.unique(key * n_reps + rep_index).tolist():
-            present_reps.setdefault((topic, pair // n_reps), set()).add(int(reps[pair % n_reps]))
+def _present_reps(layout: _Layout) -> dict[tuple[bool, int], set[int]]:
+    """Which repetitions each scope has (a repetition whose answers named nothing still counts)."""
+    present: dict[tuple[bool, int], set[int]] = {}
+    for topic in (False, True):
+        key, _size = layout.keys(topic)
+        for pair in np.unique(key * layout.n_reps + layout.rep_index).tolist():
+            present.setdefault((topic, pair // layout.n_reps), set()).add(int(layout.reps[pair % layout.n_reps]))
+    return present
 
-    # mention rows grouped by cluster scope, for the region tables
-    slot_order = np.argsort(scope[pos], kind="stable")
-    slot_bounds = np.searchsorted(scope[pos][slot_order], np.arange(n_scopes + 1))
-    list_order = np.argsort(scope, kind="stable")
-    list_bounds = np.searchsorted(scope[list_order], np.arange(n_scopes + 1))
-    local = np.empty(n_lists, np.int64)  # each list's row within its cluster's table
-    local[list_order] = np.arange(n_lists) - list_bounds[scope[list_order]]
-    code_of = {name: i for i, name in enumerate(names)}
 
-    clusters_of = {  # each model x topic's cluster codes, in name order
+def _clusters_of(arrays: ListArrays) -> dict[int, list[int]]:
+    """Each model x topic's cluster codes, in name order."""
+    return {
         g: sorted(set(arrays.cluster[arrays.group == g].tolist()), key=lambda c: arrays.clusters[c])
         for g in range(len(arrays.groups))
     }
+
+
+def _region_tables(layout: _Layout, clusters_of: dict[int, list[int]]) -> Callable:
+    """A builder of a model x topic's region tables: per cluster, each list's slots by region."""
+    arrays, names, scope, pos, ent = layout.arrays, layout.names, layout.scope, layout.pos, layout.ent
+    # mention rows grouped by cluster scope
+    slot_order = np.argsort(scope[pos], kind="stable")
+    slot_bounds = np.searchsorted(scope[pos][slot_order], np.arange(layout.n_scopes + 1))
+    list_order = np.argsort(scope, kind="stable")
+    list_bounds = np.searchsorted(scope[list_order], np.arange(layout.n_scopes + 1))
+    local = np.empty(layout.n_lists, np.int64)  # each list's row within its cluster's table
+    local[list_order] = np.arange(layout.n_lists) - list_bounds[scope[list_order]]
+    code_of = {name: i for i, name in enumerate(names)}
 
     def region_table(g: int, counts: ScopeCounts) -> Callable:
         def build(region_of: Callable[[str], str | None], min_share: float) -> RegionSlots:
@@ -225,7 +225,7 @@ def topic_counts(
             width = max(len(regions), 1)
             per_group = {}
             for c in clusters_of[g]:
-                s = g * n_clusters + c
+                s = g * layout.n_clusters + c
                 rows = slot_order[slot_bounds[s] : slot_bounds[s + 1]]
                 region = region_code[ent[rows]]
                 held = region >= 0
@@ -236,6 +236,40 @@ def topic_counts(
 
         return build
 
+    return region_table
+
+
+def topic_counts(
+    arrays: ListArrays, surface_entity: np.ndarray, names: list[str]
+) -> dict[tuple[str, str], TopicCounts]:
+    """Every model x topic's counts. `surface_entity`: each surface's entity code (-1:
+    no entity, the mention is not counted); `names`: each entity code's canonical name."""
+    # A snapshot: the arrays are replaced, never written into, but the name lists grow in
+    # place, and the region tables below are built after the caller's lock is released,
+    # while another refresh may be patching the same ListArrays.
+    arrays = replace(arrays, groups=list(arrays.groups), clusters=list(arrays.clusters))
+    layout = _Layout(arrays, surface_entity, names)
+    entity_counts, list_counts, present_reps = _entity_counts(layout), _list_counts(layout), _present_reps(layout)
+    reps, n_reps = layout.reps, layout.n_reps
+
+    def scope_counts(index: int, topic: bool) -> ScopeCounts:
+        rep_counts = {
+            int(reps[r]): entity_counts["per_rep"][topic].counter(index * n_reps + r) for r in range(len(reps))
+        }
+        lists = list_counts[topic]
+        return ScopeCounts(
+            n=int(lists["n"][index]),
+            presence=entity_counts["presence"][topic].counter(index),
+            per_rep={r: c for r, c in rep_counts.items() if r in present_reps[(topic, index)]},
+            slots=entity_counts["slots"][topic].counter(index),
+            with_entities=int(lists["named"][index]),
+            rank_sums=entity_counts["rank_sums"][topic].counter(index),
+            with_us=int(lists["us"][index]),
+            us_in_top3=int(lists["top3"][index]),
+        )
+
+    clusters_of = _clusters_of(arrays)
+    region_table = _region_tables(layout, clusters_of)
     out: dict[tuple[str, str], TopicCounts] = {}
     for g, key in enumerate(arrays.groups):
         if not list_counts[True]["n"][g]:
@@ -244,6 +278,6 @@ def topic_counts(
         scopes: dict[str | None, ScopeCounts] = {None: topic}
         for c in clusters_of[g]:
             if arrays.clusters[c]:
-                scopes[arrays.clusters[c]] = scope_counts(g * n_clusters + c, False)
+                scopes[arrays.clusters[c]] = scope_counts(g * layout.n_clusters + c, False)
         out[key] = TopicCounts(scopes, region_table(g, topic))
     return out

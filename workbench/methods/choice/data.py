@@ -18,10 +18,11 @@ from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
-from workbench.store import mentions
+from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
 from workbench.store.mentions import MentionList
 from workbench.store.queue import ensure_study, transaction
+from workbench.store.studies import study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
@@ -44,43 +45,7 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
     repeated in one list is kept at each of its ranks, as a merge of two spellings into
     one entity keeps both slots (the log-odds count slots; PEIR counts the answer once).
     A question belongs to one cluster, in the file and in the study."""
-    lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
-    clusters: dict[tuple[str, str], tuple[str | None, int]] = {}  # (topic, question) -> (cluster, first line)
-    try:
-        for line, row in _rows(path, MENTION_COLUMNS):
-            repetition = whole(path, line, "repetition", row["repetition"])
-            rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
-            key = (row["model"], row["topic"], row["question_id"], repetition)
-            cluster = row["cluster"] or None
-            first_cluster, first_line = clusters.setdefault((row["topic"], row["question_id"]), (cluster, line))
-            if first_cluster != cluster:  # one question in two clusters: a mix-up
-                raise ImportError_(
-                    f"{path}: line {line}: question_id {row['question_id']!r} of topic {row['topic']!r} is "
-                    f"under cluster {cluster!r} here and {first_cluster!r} on line {first_line}; a question "
-                    "belongs to one cluster: give each question its own id"
-                )
-            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
-            entity = (row["entity"] or "").strip()
-            if entity and rank is None:
-                raise ImportError_(
-                    f"{path}: line {line}: entity {entity!r} has no rank; give its rank (a response with no "
-                    "recommendation is one row with both rank and entity empty)"
-                )
-            if entity and not normalize_surface(entity):
-                raise ImportError_(
-                    f"{path}: line {line}: entity {entity!r} has no letters or digits, so it names nothing; "
-                    "leave the row out, or give the name"
-                )
-            if entity and rank is not None:
-                if rank in entry["ranks"]:
-                    raise ImportError_(
-                        f"{path}: line {line}: rank {rank} appears twice for question_id {row['question_id']!r} "
-                        f"(model {row['model']!r}, repetition {repetition}); each rank holds one entity"
-                    )
-                entry["ranks"].add(rank)
-                entry["items"].append((rank, entity))
-    except CsvInputError as exc:
-        raise ImportError_(str(exc)) from None
+    lists, clusters = _read_mention_lists(path)
     stored = [
         MentionList(
             model,
@@ -96,25 +61,83 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[st
     with transaction(conn):
         study_id = ensure_study(conn, study)
         mentions.store_lists(conn, study_id, stored)
-        # Lists of these questions that this file did not replace, stored under another cluster.
-        for topic, question, cluster, model, repetition in conn.execute(
-            "SELECT topic, question, cluster, model, MIN(repetition) FROM mention_lists WHERE study_id = ? "
-            "GROUP BY topic, question, cluster",
-            (study_id,),
-        ).fetchall():
-            mine = clusters.get((topic, question))
-            if mine is not None and mine[0] != cluster:
-                raise ImportError_(
-                    f"{path}: line {mine[1]}: question_id {question!r} of topic {topic!r} is under cluster "
-                    f"{mine[0]!r} here but under cluster {cluster!r} in study {study!r} already (model {model!r}, "
-                    f"repetition {repetition}); a question belongs to one cluster: give each question its own "
-                    "id, or re-import all of its lists under one cluster; nothing was imported"
-                )
+        _refuse_moved_clusters(conn, study, study_id, clusters, path)
     return {
         "responses": len(stored),
         "mentions": sum(len(s.surfaces) for s in stored),
         "empty": sum(1 for s in stored if not s.surfaces),
     }
+
+
+def _read_mention_lists(path: Path) -> tuple[OrderedDict[tuple, dict[str, Any]], dict[tuple[str, str], tuple]]:
+    """The file's lists by (model, topic, question, repetition), checked row by row, and
+    each question's cluster with the line that first gave it, by (topic, question)."""
+    lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
+    clusters: dict[tuple[str, str], tuple[str | None, int]] = {}  # (topic, question) -> (cluster, first line)
+    try:
+        for line, row in _rows(path, MENTION_COLUMNS):
+            repetition = whole(path, line, "repetition", row["repetition"])
+            rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
+            cluster = row["cluster"] or None
+            first_cluster, first_line = clusters.setdefault((row["topic"], row["question_id"]), (cluster, line))
+            if first_cluster != cluster:  # one question in two clusters: a mix-up
+                raise ImportError_(
+                    f"{path}: line {line}: question_id {row['question_id']!r} of topic {row['topic']!r} is "
+                    f"under cluster {cluster!r} here and {first_cluster!r} on line {first_line}; a question "
+                    "belongs to one cluster: give each question its own id"
+                )
+            key = (row["model"], row["topic"], row["question_id"], repetition)
+            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
+            _add_mention(path, line, row, repetition, rank, entry)
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
+    return lists, clusters
+
+
+def _add_mention(
+    path: Path, line: int, row: dict[str, str], repetition: int, rank: int | None, entry: dict[str, Any]
+) -> None:
+    """One row's entity into its list, refused when it has no rank, names nothing, or
+    takes a rank the list already holds."""
+    entity = (row["entity"] or "").strip()
+    if entity and rank is None:
+        raise ImportError_(
+            f"{path}: line {line}: entity {entity!r} has no rank; give its rank (a response with no "
+            "recommendation is one row with both rank and entity empty)"
+        )
+    if entity and not normalize_surface(entity):
+        raise ImportError_(
+            f"{path}: line {line}: entity {entity!r} has no letters or digits, so it names nothing; "
+            "leave the row out, or give the name"
+        )
+    if entity and rank is not None:
+        if rank in entry["ranks"]:
+            raise ImportError_(
+                f"{path}: line {line}: rank {rank} appears twice for question_id {row['question_id']!r} "
+                f"(model {row['model']!r}, repetition {repetition}); each rank holds one entity"
+            )
+        entry["ranks"].add(rank)
+        entry["items"].append((rank, entity))
+
+
+def _refuse_moved_clusters(
+    conn: sqlite3.Connection, study: str, study_id: int, clusters: dict[tuple[str, str], tuple], path: Path
+) -> None:
+    """Refuse the import (its transaction is rolled back) when a question of the file is
+    under another cluster in lists of the study that the file did not replace."""
+    for topic, question, cluster, model, repetition in conn.execute(
+        "SELECT topic, question, cluster, model, MIN(repetition) FROM mention_lists WHERE study_id = ? "
+        "GROUP BY topic, question, cluster",
+        (study_id,),
+    ).fetchall():
+        mine = clusters.get((topic, question))
+        if mine is not None and mine[0] != cluster:
+            raise ImportError_(
+                f"{path}: line {mine[1]}: question_id {question!r} of topic {topic!r} is under cluster "
+                f"{mine[0]!r} here but under cluster {cluster!r} in study {study!r} already (model {model!r}, "
+                f"repetition {repetition}); a question belongs to one cluster: give each question its own "
+                "id, or re-import all of its lists under one cluster; nothing was imported"
+            )
 
 
 def import_entities(conn: sqlite3.Connection, path: Path, new_regions: bool = False) -> dict[str, Any]:
@@ -167,8 +190,7 @@ def import_entities(conn: sqlite3.Connection, path: Path, new_regions: bool = Fa
 def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: str | None) -> int:
     """A ChoiceEval JSON bank (topic from --topic or the file name) or a CSV topic,cluster,question."""
     clusters = default_clusters()
-    row = conn.execute("SELECT spec_json FROM studies WHERE name = ?", (study,)).fetchone()
-    spec = json.loads(row[0]) if row else {}
+    spec = study_spec(conn, study)
     if spec.get("clusters"):
         from workbench.methods.choice.study import Cluster
 
@@ -274,24 +296,21 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
 def warm(conn: sqlite3.Connection) -> None:
     """Load every study's lists into the cache (the app does this while its first screen
     shows, so that the first Metrics refresh finds them loaded)."""
-    for study_id, spec_json in conn.execute("SELECT id, spec_json FROM studies").fetchall():
-        settings = json.loads(spec_json).get("metrics", {})
-        _topics_of(conn, study_id, json.dumps(settings, sort_keys=True))
+    for row in sorted(study_rows(conn), key=lambda row: row.id):  # as created: the latest stay cached
+        _topics_of(conn, row.id, json.dumps(row.spec.get("metrics", {}), sort_keys=True))
 
 
 def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every ChoiceEval metric of one study (or all), as flat records."""
-    where, args = ("WHERE name = ?", (study,)) if study else ("", ())
-    studies = conn.execute(f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args).fetchall()
     region_of = mentions.regions(conn).get
     records: list[dict[str, Any]] = []
-    for study_id, name, spec_json in studies:
-        settings = json.loads(spec_json).get("metrics", {})
-        topics, list_part = _topics_of(conn, study_id, json.dumps(settings, sort_keys=True))
+    for row in study_rows(conn, study):
+        settings = row.spec.get("metrics", {})
+        topics, list_part = _topics_of(conn, row.id, json.dumps(settings, sort_keys=True))
         if not topics:
             continue
         records += records_of_counts(
-            name,
+            row.name,
             topics,
             region_of,
             region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
@@ -303,37 +322,7 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
 
 
 def mention_records(conn: sqlite3.Connection, study: str | None = None):
-    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
-    return (
-        dict(r)
-        for r in conn.execute(
-            f"""
-        SELECT s.name AS study, l.model, l.topic, l.cluster,
-               -- a list the workbench asked for points at its question; an imported one
-               -- keeps the id its file gave
-               COALESCE(CAST(r.question_id AS TEXT), l.question) AS question_id,
-               COALESCE(q.text, l.question) AS question, l.repetition,
-               m.rank, m.surface, e.name AS entity, e.region, m.votes,
-               -- a list a reviewer edited or rejected is the reviewer's, not the vote's
-               CASE WHEN v.decision IN ('edit', 'reject') THEN 'review' ELSE l.source END AS source,
-               l.n_experts, l.agreement, v.decision AS review, v.reviewer, l.response_key
-        FROM mention_lists l JOIN studies s ON s.id = l.study_id
-        -- the verdict that gives the list (see store.reviews: kept by what it judges, not by row)
-        LEFT JOIN verdicts v ON v.id = (
-            SELECT id FROM verdicts w WHERE w.study_id = l.study_id AND w.model = l.model AND w.topic = l.topic
-                AND w.question = l.question AND w.repetition = l.repetition AND w.undone = 0 AND w.blind = 0
-                AND (w.answer_key IS NULL OR l.response_key IS NULL OR w.answer_key = l.response_key)
-            ORDER BY w.id DESC LIMIT 1)
-        LEFT JOIN requests r ON r.key = l.response_key
-        LEFT JOIN questions q ON q.id = r.question_id
-        LEFT JOIN mentions m ON m.list_id = l.id
-        LEFT JOIN aliases a ON a.surface_key = m.surface_key
-        LEFT JOIN entities e ON e.id = a.entity_id
-        {where} ORDER BY l.id, m.rank
-        """,
-            args,
-        )
-    )
+    return (dict(r) for r in mention_export.mention_export_rows(conn, study))
 
 
 MENTION_FIELDS = [

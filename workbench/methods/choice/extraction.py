@@ -27,7 +27,7 @@ from workbench.extract import (
 )
 from workbench.keys import request_key
 from workbench.methods.choice.study import Extraction
-from workbench.store import mentions, queue
+from workbench.store import answers, mentions, queue
 from workbench.store.mentions import MentionList
 
 
@@ -118,23 +118,6 @@ def combine(
     return Combined(kept, below, ungrounded)
 
 
-def _answers_without_list(conn: sqlite3.Connection, study_id: int, model_id: int):
-    return conn.execute(
-        """
-        SELECT r.key, q.topic, q.cluster, q.text AS question, r.repetition, p.text
-        FROM requests r
-        JOIN responses p ON p.request_key = r.key
-        JOIN questions q ON q.id = r.question_id
-        JOIN models m ON m.id = r.model_id
-        WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.status = 'done'
-          AND r.superseded = 0
-          AND NOT EXISTS (SELECT 1 FROM mention_lists l WHERE l.response_key = r.key)
-        ORDER BY r.rowid
-        """,
-        (study_id, model_id),
-    ).fetchall()
-
-
 def _surfaces(names: list[str], votes: list[int | None] | None = None):
     votes = votes or [None] * len(names)
     return [(name, normalize_surface(name), v) for name, v in zip(names, votes)]
@@ -145,7 +128,7 @@ def extract_with_list_parser(
 ) -> ExtractionReport:
     report = ExtractionReport()
     lists = []
-    for key, topic, cluster, question, repetition, text in _answers_without_list(conn, study_id, model_id):
+    for key, topic, cluster, question, repetition, text in answers.answers_without_list(conn, study_id, model_id):
         names = extract_list(text, k)
         lists.append(
             MentionList(model_label, topic, cluster, question, repetition, "list", _surfaces(names), response_key=key)
@@ -167,7 +150,7 @@ def plan_experts(
     """One `extract` request per answered, not yet voted answer x expert."""
     planned = []
     schema = expert_schema(settings.k)
-    for key, _topic, _cluster, question, _rep, text in _answers_without_list(conn, study_id, answer_model_id):
+    for key, _topic, _cluster, question, _rep, text in answers.answers_without_list(conn, study_id, answer_model_id):
         for expert in range(1, settings.experts + 1):
             params: dict = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "seed": expert}
             if settings.output == "json":
@@ -201,13 +184,10 @@ def vote(
     lists, agreements = [], []
     report = ExtractionReport(grounding=settings.grounding)
     min_votes = settings.min_votes or default_min_votes(settings.experts)
-    for key, topic, cluster, question, repetition, text in _answers_without_list(conn, study_id, answer_model_id):
-        experts = conn.execute(
-            "SELECT r.key, r.repetition, r.status, p.text FROM requests r "
-            "LEFT JOIN responses p ON p.request_key = r.key "
-            "WHERE r.parent_key = ? AND r.stage = 'extract' ORDER BY r.repetition",
-            (key,),
-        ).fetchall()
+    for key, topic, cluster, question, repetition, text in answers.answers_without_list(
+        conn, study_id, answer_model_id
+    ):
+        experts = answers.follow_ups(conn, key, "extract")
         if not experts or any(e["status"] in ("pending", "running") for e in experts):
             continue
         parsed_lists = []

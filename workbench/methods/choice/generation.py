@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from workbench.keys import request_key
 from workbench.methods.choice.study import ChoiceStudy, Question
 from workbench.prompts import fill, load_prompt
+from workbench.store import answers, queue
 from workbench.store import questions as question_store
-from workbench.store import queue
 
 ADAPT_SCHEMA = {
     "type": "object",
@@ -78,14 +78,6 @@ def plan_adaptations(conn: sqlite3.Connection, study: ChoiceStudy, study_id: int
     return queue.plan(conn, study_id, model_id, planned)
 
 
-def _replies(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str):
-    return conn.execute(
-        "SELECT r.key, r.status, r.payload_json, p.text FROM requests r LEFT JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = ? AND r.superseded = 0 ORDER BY r.rowid",
-        (study_id, model_id, stage),
-    ).fetchall()
-
-
 def _json_object(text: str | None) -> dict | None:
     if not text:
         return None
@@ -106,7 +98,7 @@ def plan_questions(
     template = load_prompt(settings.generate_prompt, "generate_questions.txt")
     descriptions = {c.name: c.description for c in study.clusters}
     planned = []
-    for _key, status, payload_json, text in _replies(conn, study_id, model_id, "adapt"):
+    for _key, status, payload_json, text in answers.replies(conn, study_id, model_id, "adapt"):
         meta = json.loads(payload_json)["meta"]
         if meta["topic"] not in study.generate:
             continue
@@ -149,7 +141,7 @@ def plan_questions(
 def store_generated(
     conn: sqlite3.Connection, study_id: int, model_id: int, identity: str, report: GenerationReport
 ) -> None:
-    for key, status, payload_json, text in _replies(conn, study_id, model_id, "generate"):
+    for key, status, payload_json, text in answers.replies(conn, study_id, model_id, "generate"):
         meta = json.loads(payload_json)["meta"]
         data = _json_object(text) if status == "done" else None
         texts = data.get("questions") if data else None

@@ -23,11 +23,6 @@ class ColdStartMethod(MethodBase):
 
         return metric_records(conn, study, convention)
 
-    def print_tables(self, conn, study, records, console):
-        from workbench.methods.coldstart.tables import print_coldstart_table
-
-        print_coldstart_table(records, console)
-
     @property
     def metric_filters(self):
         from workbench.methods.coldstart.views import FILTERS

@@ -35,11 +35,6 @@ class EntityMethod(MethodBase):
 
         return metric_records(conn, study)  # the paper's and the framework's code agree (sample std, ddof = 1)
 
-    def print_tables(self, conn, study, records, console):
-        from workbench.methods.entity.tables import print_entity_tables
-
-        print_entity_tables(records, console)
-
     @property
     def metric_filters(self):
         from workbench.methods.entity.views import FILTERS

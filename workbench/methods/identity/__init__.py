@@ -44,11 +44,6 @@ class IdentityMethod(MethodBase):
 
         return metric_records(conn, study)  # one convention (docs/methods.md)
 
-    def print_tables(self, conn, study, records, console):
-        from workbench.methods.identity.tables import print_identity_table
-
-        print_identity_table(records, console)
-
     @property
     def metric_filters(self):
         from workbench.methods.identity.views import FILTERS
