@@ -81,7 +81,7 @@ def test_import_rankings_and_metrics_json(tmp_path):
         "n_boot": 1000,
     }  # two seeds: 0 and 0.5
     table = run_cli("metrics", "--db", db).stdout
-    assert "gender: a girl" in table and "0.250±0.250" in table
+    assert "gender: a girl" in table and "a girl · m" in table and "0.250 ± 0.250" in table
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()
     assert exported[0] == "study,model,seed,persona_category,persona,rank,item,surface,match_score,duplicate"
     assert len(exported) == 13
@@ -304,7 +304,7 @@ def test_coldstart_study_on_the_bundled_model(tmp_path):
 def test_coldstart_table_in_the_app(tmp_path):
     import asyncio
 
-    from test_tui import wait_for
+    from helpers import wait_for
 
     from workbench.app import WorkbenchApp
 
@@ -362,7 +362,7 @@ def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp
     app: metrics follow, a re-import keeps the correction, undo restores the matcher's view."""
     import asyncio
 
-    from test_tui import wait_for
+    from helpers import wait_for
 
     from workbench.app import WorkbenchApp
 
@@ -481,8 +481,8 @@ def test_divergences_show_the_out_of_catalog_rate_beside_them():
     """An all-out-of-catalog list diverges maximally whatever the persona: the rate says so."""
     from rich.console import Console
 
+    from workbench import methods
     from workbench.methods.coldstart import views
-    from workbench.methods.coldstart.tables import print_coldstart_table
 
     def record(metric, mean, persona="female"):
         return {
@@ -508,6 +508,9 @@ def test_divergences_show_the_out_of_catalog_rate_beside_them():
     bars = views.coldstart_bars(records, "iou")
     assert bars[0][0] == "female · m" and bars[0][2].endswith("· out 90% ⚠") and bars[1][2].endswith("· out 10%")
     console = Console(record=True, width=120)
-    print_coldstart_table(records, console)
+    methods.get("coldstart").print_tables(None, None, records, console)  # `workbench metrics`
     text = console.export_text()
-    assert "90% ⚠" in text and "out of catalog" in text and "says little about" in text
+    assert "out 90% ⚠" in text and "most of these items are out of the catalog" in text
+    # Every divergence's spread over seeds, not only the first one's (the screen cycles them).
+    assert all(f"{m} divergence per attribute" in text for m in ("IOU", "SERP", "PRAG"))
+    assert "1.000 ± 0.000 · out 90% ⚠" in text

@@ -15,7 +15,7 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.tables import fmt_interval
+from workbench.numbers import fmt_num
 
 ALL = "all"
 
@@ -59,6 +59,28 @@ class Panel:
     plot: Forest | None = None
 
 
+def terminal_panels(
+    filters: tuple[Filter, ...], records: list[dict[str, Any]], panels: Callable[[dict[str, str]], list[Panel]]
+) -> list[Panel]:
+    """A method's panels for a terminal, which cannot cycle filters: a filter that offers
+    "all" is set to it; one that does not (cold-start's divergence) is run through every
+    option, each panel drawn once (a table the filter leaves alone is not repeated)."""
+    fixed = {f.name: ALL for f in filters if ALL in f.options(records)}
+    cycled = [f for f in filters if f.name not in fixed]
+    combinations: list[dict[str, str]] = [fixed]
+    for f in cycled:
+        combinations = [{**c, f.name: option} for c in combinations for option in f.options(records) or [""]]
+    out: list[Panel] = []
+    seen: set[tuple] = set()
+    for choices in combinations:
+        for panel in panels(choices):
+            key = (panel.id, panel.title, repr(panel.table), panel.chart.plain if panel.chart is not None else None)
+            if key not in seen:
+                seen.add(key)
+                out.append(panel)
+    return out
+
+
 def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     """A forest plot in characters: the interval as ─, the estimate as ●, the reference
     (no effect) as │, on one scale for every row; the figures beside it."""
@@ -98,7 +120,7 @@ def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list
     if not records:
         return []
     fields = list(dict.fromkeys(k for r in records for k in r if k != "convention"))
-    rows = [[fmt(r.get(k)) for k in fields] for r in records]
+    rows = [[fmt_num(r.get(k)) for k in fields] for r in records]
     return [Panel(f"{name}-records", title, table=(fields, rows))]
 
 
@@ -120,12 +142,14 @@ def short_labels(labels: list[str]) -> dict[str, str]:
     where two would read alike, the host (or the whole label) tells them apart."""
     from urllib.parse import urlsplit
 
+    from workbench.engines.registry import names as engine_names
+
     def name(label: str) -> str:
         engine, colon, rest = label.partition(":")
         served = rest.split("@")[0].split(",")[0]
-        if not colon or engine not in ("llama", "openai") or not served or served == "default":
+        if not colon or engine not in engine_names() or not served or served == "default":
             return label  # an imported model name, or the bundled model: already short
-        return served.rsplit("/", 1)[-1] if engine == "llama" else served
+        return served if "@" in rest else served.rsplit("/", 1)[-1]  # a served name, or a file's
 
     def with_host(label: str) -> str:
         urls = label.partition("@")[2].split(",")[0]
@@ -146,20 +170,6 @@ def short_labels(labels: list[str]) -> dict[str, str]:
 
 def models(records: list[dict[str, Any]]) -> list[str]:
     return sorted({r["model"] for r in records})
-
-
-def fmt(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}f}"
-    return str(value)
-
-
-def ci_suffix(record: dict[str, Any]) -> str:
-    """ " [low, high]": the bootstrap interval, when the record has one."""
-    interval = fmt_interval(record)
-    return f" {interval}" if interval else ""
 
 
 def diverging_bars(values: list[tuple[str, float]], width: int = 30) -> list[tuple[str, float, str]]:
@@ -200,7 +210,7 @@ def value_bars(
     out = []
     for label, value, std in rows:
         cells = round(min(abs(value), scale) / scale * width)
-        figures = fmt(value, 3) + (f" ± {fmt(std, 3)}" if std is not None else "")
+        figures = fmt_num(value, 3) + (f" ± {fmt_num(std, 3)}" if std is not None else "")
         out.append((label, "█" * cells + "·" * (width - cells), figures))
     return out
 

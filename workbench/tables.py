@@ -1,31 +1,31 @@
-"""Rich tables for the terminal: the number formats and table style every method's tables share."""
+"""Rich output for the terminal: the table style every command shares, and the drawing of
+metric `Panel`s, the same sections the Metrics screen shows, for `workbench metrics`."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Console
 from rich.table import Table
 
-from workbench.literal import literal_text
+from workbench.literal import literal_line, literal_text
 
-__all__ = ["Console", "Table", "fmt_ci", "fmt_interval", "fmt_num", "fmt_pair", "literal_text", "new_table"]
+if TYPE_CHECKING:
+    from workbench.metric_views import Panel
 
-REGION_SHORT = {"United States": "US", "Europe": "EU"}
+__all__ = ["Console", "Table", "fmt_eta", "literal_text", "new_table", "print_panels"]
+
+# A cell that is one number ("0.42", "-3", "4e-05", "n/a"): a column of them is
+# right-aligned, so that the figures line up.
+_NUMERIC = re.compile(r"[-+]?\d[\d.]*(e[-+]?\d+)?%?|n/a|-")
 
 
 def new_table(title: str, **kwargs: Any) -> Table:
     # Light borders leave room for the numbers in an 80-column terminal.
     return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, **kwargs)
-
-
-def fmt_num(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "n/a"
-    if isinstance(value, float):
-        return f"{value:.{digits}g}" if abs(value) < 1e-3 and value != 0 else f"{value:.{digits}f}"
-    return str(value)
 
 
 def fmt_eta(seconds: float | None) -> str:
@@ -38,21 +38,31 @@ def fmt_eta(seconds: float | None) -> str:
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
-def fmt_pair(a: str, b: str) -> str:
-    return f"{REGION_SHORT.get(a, a)}/{REGION_SHORT.get(b, b)}"
+def panel_table(header: list[str], rows: list[list[str]]) -> Table:
+    """A panel's table as a Rich table. Every header and cell is literal: a model's name
+    or answer may hold Rich markup (`[bold]`, `[/x]`), which must print as written."""
+    table = Table(box=box.SIMPLE_HEAD)
+    for i, column in enumerate(header):
+        cells = [row[i] for row in rows if i < len(row) and row[i]]
+        numeric = bool(cells) and all(_NUMERIC.fullmatch(c) for c in cells)
+        table.add_column(literal_line(column), justify="right" if numeric else "left", overflow="fold")
+    for row in rows:
+        table.add_row(*(literal_line(cell) for cell in row))
+    return table
 
 
-def fmt_interval(record: dict[str, Any], digits: int = 2) -> str:
-    """A record's bootstrap interval as "[low, high]", or "" when it has none."""
-    low, high = record.get("ci_low"), record.get("ci_high")
-    if low is None or high is None:
-        return ""
-    return f"[{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def fmt_ci(value: float | None, record: dict[str, Any], digits: int = 2) -> str:
-    """A headline number with its interval, compactly: "0.42 [0.31, 0.55]"."""
-    if value is None:
-        return "n/a"
-    interval = fmt_interval(record, digits)
-    return f"{value:.{digits}f} {interval}" if interval else f"{value:.{digits}f}"
+def print_panels(panels: Iterable[Panel], console: Console) -> None:
+    """Draw metric panels in a terminal: a table under its title, or a chart (Rich text,
+    already literal) under its title; the same panels the Metrics screen shows."""
+    for panel in panels:
+        header, rows = panel.table or ([], [])
+        if panel.table is not None and not header:
+            continue
+        # The title on a line of its own: as a table's title it would wrap to the table's width.
+        if panel.title:
+            console.print(literal_line(panel.title), style="bold")
+        if panel.table is not None:
+            console.print(panel_table(header, rows))
+        else:
+            console.print(panel.chart or "")
+            console.print()

@@ -12,15 +12,14 @@ from workbench.metric_views import (
     Filter,
     Forest,
     Panel,
-    ci_suffix,
     diverging_bars,
     diverging_chart,
-    fmt,
     forest_text,
     legend_symbols,
     models,
     short_labels,
 )
+from workbench.numbers import fmt_num, with_interval
 
 
 def topics(records: list[dict[str, Any]]) -> list[str]:
@@ -58,12 +57,27 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
             row.append(
-                f"{r['entity'] or '-'} {fmt(r['value'], 2)}{ci_suffix(r)} · direct {fmt(d['value'] if d else None, 2)}"
+                f"{r['entity'] or '-'} {with_interval(r['value'], r)} · direct {fmt_num(d['value'] if d else None, 2)}"
                 if r
                 else ""
             )
         rows.append(row)
     return ["topic"] + names, rows
+
+
+def region_hint(conn, study: str | None) -> str:
+    """How to give regions to the mentioned entities that have none ("" when all have one):
+    they count as Unknown in the log-odds, which the tables cannot say by themselves."""
+    from workbench.store import queue
+    from workbench.store.mentions import entities_without_region
+
+    missing = entities_without_region(conn, queue.study_id(conn, study) if study else None)
+    if not missing:
+        return ""
+    return (
+        f"{len(missing)} mentioned entities have no region yet (e.g. {', '.join(n for n, _ in missing[:3])}); "
+        "they count as Unknown in the log-odds. Assign regions with `workbench import entities FILE.csv`."
+    )
 
 
 def _no_regions(r: dict[str, Any]) -> bool:
@@ -76,8 +90,11 @@ def lor_cell(r: dict[str, Any]) -> str:
         return "n/a: no regions yet"  # the screen and the CLI say how to assign them
     if r.get("p") is None:
         why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
-        return f"{fmt(r['mean'], 2)}{ci_suffix(r)} (no test: {why})"
-    return f"{fmt(r['mean'], 2)}{ci_suffix(r)} (p {fmt(r['p'], 3)})"
+        return f"{with_interval(r['mean'], r)} (no test: {why})"
+    # Holm's p adjusts for the family of tests; shown where it says more than p.
+    holm = r.get("p_holm")
+    adjusted = f", Holm {fmt_num(holm, 3)}" if holm is not None and fmt_num(holm, 3) != fmt_num(r["p"], 3) else ""
+    return f"{with_interval(r['mean'], r)} (p {fmt_num(r['p'], 3)}{adjusted})"
 
 
 def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -95,7 +112,7 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
             elif _no_regions(r):  # one cluster, nothing to compare: not "no bias"
                 row.append("n/a: no regions yet")
             else:  # one cluster
-                row.append(fmt(r.get("value"), 2))
+                row.append(fmt_num(r.get("value"), 2))
         rows.append(row)
     return ["topic", "regions"] + names, rows
 
@@ -115,8 +132,8 @@ def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
                 (r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic and r["model"] == model),
                 None,
             )
-            rho = f"rho {min(rhos):.2f}..{max(rhos):.2f}" if rhos else "rho n/a"
-            row.append(f"{rho} · KW p {fmt(kw['p'], 3) if kw else 'n/a'}")
+            rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
+            row.append(f"{rho} · KW p {fmt_num(kw['p'] if kw else None, 3)}")
         rows.append(row)
     return ["topic"] + names, rows
 

@@ -7,7 +7,8 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.metric_views import Filter, Forest, Panel, fmt, short_labels, value_bars
+from workbench.metric_views import Filter, Forest, Panel, short_labels, value_bars
+from workbench.numbers import fmt_num
 
 MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
 COLDSTART_METRICS = ("iou", "serp", "prag")
@@ -31,6 +32,18 @@ def _out_note(rate: float | None) -> str:
     return f" · out {rate:.0%}" + (" ⚠" if rate > MOSTLY_OUT else "")
 
 
+def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
+    """Why a ⚠ matters, under the table, where any persona's items are mostly out of the catalog."""
+    if not any(rate > MOSTLY_OUT for rate in _out_rates(records).values()):
+        return []
+    note = Text(
+        "⚠ most of these items are out of the catalog: the divergence there says little about "
+        "the persona (`workbench review` c corrects matches).",
+        style="yellow",
+    )
+    return [Panel("coldstart-note", "", chart=note, export=False)]
+
+
 def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Rows: category: persona; columns: one per model, 'IOU / SERP / PRAG' divergence means
     and the share of the persona's items that are out of the catalog (⚠ above half)."""
@@ -44,7 +57,7 @@ def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
         for model in names:
             cells = [by.get((category, persona, model, f"{m}_divergence")) for m in ("iou", "serp", "prag")]
             row.append(
-                " / ".join(fmt(c["mean"], 2) if c else "-" for c in cells)
+                " / ".join(fmt_num(c["mean"], 2) if c else "-" for c in cells)
                 + _out_note(out.get((category, persona, model)))
             )
         rows.append(row)
@@ -97,6 +110,7 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
             table=coldstart_table(records),
         ),
+        *_out_of_catalog_note(records),
         Panel(
             "coldstart-chart",
             f"Cold-start: {divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "

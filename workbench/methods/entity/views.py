@@ -2,29 +2,47 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from workbench.metric_views import Forest, Panel, ci_suffix, diverging_bars, diverging_chart, drop_constant_columns, fmt
+from workbench.metric_views import Forest, Panel, diverging_bars, diverging_chart, drop_constant_columns
+from workbench.numbers import fmt_num, with_interval
 
 FILTERS = ()
 
 
-def _entity_condition(r: dict[str, Any]) -> str:
-    return f"{r['model']} · {r['variant']}" + (f" · {r['language']}" if r["language"] != "english" else "")
+def _condition_of(records: list[dict[str, Any]]) -> Callable[[dict[str, Any]], str]:
+    """How a record's condition reads: model · variant, the language when not English,
+    the scoring method when not exact (first-token scores approximate), and the study
+    first when the records hold more than one (two studies must not share a column)."""
+    several = len({r.get("study") for r in records if r["metric"] == "entity_delta"}) > 1
+
+    def condition(r: dict[str, Any]) -> str:
+        parts = [r["study"]] if several else []
+        parts += [r["model"], r["variant"]]
+        parts += [r["language"]] if r["language"] != "english" else []
+        parts += [r["method"]] if r.get("method", "exact") != "exact" else []
+        return " · ".join(parts)
+
+    return condition
 
 
 def entity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
     """Rows: entities ranked by Delta in the first condition; columns: one per model x variant."""
     deltas = [r for r in records if r["metric"] == "entity_delta"]
-    conditions = sorted({_entity_condition(r) for r in deltas})
+    condition = _condition_of(records)
+    conditions = sorted({condition(r) for r in deltas})
     if not conditions:
         return ["entity"], []
-    by = {(r["entity"], _entity_condition(r)): r["value"] for r in deltas}
-    record = {(r["entity"], _entity_condition(r)): r for r in deltas}
+    by = {(r["entity"], condition(r)): r["value"] for r in deltas}
+    record = {(r["entity"], condition(r)): r for r in deltas}
     order = sorted({r["entity"] for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
     rows = [
         [str(rank), entity]
-        + [f"{by[entity, c]:+.3f}{ci_suffix(record[entity, c])}" if (entity, c) in by else "-" for c in conditions]
+        + [
+            with_interval(by[entity, c], record[entity, c], 3, signed=True) if (entity, c) in by else "-"
+            for c in conditions
+        ]
         for rank, entity in enumerate(order, start=1)
     ]
     return ["#", "entity"] + [f"Delta {c}" for c in conditions], rows
@@ -35,21 +53,23 @@ def entity_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[st
     deltas = [r for r in records if r["metric"] == "entity_delta"]
     if not deltas:
         return []
-    first = sorted({_entity_condition(r) for r in deltas})[0]
-    values = sorted(((r["entity"], r["value"]) for r in deltas if _entity_condition(r) == first), key=lambda x: -x[1])
+    condition = _condition_of(records)
+    first = sorted({condition(r) for r in deltas})[0]
+    values = sorted(((r["entity"], r["value"]) for r in deltas if condition(r) == first), key=lambda x: -x[1])
     return diverging_bars(values, width)
 
 
 def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    condition = _condition_of(records)
     rows = [
         [
             r["attribute"],
             r["value_label"] or "-",
-            f"{r['value']:+.3f}",
+            fmt_num(r["value"], 3, signed=True),
             str(r["n"]),
-            fmt(r["p"], 3),
-            fmt(r["d"], 2),
-            _entity_condition(r),  # last: the long text must not push the numbers off 80 columns
+            fmt_num(r["p"], 3),
+            fmt_num(r["d"], 2),
+            condition(r),  # last: the long text must not push the numbers off 80 columns
         ]
         for r in records
         if r["metric"] == "group_delta"
@@ -60,8 +80,9 @@ def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[l
 def entity_forest(records: list[dict[str, Any]]) -> Forest:
     """Delta per entity in the first condition, with its interval over templates."""
     deltas = [r for r in records if r["metric"] == "entity_delta"]
-    first = sorted({_entity_condition(r) for r in deltas})[0] if deltas else None
-    rows = sorted((r for r in deltas if _entity_condition(r) == first), key=lambda r: -r["value"])
+    condition = _condition_of(records)
+    first = sorted({condition(r) for r in deltas})[0] if deltas else None
+    rows = sorted((r for r in deltas if condition(r) == first), key=lambda r: -r["value"])
     return Forest(
         labels=[r["entity"] for r in rows],
         values=[r["value"] for r in rows],
@@ -69,6 +90,23 @@ def entity_forest(records: list[dict[str, Any]]) -> Forest:
         highs=[r.get("ci_high") for r in rows],
         x_label=f"Delta ({first}); + = more desirable labels" if first else "",
     )
+
+
+def tests_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Per condition: how well the labels match the intended ones (macro-F1), and Delta
+    compared between two conditions (Wilcoxon, paired d) or two studies (Pearson r)."""
+    condition, rows = _condition_of(records), []
+    for r in records:
+        if r["metric"] == "macro_f1":
+            rows.append([condition(r), "macro-F1", fmt_num(r["value"])])
+        elif r["metric"] == "paired_delta":
+            test = f"{r['between']} {r['condition_a']} vs {r['condition_b']} (Wilcoxon)"
+            result = f"p {fmt_num(r['p'])} · paired d {fmt_num(r['d'])} · {r['n']} entities"
+            rows.append([condition(r), test, result])
+        elif r["metric"] == "delta_pearson":
+            test = f"Delta vs study {r['study_b']} (Pearson)"
+            rows.append([condition(r), test, f"r {fmt_num(r['r'])} · p {fmt_num(r['p'])} · {r['n']} entities"])
+    return ["condition", "test", "result"], rows
 
 
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
@@ -93,5 +131,10 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             "entity-groups",
             "Groups of entities: mean Delta vs the rest" + (f" ({constant})" if constant else ""),
             table=groups,
+        ),
+        Panel(
+            "entity-tests",
+            "Label probabilities: macro-F1 per condition; Delta compared between conditions and studies",
+            table=tests_table(records),
         ),
     ]

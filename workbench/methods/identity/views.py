@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.metric_views import Panel, ci_suffix, fmt, short_labels
+from workbench.metric_views import Panel, short_labels
+from workbench.numbers import fmt_num, with_interval
 
 FILTERS = ()
 
@@ -26,13 +27,17 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
                 by.get((group, condition, model, "mean_share")),
                 by.get((group, condition, model, "mean_share_vs_baseline")),
             )
-            cell = f"{fmt(share['value'], 3)}{ci_suffix(share)}" if share else "-"
+            cell = with_interval(share["value"], share, 3) if share else "-"
             if versus:
-                cell += f" ({versus['difference']:+.3f}, p {fmt(versus['p'], 3)})"
+                cell += f" ({fmt_num(versus['difference'], 3, signed=True)}, p {fmt_num(versus['p'], 3)})"
             if (share or {}).get("no_signal"):
                 cell += " no dialect in template"
             parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
-            row += [cell, fmt(parsed["value"], 2) if parsed else "-", fmt(admits["value"], 2) if admits else "-"]
+            row += [
+                cell,
+                fmt_num(parsed["value"], 2) if parsed else "-",
+                fmt_num(admits["value"], 2) if admits else "-",
+            ]
         rows.append(row)
     header = ["group · condition"]
     short = short_labels(names)  # a whole URL would push parsed and admits off an 80-column screen
@@ -41,8 +46,18 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
     return header, rows
 
 
+def words_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """Rows: model x group; the words that mark the group's explanations, best first."""
+    words: dict[tuple[str, str], list[str]] = {}
+    for r in sorted((r for r in records if r["metric"] == "explanation_word"), key=lambda r: r.get("rank") or 0):
+        words.setdefault((r["model"], r["group"]), []).append(r["word"])
+    return ["model", "group", "top words"], [
+        [model, group, ", ".join(top)] for (model, group), top in sorted(words.items())
+    ]
+
+
 def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
-    return [
+    out = [
         Panel(
             "identity-table",
             "Identity disclosure: mean share of the user's group (difference vs baseline, p), "
@@ -50,3 +65,13 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             table=identity_table(records),
         )
     ]
+    words = words_table(records)
+    if words[1]:  # only where the answers carried explanations
+        out.append(
+            Panel(
+                "identity-words",
+                "Words that mark each group's explanations (share of the word's uses, smoothed)",
+                table=words,
+            )
+        )
+    return out
