@@ -184,3 +184,23 @@ def test_the_tree_is_formatted_and_linted():
     for command in (["format", "--check"], ["check"]):
         done = subprocess.run([str(ruff), *command, *folders], cwd=ROOT, capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_one_number_formatter():
+    """A metric's number reads one way on the screen, in the Markdown export and in the
+    terminal: `workbench.numbers.fmt_num` is the only function that formats one (no `fmt`,
+    `fmt_num` or `fmt_ci` of a module's own), and whoever needs it imports it from there."""
+    import re
+
+    formatter = re.compile(r"^(fmt|format)(_(num|number|float|value|ci|p))?$")
+    defined, imported_elsewhere = [], []
+    for package in ("workbench", "store", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            where = path.relative_to(ROOT).as_posix()
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and formatter.match(node.name):
+                    defined.append(f"{where}: {node.name}")
+                if isinstance(node, ast.ImportFrom) and any(a.name == "fmt_num" for a in node.names):
+                    if node.module != "workbench.numbers":
+                        imported_elsewhere.append(f"{where}: from {node.module}")
+    assert defined == ["workbench/numbers.py: fmt_num"] and imported_elsewhere == []
