@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
@@ -45,6 +47,27 @@ class DesignScreen(Screen):
     TABS = ("tab-questions", "tab-clusters", "tab-models")
     UNSAVED_WHAT = "the study file"  # what the question on leaving with unsaved changes names
 
+    @dataclass
+    class StudyLoaded(Message, bubble=False):
+        """A worker read the study file and stored its questions."""
+
+        study: Any
+        study_id: int
+        rows: list[dict]
+
+    @dataclass
+    class DesignedElsewhere(Message, bubble=False):
+        """The study is of a method this screen does not design."""
+
+        method: str
+
+    @dataclass
+    class QuestionsChanged(Message, bubble=False):
+        """A worker stored a change to the questions; `note` says what it did, if anything."""
+
+        rows: list[dict]
+        note: str | None
+
     def __init__(self) -> None:
         super().__init__()
         self.study = None
@@ -80,9 +103,10 @@ class DesignScreen(Screen):
         self._title("loading…")
         self.load_study()
 
-    def _not_designed_here(self, method: str) -> None:
+    def on_design_screen_designed_elsewhere(self, message: DesignedElsewhere) -> None:
         """A study this screen does not edit: say what to do, without a modal that
         stands in the way of the other screens."""
+        method = message.method
         self._title(f"{method} study: designed in its file")
         self.query_one("#design-tabs").display = False
         self.query_one("#design-info", Static).update(
@@ -101,20 +125,20 @@ class DesignScreen(Screen):
     def load_study(self) -> None:
         method = design.study_method(self.app.study_path)
         if method not in (None, "choice"):
-            self.app.call_from_thread(self._not_designed_here, method)
+            self.post_message(self.DesignedElsewhere(method))
             return
         study, study_id = design.register(self.app.db_path, self.app.study_path)
         rows = design.question_rows(self.app.db_path, study_id)
-        self.app.call_from_thread(self._loaded, study, study_id, rows)
+        self.post_message(self.StudyLoaded(study, study_id, rows))
 
-    def _loaded(self, study, study_id: int, rows: list[dict]) -> None:
+    def on_design_screen_study_loaded(self, message: StudyLoaded) -> None:
         first = self.study is None
-        self.study, self.study_id = study, study_id
-        self._show_questions(rows)
+        self.study, self.study_id = message.study, message.study_id
+        self._show_questions(message.rows)
         if first:
             self.query_one("#questions-table", DataTable).focus()
             clusters = self.query_one("#clusters-table", DataTable)
-            for c in study.clusters:
+            for c in message.study.clusters:
                 clusters.add_row(Text(visible(c.name)), Text(visible(c.description)))
             self._show_models()
 
@@ -184,11 +208,14 @@ class DesignScreen(Screen):
             change()
             rows = design.question_rows(self.app.db_path, self.study_id)
         except (ValueError, UserFacingError, sqlite3.Error) as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.notify(str(exc), severity="error")
             return
-        self.app.call_from_thread(self._show_questions, rows)
-        if note:
-            self.app.call_from_thread(self.notify, note)
+        self.post_message(self.QuestionsChanged(rows, note))
+
+    def on_design_screen_questions_changed(self, message: QuestionsChanged) -> None:
+        self._show_questions(message.rows)
+        if message.note:
+            self.notify(message.note)
 
     def action_toggle_verified(self) -> None:
         row = self._current()

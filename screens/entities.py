@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
@@ -20,51 +22,35 @@ from workbench.store import entities as registry
 from workbench.store.db import opened
 from workbench.store.entity_list import EntityRow, entity_rows, matching, own_decisions
 from workbench.store.errors import UserFacingError
+from workbench.widgets.entity_text import clip, entity_detail, plural, suggestion_detail
 from workbench.widgets.modals import DecisionList, EditText, PickMembers, PickRegion
 from workbench.widgets.modebar import ModeBar
+from workbench.widgets.search_box import SearchBox
 
 # Keys of the suggestions only: hidden (footer and palette) while every entity is listed.
 SUGGESTION_KEYS = set("rename_and_accept forbid drop_members skip next_method next_size next_score".split())
-# Keys with a second binding, `(True)`, for the entity list: its footer shows mark, region and the
-# way back, not search (the search box is on view); the first binding is the suggestions'.
+# Keys with a second binding, `(True)`, for the entity list (see EntitiesScreen.BINDINGS).
 LIST_KEYS = {"mark", "set_region", "switch_view", "search"}
 SHOWN = 500  # rows of the entity list at most: typing narrows it
 
 
-def clip(text: str, width: int, tell: bool = False) -> str:
-    """A name cut to `width` characters, so one long name cannot push the members off
-    screen; with `tell`, how long it really is."""
-    if len(text) <= width:
-        return text
-    return text[: width - 1] + "…" + (f" ({len(text):,} characters)" if tell else "")
-
-
-def plural(n: int, word: str, words: str = "") -> str:
-    return f"{n} {word if n == 1 else words or word + 's'}"
-
-
-class SearchBox(Input):
-    """The filter of the entity list, applied as it is typed; Enter, Esc or down go back to the list."""
-
-    BINDINGS = [Binding("escape,down", "done", "Back to the list", show=False)]
-
-    def action_done(self) -> None:
-        self.screen.query_one("#entities-table", DataTable).focus()
-
-    def on_input_submitted(self) -> None:
-        self.action_done()
-
-
 class EntitiesScreen(Screen):
+    # In the footer's order. The keys of LIST_KEYS have two bindings, one per view, and
+    # `check_action` offers one: the entity list's, `(True)`, shows mark, region and the way
+    # back in the footer, and not search (its box is on view).
     BINDINGS = [
+        Binding("space", "mark(True)", "Mark", tooltip="Mark or unmark the highlighted entity"),
+        Binding("space", "mark", "Mark", show=False, tooltip="Mark or unmark the entity (or the cluster's members)"),
         Binding("a", "accept", "Merge", tooltip="Merge the marked entities (name asked), else the cluster"),
         Binding("e", "rename_and_accept", "Name", tooltip="Choose the canonical name, then merge"),
         Binding("x", "forbid", "Forbid", tooltip="These are different: never suggest them together"),
         Binding("d", "drop_members", "Drop", tooltip="Choose which members to merge (untick the others)"),
-        Binding("space", "mark", "Mark", show=False, tooltip="Mark or unmark the entity (or the cluster's members)"),
+        Binding("g", "set_region(True)", "Region", tooltip="Assign a region to the marked or highlighted ones"),
         Binding("g", "set_region", "Region", show=False, tooltip="Assign a region to the marked or highlighted ones"),
         Binding("u", "undo", "Undo", tooltip="Undo your latest entity decision"),
+        Binding("slash", "search(True)", "Search", show=False, tooltip="Search every entity by name or spelling"),
         Binding("slash", "search", "Search", tooltip="Search every entity by name or spelling"),
+        Binding("v", "switch_view(True)", "Suggestions", tooltip="Back to the suggested clusters"),
         Binding("v", "switch_view", "All entities", show=False, tooltip="Every entity, or the suggested clusters"),
         Binding("h", "decisions", "History", tooltip="Your entity decisions, latest first; u undoes"),
         Binding("s", "skip", "Skip", show=False, tooltip="Leave this cluster for now"),
@@ -82,6 +68,35 @@ class EntitiesScreen(Screen):
     SIZES = (2, 3, 5)
     SCORES = (0.0, 100.0, 95.0, 90.0)
 
+    @dataclass
+    class Reclustered(Message, bubble=False):
+        """A worker read the entities and suggested their merges afresh."""
+
+        found: list[dedup.Suggestion]
+        entity_count: int
+        listed: list[EntityRow]
+
+    @dataclass
+    class DecisionDone(Message, bubble=False):
+        """A worker stored the reviewer's decision (`note` says what it did), or the store refused it."""
+
+        note: str = ""
+        refused: str = ""
+
+    @dataclass
+    class RegionsRead(Message, bubble=False):
+        """A worker read the known regions, to pick one for these entities."""
+
+        known: list[str]
+        names: list[str]
+
+    @dataclass
+    class DecisionsRead(Message, bubble=False):
+        """A worker read the reviewer's own entity decisions, latest first."""
+
+        mine: list[dict]
+        open_list: bool
+
     def __init__(self) -> None:
         super().__init__()
         self.suggestions: list[dedup.Suggestion] = []
@@ -97,24 +112,13 @@ class EntitiesScreen(Screen):
         self.entities: list[EntityRow] = []
         self.search = ""
         self.marked: dict[str, None] = {}  # entity names, in the order they were marked
-        # The list view's footer: mark, region and the way back (the same keys, shown there only).
-        self.extra_bindings = [
-            Binding("space", "mark(True)", "Mark", tooltip="Mark or unmark the highlighted entity"),
-            Binding("g", "set_region(True)", "Region", tooltip="Assign a region to the marked or highlighted ones"),
-            Binding("v", "switch_view(True)", "Suggestions", tooltip="Back to the suggested clusters"),
-            Binding("slash", "search(True)", "Search", show=False, tooltip="Search every entity by name or spelling"),
-        ]
-        ordered: dict[str, list[Binding]] = {k: [] for k in ("space", "a", "e", "x", "d", "g", "u", "slash", "v")}
-        for binding in self.extra_bindings:
-            ordered.setdefault(binding.key, []).append(binding)
-        for key, bindings in self._bindings.key_to_bindings.items():
-            ordered.setdefault(key, []).extend(bindings)
-        self._bindings.key_to_bindings = {k: b for k, b in ordered.items() if b}
 
     def compose(self) -> ComposeResult:
         yield ModeBar("entities")
         yield Static(id="entities-status")
-        yield SearchBox(id="entity-search", placeholder="/ searches names and spellings", compact=True)
+        yield SearchBox(
+            "#entities-table", id="entity-search", placeholder="/ searches names and spellings", compact=True
+        )
         yield DataTable(id="suggestions-table", cursor_type="row", zebra_stripes=True)
         yield DataTable(id="entities-table", cursor_type="row", zebra_stripes=True)
         yield Static(id="suggestion-detail")
@@ -229,18 +233,18 @@ class EntitiesScreen(Screen):
             listed = entity_rows(conn)
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
-        self.app.call_from_thread(self._reclustered, found, len(index.names), listed)
+        self.post_message(self.Reclustered(found, len(index.names), listed))
 
-    def _reclustered(self, found: list[dedup.Suggestion], entity_count: int, listed: list[EntityRow]) -> None:
+    def on_entities_screen_reclustered(self, message: Reclustered) -> None:
         self.clusterings += 1
         if not self.busy:  # clustered afresh (not after a decision): the total starts again
-            self.session_total = len(found)
+            self.session_total = len(message.found)
         self.busy = False  # the decision that asked for it is done and shown
-        self.entities = listed
-        names = {e.name for e in listed}
+        self.entities = message.listed
+        names = {e.name for e in message.listed}
         self.marked = {n: None for n in self.marked if n in names}  # a name gone (merged away) is no mark
         self._fill_entities()
-        self._show(found, entity_count)
+        self._show(message.found, message.entity_count)
 
     def _show(self, found: list[dedup.Suggestion], entity_count: int) -> None:
         self.suggestions, self.entity_count = found, entity_count
@@ -260,19 +264,12 @@ class EntitiesScreen(Screen):
         self._detail()
 
     def _detail(self) -> None:
-        e, s = (self.highlighted_entity(), None) if self.view == "all" else (None, self.current())
-        lines = [
-            f"{clip(visible_line(m), 160, tell=True)}  ({plural(c, 'mention')}{', ' + r if r else ''})"
-            for m, c, r in ([] if s is None else zip(s.members, s.counts, s.reasons or [""] * len(s.members)))
-        ]
-        if e is not None:
-            spellings = ", ".join(clip(visible_line(w), 60) for w in e.spellings[:20])
-            more = f" and {len(e.spellings) - 20} more" if len(e.spellings) > 20 else ""
-            lines = [
-                f"{clip(visible_line(e.name), 160, tell=True)}  ({plural(e.mentions, 'mention')}, "
-                f"region {e.region or 'none'})",
-                f"spellings: {spellings}{more}",
-            ]
+        if self.view == "all":
+            e = self.highlighted_entity()
+            lines = entity_detail(e) if e else []
+        else:
+            s = self.current()
+            lines = suggestion_detail(s) if s else []
         self.query_one("#suggestion-detail", Static).update(Text(visible("\n".join(lines))))
 
     def on_data_table_row_highlighted(self, _event: DataTable.RowHighlighted) -> None:
@@ -307,13 +304,16 @@ class EntitiesScreen(Screen):
             with opened(self.app.db_path) as conn:
                 result = action(conn)
         except (UserFacingError, sqlite3.Error) as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
-            self.busy = False
+            self.post_message(self.DecisionDone(refused=str(exc)))
             return
-        self.app.call_from_thread(self._decided, note(result) if callable(note) else note)
+        self.post_message(self.DecisionDone(note(result) if callable(note) else note))
 
-    def _decided(self, note: str) -> None:
-        self.notify(note)
+    def on_entities_screen_decision_done(self, message: DecisionDone) -> None:
+        if message.refused:  # nothing stored: the next key may decide again
+            self.busy = False
+            self.notify(message.refused, severity="error")
+            return
+        self.notify(message.note)
         self.marked = {}  # a decision made: the marks it was made on are done with
         self.action_recluster()
         if isinstance(self.app.screen, DecisionList):
@@ -429,8 +429,12 @@ class EntitiesScreen(Screen):
             with opened(self.app.db_path) as conn:
                 known = known_regions(conn)
         except sqlite3.Error as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.notify(str(exc), severity="error")
             return
+        self.post_message(self.RegionsRead(known, names))
+
+    def on_entities_screen_regions_read(self, message: RegionsRead) -> None:
+        names = message.names
 
         def done(choice: tuple[str, bool] | None) -> None:
             if choice is None:
@@ -441,7 +445,7 @@ class EntitiesScreen(Screen):
                 f"Region {region} assigned to {plural(len(names), 'entity', 'entities')}; u undoes it.",
             )
 
-        self.app.call_from_thread(self.app.push_screen, PickRegion(known, len(names)), done)
+        self.app.push_screen(PickRegion(message.known, len(names)), done)
 
     def action_skip(self) -> None:
         s = self.current()
@@ -484,14 +488,13 @@ class EntitiesScreen(Screen):
             with opened(self.app.db_path) as conn:
                 mine = own_decisions(conn, self.who)
         except sqlite3.Error as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
+            self.notify(str(exc), severity="error")
             return
-        self.app.call_from_thread(self._decisions_read, mine, open_list)
+        self.post_message(self.DecisionsRead(mine, open_list))
 
-    def _decisions_read(self, mine: list[dict], open_list: bool) -> None:
+    def on_entities_screen_decisions_read(self, message: DecisionsRead) -> None:
         if isinstance(self.app.screen, DecisionList):
-            self.app.screen.show(mine)
-        elif open_list:
-            self.app.push_screen(
-                DecisionList(f"Entity decisions by {self.who}, latest first", mine, self.action_undo, self.action_redo)
-            )
+            self.app.screen.show(message.mine)
+        elif message.open_list:
+            title = f"Entity decisions by {self.who}, latest first"
+            self.app.push_screen(DecisionList(title, message.mine, self.action_undo, self.action_redo))

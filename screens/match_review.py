@@ -58,20 +58,23 @@ class MatchReviewScreen(PagerScreen):
         self.load()
         table.focus()
 
-    def fetch(self, conn) -> list[list[dict]]:
-        self.studies = match_reviews.studies_with_rankings(conn)
-        if not self.studies:
-            return []
-        self.study = min(self.study, len(self.studies) - 1)
+    def fetch(self, conn) -> tuple[list[list[dict]], tuple[list[tuple[int, str]], int]]:
+        studies = match_reviews.studies_with_rankings(conn)
+        if not studies:
+            return [], (studies, 0)
+        study = min(self.study, len(studies) - 1)  # a study gone since: the last one left
         grouped: dict[tuple, list[dict]] = {}
-        for row in match_reviews.rows(conn, self.studies[self.study][0]):
+        for row in match_reviews.rows(conn, studies[study][0]):
             grouped.setdefault((row["model"], row["seed"], row["persona_category"], row["persona"]), []).append(row)
         wanted = {
             "all": lambda r: True,
             "unmatched": lambda r: r["item"] is None and r["surface"],
             "uncertain": lambda r: r["item"] is not None and (r["match_score"] or 0) < 95,
         }[self.filter]
-        return [rows for rows in grouped.values() if any(wanted(r) for r in rows)]
+        return [rows for rows in grouped.values() if any(wanted(r) for r in rows)], (studies, study)
+
+    def adopt(self, more: tuple[list[tuple[int, str]], int]) -> None:
+        self.studies, self.study = more
 
     def load(self, keep: str | None = None, advance: int = 0) -> None:
         """`keep` names a row (an item), not a list: the list holding it is shown, the row selected."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, Static
 from textual_plotext import PlotextPlot
@@ -52,37 +54,57 @@ def _show(widget, visible: bool) -> None:
         widget.display = visible
 
 
-class MetricsScreen(Screen):
-    BINDINGS = [
-        Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
-        Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
-    ]
+COMMANDS = [
+    Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
+    Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
+]
 
-    def __init__(self) -> None:
+
+def method_filters() -> dict[str, Filter]:
+    """The filters the registered methods declare, by name, each with a key of its own: a key
+    already taken (r, e, or an earlier method's filter) stays with its first owner."""
+    taken = {binding.key for binding in COMMANDS}
+    filters: dict[str, Filter] = {}
+    for name in methods.names():
+        for f in methods.filters_of(methods.get(name)):
+            if f.name not in filters and f.key not in taken:
+                taken.add(f.key)
+                filters[f.name] = f
+    return filters
+
+
+def metrics_screen() -> MetricsScreen:
+    """The Metrics screen of the methods registered now, with a key for each of their filters.
+
+    Keys are declared in a class's BINDINGS, and the methods are known only once the registry
+    has loaded them (a plugin's, one registered in code), so the class is made here. Its
+    bindings are all declared (`inherit_bindings=False`) to put the filters first: the footer
+    lists keys in that order, and the filters are the keys a reader uses most."""
+    filters = method_filters()
+    keys = [
+        Binding(f.key, f"cycle({f.name!r})", f.description, show=f.show, tooltip=f"Cycle the {f.name} filter")
+        for f in filters.values()
+    ]
+    namespace = {"BINDINGS": [*keys, *Screen.BINDINGS, *COMMANDS]}
+    keyed = type(MetricsScreen.__name__, (MetricsScreen,), namespace, inherit_bindings=False)
+    return keyed(filters)
+
+
+class MetricsScreen(Screen):
+    """Without filter keys when made directly: the app makes it with `metrics_screen()`."""
+
+    BINDINGS = COMMANDS
+
+    @dataclass
+    class Computed(Message, bubble=False):
+        """A worker computed every method's metric records."""
+
+        by_method: dict[str, list[dict[str, Any]]]
+
+    def __init__(self, filters: dict[str, Filter] | None = None) -> None:
         super().__init__()
         self.by_method: dict[str, list[dict[str, Any]]] = {}
-        # The methods' filters, bound to their keys (first method wins a key); the palette
-        # lists them with the class bindings (`extra_bindings`).
-        self.filters: dict[str, Filter] = {}
-        self.extra_bindings: list[Binding] = []
-        keys = {b.key for b in self.BINDINGS}
-        for name in methods.names():
-            for f in methods.filters_of(methods.get(name)):
-                if f.name in self.filters or f.key in keys:
-                    continue
-                keys.add(f.key)
-                self.filters[f.name] = f
-                binding = Binding(
-                    f.key, f"cycle({f.name!r})", f.description, show=f.show, tooltip=f"Cycle the {f.name} filter"
-                )
-                self.extra_bindings.append(binding)
-        # The filters first in the footer, as the keys a reader uses most.
-        ordered: dict[str, list[Binding]] = {}
-        for binding in self.extra_bindings:
-            ordered.setdefault(binding.key, []).append(binding)
-        for key, bindings in self._bindings.key_to_bindings.items():
-            ordered.setdefault(key, []).extend(bindings)
-        self._bindings.key_to_bindings = ordered
+        self.filters = filters or {}  # by name; `check_action` offers those of the methods with numbers
         self.choices: dict[str, str] = {}
         self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
 
@@ -152,12 +174,12 @@ class MetricsScreen(Screen):
 
         with opened(self.app.db_path) as conn:
             by_method = methods.metric_records_by_method(conn)
-        self.app.call_from_thread(self._loaded, by_method)
+        self.post_message(self.Computed(by_method))
 
-    def _loaded(self, by_method: dict[str, list[dict[str, Any]]]) -> None:
+    def on_metrics_screen_computed(self, message: Computed) -> None:
         self.query_one("#metrics-body").remove_class("stale")
         self.computed += 1
-        self.by_method = by_method
+        self.by_method = message.by_method
         self.refresh_bindings()  # the filters on offer follow the methods with numbers
         for f in self._active_filters():
             options = self._options(f)

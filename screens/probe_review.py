@@ -6,11 +6,14 @@ labels; the reviewer's label wins in every metric and `u` takes it back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, Static
 
 from workbench.literal import visible
@@ -53,21 +56,28 @@ class ProbeReviewScreen(PagerScreen):
     def on_mount(self) -> None:
         self.load()
 
-    def fetch(self, conn) -> list[dict]:
-        return probe_reviews.items(conn, self.filter)
+    def fetch(self, conn) -> tuple[list[dict], None]:
+        return probe_reviews.items(conn, self.filter), None
 
     def page_key(self, page: dict) -> str:
         return page["request_key"]
+
+    @dataclass
+    class TurnRead(Message, bubble=False):
+        """A worker read the conversation of a probe answer."""
+
+        key: str
+        turn: dict
 
     @work(thread=True, group="probe-detail", description="Reading the conversation")
     def _read_turn(self, key: str) -> None:
         with opened(self.app.db_path) as conn:
             turn = probe_reviews.detail(conn, key)
-        self.app.call_from_thread(self._got_turn, key, turn)
+        self.post_message(self.TurnRead(key, turn))
 
-    def _got_turn(self, key: str, turn: dict) -> None:
-        self.turns[key] = turn
-        if self.page is not None and self.page["request_key"] == key:
+    def on_probe_review_screen_turn_read(self, message: TurnRead) -> None:
+        self.turns[message.key] = message.turn
+        if self.page is not None and self.page["request_key"] == message.key:
             self.show()
 
     def show(self) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widgets import Footer, ProgressBar, Static
 
 from workbench.literal import visible
@@ -78,7 +81,7 @@ class ReviewScreen(PagerScreen):
     def on_mount(self) -> None:
         self.load()
 
-    def fetch(self, conn) -> list[dict]:
+    def fetch(self, conn) -> tuple[list[dict], tuple]:
         if self.filter == BLIND:
             # The same seeded sample for every reviewer, so their verdicts can be compared; a
             # second reviewer sees the machine's list, never another reviewer's.
@@ -90,9 +93,11 @@ class ReviewScreen(PagerScreen):
             items = reviews.review_items(
                 conn, only=self.filter, topic=self.topic, model=self.model, reviewer=self.reviewer
             )
-        self.total, self.done = reviews.reviewed_counts(conn)
-        self.choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
-        return items
+        choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
+        return items, (reviews.reviewed_counts(conn), choices)
+
+    def adopt(self, more: tuple) -> None:
+        (self.total, self.done), self.choices = more
 
     def page_key(self, page: dict) -> int:
         return page["id"]
@@ -101,13 +106,20 @@ class ReviewScreen(PagerScreen):
         """The response on screen, with its details once they are read."""
         return self.page
 
+    @dataclass
+    class DetailRead(Message, bubble=False):
+        """A worker read a response's answer, lists and verdicts."""
+
+        detailed: dict
+
     @work(thread=True, group="review-detail", description="Reading the response")
     def _read_detail(self, item: dict) -> None:
         with opened(self.app.db_path) as conn:
             detailed = reviews.review_detail(conn, item)
-        self.app.call_from_thread(self._got_detail, detailed)
+        self.post_message(self.DetailRead(detailed))
 
-    def _got_detail(self, detailed: dict) -> None:
+    def on_review_screen_detail_read(self, message: DetailRead) -> None:
+        detailed = message.detailed
         for index, item in enumerate(self.pages):
             if item["id"] == detailed["id"]:
                 self.pages[index] = detailed

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from rich.text import Text
@@ -12,6 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
 from textual.css.query import NoMatches
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, RichLog, Static
 from textual.worker import Worker, WorkerState
@@ -48,10 +50,25 @@ class RunScreen(Screen):
         Binding("f", "retry_failed", "Retry failed", tooltip="Run again: failed requests get another chance"),
     ]
 
+    @dataclass
+    class StatusRead(Message, bubble=False):
+        """A worker read the store's request counts, replicas and errors (`monitor.snapshot`)."""
+
+        snapshot: dict
+
+    @dataclass
+    class RunProgress(Message, bubble=False):
+        """The run moved on: the latest progress of each model x stage that changed."""
+
+        rows: dict[tuple[str, str], Progress]
+
     def __init__(self) -> None:
         super().__init__()
         self._run: AuditRun | None = None
-        self._pending_progress: dict[tuple[str, str], Progress] = {}
+        # Progress the run reported while its previous RunProgress was still on its way:
+        # it goes with the next one (see `_on_progress`).
+        self._waiting: dict[tuple[str, str], Progress] = {}
+        self._in_flight = False
         self._lock = threading.Lock()
         self._seen_error_id = 0
 
@@ -75,7 +92,6 @@ class RunScreen(Screen):
         replicas.display = False  # shown once a pool of replicas has answered
         self._show_title("idle")
         self.set_interval(1.0, self.poll_store)
-        self.set_interval(0.25, self._apply_progress)
         self.poll_store()
 
     # -- title ---------------------------------------------------------------
@@ -96,9 +112,10 @@ class RunScreen(Screen):
             snap = monitor.snapshot(self.app.db_path)
         except (StoreError, sqlite3.Error):  # the store is being created or migrated: the next poll reads it
             return
-        self.app.call_from_thread(self._show_snapshot, snap)
+        self.post_message(self.StatusRead(snap))
 
-    def _show_snapshot(self, snap: dict) -> None:
+    def on_run_screen_status_read(self, message: StatusRead) -> None:
+        snap = message.snapshot
         table = self.query_one("#status-table", DataTable)
         shown: dict[str, list[Text]] = {}
         for record in snap["status"]:
@@ -146,13 +163,24 @@ class RunScreen(Screen):
     # -- running -------------------------------------------------------------
 
     def _on_progress(self, progress: Progress) -> None:
-        # Called from the run's thread: keep only the latest per row; a timer paints.
+        """Called from the run's thread at every answer. One message at a time is on its way:
+        progress reported meanwhile waits (the latest of each row) and goes with the next,
+        so a fast run posts as often as the screen takes them, not once per answer."""
         with self._lock:
-            self._pending_progress[progress.model, progress.stage] = progress
+            self._waiting[progress.model, progress.stage] = progress
+            if self._in_flight:
+                return
+            self._in_flight = True
+            rows, self._waiting = self._waiting, {}
+        self.post_message(self.RunProgress(rows))
 
-    def _apply_progress(self) -> None:
-        with self._lock:
-            updates, self._pending_progress = self._pending_progress, {}
+    def on_run_screen_run_progress(self, message: RunProgress) -> None:
+        with self._lock:  # what waited while this message was on its way, newer: shown with it
+            rows = {**message.rows, **self._waiting}
+            self._waiting, self._in_flight = {}, False
+        self._show_progress(rows)
+
+    def _show_progress(self, updates: dict[tuple[str, str], Progress]) -> None:
         rows = self.query_one("#progress-rows", Vertical)
         for (model, stage), progress in updates.items():
             row_id = "p-" + str(abs(hash((model, stage))))
@@ -174,7 +202,7 @@ class RunScreen(Screen):
             self.app.db_path,
             self.app.study_path,
             on_progress=self._on_progress,
-            notify=lambda msg: self.app.call_from_thread(self.notify, msg),
+            notify=self.notify,  # thread-safe: a toast is a message to the app
         )
         self._show_title("running")
         self.run_audit()
@@ -200,7 +228,6 @@ class RunScreen(Screen):
             return
         self._run = None
         outcome: RunOutcome | None = event.worker.result if event.state == WorkerState.SUCCESS else None
-        self._apply_progress()
         self.poll_store()
         if outcome is None or outcome.error:
             message = outcome.error if outcome else str(event.worker.error)

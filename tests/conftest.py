@@ -59,8 +59,7 @@ def shared_data() -> Path:
 @pytest.fixture
 def metrics_db(tmp_path) -> Path:
     """A store with ChoiceEval lists of two models (imported, study "ext") and regions."""
-    from helpers import run_cli
-    from test_tui import write_mentions
+    from helpers import run_cli, write_mentions
 
     db = tmp_path / "audit.db"
     imported = run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "ext")

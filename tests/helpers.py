@@ -1,11 +1,14 @@
-"""Small builders shared by the tests: study files and CLI runs."""
+"""Small builders shared by the tests: study files, imported lists, CLI runs, and waits
+for the app driven headless (by `App.run_test`'s pilot)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,3 +108,72 @@ def kill_run_once(study: Path, db: Path, sql: str, at_least: int, timeout: float
                 conn.close()
     proc.send_signal(signal.SIGKILL)
     proc.wait()
+
+
+def write_mentions(path: Path) -> Path:
+    """Ranked lists of two models (gpt: Nike first, gemini: Adidas), two topics, two clusters,
+    two repetitions of three questions, as `workbench import mentions` reads them."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for model, top in (("gpt", "Nike"), ("gemini", "Adidas")):
+            for topic in ("shoes", "phones"):
+                for cluster in ("Budget-Conscious", "Convenience"):
+                    for rep in (1, 2):
+                        for q in range(3):
+                            entities = [top, "Asics", "Puma"][: 1 + q]
+                            for rank, entity in enumerate(entities, 1):
+                                writer.writerow([model, topic, cluster, f"{cluster}{q}", rep, rank, entity])
+    return path
+
+
+def imported_mentions(tmp_path: Path, counts) -> Path:
+    """A database with one-entity answers: `counts` is (entity, how many answers) pairs."""
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        q = 0
+        for entity, times in counts:
+            for _ in range(times):
+                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
+                q += 1
+    db = tmp_path / "audit.db"
+    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
+    return db
+
+
+# -- the app driven headless ----------------------------------------------------------
+
+
+async def wait_for(pilot, condition, timeout=30.0):
+    """Wait until `condition()` holds (polling between frames), not for a fixed time."""
+    from textual.css.query import NoMatches
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if condition():
+                return True
+        except NoMatches:  # between two screens (a modal closing, the next opening): not yet
+            pass
+        await pilot.pause(0.05)
+    return False
+
+
+async def on_screen(pilot, name: str, timeout=30.0):
+    """Wait until the screen on top is the one called `name` (a modal opening or closing)."""
+    return await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == name, timeout)
+
+
+async def settled(pilot):
+    """Wait until every worker of the app is done (stores, loads, recomputes)."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def table_text(app, selector):
+    """The cells of a table on the screen on view, as text, row by row."""
+    table = app.screen.query_one(selector)
+    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]

@@ -229,7 +229,7 @@ def test_entity_study_runs_resumes_and_shows_delta(tmp_path):
 
     import asyncio
 
-    from test_tui import wait_for
+    from helpers import wait_for
 
     from workbench.app import WorkbenchApp
 

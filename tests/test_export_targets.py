@@ -13,8 +13,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
-from test_tui import wait_for, write_mentions
+from helpers import run_cli, wait_for, write_mentions
 
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
 

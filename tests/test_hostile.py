@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 from conftest import rows
-from helpers import run_cli, write_study
+from helpers import run_cli, settled, wait_for, write_study
 from openai_server import ServerConfig
-from test_tui import settled, wait_for
 
 from workbench.cli import main
 

@@ -148,7 +148,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
 
     import asyncio
 
-    from test_tui import wait_for
+    from helpers import wait_for
 
     from workbench.app import WorkbenchApp
 

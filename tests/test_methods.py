@@ -122,7 +122,7 @@ def _echo_on_the_metrics_screen(db):
     """A method without a section of its own still shows its numbers in the app."""
     import asyncio
 
-    from test_tui import table_text, wait_for
+    from helpers import table_text, wait_for
 
     from workbench.app import WorkbenchApp
 

@@ -107,7 +107,7 @@ def test_status_and_the_run_screen_show_each_replica(tmp_path, db_path, fake_ser
     in the store, so `status` (another process) and the Run screen show every replica."""
     import json
 
-    from test_tui import table_text, wait_for
+    from helpers import table_text, wait_for
 
     from workbench.app import WorkbenchApp
     from workbench.cli import main

@@ -6,11 +6,13 @@ import subprocess
 import sys
 import time
 
+import pytest
 from conftest import rows
 from helpers import ROOT, kill_run_once, run_cli, write_study
 from openai_server import ServerConfig
 
 
+@pytest.mark.slow  # ten runs started and killed, one after another
 def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
     server = fake_server(ServerConfig(latency_s=0.05))
     spec = f"openai:test-model@{server.base_url},concurrency=2"

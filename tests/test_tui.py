@@ -1,65 +1,16 @@
 """The Textual app driven by keys only, as a person at an 80x24 terminal would."""
 
 import asyncio
-import csv
 import sqlite3
-import time
 from pathlib import Path
 
 import pytest
 from conftest import rows
-from helpers import run_cli, write_study
+from helpers import on_screen, run_cli, settled, table_text, wait_for, write_study
 from openai_server import ServerConfig
 
 from workbench.app import WorkbenchApp
 from workbench.widgets.modals import HelpScreen
-
-
-async def wait_for(pilot, condition, timeout=30.0):
-    """Wait until `condition()` holds (polling between frames), not for a fixed time."""
-    from textual.css.query import NoMatches
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        try:
-            if condition():
-                return True
-        except NoMatches:  # between two screens (a modal closing, the next opening): not yet
-            pass
-        await pilot.pause(0.05)
-    return False
-
-
-async def on_screen(pilot, name: str, timeout=30.0):
-    """Wait until the screen on top is the one called `name` (a modal opening or closing)."""
-    return await wait_for(pilot, lambda: type(pilot.app.screen).__name__ == name, timeout)
-
-
-async def settled(pilot):
-    """Wait until every worker of the app is done (stores, loads, recomputes)."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-def table_text(app, selector):
-    table = app.screen.query_one(selector)
-    return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
-
-
-def write_mentions(path: Path) -> Path:
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
-        for model, top in (("gpt", "Nike"), ("gemini", "Adidas")):
-            for topic in ("shoes", "phones"):
-                for cluster in ("Budget-Conscious", "Convenience"):
-                    for rep in (1, 2):
-                        for q in range(3):
-                            entities = [top, "Asics", "Puma"][: 1 + q]
-                            for rank, entity in enumerate(entities, 1):
-                                writer.writerow([model, topic, cluster, f"{cluster}{q}", rep, rank, entity])
-    return path
 
 
 def test_run_screen_shows_what_a_headless_run_did(tmp_path, fake_server):
@@ -234,7 +185,7 @@ def test_help_and_command_palette(metrics_db):
 
 
 async def _settle(pilot):
-    # Workers done, then their results (sent through call_from_thread) painted: wait
+    # Workers done, then the messages carrying their results handled and painted: wait
     # until two frames in a row leave no worker running and nothing to refresh.
     for _ in range(3):
         await settled(pilot)
@@ -558,6 +509,8 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
 
 
 def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
+    from textual.actions import parse
+
     from workbench.screens.entities import EntitiesScreen
 
     async def scenario():
@@ -566,8 +519,13 @@ def test_the_palette_holds_every_key_of_the_screen_on_view(metrics_db):
             await pilot.press("5")
             assert await wait_for(pilot, lambda: isinstance(app.screen, EntitiesScreen))
             titles = [c.title for c in app.get_system_commands(app.screen)]
-            for binding in EntitiesScreen.BINDINGS:  # region, redo, drop... each with its key
+            # Every key of the screen, each with its key (region, redo, drop...); of the keys bound
+            # once per view (mark, region, search, the way back) the suggestions' binding is on offer.
+            offered = [b for b in EntitiesScreen.BINDINGS if app.screen.check_action(*parse(b.action)[1:])]
+            assert {b.key for b in offered} == {b.key for b in EntitiesScreen.BINDINGS}
+            for binding in offered:
                 assert f"Entities: {binding.description} ({binding.key})" in titles
+            assert "Entities: Suggestions (v)" not in titles  # the entity list's way back, not on view
             await pilot.press("ctrl+p")
             await pilot.press(*"region")
             assert await wait_for(

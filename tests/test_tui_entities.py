@@ -5,9 +5,7 @@ import asyncio
 import json
 
 from conftest import rows
-from helpers import run_cli
-from test_tui import on_screen, wait_for
-from test_tui_review import imported_mentions
+from helpers import imported_mentions, on_screen, run_cli, wait_for
 
 from workbench.app import WorkbenchApp
 

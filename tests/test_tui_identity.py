@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from conftest import rows
-from test_tui import on_screen, wait_for
+from helpers import on_screen, wait_for
 
 from workbench.app import WorkbenchApp
 

@@ -5,9 +5,8 @@ import csv
 import json
 
 from conftest import rows
-from helpers import run_cli, write_study
+from helpers import imported_mentions, on_screen, run_cli, settled, wait_for, write_study
 from openai_server import ServerConfig
-from test_tui import on_screen, settled, wait_for
 
 from workbench.app import WorkbenchApp
 
@@ -76,22 +75,6 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
     exported = json.loads(run_cli("export", "--db", str(db), "--what", "reviews", "--format", "json").stdout)
     assert len(exported) == 11 and exported[0]["decision"] == "reject" and exported[0]["state"] == "undone"
     assert exported[0]["reviewer"] == "ana" and exported[0]["at"] and json.loads(exported[0]["before_json"])
-
-
-def imported_mentions(tmp_path, counts):
-    """A database with one-entity answers: `counts` is (entity, how many answers) pairs."""
-    path = tmp_path / "m.csv"
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
-        q = 0
-        for entity, times in counts:
-            for _ in range(times):
-                writer.writerow(["gpt", "shoes", "Convenience", f"q{q}", 1, 1, entity])
-                q += 1
-    db = tmp_path / "audit.db"
-    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
-    return db
 
 
 def peir_cell(app):

@@ -4,9 +4,8 @@ works blind on the validation sample and changes nothing metrics read."""
 import asyncio
 
 from conftest import rows
-from helpers import run_cli, write_study
+from helpers import on_screen, run_cli, wait_for, write_study
 from openai_server import ServerConfig
-from test_tui import on_screen, wait_for
 
 from workbench.app import WorkbenchApp
 

@@ -4,8 +4,10 @@ cycles, and decisions written back, all off the UI thread.
 Reading and writing run in thread workers and their results come back as messages,
 so a store busy with a headless run (SQLite waits up to its busy timeout for a
 lock) never freezes the keyboard: keys keep working, the page follows when the
-store answers. Subclasses say how to fetch the pages, how to name a page (to stay
-on it after a reload) and how to show the current one.
+store answers. A worker only reads and writes the store: every attribute of the
+screen changes on the UI thread, in the handlers of those messages. Subclasses say
+how to fetch the pages, how to name a page (to stay on it after a reload) and how
+to show the current one.
 """
 
 from __future__ import annotations
@@ -28,9 +30,32 @@ class PagerScreen(Screen):
 
     @dataclass
     class Loaded(Message):
-        """The pages arrived from the store (tests and subclasses may wait on it)."""
+        """The pages arrived from the store and are shown (tests and subclasses may wait on it)."""
 
         count: int
+
+    @dataclass
+    class PagesRead(Message, bubble=False):
+        """A worker read the pages (and what the screen shows with them) from the store."""
+
+        pages: list[Any]
+        more: Any
+        keep: Any
+        advance: int
+
+    @dataclass
+    class ChangeStored(Message, bubble=False):
+        """A worker stored a decision; `then` says what the screen does next."""
+
+        then: Callable[[Any], None]
+        result: Any
+
+    @dataclass
+    class ChangeRefused(Message, bubble=False):
+        """The store refused a decision (a lock held too long, a rule it breaks)."""
+
+        title: str
+        reason: str
 
     def __init__(self) -> None:
         super().__init__()
@@ -45,9 +70,14 @@ class PagerScreen(Screen):
 
     # -- what a subclass says --------------------------------------------------------
 
-    def fetch(self, conn: sqlite3.Connection) -> list[Any]:
-        """The pages for the current filter (runs in a worker thread)."""
+    def fetch(self, conn: sqlite3.Connection) -> tuple[list[Any], Any]:
+        """The pages for the current filter, and whatever else the screen shows with them
+        (counts, the values a filter cycles through), for `adopt`. Runs in a worker
+        thread: it reads the store and sets nothing on the screen."""
         raise NotImplementedError
+
+    def adopt(self, more: Any) -> None:
+        """Take what `fetch` read besides the pages (on the UI thread, before the pages show)."""
 
     def page_key(self, page: Any) -> Any:
         """What names a page across reloads."""
@@ -72,8 +102,12 @@ class PagerScreen(Screen):
     @work(thread=True, exclusive=True, group="pager-load", description="Reading the store")
     def _load(self, keep: Any, advance: int) -> None:
         with opened(self.app.db_path) as conn:
-            pages = self.fetch(conn)
-        self.app.call_from_thread(self._loaded, pages, keep, advance)
+            pages, more = self.fetch(conn)
+        self.post_message(self.PagesRead(pages, more, keep, advance))
+
+    def on_pager_screen_pages_read(self, message: PagesRead) -> None:
+        self.adopt(message.more)
+        self._loaded(message.pages, message.keep, message.advance)
 
     def _loaded(self, pages: list[Any], keep: Any, advance: int = 0) -> None:
         self.pages = pages
@@ -104,18 +138,18 @@ class PagerScreen(Screen):
             with opened(self.app.db_path) as conn:
                 result = change(conn)
         except (UserFacingError, ValueError, sqlite3.Error) as exc:
-            self.app.call_from_thread(self._failed, failed, str(exc))
+            self.post_message(self.ChangeRefused(failed, str(exc)))
             return
-        self.app.call_from_thread(self._stored, then, result)
+        self.post_message(self.ChangeStored(then, result))
 
-    def _stored(self, then: Callable[[Any], None], result: Any) -> None:
-        then(result)
+    def on_pager_screen_change_stored(self, message: ChangeStored) -> None:
+        message.then(message.result)
         if not self._loading:  # `then` read nothing again: the next decision may come
             self.busy = False
 
-    def _failed(self, title: str, message: str) -> None:
+    def on_pager_screen_change_refused(self, message: ChangeRefused) -> None:
         self.busy = False
-        self.app.show_error(title, message)
+        self.app.show_error(message.title, message.reason)
 
     def action_move(self, step: int) -> None:
         if self.pages:

@@ -23,7 +23,7 @@ from workbench import design, methods
 from workbench.literal import visible
 from workbench.screens.design import DesignScreen
 from workbench.screens.entities import EntitiesScreen
-from workbench.screens.metrics import MetricsScreen
+from workbench.screens.metrics import metrics_screen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.screens.template_editor import TemplateScreen
@@ -34,8 +34,10 @@ def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
     """One palette entry per key binding of the screen: "Entities: Merge (a)", its
     tooltip as help, running the same action the key runs."""
     area = getattr(screen, "PALETTE_NAME", None) or type(screen).__name__.removesuffix("Screen")
-    for binding in [*type(screen).BINDINGS, *getattr(screen, "extra_bindings", [])]:
-        if not isinstance(binding, Binding) or binding.key in ("escape",):
+    for binding in type(screen).BINDINGS:
+        # Textual's own screen keys (focus, copy) are no key of this screen's, though a screen
+        # that declares all its bindings (Metrics: its filters first) lists them too.
+        if not isinstance(binding, Binding) or binding.key in ("escape",) or binding in Screen.BINDINGS:
             continue
         _namespace, name, params = parse_action(binding.action)
         if screen.check_action(name, params) is False:  # hidden there (a filter with nothing to filter)
@@ -72,7 +74,7 @@ class WorkbenchApp(App):
     MODES = {
         "design": DesignScreen,
         "run": RunScreen,
-        "metrics": MetricsScreen,
+        "metrics": metrics_screen,  # a key for each filter of the methods registered by then
         "review": ReviewScreen,
         "entities": EntitiesScreen,
     }

@@ -1,0 +1,38 @@
+"""What the Entities screen says: names clipped to a width, counts with their noun, and the
+detail of the highlighted cluster or entity."""
+
+from __future__ import annotations
+
+from workbench.dedup import Suggestion
+from workbench.literal import visible_line
+from workbench.store.entity_list import EntityRow
+
+
+def clip(text: str, width: int, tell: bool = False) -> str:
+    """A name cut to `width` characters, so one long name cannot push the members off
+    screen; with `tell`, how long it really is."""
+    if len(text) <= width:
+        return text
+    return text[: width - 1] + "…" + (f" ({len(text):,} characters)" if tell else "")
+
+
+def plural(n: int, word: str, words: str = "") -> str:
+    return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def suggestion_detail(s: Suggestion) -> list[str]:
+    """A cluster's members in full, one a line, with their mentions and why they are in it."""
+    return [
+        f"{clip(visible_line(m), 160, tell=True)}  ({plural(c, 'mention')}{', ' + r if r else ''})"
+        for m, c, r in zip(s.members, s.counts, s.reasons or [""] * len(s.members))
+    ]
+
+
+def entity_detail(e: EntityRow) -> list[str]:
+    """An entity's name in full, its mentions and region, and the spellings it stands for."""
+    spellings = ", ".join(clip(visible_line(w), 60) for w in e.spellings[:20])
+    more = f" and {len(e.spellings) - 20} more" if len(e.spellings) > 20 else ""
+    return [
+        f"{clip(visible_line(e.name), 160, tell=True)}  ({plural(e.mentions, 'mention')}, region {e.region or 'none'})",
+        f"spellings: {spellings}{more}",
+    ]
