@@ -83,7 +83,7 @@ def test_import_contracts_hold(tmp_path):
 
 CYCLES = """
 import grimp
-graph = grimp.build_graph("workbench", cache_dir=None, exclude_type_checking_imports=True)
+graph = grimp.build_graph("workbench", cache_dir=None, exclude_type_checking_imports=False)
 assert "workbench.store.queue" in graph.modules  # the whole package, not only workbench/
 edges = {m: {i for i in graph.find_modules_directly_imported_by(m) if i in graph.modules} for m in graph.modules}
 

@@ -47,14 +47,14 @@ def test_parallel_defaults_to_one_unless_layers_go_to_a_gpu_build():
     GPU default. A spec that names `parallel` keeps it."""
     import llama_cpp
 
-    from workbench.engines.llama_local import GPU_DEFAULT_PARALLEL, LlamaEngine, default_parallel
-    from workbench.models import resolve
+    from workbench.engines.llama_local import GPU_DEFAULT_PARALLEL, default_parallel
+    from workbench.models import make_engine, resolve
 
     assert default_parallel({}) == 1
     assert default_parallel({"n_gpu_layers": 0}) == 1
     on_gpu = GPU_DEFAULT_PARALLEL if llama_cpp.llama_supports_gpu_offload() else 1
     assert default_parallel({"n_gpu_layers": -1}) == on_gpu
     spec = parse_spec("llama:default,n_gpu_layers=-1")
-    assert LlamaEngine(resolve(spec, print), spec.options).parallel == on_gpu
+    assert make_engine(resolve(spec, print)).parallel == on_gpu
     spec = parse_spec("llama:default,n_gpu_layers=-1,parallel=4")
-    assert LlamaEngine(resolve(spec, print), spec.options).parallel == 4
+    assert make_engine(resolve(spec, print)).parallel == 4

@@ -75,9 +75,9 @@ def endpoints_of(spec: ModelSpec) -> list[tuple[str, ModelSpec]]:
     """A pool (`openai:M@URL1|URL2`) is checked replica by replica: one that is down
     would otherwise hide behind the others."""
     urls = (spec.base_url or "").split("|")
-    if spec.engine != "openai" or len(urls) < 2:
+    if len(urls) < 2:
         return [(spec.canonical(), spec)]
     return [
-        (f"{spec.name}@{url} (replica {n} of {len(urls)})", ModelSpec("openai", spec.name, url, spec.options))
+        (f"{spec.name}@{url} (replica {n} of {len(urls)})", ModelSpec(spec.engine, spec.name, url, spec.options))
         for n, url in enumerate(urls, start=1)
     ]

@@ -20,9 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.engines import registry
 from workbench.store.errors import UserFacingError
-
-ENGINES = ("llama", "openai")
 
 
 class SpecError(UserFacingError, ValueError):
@@ -131,9 +130,9 @@ ALL_OPTIONS = {**ANSWER_OPTIONS, **TRANSPORT_OPTIONS}
 
 @dataclass(frozen=True)
 class ModelSpec:
-    engine: str
+    engine: str  # a registered engine's name (workbench.engines.registry)
     name: str  # llama: "default" or a path; openai: the served model name
-    base_url: str | None = None
+    base_url: str | None = None  # a served model's URL (or URLs, `URL1|URL2`); None for a local file
     options: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -143,14 +142,21 @@ class ModelSpec:
     def canonical(self) -> str:
         """The spec without transport options: two specs with the same canonical
         form ask the same model the same way."""
-        target = self.name if self.engine == "llama" else f"{self.name}@{self.base_url}"
         opts = "".join(f",{k}={v}" for k, v in sorted(self.answer_options.items()))
-        return f"{self.engine}:{target}{opts}"
+        return f"{self.engine}:{self._target()}{opts}"
+
+    def identity_options(self) -> str:
+        """The part of the model's identity its options make. Sampling options travel in
+        each request's payload; what remains here changes the model's behaviour as a whole."""
+        keep = {k: v for k, v in self.answer_options.items() if k in ("mode", "n_ctx")}
+        return "".join(f",{k}={v}" for k, v in sorted(keep.items()))
+
+    def _target(self) -> str:
+        return self.name if self.base_url is None else f"{self.name}@{self.base_url}"
 
     def __str__(self) -> str:
-        target = self.name if self.engine == "llama" else f"{self.name}@{self.base_url}"
         opts = "".join(f",{k}={v}" for k, v in self.options.items())
-        return f"{self.engine}:{target}{opts}"
+        return f"{self.engine}:{self._target()}{opts}"
 
     def with_options(self, **extra: Any) -> ModelSpec:
         return ModelSpec(self.engine, self.name, self.base_url, {**self.options, **extra})
@@ -158,13 +164,15 @@ class ModelSpec:
 
 def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelSpec:
     """Parse `engine:target[,key=value...]`; `extra_options` (from a study file) are
-    overridden by options written in the spec itself."""
+    overridden by options written in the spec itself. The engine reads its target."""
     text = text.strip()
     engine, sep, body = text.partition(":")
-    if not sep or engine not in ENGINES:
+    kind = registry.get(engine) if sep else None
+    if kind is None:
+        examples = [k.example for k in registry.kinds()]
         raise SpecError(
-            f"model spec {text!r}: expected 'llama:default', 'llama:/path/model.gguf' or "
-            f"'openai:MODEL@http://host:port/v1' (engine must be one of {', '.join(ENGINES)})"
+            f"model spec {text!r}: expected {', '.join(examples[:-1])} or {examples[-1]} "
+            f"(engine must be one of {', '.join(registry.names())})"
         )
     target, *option_parts = body.split(",")
     options: dict[str, Any] = {}
@@ -175,31 +183,11 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
         if not eq:
             raise SpecError(f"model spec {text!r}: option {part!r} must look like key=value")
         options[key.strip()] = _parse_option(text, key.strip(), value.strip())
-    if engine == "llama":
-        if not target:
-            raise SpecError(f"model spec {text!r}: give 'default' or a path to a .gguf file")
-        for openai_only in ("api_key_env", "max_retry_after", "max_body_mb", "identity"):
-            if openai_only in options:
-                raise SpecError(f"model spec {text!r}: {openai_only} applies to openai models only")
-        return ModelSpec("llama", target, None, options)
-    name, at, base_url = target.rpartition("@")
-    if not at or not name or not base_url:
-        raise SpecError(
-            f"model spec {text!r}: an openai model is written MODEL@BASE_URL, "
-            "e.g. openai:gpt-4o-mini@https://api.openai.com/v1"
-        )
-    urls = [url.strip().rstrip("/") for url in base_url.split("|")]
-    for url in urls:
-        if not url.startswith(("http://", "https://")):
-            raise SpecError(f"model spec {text!r}: base URL {url!r} must start with http:// or https://")
-    if len(set(urls)) < len(urls):
-        raise SpecError(f"model spec {text!r}: a base URL is listed twice")
-    if len(urls) > MAX_REPLICAS:
-        raise SpecError(f"model spec {text!r}: {len(urls)} base URLs; at most {MAX_REPLICAS} replicas of one model")
-    for llama_only in ("n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant", "parallel"):
-        if llama_only in options:
-            raise SpecError(f"model spec {text!r}: {llama_only} applies to llama models only")
-    return ModelSpec("openai", name, "|".join(urls), options)
+    name, base_url = kind.parse_target(text, target)
+    for other in registry.kinds():
+        for key in sorted((other.options - kind.options) & options.keys()):
+            raise SpecError(f"model spec {text!r}: {key} applies to {other.name} models only")
+    return ModelSpec(engine, name, base_url, options)
 
 
 def _parse_option(spec: str, key: str, value: str) -> Any:

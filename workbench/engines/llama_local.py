@@ -16,7 +16,7 @@ import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -28,25 +28,24 @@ from workbench.engines.base import (
 )
 from workbench.engines.llama_batch import CONTEXT_HINT, BatchLoop, Prepared, wait
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
+from workbench.specs import ModelSpec
 
 DEFAULT_N_CTX = 2048
 
 
 def log_softmax(logits: np.ndarray) -> np.ndarray:
-    shifted = logits.astype(np.float64) - float(np.max(logits))
-    return shifted - np.log(np.exp(shifted).sum())
+    """The log-distribution of one logits row, in float64 (scipy, loaded on the first score)."""
+    from scipy.special import log_softmax as scipy_log_softmax
 
-
-if TYPE_CHECKING:  # only for annotations: models imports this module to make engines
-    from workbench.models import ResolvedModel
+    return scipy_log_softmax(logits.astype(np.float64))
 
 
 class _Instance:
     """One Llama object and the one thread allowed to touch it."""
 
-    def __init__(self, resolved: ResolvedModel, options: dict[str, Any], index: int):
+    def __init__(self, file_path: str, options: dict[str, Any], index: int):
         self.executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llama-{index}")
-        self.resolved = resolved
+        self.file_path = file_path
         self.options = options
         self.llm = None
         self.cancel = threading.Event()
@@ -70,7 +69,7 @@ class _Instance:
         try:
             with quiet_llama():
                 self.llm = llama_cpp.Llama(
-                    model_path=self.resolved.file_path,
+                    model_path=self.file_path,
                     n_ctx=opts.get("n_ctx", DEFAULT_N_CTX),
                     n_gpu_layers=opts.get("n_gpu_layers", 0),
                     n_threads=threads,
@@ -80,7 +79,7 @@ class _Instance:
                     verbose=False,
                 )
         except (ValueError, RuntimeError, OSError) as exc:
-            raise EngineError("load", f"cannot load {self.resolved.file_path}: {exc}", retryable=False) from None
+            raise EngineError("load", f"cannot load {self.file_path}: {exc}", retryable=False) from None
         self.chat_template = self.llm.metadata.get("tokenizer.chat_template")
         if self.parallel > 1:
             self.batch = BatchLoop(
@@ -382,17 +381,21 @@ def default_parallel(options: dict[str, Any]) -> int:
 
 
 class LlamaEngine:
-    def __init__(self, resolved: ResolvedModel, options: dict[str, Any]):
+    def __init__(self, spec: ModelSpec, identity: str, file_path: str | None):
+        """The registry's factory: `identity` and `file_path` as `llama_model.locate` found them."""
+        if file_path is None:
+            raise EngineError("load", f"model spec {spec}: no GGUF file located", retryable=False)
+        options = dict(spec.options)
         if "parallel" not in options:
             options = {**options, "parallel": default_parallel(options)}
-        self.resolved = resolved
+        self.file_path = file_path
         self.options = options
-        self.identity = resolved.identity
+        self.identity = identity
         self.instances = int(options.get("concurrency", 1))
         self.parallel = int(options.get("parallel", 1))
         # What the runner keeps in flight: every sequence of every instance.
         self.concurrency = self.instances * self.parallel
-        self._instances = [_Instance(resolved, options, i) for i in range(self.instances)]
+        self._instances = [_Instance(file_path, options, i) for i in range(self.instances)]
         self._free: asyncio.Queue[_Instance] | None = None
         self._turn = 0
         self._started = False

@@ -28,6 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import log_softmax
 
 
 @dataclass
@@ -39,8 +40,7 @@ class Item:
 
 
 def _logprob(row: np.ndarray, token: int) -> float:
-    peak = float(row.max())
-    return float(row[token]) - (peak + float(np.log(np.exp(row - peak).sum())))
+    return float(log_softmax(row)[token])
 
 
 class Scorer:
@@ -173,7 +173,7 @@ class Scorer:
             ride = [] if first_token_only else labels[0][:-1]
             wanted = {len(new) - 1} | {len(new) + i for i in range(len(ride))}
             rows = self._extend(new + ride, wanted)
-            first = _log_softmax_row(rows[len(new) - 1])
+            first = log_softmax(rows[len(new) - 1])
             # Rows after each label start already evaluated: labels that begin alike
             # (" 1", " 2" are " " + digit) share them instead of evaluating them again.
             after = {tuple(ride[: i + 1]): rows[len(new) + i] for i in range(len(ride))}
@@ -212,7 +212,7 @@ class Scorer:
         labels = [self.split(tokens, prompt, c) for c in continuations]
         self._check(len(tokens))
         self._truncate(0)
-        row = _log_softmax_row(self._extend(tokens, {len(tokens) - 1})[len(tokens) - 1])
+        row = log_softmax(self._extend(tokens, {len(tokens) - 1})[len(tokens) - 1])
         return [float(row[label[0]]) for label in labels]
 
     def score_naive(self, prompt: str, continuations: list[str]) -> list[float]:
@@ -246,8 +246,3 @@ def quiet_llama():
         yield
     finally:
         llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
-
-
-def _log_softmax_row(row: np.ndarray) -> np.ndarray:
-    peak = row.max()
-    return row - (peak + np.log(np.exp(row - peak).sum()))

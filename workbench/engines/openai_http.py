@@ -28,6 +28,7 @@ from workbench.engines.base import (
     scores_completion,
 )
 from workbench.engines.endpoints import AllRefused, EndpointPool
+from workbench.engines.openai_model import identity as model_identity
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
 from workbench.store.values import redact
@@ -112,9 +113,11 @@ class Refusal(EngineError):
 
 
 class OpenAIEngine:
-    def __init__(self, spec: ModelSpec):
+    def __init__(self, spec: ModelSpec, identity: str | None = None, file_path: str | None = None):
+        """`identity`: the model's, as resolved (made from the spec when left out);
+        `file_path` is the registry's third argument to every engine, and a server has none."""
         self.spec = spec
-        self.identity = f"openai:{spec.name}@{spec.base_url}"
+        self.identity = identity if identity is not None else model_identity(spec)
         # `URL1|URL2|...`: replicas of one model, each with `concurrency` requests in flight.
         self.urls = [url.rstrip("/") for url in (spec.base_url or "").split("|")]
         per_endpoint = int(spec.options.get("concurrency", DEFAULT_CONCURRENCY))

