@@ -13,6 +13,7 @@ from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, wh
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
+from workbench.store.studies import study_rows
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
 RANKING_FIELDS = [
@@ -177,13 +178,12 @@ def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
 def metric_records(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
 ) -> list[dict[str, Any]]:
-    where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
-    for study_id, name in conn.execute(f"SELECT id, name FROM studies {where} ORDER BY name", args).fetchall():
-        lists = ranking_lists(conn, study_id)
+    for row in study_rows(conn, study):
+        lists = ranking_lists(conn, row.id)
         if lists:
-            records += divergence_records(name, lists, convention)
-            records += fidelity_records(conn, study_id, name)
+            records += divergence_records(row.name, lists, convention)
+            records += fidelity_records(conn, row.id, row.name)
     return records
 
 
@@ -241,11 +241,11 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
 
 
 def ranking_records(conn: sqlite3.Connection, study: str | None = None):
-    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
-    for row in conn.execute(
-        f"SELECT s.name AS study, r.model, r.seed, r.persona_category, r.persona, r.rank, r.item, r.surface, "
-        f"r.match_score, r.duplicate FROM rankings r JOIN studies s ON s.id = r.study_id {where} "
-        f"ORDER BY s.name, r.model, r.seed, r.persona_category, r.persona, r.rank",
-        args,
-    ):
-        yield dict(row)
+    """Every stored ranking row (of one study, or all), by study name, model, seed, persona and rank."""
+    for found in study_rows(conn, study):
+        for row in conn.execute(
+            "SELECT model, seed, persona_category, persona, rank, item, surface, match_score, duplicate "
+            "FROM rankings WHERE study_id = ? ORDER BY model, seed, persona_category, persona, rank",
+            (found.id,),
+        ):
+            yield {"study": found.name, **dict(row)}

@@ -206,18 +206,15 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     """Parse every answered prompt against the catalog into `rankings` (idempotent)."""
     from workbench.methods.coldstart.catalog import match_items
     from workbench.methods.coldstart.data import store_catalog, store_rankings
+    from workbench.store.answers import answered
     from workbench.store.queue import transaction
 
     store_catalog(conn, study.name, study.catalog)
     rows, lists = [], 0
-    answers = conn.execute(
-        "SELECT r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
-        (study_id, model_id),
-    ).fetchall()
+    answers = answered(conn, study_id, model_id, "answer")
     with transaction(conn):
         conn.execute("DELETE FROM rankings WHERE study_id = ? AND model = ?", (study_id, model_label))
-    for payload_json, text in answers:
+    for _key, payload_json, text in answers:
         meta = json.loads(payload_json)["meta"]
         lists += 1
         matches = match_items(text, study.catalog)

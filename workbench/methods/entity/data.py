@@ -10,6 +10,8 @@ from typing import Any
 
 from workbench.methods.entity import metrics as em
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
+from workbench.store import answers
+from workbench.store.studies import study_names_by_id, study_rows
 
 SCORE_FIELDS = [
     "study",
@@ -31,15 +33,9 @@ BIAS_FIELDS = ["study", "model", "task", "language", "variant", "method", "entit
 
 
 def _studies(conn: sqlite3.Connection, study: str | None) -> list[tuple[int, str, dict]]:
-    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
-    return [
-        (i, name, json.loads(spec))
-        for i, name, spec in conn.execute(
-            "SELECT s.id, s.name, s.spec_json FROM studies s WHERE EXISTS (SELECT 1 FROM label_scores l "
-            f"WHERE l.study_id = s.id) {where} ORDER BY s.name",
-            args,
-        )
-    ]
+    """The studies (or the one named) with label scores, by name: id, name, spec."""
+    scored = {study_id for (study_id,) in conn.execute("SELECT DISTINCT study_id FROM label_scores")}
+    return [(row.id, row.name, row.spec) for row in study_rows(conn, study) if row.id in scored]
 
 
 def _meta(conn: sqlite3.Connection, study_id: int) -> dict[str, dict[str, str]]:
@@ -110,16 +106,35 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
     return out
 
 
+_CONDITION = ("study", "model", "task", "language", "variant", "method")
+
+
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """entity_delta, macro_f1, group_delta (Mann-Whitney U, Cohen's d), paired_delta
     (Wilcoxon between variants or languages), entity_delta_global and delta_pearson."""
     biases = entity_biases(conn, study)
     group_by = {name: spec.get("group_by", []) for _i, name, spec in _studies(conn, study)}
+    records, per_condition, metas = _entity_records(biases)
+    records += _group_records(per_condition, metas, group_by)
+    records += _paired_records(per_condition)
+    records += _global_records(per_condition)
+    records += _pearson_records(per_condition)
+    # Families of tests: the groups of one attribute in one condition.
+    adjust(
+        [r for r in records if r["metric"] == "group_delta"],
+        ("study", "model", "task", "language", "variant", "method", "attribute"),
+    )
+    return records
+
+
+def _entity_records(biases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict, dict]:
+    """macro_f1 per condition, entity_delta and entity_macro_f1 per entity; and each
+    condition's (study, model, task, language, variant, method) deltas and metadata by entity."""
     records: list[dict[str, Any]] = []
     per_condition: dict[tuple, dict[str, float]] = defaultdict(dict)
     metas: dict[tuple, dict[str, dict]] = defaultdict(dict)
     for b in biases:
-        base = {k: b[k] for k in ("study", "model", "task", "language", "variant", "method")}
+        base = {k: b[k] for k in _CONDITION}
         if b["entity"] is None:
             records.append({**base, "metric": "macro_f1", "value": b["macro_f1"], "n": b["prompts"]})
             continue
@@ -141,9 +156,14 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
         key = tuple(base.values())
         per_condition[key][b["entity"]] = b["delta"]
         metas[key][b["entity"]] = b["meta"]
-    names = ("study", "model", "task", "language", "variant", "method")
+    return records, per_condition, metas
+
+
+def _group_records(per_condition: dict, metas: dict, group_by: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """group_delta: per metadata value, its entities' deltas against the others'."""
+    records = []
     for key, deltas in per_condition.items():
-        base = dict(zip(names, key))
+        base = dict(zip(_CONDITION, key))
         for column in group_by.get(base["study"], []):
             values = sorted({metas[key][e].get(column, "") for e in deltas})
             for value in values:
@@ -163,7 +183,12 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                         "d": test["d"],
                     }
                 )
-    # Paired conditions: the same study, model and method, two variants or two languages.
+    return records
+
+
+def _paired_records(per_condition: dict) -> list[dict[str, Any]]:
+    """Paired conditions: the same study, model and method, two variants or two languages."""
+    names, records = _CONDITION, []
     for a, b in combinations(sorted(per_condition), 2):
         same = [i for i in range(len(names)) if a[i] == b[i]]
         differs = [names[i] for i in range(len(names)) if a[i] != b[i]]
@@ -184,12 +209,17 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                     "n": len(shared),
                 }
             )
-    # Across tasks (Eq. 4) and across template sets of one task (Pearson of Delta).
+    return records
+
+
+def _global_records(per_condition: dict) -> list[dict[str, Any]]:
+    """entity_delta_global: an entity's delta across tasks (Eq. 4), per model and condition."""
     global_delta: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for key, deltas in per_condition.items():
-        base = dict(zip(names, key))
+        base = dict(zip(_CONDITION, key))
         for entity, delta in deltas.items():
             global_delta[base["model"], base["language"], base["variant"], base["method"]][entity].append(delta)
+    records = []
     for (model, language, variant, method), entities in global_delta.items():
         for entity, values in sorted(entities.items()):
             records.append(
@@ -204,13 +234,19 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                     "n": len(values),
                 }
             )
+    return records
+
+
+def _pearson_records(per_condition: dict) -> list[dict[str, Any]]:
+    """delta_pearson: two studies of the same task, model and condition (two template sets)."""
+    records = []
     for a, b in combinations(sorted(per_condition), 2):
-        if a[0] != b[0] and a[1:] == b[1:]:  # two studies of the same task, model and condition
+        if a[0] != b[0] and a[1:] == b[1:]:
             shared = sorted(set(per_condition[a]) & set(per_condition[b]))
             result = em.pearson([per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared])
             records.append(
                 {
-                    **dict(zip(names, a)),
+                    **dict(zip(_CONDITION, a)),
                     "metric": "delta_pearson",
                     "study_b": b[0],
                     "r": result["r"],
@@ -218,29 +254,33 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                     "n": len(shared),
                 }
             )
-    # Families of tests: the groups of one attribute in one condition.
-    adjust(
-        [r for r in records if r["metric"] == "group_delta"],
-        ("study", "model", "task", "language", "variant", "method", "attribute"),
-    )
     return records
+
+
+# The columns of a score record as label_scores holds them (the study and prompt come from the store).
+_SCORE_COLUMNS = [f for f in SCORE_FIELDS if f not in ("study", "prompt")]
 
 
 def score_records(conn: sqlite3.Connection, study: str | None = None):
     """Every scored (entity, template, label): the exact prompt scored and the label text appended."""
-    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
-    for row in conn.execute(
-        "SELECT s.name AS study, l.model, l.task, l.language, l.variant, l.method, l.entity, l.template_id, "
-        "l.label, l.intended, r.payload_json, l.continuation, l.logprob, l.prob FROM label_scores l "
-        f"JOIN studies s ON s.id = l.study_id JOIN requests r ON r.key = l.request_key {where} "
-        "ORDER BY l.rowid",
-        args,
-    ):
-        record = dict(row)
-        payload = json.loads(record.pop("payload_json"))
-        score = payload.get("score")  # an imported prompt has the text its file gave, if any
-        record["prompt"] = score["prefix"] + score["suffix"] if score else payload.get("prompt")
-        yield record
+    names = study_names_by_id(conn)
+    ids = [study_id for study_id, name in names.items() if study is None or name == study]
+    if not ids:
+        return
+    rows = conn.execute(
+        "SELECT study_id, request_key, model, task, language, variant, method, entity, template_id, label, "
+        f"intended, continuation, logprob, prob FROM label_scores WHERE study_id IN ({','.join('?' * len(ids))}) "
+        "ORDER BY rowid",
+        ids,
+    )
+    while chunk := rows.fetchmany(500):
+        asked = answers.payloads(conn, (row["request_key"] for row in chunk))
+        for row in chunk:
+            record = {"study": names[row["study_id"]], **{k: row[k] for k in _SCORE_COLUMNS}}
+            payload = json.loads(asked[row["request_key"]])
+            score = payload.get("score")  # an imported prompt has the text its file gave, if any
+            record["prompt"] = score["prefix"] + score["suffix"] if score else payload.get("prompt")
+            yield record
 
 
 def bias_records(conn: sqlite3.Connection, study: str | None = None) -> tuple[list[dict[str, Any]], list[str]]:
@@ -248,9 +288,6 @@ def bias_records(conn: sqlite3.Connection, study: str | None = None) -> tuple[li
     rows = [b for b in entity_biases(conn, study) if b["entity"] is not None]
     extra = sorted({k for b in rows for k in b["meta"]})
     return [{**{k: v for k, v in b.items() if k != "meta"}, **b["meta"]} for b in rows], BIAS_FIELDS + extra
-
-
-SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
 
 
 def import_scores(
@@ -265,13 +302,11 @@ def import_scores(
     metrics treat it like a scored one. A prompt is a unit: it must carry every label of the
     task, and a re-imported prompt replaces the stored one whole. The whole file is checked
     before anything is stored, and it is stored in one transaction."""
-    import hashlib
-    import math
     from pathlib import Path
 
-    from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
+    from workbench.csv_input import CsvInputError, ImportError_, read_rows
+    from workbench.methods.entity.imported_scores import read_scores, store_imported
     from workbench.methods.entity.study import load_task
-    from workbench.store import queue
     from workbench.studies.spec import StudyError, Where
 
     path, task_path = Path(path), Path(task_path)
@@ -279,53 +314,8 @@ def import_scores(
         task = load_task(Where(str(task_path)), task_path)
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
-    weights = {label.id: label.weight for label in task.labels}
-    prompts: dict[tuple, dict[str, Any]] = {}
     try:
-        for line, row in read_rows(path, SCORE_IMPORT_COLUMNS):
-            label = row["label"].strip()
-            if label not in weights:
-                raise CsvInputError(
-                    f"{path}: line {line}: column 'label': {label!r} is not a label id of the task "
-                    f"(one of: {', '.join(weights)})"
-                )
-            logprob = real(path, line, "logprob", row["logprob"]) if row["logprob"].strip() else None
-            if logprob is not None and logprob > 1e-9:
-                raise CsvInputError(
-                    f"{path}: line {line}: column 'logprob': a log-probability is at most 0, got {logprob}"
-                )
-            key = (
-                row.get("model") or "imported",
-                row.get("language") or "english",
-                row.get("variant") or "zero_shot_text",
-                row.get("method") or "exact",
-                row["entity"].strip(),
-                whole(path, line, "template_id", row["template_id"], 0),
-            )
-            prompt = prompts.setdefault(
-                key,
-                {
-                    "labels": {},
-                    "intended": (row.get("intended") or "").strip() or None,
-                    "line": line,
-                    "text": row.get("prompt") or None,  # as `export --what scores` writes it
-                },
-            )
-            if label in prompt["labels"]:
-                raise CsvInputError(f"{path}: line {line}: label {label!r} of this prompt appears twice")
-            prompt["labels"][label] = (logprob, row.get("continuation") or f" {label}")
-        for key, prompt in prompts.items():
-            # A prompt is one unit: probabilities are normalised over its labels, so a label
-            # left out would be kept from an earlier import, or shift the others' share.
-            missing = [label for label in weights if label not in prompt["labels"]]
-            if missing:
-                model, language, variant, method, entity, template = key
-                raise CsvInputError(
-                    f"{path}: line {prompt['line']}: the prompt of entity {entity!r}, template_id {template} "
-                    f"(model {model!r}, language {language!r}, variant {variant!r}, method {method!r}) has no "
-                    f"row for label(s) {', '.join(repr(m) for m in missing)}; each prompt needs every label "
-                    f"of the task ({', '.join(weights)})"
-                )
+        prompts = read_scores(path, {label.id: label.weight for label in task.labels})
         meta = {}
         if entities_path:
             meta = {
@@ -344,74 +334,5 @@ def import_scores(
         "task_id": task.id,
         "group_by": group_by or [],
     }
-    from workbench.store.db import utc_now
-
-    now = utc_now()
-    # One transaction: the study, its models and every prompt are stored, or nothing is.
-    with queue.transaction(conn):
-        study_id = queue.upsert_study(conn, study, "entity", spec, None)
-        values, requests = [], {}
-        models = {}
-        for (model, language, variant, method, entity, template), prompt in prompts.items():
-            if model not in models:
-                models[model] = queue.upsert_model(
-                    conn,
-                    identity=f"import:{model}",
-                    spec=model,
-                    engine="import",
-                    name=model,
-                    base_url=None,
-                    file_path=str(path),
-                    file_hash=None,
-                    params={},
-                )
-            key = hashlib.sha256(
-                json.dumps([study_id, model, language, variant, method, entity, template]).encode()
-            ).hexdigest()[:32]
-            payload = {"imported": str(path), "meta": {"entity": entity, "template_id": template}}
-            if prompt["text"]:
-                payload["prompt"] = prompt["text"]
-            requests[key] = (models[model], payload)
-            known = [lp for lp, _c in prompt["labels"].values() if lp is not None]
-            peak = max(known) if known else 0.0
-            total = sum(math.exp(lp - peak) for lp in known)
-            for label, (logprob, continuation) in prompt["labels"].items():
-                prob = math.exp(logprob - peak) / total if logprob is not None and total else 0.0
-                values.append(
-                    (
-                        key,
-                        study_id,
-                        model,
-                        task.id,
-                        entity,
-                        template,
-                        language,
-                        variant,
-                        method,
-                        label,
-                        prompt["intended"],
-                        weights[label],
-                        continuation,
-                        logprob,
-                        prob,
-                    )
-                )
-        conn.executemany(
-            "INSERT INTO requests (key, study_id, model_id, stage, payload_json, status, created_at, updated_at) "
-            "VALUES (?, ?, ?, 'score', ?, 'done', ?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET payload_json = excluded.payload_json, updated_at = excluded.updated_at",
-            [(key, study_id, model_id, json.dumps(payload), now, now) for key, (model_id, payload) in requests.items()],
-        )
-        # A re-imported prompt replaces the stored one whole: none of its old labels stay.
-        conn.executemany("DELETE FROM label_scores WHERE request_key = ?", [(key,) for key in requests])
-        conn.executemany(
-            "INSERT INTO label_scores (request_key, study_id, model, task, entity, template_id, language, "
-            "variant, method, label, intended, weight, continuation, logprob, prob) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            values,
-        )
-        conn.executemany(
-            "INSERT OR REPLACE INTO entity_meta (study_id, entity, meta_json) VALUES (?, ?, ?)",
-            [(study_id, name, json.dumps(m)) for name, m in meta.items()],
-        )
-    return {"prompts": len(prompts), "scores": len(values), "entities": len({k[4] for k in prompts})}
+    scores = store_imported(conn, spec, path, task, prompts, meta)
+    return {"prompts": len(prompts), "scores": scores, "entities": len({k[4] for k in prompts})}

@@ -343,13 +343,11 @@ def store_scores(
     """Parse stored score responses into label_scores (idempotent); keep entity metadata."""
     import math
 
+    from workbench.store.answers import answered
+
     weights = {label.id: label.weight for label in study.task.labels}
-    rows = conn.execute(
-        "SELECT r.key, r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'score' AND r.superseded = 0 "
-        "AND NOT EXISTS (SELECT 1 FROM label_scores s WHERE s.request_key = r.key)",
-        (study_id, model_id),
-    ).fetchall()
+    done = {key for (key,) in conn.execute("SELECT request_key FROM label_scores WHERE study_id = ?", (study_id,))}
+    rows = [row for row in answered(conn, study_id, model_id, "score") if row["key"] not in done]
     stored = unparseable = 0
     values = []
     with transaction(conn):

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import sqlite3
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows, real
 from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
 from workbench.metrics.intervals import adjust, difference_ci, interval_fields, mean_ci
+from workbench.store import answers
 from workbench.store.queue import ensure_study, transaction
+from workbench.store.studies import study_names_by_id, study_rows
 
 
 def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
@@ -44,11 +47,8 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
 
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
-    where, args = ("WHERE name = ?", (study,)) if study else ("", ())
     records: list[dict[str, Any]] = []
-    for study_id, name, spec_json in conn.execute(
-        f"SELECT id, name, spec_json FROM studies {where} ORDER BY name", args
-    ).fetchall():
+    for study_id, name, spec in ((row.id, row.name, row.spec) for row in study_rows(conn, study)):
         outputs = conn.execute(
             "SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
             "FROM identity_outputs WHERE study_id = ?",
@@ -75,7 +75,7 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                 counts.setdefault(group, {})[item] = count
             if total:
                 totals[group] = total
-        silent = _groups_without_dialect(spec_json)
+        silent = _groups_without_dialect(spec)
         for record in _records(name, outputs, items, shares, counts, totals):
             if record.get("condition") == "dialect" and record.get("group") in silent:
                 record["no_signal"] = True  # these prompts read like the baseline: no dialect to measure
@@ -84,13 +84,11 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
     return records
 
 
-def _groups_without_dialect(spec_json: str) -> set[str]:
+def _groups_without_dialect(spec: dict[str, Any]) -> set[str]:
     """The groups the study's template has no dialect variants for (empty when unknown)."""
-    import json
-
     from workbench.methods.identity.templates import TemplateError, load_template
 
-    source = json.loads(spec_json or "{}").get("template")
+    source = spec.get("template")
     if not source:
         return set()
     try:
@@ -107,13 +105,14 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
     from workbench.methods.identity.metrics import explanation_words
 
     by_model: dict[str, list[tuple[str, str, set[str]]]] = {}
-    for model, group, payload_json, item, explanation in conn.execute(
-        "SELECT o.model, o.grp, r.payload_json, i.item, i.explanation FROM identity_outputs o "
-        "JOIN requests r ON r.key = o.request_key JOIN identity_recommendations i ON i.request_key = o.request_key "
-        "WHERE o.study_id = ?",
+    rows = conn.execute(
+        "SELECT o.model, o.grp, o.request_key, i.item, i.explanation FROM identity_outputs o "
+        "JOIN identity_recommendations i ON i.request_key = o.request_key WHERE o.study_id = ?",
         (study_id,),
-    ):
-        prompt = " ".join(m["content"] for m in json.loads(payload_json)["messages"])
+    ).fetchall()
+    asked = answers.payloads(conn, (row[2] for row in rows))
+    for model, group, key, item, explanation in rows:
+        prompt = " ".join(m["content"] for m in json.loads(asked[key])["messages"])
         exclude = set(re.findall(r"[a-z][a-z'-]+", (prompt + " " + item).lower()))
         by_model.setdefault(model, []).append((group, explanation or "", exclude))
     records = []
@@ -231,32 +230,72 @@ def identity_records(conn: sqlite3.Connection, study: str | None = None):
     """One row per recommended item of every identity answer (an answer with none: one row,
     empty rank): the exact prompt, the sampled slot values, how it was read, the group's
     reference share of the item, and the probe with its label and where the label came from.
-    Mean Share, Coverage and the probe rates can be recomputed from these rows alone."""
+    Mean Share, Coverage and the probe rates can be recomputed from these rows alone.
+    Answers of the current plan only, in plan order, read a few hundred at a time."""
+    names = study_names_by_id(conn)
+    studies = [
+        study_id
+        for (study_id,) in conn.execute("SELECT DISTINCT study_id FROM identity_outputs")
+        if study is None or names.get(study_id) == study
+    ]
+    requests = answers.current_requests(conn, studies, "answer")
+    while chunk := list(islice(requests, 500)):
+        yield from _chunk_records(conn, chunk, names)
+
+
+_OUTPUT_COLUMNS = (
+    "condition",
+    "parse_mode",
+    "parsed",
+    "rank",
+    "item",
+    "explanation",
+    "reference_share",
+    "reference_count",
+    "group_total",
+)
+_PROBE_COLUMNS = ("probe_label", "probe_label_source", "probe_rule_label", "probe_judge_label")
+
+
+def _chunk_records(conn: sqlite3.Connection, chunk: list, names: dict[int, str]):
+    """The export rows of these answers (key, study_id, payload_json), in their order."""
     import json
 
-    where, args = ("AND s.name = ?", (study,)) if study else ("", ())
-    rows = conn.execute(
+    keys = [key for key, _study_id, _payload in chunk]
+    marks = ",".join("?" * len(keys))
+    rows: dict[str, list[sqlite3.Row]] = {}
+    for row in conn.execute(
         f"""
-        SELECT s.name AS study, o.model, o.request_key, o.grp, o.condition, r.payload_json, o.parse_mode, o.parsed,
+        SELECT o.request_key, o.model, o.grp, o.condition, o.parse_mode, o.parsed,
                i.rank, i.item, i.explanation, rs.share AS reference_share, rs.count AS reference_count,
                (SELECT MAX(t.group_total) FROM reference_shares t WHERE t.study_id = o.study_id AND t.grp = o.grp)
                    AS group_total,
-               (SELECT p2.text FROM requests r2 JOIN responses p2 ON p2.request_key = r2.key
-                WHERE r2.parent_key = o.request_key AND r2.stage = 'probe') AS probe_answer,
                o.probe_label, o.probe_label_source, o.probe_rule_label, o.probe_judge_label
-        FROM identity_outputs o JOIN studies s ON s.id = o.study_id
-        JOIN requests r ON r.key = o.request_key
+        FROM identity_outputs o
         LEFT JOIN identity_recommendations i ON i.request_key = o.request_key
         LEFT JOIN reference_shares rs ON rs.study_id = o.study_id AND rs.item = i.item AND rs.grp = o.grp
-        WHERE r.superseded = 0 {where}
-        ORDER BY r.rowid, i.rank
+        WHERE o.request_key IN ({marks})
+        ORDER BY i.rank
         """,
-        args,
-    )
-    for row in rows:
-        record = dict(row)
-        payload = json.loads(record.pop("payload_json"))
-        record["group"] = record.pop("grp")
-        record["prompt"] = next((m["content"] for m in payload.get("messages", []) if m.get("role") == "user"), None)
-        record["choices"] = json.dumps(payload.get("meta", {}).get("choices", {}), ensure_ascii=False)
-        yield record
+        keys,
+    ):
+        rows.setdefault(row["request_key"], []).append(row)
+    probes = answers.follow_up_texts(conn, keys, "probe")
+    for key, study_id, payload_json in chunk:
+        if key not in rows:
+            continue  # planned, not answered or not read yet
+        payload = json.loads(payload_json)
+        prompt = next((m["content"] for m in payload.get("messages", []) if m.get("role") == "user"), None)
+        choices = json.dumps(payload.get("meta", {}).get("choices", {}), ensure_ascii=False)
+        for row in rows[key]:
+            yield {
+                "study": names[study_id],
+                "model": row["model"],
+                "request_key": key,
+                **{column: row[column] for column in _OUTPUT_COLUMNS},
+                "probe_answer": probes.get(key),
+                **{column: row[column] for column in _PROBE_COLUMNS},
+                "group": row["grp"],
+                "prompt": prompt,
+                "choices": choices,
+            }

@@ -211,15 +211,11 @@ def plan_probes(
     params: dict[str, Any],
 ) -> int:
     """A second turn in the same conversation for every answered prompt."""
-    from workbench.store import queue
+    from workbench.store import answers, queue
 
     if not study.probe:
         return 0
-    rows = conn.execute(
-        "SELECT r.key, r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
-        (study_id, model_id),
-    ).fetchall()
+    rows = answers.answered(conn, study_id, model_id, "answer")
     planned = []
     for key, payload_json, text in rows:
         payload = json.loads(payload_json)
@@ -270,16 +266,12 @@ def plan_judging(
 ) -> int:
     """One `judge` request per answered probe of the answer model (parent: the probe)."""
     from workbench.prompts import fill, load_prompt
-    from workbench.store import queue
+    from workbench.store import answers, queue
 
     prompt = load_prompt(study.judge_prompt, "judge_probe.txt")
-    rows = conn.execute(
-        "SELECT r.key, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'probe' AND r.superseded = 0",
-        (study_id, answer_model_id),
-    ).fetchall()
+    rows = answers.answered(conn, study_id, answer_model_id, "probe")
     planned = []
-    for key, text in rows:
+    for key, _payload_json, text in rows:
         payload = {
             "messages": [{"role": "user", "content": fill(prompt, probe=study.probe, answer=text)}],
             "params": {"temperature": 0.0, "max_tokens": 24, "seed": 1, "json_schema": JUDGE_SCHEMA},
@@ -313,20 +305,11 @@ def store_outputs(
     conn: sqlite3.Connection, study: IdentityStudy, study_id: int, model_id: int, model_label: str
 ) -> dict[str, int]:
     """Parse every answer (and its probe) into identity_outputs / identity_recommendations."""
-    from workbench.store import probe_reviews
+    from workbench.store import answers, probe_reviews
 
-    rows = conn.execute(
-        "SELECT r.key, r.payload_json, p.text, "
-        "(SELECT p2.text FROM requests r2 JOIN responses p2 ON p2.request_key = r2.key "
-        " WHERE r2.parent_key = r.key AND r2.stage = 'probe') AS probe_text, "
-        "(SELECT p3.text FROM requests r2 JOIN requests r3 ON r3.parent_key = r2.key "
-        " JOIN responses p3 ON p3.request_key = r3.key "
-        " WHERE r2.parent_key = r.key AND r2.stage = 'probe' AND r3.stage = 'judge' AND r3.superseded = 0 "
-        " ORDER BY r3.rowid DESC LIMIT 1) AS judge_text "
-        "FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0",
-        (study_id, model_id),
-    ).fetchall()
+    rows = answers.answered_with_follow_up(
+        conn, study_id, model_id, stage="answer", follow_up="probe", judged_by="judge"
+    )
     parsed = unparseable = judged = judge_unparseable = 0
     reviewed = {}  # each prompt's latest standing human label
     for key, value in conn.execute("SELECT request_key, label FROM probe_reviews WHERE undone = 0 ORDER BY id"):
