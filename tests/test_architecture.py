@@ -155,6 +155,22 @@ def test_sql_lives_in_the_store_and_the_methods():
     assert offenders == []
 
 
+def test_methods_reach_the_shared_tables_through_the_store():
+    """A method queries its own tables only: the study, model, request and response rows
+    (and which requests are current) come from store functions, so a new method needs
+    no SQL of the queue's and a change to the queue's tables touches the store alone."""
+    import re
+
+    shared = re.compile(r"\b(FROM|JOIN|INTO|UPDATE)\s+(requests|responses|studies|models)\b|\bsuperseded\b")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{line}: {text.strip()[:60]}"
+        for path in (ROOT / "workbench" / "methods").rglob("*.py")
+        for line, text in _code_strings(path)
+        if any(word in text for word in SQL + (" WHERE ", " JOIN ")) and shared.search(text)
+    ]
+    assert offenders == []
+
+
 def test_no_file_is_over_500_lines_and_no_method_is_chosen_by_name():
     long, by_name = [], []
     for package in ("workbench", "store", "screens", "widgets"):
