@@ -171,13 +171,6 @@ def _statements(script: str) -> list[str]:
     return statements
 
 
-def open_db(path: str | Path, create: bool = True):
-    """The store as a sqlite-utils Database (for table helpers and ad-hoc analysis)."""
-    import sqlite_utils  # on use: it adds ~0.1 s to every command's start-up
-
-    return sqlite_utils.Database(connect(path, create))
-
-
 @contextmanager
 def opened(path: str | Path, create: bool = True) -> Iterator[sqlite3.Connection]:
     """A connection for one short piece of work (UI actions, polling), closed after it."""

@@ -147,14 +147,6 @@ def test_stale_claims_of_dead_processes_are_released(db_path):
     assert statuses == {"pending": 3, "running": 1}
 
 
-def test_open_db_gives_sqlite_utils_tables(db_path):
-    from workbench.store.db import open_db
-
-    db = open_db(db_path)
-    assert db["requests"].exists() and "superseded" in db["requests"].columns_dict
-    assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-
-
 def test_edited_questions_stay_edited(db_path):
     from workbench.methods.choice.study import Question
 
