@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from importlib.resources import files
 from pathlib import Path
@@ -25,8 +24,11 @@ from workbench.studies.spec import StudyError, load_study
 
 
 def demo_db_path() -> Path:
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "audit-workbench" / "demo.db"
+    """The demo's database, in the platform's user data folder ($XDG_DATA_HOME/audit-workbench
+    or ~/.local/share/audit-workbench on Linux)."""
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir("audit-workbench", appauthor=False)) / "demo.db"
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
