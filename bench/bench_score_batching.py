@@ -26,6 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from workbench.engines.llama_local import log_softmax
 from workbench.engines.llama_scoring import quiet_llama
 from workbench.models import default_model_path
 
@@ -38,11 +39,6 @@ SENTENCES = [
     "A farmer in {} asks how to protect the harvest from the coming frost.",
 ]
 COUNTRIES = ["France", "Chad", "Japan", "Peru", "Norway", "Kenya"]
-
-
-def log_softmax(row: np.ndarray) -> np.ndarray:
-    row = row.astype(np.float64) - row.max()
-    return row - np.log(np.exp(row).sum())
 
 
 def last_token_logprobs(model, prompts: list[list[int]], together: bool, invariant: bool, threads: int):
