@@ -160,3 +160,71 @@ def test_saved_study_round_trips(tmp_path):
         'Shoes with "quotes" and \\ backslash\nand a newline?'
     ]
     assert len(again.questions) == 27
+
+
+COMMENTED = """\
+# Shoe study: keep these notes.
+name = "commented"  # the study's name
+method = "choice"
+models = ["llama:default"]  # the bundled model
+
+[generation]
+# Low temperature: answers close to the mode.
+temperature = 0.2  # not zero
+
+# Topics, in the order we read them.
+[[topics]]
+name = "shoes"  # running shoes only
+[topics.questions]
+# Budget first.
+"Budget-Conscious" = ["Cheap running shoes?", "Shoes under 50 dollars?"]  # two
+Convenience = [
+    "Shoes I can buy today?",  # same-day
+    "Shoes with free returns?",
+]
+
+[[topics]]
+name = "bags"
+[topics.questions]
+Convenience = ["A bag with many pockets?"]  # the only one
+"""
+
+
+def _saved(tmp_path, text, edit=None):
+    """The study file after the Design screen's save, with `edit(db, study_id)` made first."""
+    from workbench import design
+
+    path = write(tmp_path, "", name="commented.toml")
+    path.write_bytes(text.encode("utf-8"))
+    db = tmp_path / "design.db"
+    study, study_id = design.register(db, path)
+    if edit:
+        edit(db, study_id)
+    design.save_study(db, study, study_id, path)
+    return path.read_bytes().decode("utf-8")
+
+
+def test_a_study_saved_without_an_edit_is_unchanged_to_the_byte(tmp_path):
+    assert _saved(tmp_path, COMMENTED) == COMMENTED
+    crlf = "\ufeff" + COMMENTED.replace("\n", "\r\n")
+    assert _saved(tmp_path, crlf) == crlf  # Windows line ends and a byte-order mark too
+
+
+def test_a_saved_edit_keeps_every_comment(tmp_path):
+    from workbench import design
+
+    def edit(db, study_id):
+        (row,) = [r for r in design.question_rows(db, study_id) if r["text"] == "Shoes I can buy today?"]
+        design.edit_question(db, study_id, row["id"], "Shoes delivered tomorrow?")
+
+    saved = _saved(tmp_path, COMMENTED, edit)
+    comments = [line[line.index("#") :] for line in COMMENTED.splitlines() if "#" in line]
+    assert len(comments) == 11 and all(comment in saved for comment in comments)
+    assert "Shoes delivered tomorrow?" in saved and "Shoes I can buy today?" not in saved
+    study = load_study(tmp_path / "commented.toml")
+    assert [q.text for q in study.questions if q.cluster == "Convenience" and q.topic == "shoes"] == [
+        "Shoes delivered tomorrow?",
+        "Shoes with free returns?",
+    ]
+    assert saved.startswith(COMMENTED.split("[[topics]]")[0])  # the top of the file as written
+    assert saved.endswith(COMMENTED.split("[[topics]]")[2])  # and the topic nobody edited

@@ -64,13 +64,14 @@ def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str
     for row in question_rows(db_path, study_id):
         grouped.setdefault(row["topic"], {}).setdefault(row["cluster"], []).append(row["text"])
     path = Path(path)
-    original = None
+    original, text = None, None
     if path.exists():
         from workbench.studies.spec import read_toml
 
         original = read_toml(path)  # every key the user wrote is kept
+        text = path.read_bytes().decode("utf-8")  # and its comments and layout: the save edits this text
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(study_to_toml(study, grouped, original), encoding="utf-8")
+    tmp.write_bytes(study_to_toml(study, grouped, original, text).encode("utf-8"))
     try:
         load_study(tmp)  # never replace a good file with one that does not load
     except BaseException:
