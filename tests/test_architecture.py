@@ -120,6 +120,23 @@ def test_no_import_cycles(tmp_path):
     assert int(modules) > 80 and in_cycles.strip() == "[]", result.stdout
 
 
+def test_no_engine_is_chosen_by_name():
+    """Engines are looked up in their registry (workbench/engines/registry.py): outside
+    workbench/engines no code compares a spec's engine with an engine's name."""
+    import re
+
+    by_name = re.compile(r"""engine\s*(==|!=|not in|in)\s*[("']""")
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for package in ("workbench", "store", "screens", "widgets")
+        for path in (ROOT / package).rglob("*.py")
+        if path.relative_to(ROOT).parts[:2] != ("workbench", "engines")
+        for number, line in enumerate(path.read_text().splitlines(), start=1)
+        if by_name.search(line)
+    ]
+    assert offenders == []
+
+
 SQL = ("SELECT ", "INSERT INTO", "INSERT OR ", "UPDATE ", "DELETE FROM", "PRAGMA ", "CREATE TABLE")
 
 
