@@ -68,7 +68,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     assert lor["n_groups"] == 3 and lor["t"] is None and lor["p"] is None
     assert {r["metric"] for r in records} >= {"spearman", "kruskal_wallis"}
     table = run_cli("metrics", "--db", db).stdout
-    assert "Nike" in table and "0.960" in table
+    assert "Nike 0.96 [" in table and "direct 0.96" in table  # PEIR 24/25 and its interval, as on the screen
 
     exported = run_cli("export", "--db", db, "--what", "mentions", "--format", "csv").stdout.splitlines()
     assert exported[0].startswith(
