@@ -15,7 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from workbench import design
+from workbench import design, methods
 from workbench.literal import visible
 from workbench.specs import SpecError, parse_spec
 from workbench.store.errors import UserFacingError
@@ -124,7 +124,7 @@ class DesignScreen(Screen):
     @work(thread=True, exclusive=True, group="design-load", description="Loading the study", exit_on_error=False)
     def load_study(self) -> None:
         method = design.study_method(self.app.study_path)
-        if method not in (None, "choice"):
+        if method is not None and methods.design_screen(method) is not type(self):  # another screen's, or none
             self.post_message(self.DesignedElsewhere(method))
             return
         study, study_id = design.register(self.app.db_path, self.app.study_path)

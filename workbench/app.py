@@ -19,15 +19,16 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench import design, methods
+from workbench import design, methods, transfer
 from workbench.literal import visible
 from workbench.screens.design import DesignScreen
 from workbench.screens.entities import EntitiesScreen
 from workbench.screens.metrics import metrics_screen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
-from workbench.screens.template_editor import TemplateScreen
+from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import ConfirmUnsaved, ErrorModal, HelpScreen
+from workbench.widgets.transfer import ExportDialog, ImportDialog
 
 
 def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
@@ -122,9 +123,9 @@ class WorkbenchApp(App):
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart
-        if self.study_path and design.study_method(self.study_path) == "identity":
-            # Identity studies are designed through their prompt template.
-            self._modes["design"] = TemplateScreen
+        own = methods.design_screen(design.study_method(self.study_path)) if self.study_path else None
+        if own is not None:  # the method's own Design screen (identity: its prompt template)
+            self._modes["design"] = own
 
     def on_mount(self) -> None:
         self.sub_title = f"{Path(self.db_path).name} · reviewer {self.reviewer}"
@@ -228,5 +229,59 @@ class WorkbenchApp(App):
         yield SystemCommand("Go to Design", "Questions, clusters, models; save the study", lambda: self.go("design"))
         yield SystemCommand("Go to Review", "Accept, edit or reject extracted lists", lambda: self.go("review"))
         yield SystemCommand("Go to Entities", "Merge duplicates, forbid, undo", lambda: self.go("entities"))
+        yield SystemCommand(
+            "Import a file", "Questions, mentions, entities, rankings, scores, ...", self.action_import_file
+        )
+        yield SystemCommand(
+            "Export records", "Responses, metrics, decisions, ... to a file you name", self.action_export_file
+        )
         yield SystemCommand("Help", "Every key and what it does", self.action_help)
         yield from screen_commands(screen)
+
+    # -- imports and exports, every kind the command line offers ---------------------
+
+    def _study_name(self) -> str:
+        """The study the app was started with, proposed in the dialogs ("" when none or unreadable)."""
+        import tomllib
+
+        try:
+            return (
+                str(tomllib.loads(Path(self.study_path).read_text("utf-8")).get("name", "")) if self.study_path else ""
+            )
+        except (OSError, ValueError):
+            return ""
+
+    def action_import_file(self) -> None:
+        found = methods.kinds()
+        self.push_screen(ImportDialog(found.imports, found.options(), self._study_name()), self._import_chosen)
+
+    def _import_chosen(self, chosen: dict | None) -> None:
+        if chosen:
+            self.run_worker(partial(self._import, chosen), thread=True, group="transfer", description="Importing")
+
+    def _import(self, chosen: dict) -> None:
+        try:
+            lines = transfer.import_file(self.db_path, chosen["kind"], chosen["file"], chosen["options"])
+        except UserFacingError as exc:
+            self.notify(str(exc), title="Nothing was imported", severity="error", timeout=12)
+            return
+        self.notify("\n".join(lines), title=f"Imported {chosen['kind']}", timeout=10)
+
+    def action_export_file(self, kind: str | None = None) -> None:
+        from workbench.export_kinds import export_kinds
+
+        self.push_screen(ExportDialog(export_kinds(), self.db_path, self._study_name(), kind), self._export_chosen)
+
+    def _export_chosen(self, chosen: dict | None) -> None:
+        if chosen:
+            self.run_worker(partial(self._export, chosen), thread=True, group="transfer", description="Exporting")
+
+    def _export(self, chosen: dict) -> None:
+        try:
+            written, count = transfer.export_file(
+                self.db_path, chosen["kind"], chosen["output"], study=chosen["study"], fmt=chosen["format"]
+            )
+        except UserFacingError as exc:
+            self.notify(str(exc), title="Nothing was exported", severity="error", timeout=12)
+            return
+        self.notify(f"Wrote {count} records to {written}", title=f"Exported {chosen['kind']}", timeout=10)

@@ -15,8 +15,12 @@ one through the entry-point group `workbench.methods`:
 whose value is a class (or instance) following `Method`. Two optional hooks give
 it a section of its own on the Metrics screen: `metric_filters` (a tuple of
 `metric_views.Filter`) and `metric_panels(records, choices)` (a list of
-`metric_views.Panel`); without them its records show as one table. `register` does the same
-in code (tests register a toy method that way).
+`metric_views.Panel`); without them its records show as one table. `import_kinds` and
+`export_kinds` (tuples of `kinds.ImportKind` / `kinds.ExportKind`) add what `workbench import`
+and `workbench export` offer, and `design_screen` (a Textual screen class, or its
+"module:Class" path, so that the core never imports the UI) is what the app's Design tab
+shows for the method's studies. `register` does the same in code (tests register a toy
+method that way). docs/writing-a-method.md walks through one.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from workbench.methods.kinds import Kinds
 from workbench.metric_views import Filter, Panel, generic_panels
 
 if TYPE_CHECKING:
@@ -211,6 +216,33 @@ def metric_records(
 ) -> list[dict[str, Any]]:
     """Every metric of one study (or all), method by method, as flat records."""
     return [record for records in metric_records_by_method(conn, study, convention).values() for record in records]
+
+
+def kinds() -> Kinds:
+    """Every method's import and export kinds (optional hooks `import_kinds`, `export_kinds`).
+    Two methods offering one name is a plugin's mistake: the first registered keeps it."""
+    found = Kinds()
+    for name in names():
+        method = get(name)
+        for kind in getattr(method, "import_kinds", ()):
+            found.imports.setdefault(kind.name, kind)
+        for kind in getattr(method, "export_kinds", ()):
+            found.exports.setdefault(kind.name, kind)
+    return found
+
+
+def design_screen(method_name: str | None) -> Any:
+    """The Design screen a method's studies get (optional hook `design_screen`): a class, a
+    "module:Class" path to import, or None when the method has none (its file is edited by hand)."""
+    if method_name is None or method_name not in names():
+        return None
+    screen = getattr(get(method_name), "design_screen", None)
+    if isinstance(screen, str):
+        from importlib import import_module
+
+        module, _, attribute = screen.partition(":")
+        return getattr(import_module(module), attribute)
+    return screen
 
 
 def filters_of(method: Method) -> tuple[Filter, ...]:

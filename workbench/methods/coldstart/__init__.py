@@ -33,3 +33,15 @@ class ColdStartMethod(MethodBase):
         from workbench.methods.coldstart import views
 
         return views.panels(records, choices)
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.coldstart.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.coldstart.kinds import EXPORTS
+
+        return EXPORTS

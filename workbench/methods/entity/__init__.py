@@ -47,3 +47,15 @@ class EntityMethod(MethodBase):
         from workbench.methods.entity import views
 
         return views.panels(records, choices)
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.entity.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.entity.kinds import EXPORTS
+
+        return EXPORTS

@@ -1,0 +1,89 @@
+"""Imports and exports by kind, for the command line and the app alike.
+
+The kinds come from the methods (`methods.kinds()`) and the core (`export_kinds`); this
+module adds what both front ends promise: an import is one transaction and a refused one
+leaves nothing (not even the database it would have created), an export file appears whole
+or not at all and never replaces a database.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from workbench import exports, methods
+from workbench.export_kinds import export_kinds
+from workbench.safe_output import OutputRefused, atomic_text_file
+from workbench.store import queue
+from workbench.store.db import connect
+from workbench.store.errors import UserFacingError
+
+
+class TransferError(UserFacingError):
+    """An import or export refused before or while it ran; nothing was changed."""
+
+
+def import_kind(name: str):
+    found = methods.kinds().imports
+    if name not in found:
+        raise TransferError(f"no import of {name!r} (known: {', '.join(found)})")
+    return found[name]
+
+
+def import_file(db: str | Path, kind_name: str, path: str | Path, options: dict[str, Any]) -> list[str]:
+    """Import `path` as `kind_name` into the database; the lines to tell the user.
+    `options` by the kind's option names (`study`, `catalog`, ...)."""
+    kind = import_kind(kind_name)
+    if kind.needs_study and not (options.get("study") or "").strip():
+        raise TransferError(f"import {kind_name} needs --study NAME")
+    created = not Path(db).exists()
+    try:
+        conn = connect(str(db), True)
+        try:
+            return kind.run(conn, Path(path), options)
+        finally:
+            conn.close()
+    except BaseException:
+        # An import that fails leaves no trace: not even the database it would have created.
+        if created:
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+        raise
+
+
+def export_records(conn, kind_name: str, study: str | None = None, convention: str = "paper"):
+    """(records, CSV columns) of one export kind."""
+    kinds = export_kinds(convention)
+    if kind_name not in kinds:
+        raise TransferError(f"no export of {kind_name!r} (known: {', '.join(kinds)})")
+    return kinds[kind_name].records(conn, study)
+
+
+def export_file(
+    db: str | Path,
+    kind_name: str,
+    output: str | Path,
+    *,
+    study: str | None = None,
+    fmt: str = "csv",
+    convention: str = "paper",
+    raw: bool = False,
+    conn=None,
+) -> tuple[Path, int]:
+    """Write one export kind to `output` (whole or not at all); the file written and how many records.
+    The database is opened (never created) unless `conn` is given."""
+    if conn is None:
+        conn = connect(str(db), False)
+    if study is not None and queue.study_id(conn, study) is None:
+        raise TransferError(
+            f"no study named {study!r} in this database (known: {', '.join(queue.study_names(conn)) or 'none'})"
+        )
+    records, fields = export_records(conn, kind_name, study, convention)
+    try:
+        with atomic_text_file(output, db) as out:
+            count = exports.write_records(records, fmt, fields, out, raw=raw)
+    except OutputRefused as exc:
+        raise TransferError(str(exc)) from None
+    except OSError as exc:
+        raise TransferError(f"{output}: could not be written ({exc.strerror or exc}); nothing was changed") from None
+    return Path(output).expanduser().resolve(), count
