@@ -237,3 +237,16 @@ def test_one_number_formatter():
                     if node.module != "workbench.numbers":
                         imported_elsewhere.append(f"{where}: from {node.module}")
     assert defined == ["workbench/numbers.py: fmt_num"] and imported_elsewhere == []
+
+
+def test_no_function_over_80_lines():
+    """A function a reader takes in at once: none in the shipped code passes 80 lines."""
+    offenders = []
+    for package in ("workbench", "store", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    length = node.end_lineno - node.lineno + 1
+                    if length > 80:
+                        offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
+    assert offenders == []

@@ -52,107 +52,126 @@ def _region(conn, args: argparse.Namespace) -> str | None:
         raise UserError(f"{exc}; --new-region adds it") from None
 
 
-def cmd_entities(args: argparse.Namespace) -> int:
+def _suggest(conn, args: argparse.Namespace, console) -> int:
     from workbench import dedup
+
+    if args.study:
+        study_id_of(conn, args.study)
+    index = dedup.load_entities(conn, args.study)
+    methods = dedup.METHODS if args.method == "all" else (args.method,)
+    found = dedup.suggest(
+        index.names,
+        index.counts,
+        methods=methods,
+        threshold=args.threshold,
+        scorer=args.scorer,
+        forbidden=index.forbidden,
+    )
+    if args.format == "json":
+        print(json.dumps([s.as_record() for s in found], ensure_ascii=False, indent=1))
+    elif args.format == "csv":
+        _suggestions_csv(found)
+    elif not found:
+        console.print(f"No suggestions among {len(index.names)} entities.")
+    else:
+        table = new_table(title=f"{len(found)} suggested merges among {len(index.names)} entities (strict first)")
+        for column in ("method", "score", "canonical", "members (mentions, how each joined)"):
+            table.add_column(column, overflow="fold")
+        for s in found:
+            members = ", ".join(f"{m} ({c}, {r})" for m, c, r in zip(s.members, s.counts, s.reasons))
+            table.add_row(s.method, f"{s.score:.0f}", literal_line(s.canonical), literal_line(members))
+        console.print(table)
+        console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
+    return 0
+
+
+def _suggestions_csv(found) -> None:
+    """One row per member of each suggested cluster."""
+    rows = (
+        {
+            "cluster": n,
+            "method": s.method,
+            "score": round(s.score, 2),
+            "canonical": s.canonical,
+            "member": m,
+            "mentions": c,
+            "joined_by": r,
+        }
+        for n, s in enumerate(found, start=1)
+        for m, c, r in zip(s.members, s.counts, s.reasons)
+    )
+    fields = ["cluster", "method", "score", "canonical", "member", "mentions", "joined_by"]
+    exports.write_records(rows, "csv", fields, sys.stdout)
+
+
+def _list(conn, args: argparse.Namespace, console) -> int:
+    from workbench.transfer import export_records
+
+    records, fields = export_records(conn, "entities")  # the same rows as `export --what entities`
+    exports.write_records(records, args.format if args.format != "table" else "csv", fields, sys.stdout)
+    return 0
+
+
+def _undo_or_redo(conn, args: argparse.Namespace, console) -> int:
     from workbench.store import entities as registry
 
-    conn = open_store(args.db, create=False)
-    console = make_console()
-    try:
-        if args.action == "suggest":
-            if args.study:
-                study_id_of(conn, args.study)
-            index = dedup.load_entities(conn, args.study)
-            methods = dedup.METHODS if args.method == "all" else (args.method,)
-            found = dedup.suggest(
-                index.names,
-                index.counts,
-                methods=methods,
-                threshold=args.threshold,
-                scorer=args.scorer,
-                forbidden=index.forbidden,
-            )
-            if args.format == "json":
-                print(json.dumps([s.as_record() for s in found], ensure_ascii=False, indent=1))
-                return 0
-            if args.format == "csv":  # one row per member
-                rows = (
-                    {
-                        "cluster": n,
-                        "method": s.method,
-                        "score": round(s.score, 2),
-                        "canonical": s.canonical,
-                        "member": m,
-                        "mentions": c,
-                        "joined_by": r,
-                    }
-                    for n, s in enumerate(found, start=1)
-                    for m, c, r in zip(s.members, s.counts, s.reasons)
-                )
-                exports.write_records(
-                    rows,
-                    "csv",
-                    ["cluster", "method", "score", "canonical", "member", "mentions", "joined_by"],
-                    sys.stdout,
-                )
-                return 0
-            if not found:
-                console.print(f"No suggestions among {len(index.names)} entities.")
-                return 0
-            table = new_table(title=f"{len(found)} suggested merges among {len(index.names)} entities (strict first)")
-            for column in ("method", "score", "canonical", "members (mentions, how each joined)"):
-                table.add_column(column, overflow="fold")
-            for s in found:
-                members = ", ".join(f"{m} ({c}, {r})" for m, c, r in zip(s.members, s.counts, s.reasons))
-                table.add_row(s.method, f"{s.score:.0f}", literal_line(s.canonical), literal_line(members))
-            console.print(table)
-            console.print("Accept one: `workbench entities merge NAME NAME ... --into CANONICAL --db DB`", style="dim")
-            return 0
-        if args.action == "list":
-            from workbench.methods.choice import data as choice_io
+    who = reviewer_name(args)
+    done = registry.undo(conn, who) if args.action == "undo" else registry.redo(conn, who)
+    console.print(
+        literal_text(
+            f"{args.action.title()}: {done['summary']} (decision {done['id']}, by {who})"
+            if done
+            else f"Nothing of {who}'s to {args.action}."
+        )
+    )
+    return 0
 
-            exports.write_records(
-                choice_io.entity_records(conn),
-                args.format if args.format != "table" else "csv",
-                choice_io.ENTITY_FIELDS,
-                sys.stdout,
-            )
-            return 0
-        if args.action in ("undo", "redo"):
-            who = reviewer_name(args)
-            done = registry.undo(conn, who) if args.action == "undo" else registry.redo(conn, who)
-            console.print(
-                literal_text(
-                    f"{args.action.title()}: {done['summary']} (decision {done['id']}, by {who})"
-                    if done
-                    else f"Nothing of {who}'s to {args.action}."
-                )
-            )
-            return 0
-        who, why = reviewer_name(args), args.why
-        if args.action == "merge":
-            decision = registry.merge(conn, args.names, args.into, who=who, why=why)
-        elif args.action == "split":
-            decision = registry.split(conn, args.names[0], args.names[1:], args.as_name, who=who, why=why)
-        elif args.action == "rename":
-            if len(args.names) != 2:
-                raise UserError("rename takes the entity and its new name")
-            decision = registry.rename(conn, args.names[0], args.names[1], who=who, why=why)
-        elif args.action == "region":
-            if not args.names or args.region is None:
-                raise UserError("region takes the entities and --region NAME ('' clears it)")
-            decision = registry.set_region(conn, args.names, _region(conn, args), who=who, why=why)
-        else:
-            if len(args.names) != 2:
-                raise UserError("forbid takes two entities")
-            decision = registry.forbid(conn, args.names[0], args.names[1], who=who, why=why)
-    except registry.DecisionError as exc:
-        raise UserError(str(exc)) from None
+
+def _decide(conn, args: argparse.Namespace, who: str) -> int:
+    """One recorded decision on entities; its id."""
+    from workbench.store import entities as registry
+
+    names, why = args.names, args.why
+    if args.action == "merge":
+        return registry.merge(conn, names, args.into, who=who, why=why)
+    if args.action == "split":
+        return registry.split(conn, names[0], names[1:], args.as_name, who=who, why=why)
+    if args.action == "rename":
+        if len(names) != 2:
+            raise UserError("rename takes the entity and its new name")
+        return registry.rename(conn, names[0], names[1], who=who, why=why)
+    if args.action == "region":
+        if not names or args.region is None:
+            raise UserError("region takes the entities and --region NAME ('' clears it)")
+        return registry.set_region(conn, names, _region(conn, args), who=who, why=why)
+    if len(names) != 2:
+        raise UserError("forbid takes two entities")
+    return registry.forbid(conn, names[0], names[1], who=who, why=why)
+
+
+def _decision(conn, args: argparse.Namespace, console) -> int:
+    from workbench.store import entities as registry
+
+    who = reviewer_name(args)
+    decision = _decide(conn, args, who)
     summary = registry.decision_summary(conn, decision)
     console.print(
         literal_text(f"Decision {decision}: {summary} (by {who}). `workbench entities undo --who {who}` reverts it.")
     )
     return 0
+
+
+ACTIONS = {"suggest": _suggest, "list": _list, "undo": _undo_or_redo, "redo": _undo_or_redo}
+
+
+def cmd_entities(args: argparse.Namespace) -> int:
+    from workbench.store import entities as registry
+
+    conn = open_store(args.db, create=False)
+    try:
+        return ACTIONS.get(args.action, _decision)(conn, args, make_console())
+    except registry.DecisionError as exc:
+        raise UserError(str(exc)) from None
 
 
 def add_parsers(sub, fmt) -> None:

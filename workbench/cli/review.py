@@ -237,40 +237,48 @@ def _review_probes(conn, args: argparse.Namespace) -> int:
     return 0
 
 
+DESCRIPTION = (
+    "Reviewers accept, edit or reject extracted lists in the app (4 = Review). For a\n"
+    "validation, a second reviewer reviews a seeded random sample blind (default 15 questions per\n"
+    "topic; the app's Review filter 'validation sample (blind)' shows the same one, with the machine's\n"
+    "extraction and never another reviewer's list); `agreement` compares the two reviewers' final\n"
+    "lists on it (an accept's list is the one accepted) and gives Cohen's kappa.\n\n"
+    "Headless: `lists` prints every list (extracted, current, each reviewer's verdict; --format json\n"
+    "for scripts); `verdict` records one (--list ID --accept | --reject | --edit NAME ...; --blind for\n"
+    "a second reviewer: compared, never applied); `undo` takes back your latest verdict in the study,\n"
+    "refused while someone's later verdict changed that list. Verdicts are kept by question, model\n"
+    "and repetition: re-extraction and re-imports keep them, and `lists` shows the ones whose answer\n"
+    "was asked again (they no longer apply). --who names the reviewer (default $USER).\n\n"
+    "Identity studies: `probes` lists the transparency-probe labels (rules, LLM judge, human) and\n"
+    "how often rules and judge agree with the human ones; `label` sets a human label, which wins\n"
+    "over both in every metric; `undo-label` takes your latest one back.\n\n"
+    "Cold-start studies: `matches` lists each answer item with the catalog entry it was matched to\n"
+    "(--only unmatched|uncertain); `match` points one at another entry (--item, closest title taken)\n"
+    "or out of the catalog (--out); corrections survive re-runs; `undo-match` takes one back."
+)
+EXAMPLES = (
+    "examples:\n  workbench review sample --db audit.db --study shoes\n"
+    "  workbench review lists --db audit.db --study shoes --format json\n"
+    "  workbench review verdict --db audit.db --study shoes --list 12 --who ana --edit Nike --edit Puma\n"
+    "  workbench review verdict --db audit.db --study shoes --list 12 --who bo --blind --accept\n"
+    "  workbench review undo --db audit.db --study shoes --who ana\n"
+    "  workbench review agreement --db audit.db --study shoes --first ana --second bo\n"
+    "  workbench review probes --db audit.db --study universities --only disagreements\n"
+    "  workbench review label --db audit.db --study universities --key 3f2a9c01d4e5 --label denies\n"
+    "  workbench review undo-label --db audit.db --study universities\n"
+    "  workbench review matches --db audit.db --study movies --only unmatched\n"
+    "  workbench review match --db audit.db --study movies --key 'm/0/gender/a girl/3' --item 'Oldboy'\n"
+    "  workbench review undo-match --db audit.db --study movies"
+)
+
+
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
         "review",
         help="validation sample for a second reviewer; agreement and Cohen's kappa",
         formatter_class=fmt,
-        description="Reviewers accept, edit or reject extracted lists in the app (4 = Review). For a\n"
-        "validation, a second reviewer reviews a seeded random sample blind (default 15 questions per\n"
-        "topic; the app's Review filter 'validation sample (blind)' shows the same one, with the machine's\n"
-        "extraction and never another reviewer's list); `agreement` compares the two reviewers' final\n"
-        "lists on it (an accept's list is the one accepted) and gives Cohen's kappa.\n\n"
-        "Headless: `lists` prints every list (extracted, current, each reviewer's verdict; --format json\n"
-        "for scripts); `verdict` records one (--list ID --accept | --reject | --edit NAME ...; --blind for\n"
-        "a second reviewer: compared, never applied); `undo` takes back your latest verdict in the study,\n"
-        "refused while someone's later verdict changed that list. Verdicts are kept by question, model\n"
-        "and repetition: re-extraction and re-imports keep them, and `lists` shows the ones whose answer\n"
-        "was asked again (they no longer apply). --who names the reviewer (default $USER).\n\n"
-        "Identity studies: `probes` lists the transparency-probe labels (rules, LLM judge, human) and\n"
-        "how often rules and judge agree with the human ones; `label` sets a human label, which wins\n"
-        "over both in every metric; `undo-label` takes your latest one back.\n\n"
-        "Cold-start studies: `matches` lists each answer item with the catalog entry it was matched to\n"
-        "(--only unmatched|uncertain); `match` points one at another entry (--item, closest title taken)\n"
-        "or out of the catalog (--out); corrections survive re-runs; `undo-match` takes one back.",
-        epilog="examples:\n  workbench review sample --db audit.db --study shoes\n"
-        "  workbench review lists --db audit.db --study shoes --format json\n"
-        "  workbench review verdict --db audit.db --study shoes --list 12 --who ana --edit Nike --edit Puma\n"
-        "  workbench review verdict --db audit.db --study shoes --list 12 --who bo --blind --accept\n"
-        "  workbench review undo --db audit.db --study shoes --who ana\n"
-        "  workbench review agreement --db audit.db --study shoes --first ana --second bo\n"
-        "  workbench review probes --db audit.db --study universities --only disagreements\n"
-        "  workbench review label --db audit.db --study universities --key 3f2a9c01d4e5 --label denies\n"
-        "  workbench review undo-label --db audit.db --study universities\n"
-        "  workbench review matches --db audit.db --study movies --only unmatched\n"
-        "  workbench review match --db audit.db --study movies --key 'm/0/gender/a girl/3' --item 'Oldboy'\n"
-        "  workbench review undo-match --db audit.db --study movies",
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
     )
     p.add_argument(
         "action",
@@ -290,6 +298,12 @@ def add_parsers(sub, fmt) -> None:
     )
     add_db(p)
     p.add_argument("--study", required=True)
+    add_options(p)
+    p.set_defaults(func=cmd_review)
+
+
+def add_options(p) -> None:
+    """What each action reads (each help says which)."""
     p.add_argument(
         "--per-topic", type=bounded_int(1, None), default=15, help="questions per topic in the sample (paper: 15)"
     )
@@ -320,4 +334,3 @@ def add_parsers(sub, fmt) -> None:
         "--who", help="reviewer name recorded with a verdict or label; undo takes back theirs (default: $USER)"
     )
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
-    p.set_defaults(func=cmd_review)

@@ -135,18 +135,7 @@ def run_study(
         return 130
     except EngineError as exc:  # an engine that cannot start: one line, not a traceback
         raise UserError(str(exc)) from None
-    for report in summary.extraction:
-        if report.answers:
-            line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
-            if report.expert_replies:
-                agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
-                line += (
-                    f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
-                    f"mean expert agreement (Jaccard) {agreement}"
-                )
-                what = "dropped" if report.grounding == "drop" else "kept, flagged"
-                line += f"; {report.ungrounded} voted entities not found in the answer ({what})"
-            console.print(line, soft_wrap=True)
+    print_extraction(summary.extraction, console)
     for p in summary.progress:
         if p.stopped_reason:
             console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)
@@ -161,8 +150,30 @@ def run_study(
             soft_wrap=True,
         )
         return 1
-    # Say what is true now, from the store (another process may be answering part of the study).
-    pending, _here, elsewhere = queue.unanswered(conn, prepared.study_id, queue.claim_owner())
+    return report_pending(conn, prepared.study_id, summary, limit, console)
+
+
+def print_extraction(reports, console: Console) -> None:
+    """One line per model whose answers were extracted: lists, experts' agreement, grounding."""
+    for report in reports:
+        if not report.answers:
+            continue
+        line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
+        if report.expert_replies:
+            agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
+            line += (
+                f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
+                f"mean expert agreement (Jaccard) {agreement}"
+            )
+            what = "dropped" if report.grounding == "drop" else "kept, flagged"
+            line += f"; {report.ungrounded} voted entities not found in the answer ({what})"
+        console.print(line, soft_wrap=True)
+
+
+def report_pending(conn, study_id: int, summary, limit: int | None, console: Console) -> int:
+    """What is left after a run that failed nothing, said from the store (another process
+    may be answering part of the study); the exit status."""
+    pending, _here, elsewhere = queue.unanswered(conn, study_id, queue.claim_owner())
     if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
         console.print(f"Stopped with {pending} requests still pending; run again once the model is served.")
         return 1
