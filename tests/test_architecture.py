@@ -250,3 +250,16 @@ def test_no_function_over_80_lines():
                     if length > 80:
                         offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length} lines)")
     assert offenders == []
+
+
+def test_workers_post_messages_and_keys_are_declared():
+    """The app's worker threads hand their results to the UI thread as messages, never through
+    `call_from_thread` (it holds the worker until the UI has run the callback), and screens
+    declare their keys in BINDINGS rather than rewrite Textual's private bindings map."""
+    offenders = []
+    paths = [ROOT / "workbench" / "app.py", *(ROOT / "screens").rglob("*.py"), *(ROOT / "widgets").rglob("*.py")]
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Attribute) and node.attr in ("call_from_thread", "_bindings"):
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.attr}")
+    assert offenders == []
