@@ -1,8 +1,9 @@
 """Shaping metric records for display: panels, filters, bars, Markdown.
 
-Each method turns its own records into `Panel`s (a titled table or chart) for the
-Metrics screen and its exports, and declares the `Filter`s the screen cycles; the
-helpers here are what every method shares (no Textual here: charts are Rich text).
+Each method turns its own records into `Panel`s (a titled table or chart) once: the
+Metrics screen, its Markdown export and `workbench metrics` (`tables.print_panels`) all
+show those. It declares the `Filter`s the screen cycles; the helpers here are what every
+method shares (no Textual here: charts are Rich text).
 """
 
 from __future__ import annotations
