@@ -263,3 +263,23 @@ def test_workers_post_messages_and_keys_are_declared():
             if isinstance(node, ast.Attribute) and node.attr in ("call_from_thread", "_bindings"):
                 offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {node.attr}")
     assert offenders == []
+
+
+def test_no_method_is_chosen_by_name_outside_its_package():
+    """Screens, commands, the store and the pipeline reach a method through the registry's
+    hooks: no comparison of a method's name with anything that holds a method outside
+    workbench/methods/ (`method == "identity"`, `study_method(p) in ("choice", ...)`)."""
+    names = {"choice", "coldstart", "identity", "entity"}
+    offenders = []
+    for package in ("workbench", "store", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.relative_to(ROOT).parts[:2] == ("workbench", "methods"):
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                if not isinstance(node, ast.Compare):
+                    continue
+                text = ast.unparse(node)
+                named = any(isinstance(c, ast.Constant) and c.value in names for c in ast.walk(node))
+                if named and "method" in text:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {text}")
+    assert offenders == []
