@@ -1,5 +1,6 @@
 """Audit methods as plugins; the protocol and the registry are in `registry`."""
 
+from workbench.methods.kinds import ExportKind, ImportKind, Option
 from workbench.methods.registry import (
     BUILTIN,
     CONVENTIONS,
@@ -7,8 +8,10 @@ from workbench.methods.registry import (
     Method,
     MethodBase,
     Stages,
+    design_screen,
     filters_of,
     get,
+    kinds,
     metric_fields,
     metric_records,
     metric_records_by_method,
@@ -20,14 +23,19 @@ from workbench.methods.registry import (
 )
 
 __all__ = [
+    "ExportKind",
+    "ImportKind",
+    "Option",
     "BUILTIN",
     "CONVENTIONS",
     "ENTRY_POINT_GROUP",
     "Method",
     "MethodBase",
     "Stages",
+    "design_screen",
     "filters_of",
     "get",
+    "kinds",
     "metric_fields",
     "metric_records",
     "metric_records_by_method",
