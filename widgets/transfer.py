@@ -25,7 +25,7 @@ DIALOG_CSS = """
 {name} {{ align: center middle; }}
 {name} > VerticalScroll {{ width: 90%; max-width: 110; height: auto; max-height: 90%; border: round $accent;
                            padding: 0 1; background: $surface; }}
-{name} Input, {name} Select {{ width: 100%; }}
+{name} Input, {name} .pick {{ width: 100%; }}
 {name} .describe {{ color: $text-muted; height: auto; }}
 {name} Horizontal {{ height: auto; margin-top: 1; }}
 {name} Button {{ margin-right: 2; }}
@@ -47,7 +47,9 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         first = next(iter(self.kinds))
         with VerticalScroll():
             yield Label("Import a file (Enter imports, Esc cancels)")
-            yield Select([(name, name) for name in self.kinds], value=first, allow_blank=False, id="import-kind")
+            yield Select(
+                [(name, name) for name in self.kinds], value=first, allow_blank=False, id="import-kind", classes="pick"
+            )
             yield Static(Text(visible(self.kinds[first].describe)), classes="describe", id="import-describe")
             yield Input(placeholder="file to import", id="import-file")
             yield Input(self.study, placeholder="study (created if missing)", id="import-study")
@@ -121,9 +123,17 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Label("Export (Enter writes the file, Esc cancels)")
-            yield Select([(name, name) for name in self.kinds], value=self.kind, allow_blank=False, id="export-kind")
+            yield Select(
+                [(name, name) for name in self.kinds],
+                value=self.kind,
+                allow_blank=False,
+                id="export-kind",
+                classes="pick",
+            )
             yield Static(Text(visible(self.kinds[self.kind].describe)), classes="describe", id="export-describe")
-            yield Select([("CSV", "csv"), ("JSON", "json")], value="csv", allow_blank=False, id="export-format")
+            yield Select(
+                [("CSV", "csv"), ("JSON", "json")], value="csv", allow_blank=False, id="export-format", classes="pick"
+            )
             yield Input(self.study, placeholder="study (empty: every study)", id="export-study")
             yield Input(self._proposed(self.kind, "csv"), id="export-output")
             with Horizontal():

@@ -23,7 +23,7 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
         method = methods.get(name)
         records = method.metric_records(conn, study, convention)
         if records:
-            method.print_tables(conn, study, records, console)
+            methods.print_tables_of(method, conn, study, records, console)
             shown += 1
     if not shown:
         console.print(

@@ -17,15 +17,20 @@ from workbench.methods.registry import (
     metric_records_by_method,
     names,
     panels_of,
+    print_tables_of,
     register,
     unregister,
     warm_metrics,
 )
+from workbench.metric_views import Filter, Forest, Panel
 
 __all__ = [
     "ExportKind",
+    "Filter",
+    "Forest",
     "ImportKind",
     "Option",
+    "Panel",
     "BUILTIN",
     "CONVENTIONS",
     "ENTRY_POINT_GROUP",
@@ -41,6 +46,7 @@ __all__ = [
     "metric_records_by_method",
     "names",
     "panels_of",
+    "print_tables_of",
     "register",
     "unregister",
     "warm_metrics",

@@ -74,11 +74,6 @@ class Method(Protocol):
         `convention`: "paper" (the published definitions) or "original" (the original
         research code's, where it differs); every record says which it follows."""
 
-    def print_tables(
-        self, conn: sqlite3.Connection, study: str | None, records: list[dict[str, Any]], console: Any
-    ) -> None:
-        """`workbench metrics` in a terminal: the records as Rich tables."""
-
 
 class MethodBase:
     """Defaults for a method whose study module offers `from_toml` and `plan_requests`
@@ -111,7 +106,7 @@ class MethodBase:
     def helper_model(self, study: Any) -> ModelSpec | None:
         return None
 
-    def print_tables(self, conn, study, records, console) -> None:
+    def print_tables(self, conn, study, records, console) -> None:  # the optional hook, as print_tables_of draws
         """The method's Metrics-screen panels, drawn in the terminal: one rendering for both."""
         from workbench.metric_views import terminal_panels
         from workbench.tables import print_panels
@@ -243,6 +238,19 @@ def design_screen(method_name: str | None) -> Any:
         module, _, attribute = screen.partition(":")
         return getattr(import_module(module), attribute)
     return screen
+
+
+def print_tables_of(method: Method, conn: sqlite3.Connection, study: str | None, records, console: Any) -> None:
+    """`workbench metrics` in a terminal: the method's own `print_tables` when it has one
+    (optional hook), else the panels the Metrics screen shows, with every filter at "all"."""
+    own = getattr(method, "print_tables", None)
+    if own is not None:
+        own(conn, study, records, console)
+        return
+    from workbench.metric_views import terminal_panels
+    from workbench.tables import print_panels
+
+    print_panels(terminal_panels(filters_of(method), records, lambda c: panels_of(method, records, c)), console)
 
 
 def filters_of(method: Method) -> tuple[Filter, ...]:
