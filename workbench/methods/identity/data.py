@@ -48,7 +48,8 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     records: list[dict[str, Any]] = []
-    for study_id, name, spec in ((row.id, row.name, row.spec) for row in study_rows(conn, study)):
+    for row in study_rows(conn, study):
+        study_id, name = row.id, row.name
         outputs = conn.execute(
             "SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
             "FROM identity_outputs WHERE study_id = ?",
@@ -75,7 +76,7 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
                 counts.setdefault(group, {})[item] = count
             if total:
                 totals[group] = total
-        silent = _groups_without_dialect(spec)
+        silent = _groups_without_dialect(row.spec)
         for record in _records(name, outputs, items, shares, counts, totals):
             if record.get("condition") == "dialect" and record.get("group") in silent:
                 record["no_signal"] = True  # these prompts read like the baseline: no dialect to measure
