@@ -51,8 +51,10 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
                 [(name, name) for name in self.kinds], value=first, allow_blank=False, id="import-kind", classes="pick"
             )
             yield Static(Text(visible(self.kinds[first].describe)), classes="describe", id="import-describe")
-            yield Input(placeholder="file to import", id="import-file")
-            yield Input(self.study, placeholder="study (created if missing)", id="import-study")
+            yield Label("File:")
+            yield Input(placeholder="path of the file to import", id="import-file")
+            yield Label("Study (created if missing):", id="import-study-label")
+            yield Input(self.study, placeholder="study name", id="import-study")
             for option in self.options:
                 if option.flag_only:
                     yield Checkbox(option.flag, id=f"import-{option.dest}")
@@ -77,6 +79,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         for option in self.options:
             self.query_one(f"#import-{option.dest}").display = option.dest in own
         self.query_one("#import-study").display = self.kinds[kind].needs_study
+        self.query_one("#import-study-label").display = self.kinds[kind].needs_study
 
     def result(self) -> dict[str, Any]:
         kind = str(self.query_one("#import-kind", Select).value)
@@ -96,6 +99,9 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
         found = self.result()
         if not found["file"]:
             self.notify("Name the file to import.", severity="warning")
+            return
+        if self.kinds[found["kind"]].needs_study and not found["options"]["study"]:
+            self.notify(f"Name the study to import the {found['kind']} into.", severity="warning")
             return
         self.dismiss(found)
 
@@ -134,7 +140,9 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
             yield Select(
                 [("CSV", "csv"), ("JSON", "json")], value="csv", allow_blank=False, id="export-format", classes="pick"
             )
-            yield Input(self.study, placeholder="study (empty: every study)", id="export-study")
+            yield Label("Study (empty: every study):")
+            yield Input(self.study, placeholder="study name", id="export-study")
+            yield Label("Write to (any path; written whole or not at all):")
             yield Input(self._proposed(self.kind, "csv"), id="export-output")
             with Horizontal():
                 yield Button("Export", variant="primary", id="export-go")
