@@ -18,6 +18,10 @@ from workbench.store import queue
 from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
 
+# A UTF-8 byte-order mark: spreadsheets (Excel above all) read a CSV without one in the
+# system's legacy code page, so "María" opens as "MarÃ­a".
+EXCEL_MARK = "\ufeff"
+
 
 class TransferError(UserFacingError):
     """An import or export refused before or while it ran; nothing was changed."""
@@ -68,6 +72,7 @@ def export_file(
     fmt: str = "csv",
     convention: str = "paper",
     raw: bool = False,
+    excel: bool = False,
     conn=None,
 ) -> tuple[Path, int]:
     """Write one export kind to `output` (whole or not at all); the file written and how many records.
@@ -81,6 +86,8 @@ def export_file(
     records, fields = export_records(conn, kind_name, study, convention)
     try:
         with atomic_text_file(output, db) as out:
+            if excel and fmt == "csv":
+                out.write(EXCEL_MARK)
             count = exports.write_records(records, fmt, fields, out, raw=raw)
     except OutputRefused as exc:
         raise TransferError(str(exc)) from None

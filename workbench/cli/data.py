@@ -114,11 +114,14 @@ def cmd_export(args: argparse.Namespace) -> int:
             fmt=args.format,
             convention=args.convention,
             raw=args.raw,
+            excel=args.excel,
             conn=conn,
         )
         make_console(stderr=True).print(literal_text(f"Wrote {count} records to {written}"), soft_wrap=True)
         return 0
     records, fields = transfer.export_records(conn, args.what, args.study, args.convention)
+    if args.excel and args.format == "csv":
+        sys.stdout.write(transfer.EXCEL_MARK)
     exports.write_records(records, args.format, fields, sys.stdout, raw=args.raw)
     return 0
 
@@ -188,6 +191,12 @@ def add_export_parser(sub, fmt) -> None:
         help="CSV cells exactly as stored; by default cells a spreadsheet would run as formulas "
         "(= + - @ tab CR at the start) get a leading ' and terminal control characters are "
         "written out as \\xNN",
+    )
+    p.add_argument(
+        "--excel",
+        action="store_true",
+        help="CSV for a spreadsheet: starts with a UTF-8 byte-order mark so Excel reads accents right "
+        "(without it, María opens as MarÃ­a); other programs may show the mark",
     )
     add_convention(p)
     p.set_defaults(func=cmd_export)
