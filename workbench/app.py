@@ -278,8 +278,14 @@ class WorkbenchApp(App):
 
     def _export(self, chosen: dict) -> None:
         try:
+            excel = chosen["format"] == "excel"  # CSV with a byte-order mark
             written, count = transfer.export_file(
-                self.db_path, chosen["kind"], chosen["output"], study=chosen["study"], fmt=chosen["format"]
+                self.db_path,
+                chosen["kind"],
+                chosen["output"],
+                study=chosen["study"],
+                fmt="csv" if excel else chosen["format"],
+                excel=excel,
             )
         except UserFacingError as exc:
             self.notify(str(exc), title="Nothing was exported", severity="error", timeout=12)
