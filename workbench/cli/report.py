@@ -1,0 +1,92 @@
+"""`workbench report`: one study's findings as a self-contained HTML file or as Markdown."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from workbench.cli.common import UserError, add_db, make_console, open_store
+from workbench.cli.metrics import add_convention
+from workbench.literal import literal_text
+
+DESCRIPTION = """\
+Writes one study's findings as a document to hand over: a single HTML file (inline CSS and
+SVG charts, no script, nothing fetched from the network; prints with each part on a new page)
+or the same content as Markdown. It holds:
+
+  the study     name, method, the study file and its SHA-256, the SHA-256 of the study as
+                stored (the responses export's study_sha256), the models (GGUF SHA-256 or
+                served name, replicas), the workbench version, the first and last answer
+  requests      asked, answered, failed and pending per model and stage; parse rates where
+                the method measures them
+  findings      each method's tables, with forest plots of estimates and their intervals
+  review        the share of extracted lists reviewed, two-reviewer agreement and Cohen's
+                kappa, decisions by kind and by person
+  reproducing   the study file, the model specs as stored, the seeds, the exact commands
+  conventions   which definitions the numbers follow (--convention)
+
+The format follows the -o suffix (.html, .htm, .md, .markdown) unless --format says; without
+-o, Markdown goes to standard output. The file appears whole or not at all, and a database
+is never overwritten. What each part means: docs/report.md."""
+
+EXAMPLES = """\
+examples:
+  workbench report --db audit.db --study shoes -o shoes-report.html
+  workbench report --db audit.db --study shoes -o shoes-report.md
+  workbench report --db audit.db --study shoes | less          # Markdown in the terminal
+  workbench report --db movies.db --study cs --convention original -o cs-original.html"""
+
+SUFFIXES = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md"}
+
+
+def output_format(args: argparse.Namespace) -> str:
+    if args.format:
+        return args.format
+    if args.output is None:
+        return "md"
+    found = SUFFIXES.get(Path(args.output).suffix.lower())
+    if found is None:
+        raise UserError(f"{args.output}: say --format html or --format md (the suffix is neither .html nor .md)")
+    return found
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.report import build_report, html, markdown
+    from workbench.safe_output import atomic_text_file, check_output_path
+    from workbench.store import queue
+
+    fmt = output_format(args)
+    if args.output is not None:
+        check_output_path(args.output, args.db)  # refused before anything is read
+    conn = open_store(args.db, create=False)
+    if queue.study_id(conn, args.study) is None:
+        known = queue.study_names(conn)
+        raise UserError(f"no study named {args.study!r} in {args.db} (known: {', '.join(known) or 'none'})")
+    out_name = args.output or ("report.html" if fmt == "html" else "report.md")
+    document = build_report(conn, args.study, args.db, args.convention, out_name)
+    text = (html if fmt == "html" else markdown).render(document)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    with atomic_text_file(args.output, args.db, newline="\n") as handle:
+        handle.write(text)
+    kind = "HTML" if fmt == "html" else "Markdown"
+    make_console().print(literal_text(f"Wrote the {kind} report of {args.study!r} to {args.output}."), soft_wrap=True)
+    return 0
+
+
+def add_parsers(sub, fmt) -> None:
+    p = sub.add_parser(
+        "report",
+        help="one study's findings as a self-contained HTML file or Markdown, to hand over",
+        formatter_class=fmt,
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+    )
+    add_db(p)
+    p.add_argument("--study", required=True, help="the study to report on")
+    p.add_argument("-o", "--output", metavar="FILE", help="write here (.html or .md); default: Markdown to stdout")
+    p.add_argument("--format", choices=["html", "md"], help="html or md (default: from the -o suffix)")
+    add_convention(p)
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,58 @@
+"""`workbench report`: one study's findings as a document an auditor can hand over.
+
+`build_report` reads the store into a `document.Report` (sections of tables, plots and
+facts); `html.render` writes it as one self-contained HTML file (inline CSS and SVG, no
+script, nothing fetched), `markdown.render` as Markdown with the same headings. The parts:
+the study and its provenance, the requests per model and stage, each method's findings
+(its `report_sections` hook, by default its terminal panels: `sections`), the review
+status, a reproduction recipe and the convention the numbers follow. docs/report.md."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from workbench import methods
+from workbench.report.document import Paragraph, Report, Section
+from workbench.report.recipe import convention_section, recipe_section
+from workbench.report.review_facts import review_section
+from workbench.report.sections import method_section
+from workbench.report.study_facts import read_facts, status_section, study_section
+from workbench.store.db import utc_now
+
+
+class NoSuchStudy(LookupError):
+    pass
+
+
+def build_report(
+    conn: sqlite3.Connection, study: str, database: str, convention: str = "paper", out_name: str = "report.html"
+) -> Report:
+    """The report of one study. `database` and `out_name` are written into the reproduction
+    commands as given; `convention` is the metrics' (`methods.CONVENTIONS`)."""
+    facts = read_facts(conn, study, database)
+    if facts is None:
+        raise NoSuchStudy(study)
+    by_method = methods.metric_records_by_method(conn, study, convention)
+    records = [record for found in by_method.values() for record in found]
+    summary = methods.get(facts.method).summary if facts.method in methods.names() else ""
+    findings = [method_section(methods.get(name), conn, study, found) for name, found in by_method.items() if found]
+    if findings:
+        intro = Paragraph(
+            "Each method's numbers as `workbench metrics` computes them from the stored results (after any "
+            "review). Intervals are seeded 95% bootstrap intervals; what each metric means: docs/methods.md."
+        )
+    else:
+        intro = Paragraph(
+            "No findings yet: the study has no answers (or none its method could score). Run the study, "
+            "then make this report again."
+        )
+    sections = [
+        study_section(facts, summary, convention, utc_now()),
+        status_section(facts, records),
+        Section("findings", "Findings", [intro]),
+        *findings,
+        review_section(conn, study, facts.id),
+        recipe_section(facts, convention, out_name),
+        convention_section(convention, records),
+    ]
+    return Report(f"Audit report: {study}", f"{facts.method} study · workbench report", sections)

@@ -1,0 +1,90 @@
+"""A report as Markdown: the same sections and headings as the HTML, plots as tables of their
+figures (a Markdown file has no pictures of its own), charts drawn in characters as code.
+
+Text from the store is escaped for Markdown: its punctuation that Markdown or inline HTML
+would act on gets a backslash (`<b>` reads as `<b>`, never as bold), control characters
+are written out, and a table cell stays on one line."""
+
+from __future__ import annotations
+
+import re
+
+from workbench.literal import visible, visible_line
+from workbench.numbers import fmt_num
+from workbench.report.document import (
+    BarsBlock,
+    Block,
+    Commands,
+    Facts,
+    Paragraph,
+    PlotBlock,
+    Preformatted,
+    Report,
+    Section,
+    TableBlock,
+)
+
+_SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#!{}])")
+
+
+def text(value: object) -> str:
+    """Untrusted text as literal Markdown on one line."""
+    return _SPECIAL.sub(r"\\\1", visible_line(str(value)))
+
+
+def _fence(body: str, info: str = "") -> str:
+    """A fenced block longer than any run of backticks in it, so nothing inside can close it."""
+    longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}{info}\n{body}\n{fence}"
+
+
+def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
+    lines = [f"**{text(title)}**", ""] if title else []
+    lines.append("| " + " | ".join(text(h) for h in header) + " |")
+    lines.append("|" + "---|" * len(header))
+    lines += ["| " + " | ".join(text(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _block(block: Block) -> str:
+    if isinstance(block, Paragraph):
+        return visible(block.text)  # the report's own sentences, Markdown already
+    if isinstance(block, Facts):
+        return "\n".join(f"- **{text(k)}:** {text(v)}" for k, v in block.rows)
+    if isinstance(block, TableBlock):
+        return _table(block.title, block.header, block.rows)
+    if isinstance(block, PlotBlock):
+        forest = block.forest
+        rows = [
+            [
+                label,
+                fmt_num(value, 2, signed=True),
+                f"[{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if low is not None and high is not None else "n/a",
+            ]
+            for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs)
+        ]
+        title = block.title + (f" ({forest.x_label})" if forest.x_label and forest.x_label != block.title else "")
+        return _table(title, ["", "estimate", "95% interval"], rows)
+    if isinstance(block, BarsBlock):
+        rows = [
+            [label, *(fmt_num(int(v) if float(v).is_integer() else v) for v in (vs[i] for _, vs in block.parts))]
+            for i, label in enumerate(block.labels)
+        ]
+        return _table(block.title, ["", *(name for name, _ in block.parts)], rows)
+    if isinstance(block, Preformatted):
+        caption = f"**{text(block.title)}**\n\n" if block.title else ""
+        return caption + _fence(visible(block.text))
+    if isinstance(block, Commands):
+        return _fence(visible("\n".join(block.lines)), "sh")
+    raise TypeError(f"no Markdown for {type(block).__name__}")
+
+
+def _section(section: Section) -> str:
+    heading = "#" * section.level + " " + text(section.title)
+    return "\n\n".join([heading, *(_block(b) for b in section.blocks)])
+
+
+def render(report: Report) -> str:
+    head = f"# {text(report.title)}\n\n{text(report.subtitle)}"
+    return "\n\n".join([head, *(_section(s) for s in report.sections)]) + "\n"

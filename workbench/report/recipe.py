@@ -1,0 +1,127 @@
+"""How to reproduce a report's numbers (the study file, the model specs as stored, the seeds,
+the exact commands), and which convention its numbers follow."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from typing import Any
+
+from workbench.numbers import fmt_num
+from workbench.report.document import Block, Commands, Facts, Paragraph, Section, TableBlock
+from workbench.report.study_facts import StudyFacts
+
+CONVENTION_NOTES = {
+    "paper": "the published definitions of each metric.",
+    "original": "the original research code's definitions where they differ from the published ones "
+    "(so that its published tables can be reproduced); elsewhere the published ones.",
+}
+
+
+def seeds_in(spec: Any, where: str = "") -> list[tuple[str, str]]:
+    """Every setting of the stored study whose name says it is a seed ("seed", "generation.seed",
+    "bootstrap_seed"), with where it is: what makes sampling and resampling repeat."""
+    found: list[tuple[str, str]] = []
+    if isinstance(spec, dict):
+        for key, value in spec.items():
+            path = f"{where}.{key}" if where else str(key)
+            if "seed" in str(key).lower() and not isinstance(value, (dict, list)):
+                found.append((path, json.dumps(value, ensure_ascii=False)))
+            else:
+                found += seeds_in(value, path)
+    elif isinstance(spec, list):
+        for i, value in enumerate(spec):
+            found += seeds_in(value, f"{where}[{i}]")
+    return found
+
+
+def _model_seed_rows(facts: StudyFacts) -> list[list[str]]:
+    rows = []
+    for m in facts.models:
+        params = json.loads(m["params_json"] or "{}")
+        option = params.get("seed")
+        if m["seeds"]:
+            span = (
+                fmt_num(m["seed_min"]) if m["seeds"] == 1 else f"{fmt_num(m['seed_min'])} to {fmt_num(m['seed_max'])}"
+            )
+            requests = f"{fmt_num(m['seeds'])} distinct ({span})"
+        else:
+            requests = "none (requests carry no seed)"
+        rows.append([m["spec"], "n/a" if option is None else fmt_num(option), requests])
+    return rows
+
+
+def run_command(facts: StudyFacts) -> str | None:
+    """`workbench run` as it reproduces the stored plan: the study file, and `--model` for each
+    stored model when they are not the study's own `models` (the run named others)."""
+    if not facts.source_path:
+        return None
+    words = ["workbench", "run", facts.source_path, "--db", facts.database]
+    stored = [m["spec"] for m in facts.models]
+    if stored and sorted(stored) != sorted(facts.spec.get("models") or []):
+        for spec in stored:
+            words += ["--model", spec]
+    return shlex.join(words)
+
+
+def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section:
+    blocks: list[Block] = [
+        Facts(
+            [
+                ("Study file", facts.source_path or "none (imported data)"),
+                ("Study file SHA-256 (on disk now)", facts.file_sha256 or "n/a"),
+                ("Stored study SHA-256", facts.stored_sha256),
+            ]
+        )
+    ]
+    if facts.models:
+        blocks.append(
+            TableBlock(
+                "Models and seeds", ["model (spec as stored)", "seed option", "request seeds"], _model_seed_rows(facts)
+            )
+        )
+    seeds = seeds_in(facts.spec)
+    blocks.append(
+        Facts([(f"Study setting {path}", value) for path, value in seeds])
+        if seeds
+        else Paragraph("The stored study sets no seed.")
+    )
+    commands = []
+    run = run_command(facts)
+    if run:
+        commands.append(run)
+    else:
+        blocks.append(
+            Paragraph(
+                "The study was imported, not run from a study file: import the same files again with "
+                "`workbench import KIND FILE --db DB --study NAME`, then compute as below."
+            )
+        )
+    base = ["--db", facts.database, "--study", facts.name]
+    commands.append(shlex.join(["workbench", "metrics", *base, "--convention", convention]))
+    commands.append(shlex.join(["workbench", "report", *base, "--convention", convention, "-o", out_name]))
+    blocks += [
+        Commands(commands),
+        Paragraph(
+            "A run resumes where it stopped and asks nothing already answered; the same study file and "
+            "model specs plan the same requests, with the same seeds. Served models answer the same only "
+            "as far as their server is deterministic; a local GGUF is checked by its SHA-256."
+        ),
+    ]
+    return Section("reproduce", "Reproducing these numbers", blocks)
+
+
+def convention_section(convention: str, records: list[dict[str, Any]]) -> Section:
+    found = sorted({str(r.get("convention")) for r in records if r.get("convention")}) or [convention]
+    blocks: list[Block] = [
+        Paragraph(f"Every number in this report follows the {c!r} convention: {CONVENTION_NOTES.get(c, c)}")
+        for c in found
+    ]
+    blocks.append(
+        Paragraph(
+            "Each metric record names its convention (`workbench metrics --format json`, key `convention`); "
+            "`--convention original` gives the other where a method's original code differs. What each "
+            "metric means: docs/methods.md."
+        )
+    )
+    return Section("conventions", "Conventions", blocks)
