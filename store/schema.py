@@ -449,5 +449,20 @@ MIGRATIONS: list[str] = [
     """,
 ]
 MIGRATIONS += DECISION_MIGRATIONS
+MIGRATIONS += [
+    # 20: what each model's plan was made from (store/plan_marks.py): a resumed run of an
+    # unchanged study starts asking at once instead of planning a million requests again.
+    """
+    CREATE TABLE plan_marks (
+        study_id INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+        model_id INTEGER NOT NULL REFERENCES models(id) ON DELETE CASCADE,
+        study_digest TEXT NOT NULL,
+        context_digest TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        planned_at TEXT NOT NULL,
+        PRIMARY KEY (study_id, model_id)
+    );
+    """,
+]
 
 SCHEMA_VERSION = len(MIGRATIONS)

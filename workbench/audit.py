@@ -7,9 +7,11 @@ to the method's later stages. It knows no method by name.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from typing import Any
 
 from workbench import methods
@@ -19,8 +21,8 @@ from workbench.methods.choice.extraction import ExtractionReport
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
+from workbench.store import plan_marks, queue
 from workbench.store import questions as question_store
-from workbench.store import queue
 
 
 @dataclass
@@ -91,6 +93,45 @@ def first_stage(study) -> str:
     return methods.get(study.method).first_stage
 
 
+def _digest(value: Any) -> str:
+    """A digest of a study, a model's parameters or a planning context that is the same in
+    every process: dataclasses as dicts, sets sorted, anything else by its repr. Whatever
+    it cannot see the same twice only costs a plan made again, never a plan skipped."""
+
+    def plain(o: Any) -> Any:
+        if isinstance(o, (set, frozenset)):
+            return sorted(map(repr, o))
+        return repr(o)
+
+    if is_dataclass(value) and not isinstance(value, type):
+        value = asdict(value)
+    if isinstance(value, dict) and any(not isinstance(k, str) for k in value):
+        value = sorted((repr(k), v) for k, v in value.items())  # JSON keys must be strings
+    text = json.dumps(value, sort_keys=True, default=plain)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _unchanged_plans(conn, method, study, resolved_all, params_all) -> dict[str, int]:
+    """The models (by identity) whose stored plan was made from this very study, these
+    parameters and what the store holds now: identity -> requests planned. Reading the
+    planning context may store the study's own questions: only done once the study is
+    known to be the one planned before, when they are there already."""
+    study_id = queue.study_id(conn, study.name)
+    if study_id is None:
+        return {}
+    stored = plan_marks.marks(conn, study_id)
+    study_digest = _digest(study)
+    candidates = {
+        r.identity: stored[r.identity]
+        for r, params in zip(resolved_all, params_all)
+        if r.identity in stored and stored[r.identity][0] == _digest([study_digest, r.identity, params])
+    }
+    if not candidates:
+        return {}
+    context = _digest(method.plan_context(conn, study, study_id))
+    return {identity: total for identity, (_s, c, total) in candidates.items() if c == context}
+
+
 def prepare(
     conn: sqlite3.Connection,
     study,
@@ -99,20 +140,53 @@ def prepare(
     max_requests: int = DEFAULT_MAX_REQUESTS,
 ) -> PreparedStudy:
     """Store the study, register models, plan every first-stage request.
-    A plan over `max_requests` is refused (PlanTooLarge) before anything is stored."""
+    A plan over `max_requests` is refused (PlanTooLarge) before anything is stored.
+    A model whose plan was made from the same study and store (a resume) is not planned again."""
     method = methods.get(study.method)
     specs = specs or study.models
-    preview = method.plan_context(None, study, None)
-    # A method with a planning context plans again once the store has it (ChoiceEval: question
-    # ids): its first pass only counts, so the plan is never held in memory twice.
-    replanned = preview is not None
-    plans, total = [], 0
     # Replicas may change between runs without asking anything again (see continue_identities).
     resolved_all = continue_identities(
         [resolve(spec, notify) for spec in specs], queue.study_identities(conn, study.name), notify
     )
-    for spec, resolved in zip(specs, resolved_all):
-        params = method.plan_params(study, spec)
+    params_all = [method.plan_params(study, spec) for spec in specs]
+    unchanged = _unchanged_plans(conn, method, study, resolved_all, params_all)
+    to_plan = [(s, r, p) for s, r, p in zip(specs, resolved_all, params_all) if r.identity not in unchanged]
+    plans = _count_plans(method, study, to_plan, sum(unchanged.values()), max_requests)
+    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+    context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
+    study_digest, context_digest = _digest(study), _digest(context)
+    prepared = []
+    for spec, resolved, params in zip(specs, resolved_all, params_all):
+        if resolved.identity in unchanged:
+            model_id, resolved = _register(conn, spec, params, notify, resolved)
+            prepared.append(PreparedModel(model_id, resolved, 0, unchanged[resolved.identity]))
+            continue
+        model_id, resolved = _register(conn, spec, params, notify, resolved)
+        requests = plans[resolved.identity]
+        if requests is None:  # planned again with what the store added (question ids, imported questions)
+            requests = list(method.plan(study, resolved.identity, params, context))
+        new = queue.plan(conn, study_id, model_id, requests)
+        queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])
+        digest = _digest([study_digest, resolved.identity, params])
+        plan_marks.mark(conn, study_id, model_id, digest, context_digest, len(requests))
+        prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
+    extractor = None
+    helper = method.helper_model(study)
+    if helper is not None:
+        model_id, resolved = _register(conn, helper, {}, notify)
+        extractor = PreparedModel(model_id, resolved, 0, 0)
+    return PreparedStudy(study_id, study, prepared, extractor)
+
+
+def _count_plans(method, study, to_plan, total: int, max_requests: int) -> dict[str, list | None]:
+    """Each model's requests (None: plan again once the store has the context), counted
+    against `max_requests` before anything is stored (PlanTooLarge past it)."""
+    preview = method.plan_context(None, study, None)
+    # A method with a planning context plans again once the store has it (ChoiceEval: question
+    # ids): its first pass only counts, so the plan is never held in memory twice.
+    replanned = preview is not None
+    plans: dict[str, list | None] = {}
+    for _spec, resolved, params in to_plan:
         requests = bounded(
             method.plan(study, resolved.identity, params, preview),
             total,
@@ -121,23 +195,8 @@ def prepare(
             keep=not replanned,
         )
         total += requests if replanned else len(requests)
-        plans.append((spec, params, resolved, requests))
-    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    context = method.plan_context(conn, study, study_id)
-    prepared = []
-    for spec, params, resolved, requests in plans:
-        model_id, resolved = _register(conn, spec, params, notify, resolved)
-        if replanned:  # planned again with what the store added (question ids, imported questions)
-            requests = list(method.plan(study, resolved.identity, params, context))
-        new = queue.plan(conn, study_id, model_id, requests)
-        queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])
-        prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
-    extractor = None
-    helper = method.helper_model(study)
-    if helper is not None:
-        model_id, resolved = _register(conn, helper, {}, notify)
-        extractor = PreparedModel(model_id, resolved, 0, 0)
-    return PreparedStudy(study_id, study, prepared, extractor)
+        plans[resolved.identity] = None if replanned else requests
+    return plans
 
 
 async def run_prepared(
