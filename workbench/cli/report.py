@@ -56,9 +56,9 @@ def cmd_report(args: argparse.Namespace) -> int:
     from workbench.safe_output import atomic_text_file, check_output_path
     from workbench.store import queue
 
-    fmt = output_format(args)
     if args.output is not None:
-        check_output_path(args.output, args.db)  # refused before anything is read
+        check_output_path(args.output, args.db)  # refused before anything is read (a database first)
+    fmt = output_format(args)
     conn = open_store(args.db, create=False)
     if queue.study_id(conn, args.study) is None:
         known = queue.study_names(conn)

@@ -13,6 +13,9 @@ from workbench.metric_views import Forest
 
 @dataclass
 class Paragraph:
+    """The report's own sentences (`code` marked with backticks), never text from the store:
+    Markdown writes them as they are. A name or a path goes in `Facts` or a table."""
+
     text: str
 
 

@@ -112,10 +112,10 @@ def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section
 
 
 def convention_section(convention: str, records: list[dict[str, Any]]) -> Section:
-    found = sorted({str(r.get("convention")) for r in records if r.get("convention")}) or [convention]
+    # Only the known conventions are named in prose (a plugin's record could say anything).
+    found = sorted({str(r.get("convention")) for r in records} & CONVENTION_NOTES.keys()) or [convention]
     blocks: list[Block] = [
-        Paragraph(f"Every number in this report follows the {c!r} convention: {CONVENTION_NOTES.get(c, c)}")
-        for c in found
+        Paragraph(f"Every number in this report follows the {c!r} convention: {CONVENTION_NOTES[c]}") for c in found
     ]
     blocks.append(
         Paragraph(

@@ -28,7 +28,10 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
     share = counts["reviewed"] / counts["lists"]
     rows = [
         ("Extracted lists", fmt_num(counts["lists"])),
-        ("Reviewed (a standing verdict the metrics follow)", f"{fmt_num(counts['reviewed'])} ({fmt_num(share)})"),
+        (
+            "Reviewed (a standing verdict the metrics follow)",
+            f"{fmt_num(counts['reviewed'])} of {fmt_num(counts['lists'])} ({fmt_num(share)})",
+        ),
     ]
     rows += [
         (f"Reviewer {r['reviewer']}", f"{fmt_num(r['open'])} verdicts, {fmt_num(r['blind'])} blind")

@@ -117,7 +117,8 @@ def study_section(facts: StudyFacts, method_summary: str, convention: str, writt
 
 def _model_blocks(facts: StudyFacts) -> list[Block]:
     if not facts.models:
-        return [Paragraph("No model has been asked anything in this study yet.")]
+        text = "imported data: its models are named in the findings" if facts.imported else "none asked yet"
+        return [Paragraph(f"Models: {text}.")]
     rows = [
         [
             m["spec"],
@@ -152,13 +153,13 @@ def status_section(facts: StudyFacts, records: list[dict[str, Any]]) -> Section:
     """Requests per model and stage: asked, answered, failed, pending; parse rates where the
     method measures them; the same counts as stacked bars."""
     if not facts.status:
-        text = (
-            "No requests are stored for this study: its data was imported (the counts below the findings "
-            "are those of the imported file)."
-            if facts.imported
-            else "No answers yet: the study has no requests stored. Run it (see the reproduction recipe)."
-        )
-        return Section("status", "Requests and answers", [Paragraph(text)])
+        named = sorted({str(r["model"]) for r in records if r.get("model") is not None})
+        if not facts.imported:
+            text = "No answers yet: the study has no requests stored. Run it (see the reproduction recipe)."
+            return Section("status", "Requests and answers", [Paragraph(text)])
+        text = "No requests are stored for this study: its data was imported, so nothing was asked here."
+        imported = Facts([("Models in the imported data", ", ".join(named) or "none")])
+        return Section("status", "Requests and answers", [Paragraph(text), imported])
     header = ["model", "stage", "asked", "answered", "failed", "pending", "running", "errors survived"]
     rows = [
         [
