@@ -32,43 +32,56 @@ class MentionList:
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
     """Insert or replace ranked lists (one per answer) in one transaction."""
-    lists = list(lists)
+    return store_list_chunks(conn, study_id, [list(lists)])
+
+
+def store_list_chunks(conn: sqlite3.Connection, study_id: int, chunks: Iterable[list[MentionList]]) -> int:
+    """`store_lists` of many lists, given a chunk at a time (an import of a million rows
+    holds one chunk, not the file), in one transaction: stored as one call would."""
+    stored = 0
     with transaction(conn):
-        ensure_entities(conn, ((s, k) for item in lists for s, k, _ in item.surfaces))
-        # A first import into a study replaces nothing: skip a lookup per list.
+        # A first import into a study replaces nothing: skip a lookup per list. Asked once,
+        # before the first chunk: a later chunk's lists are no less new.
         replacing = conn.execute("SELECT 1 FROM mention_lists WHERE study_id = ? LIMIT 1", (study_id,)).fetchone()
-        stored: list[int] = []
-        for item in lists:
-            if replacing:
-                conn.execute(
-                    "DELETE FROM mention_lists WHERE study_id = ? AND model = ? AND topic = ? AND question = ? "
-                    "AND repetition = ?",
-                    (study_id, item.model, item.topic, item.question, item.repetition),
-                )
-            list_id = conn.execute(
-                "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
-                "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    study_id,
-                    item.model,
-                    item.topic,
-                    item.cluster,
-                    item.question,
-                    item.repetition,
-                    item.source,
-                    item.response_key,
-                    item.n_experts,
-                    item.agreement,
-                ),
-            ).lastrowid
-            conn.executemany(
-                "INSERT INTO mentions (list_id, rank, surface, surface_key, votes) VALUES (?, ?, ?, ?, ?)",
-                [(list_id, rank, s, k, v) for rank, (s, k, v) in enumerate(item.surfaces, start=1)],
+        for chunk in chunks:
+            _store_chunk(conn, study_id, chunk, bool(replacing))
+            stored += len(chunk)
+    return stored
+
+
+def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionList], replacing: bool) -> None:
+    ensure_entities(conn, ((s, k) for item in lists for s, k, _ in item.surfaces))
+    stored: list[int] = []
+    for item in lists:
+        if replacing:
+            conn.execute(
+                "DELETE FROM mention_lists WHERE study_id = ? AND model = ? AND topic = ? AND question = ? "
+                "AND repetition = ?",
+                (study_id, item.model, item.topic, item.question, item.repetition),
             )
-            stored.append(list_id)
-        # Reviewers' verdicts outlive the lists they judged: re-applied to the new ones.
-        settle_lists(conn, study_id, stored)
-    return len(lists)
+        list_id = conn.execute(
+            "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
+            "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                study_id,
+                item.model,
+                item.topic,
+                item.cluster,
+                item.question,
+                item.repetition,
+                item.source,
+                item.response_key,
+                item.n_experts,
+                item.agreement,
+            ),
+        ).lastrowid
+        conn.executemany(
+            "INSERT INTO mentions (list_id, rank, surface, surface_key, votes) VALUES (?, ?, ?, ?, ?)",
+            [(list_id, rank, s, k, v) for rank, (s, k, v) in enumerate(item.surfaces, start=1)],
+        )
+        stored.append(list_id)
+    # Reviewers' verdicts outlive the lists they judged: re-applied to the new ones.
+    settle_lists(conn, study_id, stored)
 
 
 def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, ...]]:

@@ -9,13 +9,16 @@ guessed, so names are never silently mangled.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import math
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
+from itertools import islice
 from pathlib import Path
+from typing import BinaryIO, TypeVar
 
 from workbench.store.errors import UserFacingError
 
@@ -23,6 +26,13 @@ SQLITE_MAX_INT = 2**63 - 1
 # csv refuses fields over 128 KB by default with a traceback-worthy message; a model
 # answer can be longer. 64 MB per field is beyond any sane file and still bounded.
 csv.field_size_limit(64 * 1024 * 1024)
+# Imports read their files in blocks and store their rows in chunks, so that memory stays
+# bounded by these whatever the file's size (a million-row file is common).
+BLOCK = 1 << 20  # bytes read and decoded at a time
+CHUNK = 20_000  # rows checked and stored at a time
+T = TypeVar("T")
+# Told how an import proceeds: (what it does, how far, out of how much or None when unknown).
+Progress = Callable[[str, int, "int | None"], None]
 
 
 class ImportError_(UserFacingError, ValueError):
@@ -34,8 +44,11 @@ class CsvInputError(ImportError_):
 
 
 def read_text(path: Path) -> str:
-    """The file's text: UTF-8 (BOM or not) or UTF-16 with a BOM."""
-    path = Path(path)
+    """The file's text: UTF-8 (BOM or not) or UTF-16 with a BOM (for small files: a catalog)."""
+    return "".join(text_lines(path))
+
+
+def _open(path: Path) -> BinaryIO:
     if path.is_dir():
         raise CsvInputError(f"{path}: is a directory, not a CSV file")
     try:
@@ -43,32 +56,83 @@ def read_text(path: Path) -> str:
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
             # /dev/zero or /dev/urandom never end: reading one would fill the memory.
             raise CsvInputError(f"{path}: is a device, not a file (a pipe or a regular file will do)")
-        raw = path.read_bytes()
+        return open(path, "rb")  # noqa: SIM115  (closed by text_lines)
     except FileNotFoundError:
         raise CsvInputError(f"{path}: no such file") from None
     except OSError as exc:
         raise CsvInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
-    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
-        try:
-            return raw.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise CsvInputError(f"{path}: broken UTF-16 text at byte {exc.start}") from None
+
+
+def _read(path: Path, handle: BinaryIO, size: int) -> bytes:
     try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise CsvInputError(
-            f"{path}: line {line}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
-            "save the file as UTF-8 (or UTF-16 with a BOM)"
-        ) from None
+        return handle.read(size)
+    except OSError as exc:
+        raise CsvInputError(f"{path}: cannot be read ({exc.strerror or exc})") from None
 
 
-def read_rows(path: Path, required: tuple[str, ...] | list[str] = ()) -> Iterator[tuple[int, dict[str, str]]]:
+def _decoder(head: bytes) -> tuple[Callable[[bytes, str, bool], tuple[str, int]], int]:
+    """The decoding function for a file that starts with `head`, and the length of its BOM."""
+    if head.startswith(b"\xff\xfe"):
+        return codecs.utf_16_le_decode, 2
+    if head.startswith(b"\xfe\xff"):
+        return codecs.utf_16_be_decode, 2
+    return codecs.utf_8_decode, 3 if head.startswith(codecs.BOM_UTF8) else 0
+
+
+def text_lines(path: Path, progress: Progress | None = None) -> Iterator[str]:
+    """The file's lines, decoded block by block (UTF-8 with or without a BOM, UTF-16 with
+    one) and split as `open(newline="")` splits them (at LF, CRLF or CR, kept), so that a
+    file of any size is read in bounded memory. A byte that is not UTF-8 is refused with
+    its line; `progress("reading", bytes read, file size or None)` follows the reading."""
+    path = Path(path)
+    handle = _open(path)
+    with handle:
+        status = os.fstat(handle.fileno())
+        total = status.st_size if stat.S_ISREG(status.st_mode) else None  # a pipe's is not known
+        data = _read(path, handle, 4)
+        decode, bom = _decoder(data)
+        done, offset, newlines, carry = len(data), bom, 0, ""  # `data`: the bytes from `offset` not decoded yet
+        data = data[bom:]
+        while True:
+            block = _read(path, handle, BLOCK)
+            done += len(block)
+            data += block
+            try:
+                text, used = decode(data, "strict", not block)
+            except UnicodeDecodeError as exc:
+                raise _decode_error(path, data, exc, offset, newlines, decode) from None
+            newlines += data.count(b"\n", 0, used)
+            offset, data = offset + used, data[used:]
+            lines = io.StringIO(carry + text, newline="").readlines()
+            # The last line may go on in the next block (a CR may be the first half of a CRLF).
+            carry = lines.pop() if block and lines and not lines[-1].endswith("\n") else ""
+            yield from lines
+            if progress is not None:
+                progress("reading", done, total)
+            if not block:
+                return
+
+
+def _decode_error(
+    path: Path, data: bytes, exc: UnicodeDecodeError, offset: int, newlines: int, decode
+) -> CsvInputError:
+    """The refusal of a byte that does not decode: its line (UTF-8) or its byte (UTF-16)."""
+    if decode is not codecs.utf_8_decode:
+        return CsvInputError(f"{path}: broken UTF-16 text at byte {offset + exc.start}")
+    line = newlines + data.count(b"\n", 0, exc.start) + 1
+    return CsvInputError(
+        f"{path}: line {line}: not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+        "save the file as UTF-8 (or UTF-16 with a BOM)"
+    )
+
+
+def read_rows(
+    path: Path, required: tuple[str, ...] | list[str] = (), progress: Progress | None = None
+) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) for each data row, every value a string (missing optional
     columns are absent, not None). Refuses a missing required column and short or
-    long rows, naming the line."""
-    text = read_text(path)
-    reader = csv.reader(io.StringIO(text, newline=""))
+    long rows, naming the line. The file is read as the rows are taken, in bounded memory."""
+    reader = csv.reader(text_lines(path, progress))
     try:
         header = next(reader)
     except StopIteration:
@@ -92,6 +156,13 @@ def read_rows(path: Path, required: tuple[str, ...] | list[str] = ()) -> Iterato
             yield line, dict(zip(header, values))
     except csv.Error as exc:
         raise CsvInputError(f"{path}: line {reader.line_num}: {exc}") from None
+
+
+def chunks(items: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
+    """`items` in lists of at most `size`: what an import checks and stores at a time."""
+    iterator = iter(items)
+    while chunk := list(islice(iterator, size)):
+        yield chunk
 
 
 def whole(
