@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.csv_input import CsvInputError, ImportError_, read_rows, whole
+from workbench.csv_input import CsvInputError, ImportError_, read_rows
 from workbench.extract import normalize_surface
 from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.counts import TopicCounts
@@ -20,13 +20,9 @@ from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_co
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
 from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
-from workbench.store.mentions import MentionList
-from workbench.store.queue import ensure_study, transaction
+from workbench.store.queue import ensure_study
 from workbench.store.studies import study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
-
-MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
-
 
 def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     try:
@@ -35,109 +31,12 @@ def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, st
         raise ImportError_(str(exc)) from None
 
 
-def import_mentions(conn: sqlite3.Connection, study: str, path: Path) -> dict[str, int]:
-    """Top-K lists extracted elsewhere: one row per (response, rank). A response with
-    no recommendation is one row with an empty entity and rank. The whole file is
-    read and checked before anything is stored, and stored in one transaction.
+def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress=None) -> dict[str, int]:
+    """Top-K lists extracted elsewhere, read and stored a chunk at a time, in one
+    transaction (see workbench/methods/choice/mention_import.py)."""
+    from workbench.methods.choice.mention_import import import_mentions as streamed
 
-    A response (model x topic x question x repetition) is one unit: re-imported, it
-    replaces the stored list whole. Every row is one recommendation slot, so a spelling
-    repeated in one list is kept at each of its ranks, as a merge of two spellings into
-    one entity keeps both slots (the log-odds count slots; PEIR counts the answer once).
-    A question belongs to one cluster, in the file and in the study."""
-    lists, clusters = _read_mention_lists(path)
-    stored = [
-        MentionList(
-            model,
-            topic,
-            entry["cluster"],
-            question,
-            repetition,
-            "import",
-            [(entity, normalize_surface(entity), None) for _rank, entity in sorted(entry["items"])],
-        )
-        for (model, topic, question, repetition), entry in lists.items()
-    ]
-    with transaction(conn):
-        study_id = ensure_study(conn, study)
-        mentions.store_lists(conn, study_id, stored)
-        _refuse_moved_clusters(conn, study, study_id, clusters, path)
-    return {
-        "responses": len(stored),
-        "mentions": sum(len(s.surfaces) for s in stored),
-        "empty": sum(1 for s in stored if not s.surfaces),
-    }
-
-
-def _read_mention_lists(path: Path) -> tuple[OrderedDict[tuple, dict[str, Any]], dict[tuple[str, str], tuple]]:
-    """The file's lists by (model, topic, question, repetition), checked row by row, and
-    each question's cluster with the line that first gave it, by (topic, question)."""
-    lists: OrderedDict[tuple, dict[str, Any]] = OrderedDict()
-    clusters: dict[tuple[str, str], tuple[str | None, int]] = {}  # (topic, question) -> (cluster, first line)
-    try:
-        for line, row in _rows(path, MENTION_COLUMNS):
-            repetition = whole(path, line, "repetition", row["repetition"])
-            rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
-            cluster = row["cluster"] or None
-            first_cluster, first_line = clusters.setdefault((row["topic"], row["question_id"]), (cluster, line))
-            if first_cluster != cluster:  # one question in two clusters: a mix-up
-                raise ImportError_(
-                    f"{path}: line {line}: question_id {row['question_id']!r} of topic {row['topic']!r} is "
-                    f"under cluster {cluster!r} here and {first_cluster!r} on line {first_line}; a question "
-                    "belongs to one cluster: give each question its own id"
-                )
-            key = (row["model"], row["topic"], row["question_id"], repetition)
-            entry = lists.setdefault(key, {"cluster": cluster, "line": line, "items": [], "ranks": set()})
-            _add_mention(path, line, row, repetition, rank, entry)
-    except CsvInputError as exc:
-        raise ImportError_(str(exc)) from None
-    return lists, clusters
-
-
-def _add_mention(
-    path: Path, line: int, row: dict[str, str], repetition: int, rank: int | None, entry: dict[str, Any]
-) -> None:
-    """One row's entity into its list, refused when it has no rank, names nothing, or
-    takes a rank the list already holds."""
-    entity = (row["entity"] or "").strip()
-    if entity and rank is None:
-        raise ImportError_(
-            f"{path}: line {line}: entity {entity!r} has no rank; give its rank (a response with no "
-            "recommendation is one row with both rank and entity empty)"
-        )
-    if entity and not normalize_surface(entity):
-        raise ImportError_(
-            f"{path}: line {line}: entity {entity!r} has no letters or digits, so it names nothing; "
-            "leave the row out, or give the name"
-        )
-    if entity and rank is not None:
-        if rank in entry["ranks"]:
-            raise ImportError_(
-                f"{path}: line {line}: rank {rank} appears twice for question_id {row['question_id']!r} "
-                f"(model {row['model']!r}, repetition {repetition}); each rank holds one entity"
-            )
-        entry["ranks"].add(rank)
-        entry["items"].append((rank, entity))
-
-
-def _refuse_moved_clusters(
-    conn: sqlite3.Connection, study: str, study_id: int, clusters: dict[tuple[str, str], tuple], path: Path
-) -> None:
-    """Refuse the import (its transaction is rolled back) when a question of the file is
-    under another cluster in lists of the study that the file did not replace."""
-    for topic, question, cluster, model, repetition in conn.execute(
-        "SELECT topic, question, cluster, model, MIN(repetition) FROM mention_lists WHERE study_id = ? "
-        "GROUP BY topic, question, cluster",
-        (study_id,),
-    ).fetchall():
-        mine = clusters.get((topic, question))
-        if mine is not None and mine[0] != cluster:
-            raise ImportError_(
-                f"{path}: line {mine[1]}: question_id {question!r} of topic {topic!r} is under cluster "
-                f"{mine[0]!r} here but under cluster {cluster!r} in study {study!r} already (model {model!r}, "
-                f"repetition {repetition}); a question belongs to one cluster: give each question its own "
-                "id, or re-import all of its lists under one cluster; nothing was imported"
-            )
+    return streamed(conn, study, path, progress)
 
 
 def import_entities(conn: sqlite3.Connection, path: Path, new_regions: bool = False) -> dict[str, Any]:
