@@ -291,3 +291,42 @@ def test_report_help_teaches():
     text = run_cli("report", "--help").stdout
     assert "self-contained HTML" in text or "single HTML file" in text
     assert "examples:" in text and "-o shoes-report.html" in text and "--convention" in text
+
+
+def test_a_method_gives_its_own_report_sections_or_gets_its_terminal_panels(tmp_path, fake_server):
+    """A plugin's findings: without `report_sections` its Metrics panels; with it, what it returns
+    (here a table and a forest plot that only the report has)."""
+    from test_methods import EchoMethod
+
+    from workbench import methods
+    from workbench.metric_views import Forest
+
+    class ReportingEcho(EchoMethod):
+        def report_sections(self, conn, study, records):
+            forest = Forest(["alpha", "beta"], [0.5, -0.25], [0.1, -0.5], [0.9, 0.0], x_label="echo effect")
+            table = (["word", "echoed"], [["alpha", fmt_num(0.5)], ["beta", fmt_num(-0.25)]])
+            return [methods.Panel("echo-words", "Echo by word", table=table, plot=forest)]
+
+    server = fake_server(ServerConfig(reply_text="hello"))
+    study = tmp_path / "echo.toml"
+    study.write_text(
+        f'name = "e"\nmethod = "echo"\nmodels = ["openai:m@{server.base_url}"]\nwords = ["alpha", "beta"]\n'
+    )
+    db, out = tmp_path / "e.db", tmp_path / "e.html"
+    methods.register(EchoMethod)
+    try:
+        assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+        assert run_cli("report", "--db", str(db), "--study", "e", "-o", str(out)).returncode == 0
+        default = Page(out.read_text())
+        methods.register(ReportingEcho)  # the same name: replaces the plain one
+        assert run_cli("report", "--db", str(db), "--study", "e", "-o", str(out)).returncode == 0
+        own = Page(out.read_text())
+    finally:
+        methods.unregister("echo")
+    assert ("h3", "echo: a toy: repeat each word") in default.headings
+    assert default.table("Words echoed back")[1] == ["e", "2"]
+    captions = [t["caption"] for t in own.tables]
+    assert "Echo by word" in captions and "Words echoed back" not in captions
+    assert own.table("Echo by word")[1:] == [["alpha", "0.500"], ["beta", "-0.250"]]
+    forest = next(f for f in own.figures if f["class"] == "forest")
+    assert [attrs.get("class") for _, attrs in forest["tags"]].count("estimate") == 2
