@@ -320,11 +320,13 @@ def test_coldstart_table_in_the_app(tmp_path):
         app = WorkbenchApp(db)
         async with app.run_test(size=(80, 24)) as pilot:
             await pilot.press("2")
-            assert await wait_for(pilot, lambda: app.screen.query_one("#coldstart-table").row_count == 1)
-            row = [str(c) for c in app.screen.query_one("#coldstart-table").get_row_at(0)]
+            assert await wait_for(pilot, lambda: app.screen.query_one("#coldstart-table").row_count == 2)
+            baseline = [str(c) for c in app.screen.query_one("#coldstart-table").get_row_at(0)]
+            assert baseline == ["neutral (baseline)", "baseline · out 0%"]
+            row = [str(c) for c in app.screen.query_one("#coldstart-table").get_row_at(1)]
             # IOU 1/3 -> divergence 0.67; SERP: B at rank 1 of 2 -> 2/3, divergence 0.33; PRAG: (B, C): B in
             # I_n, C not -> 1, divergence 0.
-            assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00 · out 0%"]  # all in the catalog
+            assert row == ["religion: a Buddhist", "0.67 / 0.33 / 0.00 · 1 seed · out 0%"]  # all in the catalog
             chart = str(app.screen.query_one("#coldstart-chart").render())
             assert "a Buddhist · m" in chart and "█" * 20 + "·" * 10 + " 0.667" in chart  # 0.667 of 30 cells
             await pilot.press("m")
@@ -354,7 +356,8 @@ def test_an_answer_without_items_is_an_empty_list(tmp_path):
     )
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     girl = next(r for r in records if r["metric"] == "iou_divergence")
-    assert girl["n"] == 1 and girl["mean"] == 1.0  # compared with an empty neutral list, not skipped
+    # Nothing to compare with: not a divergence of 1 (which would read as "nothing shared").
+    assert girl["n"] == 0 and girl["mean"] is None and girl["na_reason"] == "the neutral list names no catalog item"
 
 
 def test_reviewers_correct_catalog_matches_and_corrections_outlive_reparsing(tmp_path):
@@ -502,8 +505,8 @@ def test_divergences_show_the_out_of_catalog_rate_beside_them():
     records += [record("out_of_catalog_rate", 0.1, "male")]
     _header, rows = views.coldstart_table(records)
     assert rows == [
-        ["gender: female", "1.00 / 1.00 / 1.00 · out 90% ⚠"],
-        ["gender: male", "0.20 / 0.20 / 0.20 · out 10%"],
+        ["gender: female", "1.00 / 1.00 / 1.00 · 5 seeds · out 90% ⚠"],
+        ["gender: male", "0.20 / 0.20 / 0.20 · 5 seeds · out 10%"],
     ]
     bars = views.coldstart_bars(records, "iou")
     assert bars[0][0] == "female · m" and bars[0][2].endswith("· out 90% ⚠") and bars[1][2].endswith("· out 10%")

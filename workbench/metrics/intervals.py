@@ -109,6 +109,10 @@ def stratified_ci(
     the list of per-stratum resampled sums, each of shape (n_boot, k)."""
     if not strata or any(array.shape[0] == 0 for array in strata):
         return None, None
+    if max(array.shape[0] for array in strata) < 2:
+        # One unit per stratum: every resample is the data itself, and a zero-width
+        # interval ([1.10, 1.10] around a single answer) would read as certainty.
+        return None, None
     rng = _rng(seed)
     resampled = [resampled_sums(array, n_boot, rng) for array in strata]
     return _bounds(np.asarray(statistic(resampled), dtype=float), level)
@@ -149,5 +153,23 @@ def adjust(records: list[dict], key: tuple[str, ...], p_field: str = "p") -> Non
             record["p_holm"], record["p_bh"] = h, b
 
 
-def interval_fields(low: float | None, high: float | None, n_boot: int = N_BOOT, level: float = LEVEL) -> dict:
-    return {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot}
+def interval_fields(
+    low: float | None,
+    high: float | None,
+    n_boot: int = N_BOOT,
+    level: float = LEVEL,
+    units: int | None = None,
+    unit: str = "unit",
+) -> dict:
+    """The interval's fields of a record. `units`: how many units the bootstrap resampled
+    (answers, seeds, templates); under 2 there is no interval, and `ci_na_reason` says so
+    ("1 seed"), so that a missing interval is never read as a precise estimate."""
+    fields: dict = {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot}
+    if units is not None and units < 2:
+        fields.update(ci_low=None, ci_high=None, ci_na_reason=units_text(units, unit))
+    return fields
+
+
+def units_text(count: int, unit: str) -> str:
+    """ "1 seed", "0 answers": a count with its unit, for the reasons a number is missing."""
+    return f"{count} {unit}" + ("" if count == 1 else "s")

@@ -109,26 +109,40 @@ def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
+NO_NEUTRAL = "the neutral list names no catalog item"
+
+
 def divergence_records(
     study: str, lists: dict[tuple[str, int, str, str], list[str]], convention: str = "paper"
 ) -> list[dict]:
     """`lists`: (model, seed, persona_category, persona) -> ranked items, with the
     baseline under persona_category 'neutral'. One record per model x persona x metric,
     similarity and divergence (1 - similarity), mean and population std over seeds;
-    each record names its `convention` (see CONVENTIONS)."""
+    each record names its `convention` (see CONVENTIONS).
+
+    A seed whose neutral list names no catalog item has nothing to compare with: every
+    list would diverge fully from it whatever the persona, so the seed is left out
+    (counted in `seeds_without_neutral`), and where no seed is left the numbers are None
+    with `na_reason`. In both conventions: the benchmark has no such list, and the
+    published tables are reproduced either way."""
     similarities = CONVENTIONS[convention]
     neutral = {(m, seed): items for (m, seed, cat, _p), items in lists.items() if cat == "neutral"}
     grouped: dict[tuple[str, str, str], dict[str, list[float]]] = {}
+    without_neutral: dict[tuple[str, str, str], int] = {}
     for (model, seed, category, persona), items in lists.items():
         if category == "neutral" or (model, seed) not in neutral:
             continue
         if convention == "original" and not items:
             continue  # the original code skips a persona whose answer named no item
         scores = grouped.setdefault((model, category, persona), {name: [] for name in similarities})
+        if not neutral[model, seed]:
+            without_neutral[model, category, persona] = without_neutral.get((model, category, persona), 0) + 1
+            continue
         for name, fn in similarities.items():
             scores[name].append(fn(items, neutral[model, seed]))
     records = []
     for (model, category, persona), scores in sorted(grouped.items()):
+        skipped = without_neutral.get((model, category, persona), 0)
         for name, values in scores.items():
             base = {
                 "study": study,
@@ -138,19 +152,13 @@ def divergence_records(
                 "n": len(values),
                 "convention": convention,
             }
-            mean, std = mean_std(values)
-            records.append(
-                {**base, "metric": f"{name}_similarity", "mean": mean, "std": std, **interval_fields(*mean_ci(values))}
-            )
+            if skipped:
+                base["seeds_without_neutral"] = skipped
+            if not values:
+                base["na_reason"] = NO_NEUTRAL
             divergences = [1 - v for v in values]
-            mean, std = mean_std(divergences)
-            records.append(
-                {
-                    **base,
-                    "metric": f"{name}_divergence",
-                    "mean": mean,
-                    "std": std,
-                    **interval_fields(*mean_ci(divergences)),
-                }
-            )  # seeds resampled
+            for metric, series in ((f"{name}_similarity", values), (f"{name}_divergence", divergences)):
+                mean, std = mean_std(series)
+                interval = interval_fields(*mean_ci(series), units=len(series) or None, unit="seed")  # seeds resampled
+                records.append({**base, "metric": metric, "mean": mean, "std": std, **interval})
     return records

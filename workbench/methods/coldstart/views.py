@@ -34,7 +34,8 @@ def _out_note(rate: float | None) -> str:
 
 def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
     """Why a ⚠ matters, under the table, where any persona's items are mostly out of the catalog."""
-    if not any(rate > MOSTLY_OUT for rate in _out_rates(records).values()):
+    rates = [rate for (category, _p, _m), rate in _out_rates(records).items() if category != "neutral"]
+    if not any(rate > MOSTLY_OUT for rate in rates):  # the baseline's own has its note
         return []
     note = Text(
         "⚠ most of these items are out of the catalog: the divergence there says little about "
@@ -44,22 +45,60 @@ def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
     return [Panel("coldstart-note", "", chart=note, export=False)]
 
 
+def _no_neutral_note(records: list[dict[str, Any]]) -> list[Panel]:
+    """Where a neutral list names no catalog item, the divergences against it are n/a (or
+    left out for those seeds): say so under the table, with what to do."""
+    missing = sorted(
+        {
+            (r["model"], r.get("seeds_without_neutral", 0), r.get("mean") is None)
+            for r in records
+            if r["metric"].endswith("_divergence") and r.get("seeds_without_neutral")
+        }
+    )
+    if not missing:
+        return []
+    lines = [
+        f"⚠ {model}: the neutral list names no catalog item in "
+        + ("every seed: its divergences are n/a" if all_seeds else f"{seeds} seed(s): those seeds are left out")
+        for model, seeds, all_seeds in dict.fromkeys(missing)
+    ]
+    lines.append("  (a persona's list compared with no neutral item would read as fully divergent; ")
+    lines[-1] += "`workbench review` c corrects catalog matches)"
+    return [Panel("coldstart-neutral-note", "", chart=Text("\n".join(lines), style="yellow"), export=False)]
+
+
+def _divergence_cell(cells: list[dict[str, Any] | None]) -> str:
+    """'IOU / SERP / PRAG' divergence means and the seeds behind them, or why they are n/a."""
+    present = [c for c in cells if c]
+    if present and all(c.get("mean") is None for c in present):
+        return "n/a (no neutral items)" if present[0].get("na_reason") else "n/a"
+    means = " / ".join(fmt_num(c["mean"], 2) if c else "-" for c in cells)
+    seeds = present[0]["n"] if present else 0
+    return f"{means} · {seeds} seed" + ("" if seeds == 1 else "s")
+
+
 def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """Rows: category: persona; columns: one per model, 'IOU / SERP / PRAG' divergence means
-    and the share of the persona's items that are out of the catalog (⚠ above half)."""
+    """Rows: the neutral baseline, then category: persona; columns: one per model, 'IOU /
+    SERP / PRAG' divergence means, the seeds they rest on and the share of the persona's
+    items that are out of the catalog (⚠ above half)."""
     names = sorted({r["model"] for r in records})
     by = {(r["persona_category"], r["persona"], r["model"], r["metric"]): r for r in records}
     out = _out_rates(records)
     personas = sorted({(r["persona_category"], r["persona"]) for r in records if r["metric"].endswith("_divergence")})
     rows = []
+    if any(category == "neutral" for category, _persona, _model in out):
+        # The baseline every divergence is taken against: its own out-of-catalog share shows
+        # a neutral answer that names nothing of the catalog.
+        row = ["neutral (baseline)"]
+        for model in names:
+            rate = out.get(("neutral", "neutral", model))
+            row.append(("baseline" + _out_note(rate)) if rate is not None else "-")
+        rows.append(row)
     for category, persona in personas:
         row = [f"{category}: {persona}"]
         for model in names:
             cells = [by.get((category, persona, model, f"{m}_divergence")) for m in ("iou", "serp", "prag")]
-            row.append(
-                " / ".join(fmt_num(c["mean"], 2) if c else "-" for c in cells)
-                + _out_note(out.get((category, persona, model)))
-            )
+            row.append(_divergence_cell(cells) + _out_note(out.get((category, persona, model))))
         rows.append(row)
     return ["persona"] + names, rows
 
@@ -104,12 +143,15 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
         chart.append(f"{visible_line(label)[:30]:<30} ")
         chart.append(bar, style="cyan")
         chart.append(f" {figures}\n")
+    if not chosen and any(r["metric"] == f"{divergence}_divergence" for r in records):
+        chart.append("(every divergence is n/a: see the table)")
     return [
         Panel(
             "coldstart-table",
             "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
             table=coldstart_table(records),
         ),
+        *_no_neutral_note(records),
         *_out_of_catalog_note(records),
         Panel(
             "coldstart-chart",
