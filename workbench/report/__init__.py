@@ -39,7 +39,8 @@ def build_report(
     if findings:
         intro = Paragraph(
             "Each method's numbers as `workbench metrics` computes them from the stored results (after any "
-            "review). Intervals are seeded 95% bootstrap intervals; what each metric means: docs/methods.md."
+            "review). Intervals in brackets are seeded 95% bootstrap intervals unless a caption says otherwise "
+            "(a spread over seeds, say); what each metric means: docs/methods.md."
         )
     else:
         intro = Paragraph(

@@ -65,7 +65,7 @@ def _block(block: Block) -> str:
             for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs)
         ]
         title = block.title + (f" ({forest.x_label})" if forest.x_label and forest.x_label != block.title else "")
-        return _table(title, ["", "estimate", "95% interval"], rows)
+        return _table(title, ["", "estimate", "interval"], rows)
     if isinstance(block, BarsBlock):
         rows = [
             [label, *(fmt_num(int(v) if float(v).is_integer() else v) for v in (vs[i] for _, vs in block.parts))]

@@ -100,14 +100,15 @@ def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section
     base = ["--db", facts.database, "--study", facts.name]
     commands.append(shlex.join(["workbench", "metrics", *base, "--convention", convention]))
     commands.append(shlex.join(["workbench", "report", *base, "--convention", convention, "-o", out_name]))
-    blocks += [
-        Commands(commands),
-        Paragraph(
-            "A run resumes where it stopped and asks nothing already answered; the same study file and "
-            "model specs plan the same requests, with the same seeds. Served models answer the same only "
-            "as far as their server is deterministic; a local GGUF is checked by its SHA-256."
-        ),
-    ]
+    blocks.append(Commands(commands))
+    if run:
+        blocks.append(
+            Paragraph(
+                "A run resumes where it stopped and asks nothing already answered; the same study file and "
+                "model specs plan the same requests, with the same seeds. Served models answer the same only "
+                "as far as their server is deterministic; a local GGUF is checked by its SHA-256."
+            )
+        )
     return Section("reproduce", "Reproducing these numbers", blocks)
 
 
