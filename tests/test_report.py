@@ -330,3 +330,22 @@ def test_a_method_gives_its_own_report_sections_or_gets_its_terminal_panels(tmp_
     assert own.table("Echo by word")[1:] == [["alpha", "0.500"], ["beta", "-0.250"]]
     forest = next(f for f in own.figures if f["class"] == "forest")
     assert [attrs.get("class") for _, attrs in forest["tags"]].count("estimate") == 2
+
+
+def test_control_characters_in_names_are_written_out(tmp_path):
+    """A terminal escape in a model's name and a bell in an entity's read as `\\x1b` and `\\x07`
+    in both formats: a report opened in a terminal or pasted anywhere cannot act on them."""
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for rep in (1, 2):
+            for q in range(3):
+                writer.writerow(["evil\x1b[31m", "shoes", "c", f"q{q}", rep, 1, "Nike\x07"])
+    db = tmp_path / "c.db"
+    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s").returncode == 0
+    for fmt in ("html", "md"):
+        text = run_cli("report", "--db", str(db), "--study", "s", "--format", fmt).stdout
+        assert "\x1b" not in text and "\x07" not in text
+        slash = "\\" if fmt == "html" else "\\\\"  # Markdown escapes the backslash itself
+        assert f"evil{slash}x1b" in text and f"Nike{slash}x07" in text
