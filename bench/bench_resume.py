@@ -1,0 +1,83 @@
+"""Resuming a large study: planning it against starting again without planning.
+
+Writes a ChoiceEval study of `--requests` requests (10 topics x 9 clusters x enough
+questions x 10 repetitions, one OpenAI-compatible model that is never contacted), then
+times in this process:
+- the first `prepare`: every request built, keyed and stored (the baseline);
+- `prepare` again on the unchanged study: a resume, which reuses the stored plan;
+- `prepare` after one question is added to the file: the edited study is planned again.
+Each is printed in seconds and as a ratio to the first.
+
+    .venv/bin/python bench/bench_resume.py [--requests 1000000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from workbench.audit import prepare
+from workbench.store.db import connect
+from workbench.studies.spec import load_study
+
+TOPICS, CLUSTERS, REPETITIONS = 10, 9, 10
+
+
+def write_study(path: Path, requests: int, extra: bool = False) -> Path:
+    per_cluster = max(1, requests // (TOPICS * CLUSTERS * REPETITIONS))
+    lines = [
+        'name = "big"',
+        'method = "choice"',
+        "seed = 1",
+        f"repetitions = {REPETITIONS}",
+        'models = ["openai:m@http://127.0.0.1:9/v1"]',
+        "[extraction]",
+        'method = "list"',
+    ]
+    for t in range(TOPICS):
+        lines += ["[[topics]]", f'name = "topic{t}"', "[topics.questions]"]
+        for c in range(CLUSTERS):
+            questions = [f"Which brand number {q} of topic {t} would you pick?" for q in range(per_cluster)]
+            if extra and t == 0 and c == 0:
+                questions.append("Which brand would you pick today?")
+            lines.append(f"c{c} = [" + ", ".join(f'"{q}"' for q in questions) + "]")
+    for c in range(CLUSTERS):
+        lines += ["[[clusters]]", f'name = "c{c}"', f'description = "people of group {c}"']
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def timed(db: Path, study_path: Path) -> tuple[float, int]:
+    conn = connect(str(db))
+    try:
+        start = time.perf_counter()
+        prepared = prepare(conn, load_study(study_path), max_requests=10**8)
+        return time.perf_counter() - start, sum(m.total for m in prepared.models)
+    finally:
+        conn.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=200_000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        study, db = write_study(Path(tmp) / "big.toml", args.requests), Path(tmp) / "big.db"
+        first, total = timed(db, study)
+        resume, _ = timed(db, study)
+        write_study(study, args.requests, extra=True)
+        edited, edited_total = timed(db, study)
+    print(f"requests planned: {total:,} (after the edit: {edited_total:,})")
+    print(f"first plan:          {first:7.2f} s   1.000")
+    print(f"resume, unchanged:   {resume:7.2f} s   {resume / first:.3f} of the first plan")
+    print(f"resume after an edit:{edited:7.2f} s   {edited / first:.3f} of the first plan")
+
+
+if __name__ == "__main__":
+    main()
