@@ -11,7 +11,8 @@ import hashlib
 import json
 import sqlite3
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from functools import cache
 from typing import Any
 
 from workbench import methods
@@ -95,23 +96,33 @@ def first_stage(study) -> str:
 
 def _digest(value: Any) -> str:
     """A digest of a study, a model's parameters or a planning context that is the same in
-    every process: dataclasses as dicts, sets sorted, anything else by its repr. Whatever
-    it cannot see the same twice only costs a plan made again, never a plan skipped."""
-
-    def plain(o: Any) -> Any:
-        if isinstance(o, (set, frozenset)):
-            return sorted(map(repr, o))
-        return repr(o)
-
-    if is_dataclass(value) and not isinstance(value, type):
-        value = asdict(value)
-    if isinstance(value, dict) and any(not isinstance(k, str) for k in value):
-        value = sorted((repr(k), v) for k, v in value.items())  # JSON keys must be strings
-    text = json.dumps(value, sort_keys=True, default=plain)
+    every process: dataclasses field by field, dicts and sets sorted, anything else by its
+    repr. Whatever it cannot see the same twice only costs a plan made again, never a plan
+    skipped."""
+    text = json.dumps(_plain(value), separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _unchanged_plans(conn, method, study, resolved_all, params_all) -> dict[str, int]:
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(kind))
+
+
+def _plain(o: Any) -> Any:
+    if o is None or isinstance(o, (str, int, float, bool)):
+        return o
+    if isinstance(o, (list, tuple)):
+        return [_plain(x) for x in o]
+    if isinstance(o, dict):
+        return sorted(([repr(k), _plain(v)] for k, v in o.items()), key=lambda kv: kv[0])
+    if isinstance(o, (set, frozenset)):
+        return sorted(map(repr, o))
+    if is_dataclass(o) and not isinstance(o, type):
+        return [type(o).__name__, *(_plain(getattr(o, name)) for name in _field_names(type(o)))]
+    return repr(o)
+
+
+def _unchanged_plans(conn, method, study, study_digest: str, resolved_all, params_all) -> dict[str, int]:
     """The models (by identity) whose stored plan was made from this very study, these
     parameters and what the store holds now: identity -> requests planned. Reading the
     planning context may store the study's own questions: only done once the study is
@@ -120,7 +131,6 @@ def _unchanged_plans(conn, method, study, resolved_all, params_all) -> dict[str,
     if study_id is None:
         return {}
     stored = plan_marks.marks(conn, study_id)
-    study_digest = _digest(study)
     candidates = {
         r.identity: stored[r.identity]
         for r, params in zip(resolved_all, params_all)
@@ -149,12 +159,13 @@ def prepare(
         [resolve(spec, notify) for spec in specs], queue.study_identities(conn, study.name), notify
     )
     params_all = [method.plan_params(study, spec) for spec in specs]
-    unchanged = _unchanged_plans(conn, method, study, resolved_all, params_all)
+    study_digest = _digest(study)
+    unchanged = _unchanged_plans(conn, method, study, study_digest, resolved_all, params_all)
     to_plan = [(s, r, p) for s, r, p in zip(specs, resolved_all, params_all) if r.identity not in unchanged]
     plans = _count_plans(method, study, to_plan, sum(unchanged.values()), max_requests)
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
-    study_digest, context_digest = _digest(study), _digest(context)
+    context_digest = _digest(context)
     prepared = []
     for spec, resolved, params in zip(specs, resolved_all, params_all):
         if resolved.identity in unchanged:
