@@ -22,7 +22,7 @@ def response_rows(conn: sqlite3.Connection, study: str | None = None) -> sqlite3
                q.topic, q.cluster, q.cluster_label, q.text AS question, r.repetition, r.seed,
                p.text, p.finish_reason, p.prompt_tokens, p.completion_tokens, p.latency_s,
                r.attempts, r.last_error AS error, p.started_at, p.finished_at, p.replaced_chars, p.shared_from,
-               r.payload_json, p.parallel, p.endpoint, m.engine AS model_engine, m.name AS model_name,
+               r.payload_json, p.parallel, p.endpoint, p.served_model, m.engine AS model_engine, m.name AS model_name,
                m.base_url AS model_base_url, m.file_hash AS model_file_hash, r.study_id
         FROM requests r
         JOIN studies s ON s.id = r.study_id

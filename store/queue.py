@@ -296,6 +296,7 @@ def complete(
     attempts: int,
     parallel: int | None = None,
     endpoint: str | None = None,
+    served_model: str | None = None,
 ) -> bool:
     """Store a response and mark its request done, atomically. False if someone
     else already answered it (the response is then not stored twice).
@@ -312,7 +313,7 @@ def complete(
         cur = conn.execute(
             "INSERT OR IGNORE INTO responses (request_key, text, finish_reason, prompt_tokens, "
             "completion_tokens, logprobs_json, latency_s, model_identity, seed, started_at, finished_at, "
-            "replaced_chars, parallel, endpoint) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "replaced_chars, parallel, endpoint, served_model) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 key,
                 text,
@@ -328,6 +329,7 @@ def complete(
                 replaced,
                 clean_int(parallel),
                 clean_label(endpoint, 2048),
+                clean_label(served_model, 256),
             ),
         )
         conn.execute(

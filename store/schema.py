@@ -463,6 +463,9 @@ MIGRATIONS += [
         PRIMARY KEY (study_id, model_id)
     );
     """,
+    # 21: the model name each reply carried: a replica serving another model than the one
+    # asked for is seen (and counted per replica) instead of mixed in unseen.
+    "ALTER TABLE responses ADD COLUMN served_model TEXT;",
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -69,6 +69,7 @@ class ServerConfig:
     echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
     hostile: str | None = None  # one of HOSTILE: a reply that lies or attacks, on every chat request
     refuse: int | None = None  # one of REFUSALS: every request refused with this status (the model is not here)
+    served_model: str | None = None  # the model name replies carry (default: the one asked for)
 
 
 @dataclass
@@ -273,7 +274,7 @@ class FaultyOpenAIServer:
             {
                 "id": "chatcmpl-test",
                 "object": "chat.completion",
-                "model": body.get("model"),
+                "model": self.config.served_model or body.get("model"),
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
                 "usage": {
                     "prompt_tokens": len(prompt.split()),
@@ -298,7 +299,7 @@ class FaultyOpenAIServer:
             {
                 "id": "cmpl-test",
                 "object": "text_completion",
-                "model": body.get("model"),
+                "model": self.config.served_model or body.get("model"),
                 "choices": [{"index": 0, "text": text, "finish_reason": "stop", "logprobs": logprobs}],
                 "usage": {"prompt_tokens": len(body["prompt"].split()), "completion_tokens": len(text.split())},
             }

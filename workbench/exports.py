@@ -11,7 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from workbench.safe_output import spreadsheet_cell
-from workbench.store import endpoints, provenance, queue
+from workbench.store import endpoints, provenance, queue, served
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
@@ -53,6 +53,8 @@ RESPONSE_FIELDS = [
     "request_settings",
     "parallel",
     "endpoint",
+    "served_model",
+    "served_model_differs",
     "model_engine",
     "model_name",
     "model_base_url",
@@ -91,6 +93,7 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
             else next((m["content"] for m in reversed(messages) if m.get("role") == "user"), None)
         )
         record["request_messages"], record["request_settings"] = request_as_sent(payload)
+        record["served_model_differs"] = served.differs(record["model_name"], record["served_model"])
         yield {k: record[k] for k in RESPONSE_FIELDS}
 
 

@@ -386,6 +386,7 @@ class _ModelRun:
             attempts=attempt,
             parallel=completion.parallel,
             endpoint=completion.endpoint,
+            served_model=completion.served_model,
         )
 
     def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:

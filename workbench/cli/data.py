@@ -23,7 +23,7 @@ from workbench.export_kinds import export_kinds
 from workbench.literal import literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
-from workbench.store import endpoints, queue
+from workbench.store import endpoints, queue, served
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
@@ -51,6 +51,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
         )
     console.print(table)
     print_replicas(replicas, console)
+    print_other_models(served.served_names(conn, study_id_of(conn, study)), console)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
         table = new_table(title="Errors met (survived: retried; final: the request failed)")
@@ -87,6 +88,26 @@ def print_replicas(replicas: list[dict], console: Console) -> None:
                 r["state"],
             )
         console.print(table)
+
+
+def print_other_models(names: list[dict], console: Console) -> None:
+    """Replies that named another model than the one asked for, per replica: mixed into
+    the study, they would read as the asked model's answers."""
+    others = [n for n in names if n["differs"]]
+    if not others:
+        return
+    table = new_table(title="Replies naming another model than the one asked (see served_model in the export)")
+    for column in ("model", "replica", "asked", "served as", "replies"):
+        table.add_column(column, overflow="fold", justify="right" if column == "replies" else "left")
+    for n in others:
+        table.add_row(
+            literal_text(n["model"]),
+            literal_text(n["endpoint"] or ""),
+            literal_text(n["asked"] or ""),
+            literal_text(n["served"]),
+            str(n["replies"]),
+        )
+    console.print(table)
 
 
 def cmd_status(args: argparse.Namespace) -> int:

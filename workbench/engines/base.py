@@ -56,6 +56,7 @@ class Completion:
     logprobs: list[dict[str, Any]] | None = None
     parallel: int | None = None  # llama: sequences the batch could hold when this was decoded
     endpoint: str | None = None  # openai: the base URL (replica) that answered
+    served_model: str | None = None  # openai: the model name the reply carried (a replica may serve another)
 
 
 def completion_from_choice(

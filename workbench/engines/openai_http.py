@@ -351,7 +351,10 @@ class OpenAIEngine:
                 f"reply without a completion ({exc.__class__.__name__}: {exc}): {_short(json.dumps(reply), 80)}",
                 retryable=True,
             ) from None
-        return completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
+        completion = completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
+        served = reply.get("model") if isinstance(reply, dict) else None
+        completion.served_model = served[:256] if isinstance(served, str) else None
+        return completion
 
     async def score(self, prompt: str, continuations: list[str]) -> list[float]:
         """Log-probability of each continuation, from `/completions` with echo.
