@@ -124,7 +124,7 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
 
     def _proposed(self, kind: str, fmt: str) -> str:
         db = Path(self.db_path)
-        return str(db.with_name(f"{db.stem}-{kind}.{'json' if fmt == 'json' else 'csv'}"))
+        return str(db.with_name(f"{db.stem}-{kind}.{fmt if fmt in ('json', 'md') else 'csv'}"))
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
@@ -138,7 +138,12 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
             )
             yield Static(Text(visible(self.kinds[self.kind].describe)), classes="describe", id="export-describe")
             yield Select(
-                [("CSV", "csv"), ("CSV for a spreadsheet (keeps accents in Excel)", "excel"), ("JSON", "json")],
+                [
+                    ("CSV", "csv"),
+                    ("CSV for a spreadsheet (keeps accents in Excel)", "excel"),
+                    ("JSON", "json"),
+                    ("Markdown, for people (with a header)", "md"),
+                ],
                 value="csv",
                 allow_blank=False,
                 id="export-format",
@@ -164,7 +169,7 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
         )
         self.query_one("#export-describe", Static).update(Text(visible(self.kinds[kind].describe)))
         output = self.query_one("#export-output", Input)
-        proposals = {self._proposed(k, f) for k in self.kinds for f in ("csv", "excel", "json")}
+        proposals = {self._proposed(k, f) for k in self.kinds for f in ("csv", "excel", "json", "md")}
         if output.value in proposals:
             output.value = self._proposed(kind, fmt)
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from workbench import exports, methods
 from workbench.export_kinds import export_kinds
+from workbench.export_markdown import markdown_export
 from workbench.safe_output import OutputRefused, atomic_text_file
 from workbench.store import queue
 from workbench.store.db import connect
@@ -63,6 +64,10 @@ def export_records(conn, kind_name: str, study: str | None = None, convention: s
     return kinds[kind_name].records(conn, study)
 
 
+def markdown_filters(study: str | None, convention: str) -> dict[str, str]:
+    return {"filters": f"study {study}" if study else "none (every study)", "convention": convention}
+
+
 def export_file(
     db: str | Path,
     kind_name: str,
@@ -86,9 +91,18 @@ def export_file(
     records, fields = export_records(conn, kind_name, study, convention)
     try:
         with atomic_text_file(output, db) as out:
-            if excel and fmt == "csv":
-                out.write(EXCEL_MARK)
-            count = exports.write_records(records, fmt, fields, out, raw=raw)
+            if fmt == "md":
+                records = list(records)
+                out.write(
+                    markdown_export(
+                        conn, kind_name, records, fields, study, markdown_filters(study, convention), convention
+                    )
+                )
+                count = len(records)
+            else:
+                if excel and fmt == "csv":
+                    out.write(EXCEL_MARK)
+                count = exports.write_records(records, fmt, fields, out, raw=raw)
     except OutputRefused as exc:
         raise TransferError(str(exc)) from None
     except OSError as exc:

@@ -20,6 +20,7 @@ from workbench.cli.common import (
 from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.export_kinds import export_kinds
+from workbench.export_markdown import markdown_export
 from workbench.literal import literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
@@ -141,6 +142,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         make_console(stderr=True).print(literal_text(f"Wrote {count} records to {written}"), soft_wrap=True)
         return 0
     records, fields = transfer.export_records(conn, args.what, args.study, args.convention)
+    if args.format == "md":
+        records = list(records)
+        filters = transfer.markdown_filters(args.study, args.convention)
+        sys.stdout.write(markdown_export(conn, args.what, records, fields, args.study, filters, args.convention))
+        return 0
     if args.excel and args.format == "csv":
         sys.stdout.write(transfer.EXCEL_MARK)
     exports.write_records(records, args.format, fields, sys.stdout, raw=args.raw)
@@ -199,7 +205,13 @@ def add_export_parser(sub, fmt) -> None:
         default="responses",
         help="; ".join(kind.describe for kind in kinds.values()),
     )
-    p.add_argument("--format", choices=["csv", "json"], default="csv")
+    p.add_argument(
+        "--format",
+        choices=["csv", "json", "md"],
+        default="csv",
+        help="csv and json for programs; md for people: a header (study, models, date, records, filters, "
+        "review status), then the metrics' sections or the records as a table",
+    )
     p.add_argument("--study", help="only this study")
     p.add_argument(
         "--output",
