@@ -21,7 +21,9 @@ from textual_plotext import PlotextPlot
 
 from workbench import methods
 from workbench.literal import visible, visible_line
-from workbench.metric_views import Filter, Forest, Panel, to_markdown
+from workbench.metric_views import Filter, Forest, Panel
+from workbench.store.errors import UserFacingError
+from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 
 PLOT_MIN_WIDTH = 100  # below this a plot's labels and axis crowd out the data: text charts
@@ -267,29 +269,54 @@ class MetricsScreen(Screen):
         self.refresh_tables()
 
     def action_export(self) -> None:
-        records = self.records
-        if not records:
+        """Ask where (proposed beside the database; any path), then write the tables on screen as
+        Markdown headed by what they are (study, models, date, records, filters, review status),
+        with every record as CSV and JSON beside it."""
+        if not self.records:
             self.notify("Nothing to export yet.", severity="warning")
             return
-        from workbench.exports import write_records
-        from workbench.safe_output import OutputRefused, atomic_text_file
+        proposed = f"{Path(self.app.db_path).with_suffix('')}.metrics.md"
+        prompt = "Write the metrics on screen to (Markdown; every record as .csv and .json beside it)"
+        self.app.push_screen(EditText(prompt, proposed), self._export_to)
 
-        db = Path(self.app.db_path)
-        base = db.with_suffix("")
-        markdown = "".join(to_markdown(p.title, *p.table) + "\n" for p in self.panels() if p.export and p.table)
+    def _export_to(self, target: str | None) -> None:
+        if not target or not target.strip():
+            return
+        from workbench.export_markdown import header
+        from workbench.exports import write_records
+        from workbench.report import markdown as md
+        from workbench.report.document import Report, Section, TableBlock
+        from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
+        from workbench.store.db import connect
+
+        records, db = self.records, Path(self.app.db_path)
+        base = Path(target.strip()).expanduser()
+        base = base.with_suffix("") if base.suffix.lower() == ".md" else base
+        files = [Path(f"{base}.md"), Path(f"{base}.csv"), Path(f"{base}.json")]
+        filters = {f.name: str(self.choices.get(f.name)) for f in self._active_filters()}
+        studies = sorted({str(r["study"]) for r in records if r.get("study")})
+        tables = [TableBlock(p.title, *p.table) for p in self.panels() if p.export and p.table]
         try:
-            # Each file is written whole or not at all, and never over a database.
-            with atomic_text_file(f"{base}.metrics.csv", db) as out:
+            for path in files:  # refused before any file is written: all three or none
+                check_output_path(path, db)
+            conn = connect(str(db), False)
+            try:
+                head = header(conn, "metrics", records, studies[0] if len(studies) == 1 else None, filters)
+            finally:
+                conn.close()
+            document = Report("Metrics", "workbench: the tables on screen", [head, Section("tables", "Tables", tables)])
+            with atomic_text_file(files[0], db) as out:
+                out.write(md.render(document))
+            with atomic_text_file(files[1], db) as out:
                 write_records(records, "csv", methods.metric_fields(records), out)
-            with atomic_text_file(f"{base}.metrics.json", db) as out:
+            with atomic_text_file(files[2], db) as out:
                 out.write(json.dumps(records, indent=1))
-            with atomic_text_file(f"{base}.metrics.md", db) as out:
-                out.write(markdown)
-        except (OutputRefused, OSError) as exc:
+        except (OutputRefused, OSError, UserFacingError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
-        filters = ", ".join(f"{f.name}: {self.choices.get(f.name)}" for f in self._active_filters())
+        shown = ", ".join(f"{k}: {v}" for k, v in filters.items())
         self.notify(
-            f"Exported all {len(records)} records to {base}.metrics.csv and .json; "
-            f"{base}.metrics.md holds the tables on screen" + (f" ({filters})" if filters else "")
+            f"Wrote the tables on screen to {files[0]}"
+            + (f" ({shown})" if shown else "")
+            + f"; all {len(records)} records to {files[1].name} and {files[2].name}"
         )

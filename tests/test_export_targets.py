@@ -13,7 +13,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, wait_for, write_mentions
+from helpers import on_screen, run_cli, wait_for, write_mentions
 
 from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
 
@@ -123,6 +123,8 @@ def test_the_metrics_screen_export_refuses_a_fifo(metrics_db):
             await pilot.press("2")
             assert await wait_for(pilot, lambda: app.screen.query_one("#peir-table").row_count == 2)
             await pilot.press("e")
+            assert await on_screen(pilot, "EditText")
+            await pilot.press("enter")  # the proposed path, beside the database
             assert await wait_for(pilot, lambda: any("Export failed" in n.message for n in app._notifications))
             return next(n.message for n in app._notifications if "Export failed" in n.message)
 

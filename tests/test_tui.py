@@ -162,6 +162,9 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
             chart = str(app.screen.query_one("#lor-chart").render())
             assert "gpt · Budget-Conscious" in chart and "█" in chart
             await pilot.press("e")
+            assert await on_screen(pilot, "EditText")  # where to: proposed beside the database
+            assert app.screen.query_one("#edit-input").value == f"{metrics_db.with_suffix('')}.metrics.md"
+            await pilot.press("enter")
             base = metrics_db.with_suffix("")
             assert await wait_for(
                 pilot,
@@ -172,7 +175,9 @@ def test_metrics_screen_filters_and_export_by_keys(metrics_db):
     base = metrics_db.with_suffix("")
     for suffix in (".metrics.csv", ".metrics.json", ".metrics.md"):
         assert Path(f"{base}{suffix}").stat().st_size > 100
-    assert "| topic | gemini | gpt |" in Path(f"{base}.metrics.md").read_text()
+    written = Path(f"{base}.metrics.md").read_text()
+    assert "| topic | gemini | gpt |" in written
+    assert "**Export:** metrics" in written and "**Records:**" in written and "**Topic:**" in written
 
 
 @pytest.mark.parametrize(
