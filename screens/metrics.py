@@ -58,7 +58,7 @@ def _show(widget, visible: bool) -> None:
 
 COMMANDS = [
     Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
-    Binding("e", "export", "Export", tooltip="Write CSV, JSON and Markdown next to the database"),
+    Binding("e", "export", "Export", tooltip="Write the tables as Markdown, the records as CSV and JSON (asks where)"),
 ]
 
 
