@@ -100,6 +100,11 @@ def text_lines(path: Path, progress: Progress | None = None) -> Iterator[str]:
             try:
                 text, used = decode(data, "strict", not block)
             except UnicodeDecodeError as exc:
+                # The whole lines before the bad byte first: a fault on an earlier line is named
+                # first, wherever the blocks happen to end.
+                text = decode(data[: exc.start], "strict", False)[0]
+                lines = io.StringIO(carry + text, newline="").readlines()
+                yield from lines if lines and lines[-1].endswith(("\n", "\r")) else lines[:-1]
                 raise _decode_error(path, data, exc, offset, newlines, decode) from None
             newlines += data.count(b"\n", 0, used)
             offset, data = offset + used, data[used:]

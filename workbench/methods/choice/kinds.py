@@ -24,7 +24,7 @@ def _mentions(conn, path: Path, options: dict[str, Any]) -> list[str]:
     from workbench.methods.choice.data import import_mentions
 
     study = options["study"]
-    got = import_mentions(conn, study, path)
+    got = import_mentions(conn, study, path, options.get("progress"))
     return [
         f"Imported {got['responses']} responses with {got['mentions']} mentions "
         f"({got['empty']} with no recommendation) into study {study!r}."
