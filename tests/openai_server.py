@@ -67,6 +67,7 @@ class ServerConfig:
     reply_text: str | None = None  # fixed text instead of the derived one
     require_key: str | None = None  # expected bearer token
     echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
+    echo_refused_for: str | None = None  # echo refused (400) only for prompts containing this text
     hostile: str | None = None  # one of HOSTILE: a reply that lies or attacks, on every chat request
     refuse: int | None = None  # one of REFUSALS: every request refused with this status (the model is not here)
     served_model: str | None = None  # the model name replies carry (default: the one asked for)
@@ -294,6 +295,13 @@ class FaultyOpenAIServer:
         if body.get("logprobs") is not None:
             if body.get("echo") and not self.config.echo_logprobs:
                 return web.json_response({"error": {"message": "echo with logprobs is not supported"}}, status=400)
+            refused_for = self.config.echo_refused_for
+            if body.get("echo") and refused_for and refused_for in body["prompt"]:
+                # A server that cannot echo some prompts (a tokenizer or length limit hit by their text).
+                self.stats.faults["echo_refused"] += 1
+                return web.json_response(
+                    {"error": {"message": "prompt logprobs unavailable for this input"}}, status=400
+                )
             logprobs = token_logprobs(body["prompt"], body.get("echo", False), int(body["logprobs"]))
         return web.json_response(
             {

@@ -267,7 +267,10 @@ def test_http_engine_scores_with_echo_or_says_it_approximates(tmp_path, fake_ser
     assert score["logprob"] == pytest.approx(expected)
 
     plain = fake_server(ServerConfig(echo_logprobs=False))
-    study = small_study(tmp_path, models=f'["openai:m@{plain.base_url}"]', templates=2, entities=2)
+    # Without echo the approximation is the study's choice, never a silent fallback (test_exact_scores).
+    study = small_study(
+        tmp_path, models=f'["openai:m@{plain.base_url}"]', extra='scoring = "first_token"\n', templates=2, entities=2
+    )
     db = tmp_path / "plain.db"
     assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
     assert rows(db, "SELECT DISTINCT method FROM label_scores") == [("first_token",)]  # labelled as such

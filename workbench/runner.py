@@ -6,7 +6,9 @@ recorded (so `status` can show what a run survived) and retried with exponential
 backoff and jitter, honouring the server's Retry-After; failures a pool sent on
 to another replica are recorded with the attempt. When no server will answer a
 model (every replica refused it) the model stops and its requests stay pending,
-none failed. On cancellation
+none failed. A prompt no server can score as the study asks (`NotExact`) stays
+pending too, never scored another way; the model's run ends with one line naming
+such prompts. On cancellation
 (Ctrl-C, a TUI cancel) unfinished claims go back to pending, so the next run
 picks up exactly where this one stopped.
 """
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 import anyio
 
 from workbench.engines.base import Engine, EngineError, GenerationRequest, routed_failures
+from workbench.engines.exact import NotExact, closing_line
 from workbench.store import endpoints as endpoint_store
 from workbench.store import queue, reads
 from workbench.store.db import utc_now
@@ -203,6 +206,12 @@ class _ModelRun:
         self.counts = self._count()
         self.exhausted = False
         self.endpoints_recorded = 0.0  # when the pool's health was last written to the store
+        # Prompts that could not be scored exactly: held (claimed) until the run ends, so this
+        # run does not take them again, then left pending and named in one closing line.
+        self.not_exact: list[tuple[str, str]] = []  # (key, prompt)
+        self.not_exact_reason = ""
+        self.not_exact_streak = 0  # in a row, with no prompt scored in between
+        self.not_exact_stop = False
 
     def _count(self) -> dict[str, int]:
         counted = reads.stage_counts(self.conn, self.study_id, self.job.model_id, self.options.stage)
@@ -260,7 +269,7 @@ class _ModelRun:
             pass
 
     def _next(self) -> sqlite3.Row | None:
-        if self.stopped_reason:
+        if self.stopped_reason or self.not_exact_stop:
             return None
         if not self.local and not self.exhausted:
             # Claim no more than can be in flight: after a crash only what was being
@@ -295,6 +304,7 @@ class _ModelRun:
         async with anyio.create_task_group() as group:
             for _ in range(max(1, self.job.engine.concurrency)):
                 group.start_soon(self._worker)
+        self._close_not_exact()
         self._emit()
 
     async def _worker(self) -> None:
@@ -316,6 +326,9 @@ class _ModelRun:
                 completion = await self._ask(key, attempt, score, request)
             except EngineError as exc:
                 self.last_error = str(exc)
+                if isinstance(exc, NotExact):
+                    self._hold_not_exact(key, exc)
+                    return
                 if exc.stops_model:
                     self._stop(key, str(exc.args[0]))
                     return
@@ -347,7 +360,7 @@ class _ModelRun:
                 return
             self.tokens += completion.completion_tokens or 0
             self.answered += 1
-            self.consecutive_failures = 0
+            self.consecutive_failures = self.not_exact_streak = 0
             self.counts["running"] -= 1
             self.counts["done"] += 1
             self._emit()
@@ -410,8 +423,33 @@ class _ModelRun:
         self.counts["pending"] += released
         self._emit()
 
+    def _hold_not_exact(self, key: str, exc: NotExact) -> None:
+        """A prompt no server can score exactly: held until the run ends, never approximated.
+        When none can be (no server echoes log-probs), or many in a row could not, the model
+        takes no more requests."""
+        self.not_exact.append((key, exc.prompt))
+        self.not_exact_reason = str(exc.args[0])
+        self.not_exact_streak += 1
+        if exc.stops_model or self.not_exact_streak >= self.options.max_consecutive_failures:
+            self.not_exact_stop = True
+        self._emit()
+
+    def _close_not_exact(self) -> None:
+        """The held prompts back to pending, and the model's closing line naming them."""
+        if not self.not_exact:
+            return
+        keys = [key for key, _ in self.not_exact]
+        released = queue.release(self.conn, keys, self.owner)
+        self.counts["running"] -= released
+        self.counts["pending"] += released
+        if not self.stopped_reason:
+            prompts = [prompt for _, prompt in self.not_exact]
+            left = self.counts["pending"] + self.counts["running"]
+            self.stopped_reason = closing_line(prompts, self.not_exact_reason, stopped=self.not_exact_stop, left=left)
+        self.not_exact = []
+
     def release_unfinished(self) -> None:
-        keys = [row["key"] for row in self.local] + list(self.in_flight)
+        keys = [row["key"] for row in self.local] + [key for key, _ in self.not_exact] + list(self.in_flight)
         self.local.clear()
         self.in_flight.clear()
         released = queue.release(self.conn, keys, self.owner)

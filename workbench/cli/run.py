@@ -175,7 +175,7 @@ def report_pending(conn, study_id: int, summary, limit: int | None, console: Con
     may be answering part of the study); the exit status."""
     pending, _here, elsewhere = queue.unanswered(conn, study_id, queue.claim_owner())
     if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
-        console.print(f"Stopped with {pending} requests still pending; run again once the model is served.")
+        console.print(f"Stopped with {pending} requests still pending; the line above says why.")
         return 1
     if elsewhere:
         console.print(

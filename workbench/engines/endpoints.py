@@ -11,6 +11,10 @@ A replica that refuses the model (404 "model not found", 401/403, a 400 saying t
 model is unknown) is down for that model with the reply as its reason: requests go
 to the others, and it is asked again (one probe) only after REFUSED_RECHECK_S. When
 every replica has refused, `acquire` raises AllRefused: nothing is left to ask.
+
+Whether an endpoint returns echoed prompt log-probs (`echo`) is learnt per endpoint, not
+per pool: a request that needs them avoids the endpoints known to lack them (`avoid`),
+and `acquire` raises NoneLeft when every endpoint still serving the model is avoided.
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ COOLDOWN_S, MAX_COOLDOWN_S = 5.0, 60.0
 REFUSED_RECHECK_S = 300.0  # a replica that refused the model is asked again after this long
 
 
-class AllRefused(Exception):
+class NoneLeft(Exception):
+    """No endpoint is left that this request may be sent to."""
+
+
+class AllRefused(NoneLeft):
     """Every endpoint of the pool refused the model: none is left to send a request to."""
 
 
@@ -41,6 +49,8 @@ class Endpoint:
     down_until: float = 0.0
     cooldown: float = COOLDOWN_S
     refused: str | None = None  # the reply with which it refused the model ("404: model not found")
+    echo: bool | None = None  # whether it returns echoed prompt log-probs (None: not known yet)
+    no_echo: str | None = None  # the reply that showed it does not ("400: echo is not supported")
     latencies: deque[float] = field(default_factory=lambda: deque(maxlen=50))  # the recent ones
 
     @property
@@ -80,17 +90,30 @@ class EndpointPool:
             usable.append(endpoint)
         return sorted(usable, key=lambda e: e.limiter.in_flight - e.limiter.limit)
 
-    async def acquire(self, exclude: set[str] = frozenset()) -> Endpoint:
+    def find(self, url: str) -> Endpoint:
+        return next(e for e in self.endpoints if e.url == url)
+
+    def serving(self, avoid: set[str] | frozenset[str] = frozenset()) -> list[Endpoint]:
+        """The endpoints that have not refused the model, less those to avoid."""
+        return [e for e in self.endpoints if not e.refused and e.url not in avoid]
+
+    async def acquire(
+        self, exclude: set[str] = frozenset(), avoid: set[str] | frozenset[str] = frozenset()
+    ) -> Endpoint:
         """The healthy endpoint with the most room (waiting for room, or for a cool-down
-        to end when every endpoint is out)."""
+        to end when every endpoint is out). `exclude`: endpoints already tried, taken
+        again when no other is left; `avoid`: endpoints never to take (NoneLeft when
+        every endpoint still serving is one)."""
         while True:
             async with self._changed:
-                for endpoint in self._usable(set(exclude)):
+                for endpoint in self._usable(set(exclude) | set(avoid)):
                     if endpoint.limiter.try_acquire():
                         return endpoint
-                serving = [e for e in self.endpoints if not e.refused]
-                if not serving:
+                if not self.serving():
                     raise AllRefused()
+                serving = self.serving(avoid)
+                if not serving:
+                    raise NoneLeft()
                 candidates = [e for e in serving if e.url not in exclude] or serving
                 if all(e.down_until for e in candidates):
                     # Every endpoint is out: probe the one back soonest now, so the failures

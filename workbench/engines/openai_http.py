@@ -28,7 +28,9 @@ from workbench.engines.base import (
     scores_completion,
 )
 from workbench.engines.endpoints import AllRefused, EndpointPool
+from workbench.engines.exact import prompt_name
 from workbench.engines.openai_model import identity as model_identity
+from workbench.engines.openai_scoring import ExactScorer, first_token
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
 from workbench.store.values import redact
@@ -127,7 +129,7 @@ class OpenAIEngine:
         self.mode = spec.options.get("mode", "auto")
         self.max_retry_after = float(spec.options.get("max_retry_after", DEFAULT_MAX_RETRY_AFTER_S))
         self.max_body_bytes = int(float(spec.options.get("max_body_mb", DEFAULT_MAX_BODY_MB)) * 1_000_000)
-        self.echo_supported: bool | None = None  # learnt at the first label-probability request
+        self._exact = ExactScorer(self)  # learns, per endpoint, whether it echoes prompt log-probs
         self._session: aiohttp.ClientSession | None = None
         self._headers = {"Content-Type": "application/json"}
         key_env = spec.options.get("api_key_env")
@@ -160,9 +162,12 @@ class OpenAIEngine:
     async def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
         return (await self._post_answered(path, body))[0]
 
-    async def _post_answered(self, path: str, body: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        """POST one JSON body to an endpoint with room; the parsed reply and the endpoint
-        that gave it, or an EngineError whose message never holds the API key.
+    async def _post_answered(
+        self, path: str, body: dict[str, Any], avoid: frozenset[str] = frozenset()
+    ) -> tuple[dict[str, Any], str]:
+        """POST one JSON body to an endpoint with room (never one in `avoid`: NoneLeft when
+        only those are left); the parsed reply and the endpoint that gave it, or an
+        EngineError (its `endpoint` the one that failed) whose message never holds the API key.
 
         A transient failure on one endpoint of a pool is tried on another before it counts
         as the request's failed attempt. An endpoint that refuses the model is down for it
@@ -172,7 +177,7 @@ class OpenAIEngine:
         tried: set[str] = set()
         while True:
             try:
-                return await self._post_once(path, body, tried)
+                return await self._post_once(path, body, tried, avoid)
             except AllRefused:
                 raise self._refused_everywhere() from None
             except Refusal as exc:
@@ -181,7 +186,7 @@ class OpenAIEngine:
                 note_routed(exc.kind, f"{self.redact(exc.args[0])} (down for this model; sent to another replica)")
             except EngineError as exc:
                 exc.args = (self.redact(str(exc.args[0])),)
-                if exc.retryable and len(self.urls) > 1 and self.pool.can_try_elsewhere(tried):
+                if exc.retryable and len(self.urls) > 1 and self.pool.can_try_elsewhere(tried | avoid):
                     note_routed(exc.kind, f"{exc.args[0]} (tried on another replica)")
                     continue
                 raise
@@ -201,10 +206,12 @@ class OpenAIEngine:
     def endpoint_status(self) -> list[dict[str, Any]]:
         return [e.status() for e in self.pool.endpoints]
 
-    async def _post_once(self, path: str, body: dict[str, Any], tried: set[str]) -> tuple[dict[str, Any], str]:
+    async def _post_once(
+        self, path: str, body: dict[str, Any], tried: set[str], avoid: frozenset[str]
+    ) -> tuple[dict[str, Any], str]:
         await self.start()
         assert self._session is not None
-        endpoint = await self.pool.acquire(exclude=tried)
+        endpoint = await self.pool.acquire(exclude=tried, avoid=avoid)
         tried.add(endpoint.url)
         url = f"{endpoint.url}/{path}"
         throttled, retry_after, ok, broken, refused = False, None, False, False, None
@@ -257,6 +264,9 @@ class OpenAIEngine:
             raise EngineError("connection", f"{url}: {exc.__class__.__name__}: {exc}", retryable=True) from None
         except aiohttp.ClientPayloadError as exc:
             raise EngineError("connection", f"{url}: truncated reply: {exc}", retryable=True) from None
+        except EngineError as exc:
+            exc.endpoint = endpoint.url  # which replica failed: echo support is learnt per replica
+            raise
         finally:
             await self.pool.release(
                 endpoint,
@@ -356,77 +366,36 @@ class OpenAIEngine:
         completion.served_model = served[:256] if isinstance(served, str) else None
         return completion
 
+    @property
+    def echo_supported(self) -> bool | None:
+        """Whether the endpoints return echoed prompt log-probs: True when one does, False
+        when none does, None while unknown."""
+        known = {e.echo for e in self.pool.endpoints}
+        return True if True in known else (False if known == {False} else None)
+
     async def score(self, prompt: str, continuations: list[str]) -> list[float]:
         """Log-probability of each continuation, from `/completions` with echo.
 
         Needs a server that echoes prompt log-probs (vLLM, llama-server); the sum
-        runs over the tokens whose text offset lies past the prompt.
-        """
-        scores = []
-        for continuation in continuations:
-            body = {
-                "model": self.spec.name,
-                "prompt": prompt + continuation,
-                "max_tokens": 1,
-                "temperature": 0,
-                "echo": True,
-                "logprobs": 1,
-            }
-            reply = await self._post("completions", body)
-            try:
-                lp = reply["choices"][0]["logprobs"]
-                offsets, token_lps = lp["text_offset"], lp["token_logprobs"]
-                end = len(prompt) + len(continuation)
-                total = sum(
-                    value
-                    for offset, value in zip(offsets, token_lps)
-                    if len(prompt) <= offset < end and value is not None
-                )
-            except (KeyError, IndexError, TypeError) as exc:
-                raise EngineError(
-                    "unsupported",
-                    f"{self.identity} does not return echoed prompt log-probs ({exc})",
-                    retryable=False,
-                ) from None
-            scores.append(float(total))
-        return scores
+        runs over the tokens whose text offset lies past the prompt."""
+        return (await self._exact.score(prompt, continuations, prompt_name(prompt)))[0]
 
     async def score_labels(self, prefix: str, suffix: str, continuations: list[str], method: str) -> Completion:
-        """Exact log-probs through echoed prompt log-probs; a server without them gets
-        the first-token approximation, and the result says so."""
+        """Exact log-probs through echoed prompt log-probs, from any endpoint that gives them
+        for this prompt; none gives them: NotExact, never an approximation in their place.
+        The first-token approximation only when the study chose it (`first_token`)."""
         started = time.perf_counter()
         prompt = prefix + suffix
-        if method != "first_token" and self.echo_supported is not False:
-            try:
-                values = await self.score(prompt, continuations)
-                self.echo_supported = True
-                return scores_completion(values, "exact", time.perf_counter() - started)
-            except EngineError as exc:
-                # A server without echoed prompt log-probs refuses (400/422/501) or omits them.
-                if exc.stops_model or exc.kind not in ("unsupported", "http_400", "http_422", "http_501"):
-                    raise
-                self.echo_supported = False  # ask once, not once per prompt
-        values = await _first_token(self, prompt, continuations)
-        return scores_completion(values, "first_token", time.perf_counter() - started)
-
-
-async def _first_token(engine: OpenAIEngine, prompt: str, continuations: list[str]) -> list[float | None]:
-    """The approximation: the top-20 log-probs of the next token, matched to each
-    label's first characters (None when the label's start is not among them)."""
-    body = {"model": engine.spec.name, "prompt": prompt, "max_tokens": 1, "temperature": 0, "logprobs": 20}
-    reply = await engine._post("completions", body)
-    try:
-        top = reply["choices"][0]["logprobs"]["top_logprobs"][0] or {}
-    except (KeyError, IndexError, TypeError) as exc:
-        raise EngineError(
-            "unsupported", f"{engine.identity} returns no top log-probs ({exc})", retryable=False
-        ) from None
-    out: list[float | None] = []
-    for continuation in continuations:
-        # The longest top token that starts the label (" Low" for " Low Urgency").
-        matches = [(len(t), lp) for t, lp in top.items() if t.strip() and continuation.startswith(t)]
-        out.append(max(matches)[1] if matches else None)
-    return out
+        if method == "first_token":
+            values, url = await first_token(self, prompt, continuations)
+        else:
+            # Echo re-sends prompt + label whole for each label: the naive computation, whose
+            # numbers are the exact ones; it is labelled as the study asked.
+            values, url = await self._exact.score(prompt, continuations, prompt_name(suffix))
+            method = "naive" if method == "naive" else "exact"
+        completion = scores_completion(values, method, time.perf_counter() - started)
+        completion.endpoint = url
+        return completion
 
 
 def _completion_logprobs(block: Any) -> list[dict[str, Any]] | None:

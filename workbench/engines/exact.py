@@ -1,0 +1,48 @@
+"""Exact means exact: a prompt that cannot be scored as the study asks is never scored
+another way in its place.
+
+An engine raises `NotExact` for a prompt no endpoint can score exactly (no endpoint
+returns echoed prompt log-probs for it). The runner leaves that prompt pending, scores
+the others, and ends the model's run with one line (`closing_line`) naming the prompts
+and the option that would score them by the approximation, chosen by the user.
+"""
+
+from __future__ import annotations
+
+from workbench.engines.base import EngineError
+
+ADVICE = 'to score them by the first-token approximation instead (stored and shown as first_token), set scoring = "first_token" in the study'
+NAMED = 3  # prompts named in the closing line; the rest are counted
+
+
+class NotExact(EngineError):
+    """No endpoint can score this prompt exactly. `stops_model`: none can score any
+    prompt (no endpoint returns echoed log-probs at all)."""
+
+    def __init__(self, message: str, prompt: str, *, stops_model: bool = False):
+        super().__init__("not_exact", message, retryable=False, stops_model=stops_model)
+        self.prompt = prompt
+
+
+def prompt_name(suffix: str, limit: int = 70) -> str:
+    """How a prompt is named in one line: its own part's first line ("Sentence: ..."),
+    which names the entity and the template, shortened."""
+    first = " ".join((suffix.strip().splitlines() or [""])[0].split())
+    return first if len(first) <= limit else first[: limit - 1] + "…"
+
+
+def closing_line(prompts: list[str], reason: str, *, stopped: bool, left: int) -> str:
+    """The one line a model's run ends with when prompts could not be scored exactly:
+    `prompts` those that were tried, `left` the requests left pending."""
+    named = ", ".join(f'"{p}"' for p in prompts[:NAMED])
+    more = f" and {len(prompts) - NAMED} more" if len(prompts) > NAMED else ""
+    if stopped:
+        return (
+            f"stopped, no prompt can be scored exactly: {reason}; its {left} requests are left pending, "
+            f"none approximated (the first: {named}); {ADVICE}"
+        )
+    count = f"{len(prompts)} prompt{'s' if len(prompts) != 1 else ''}"
+    return (
+        f"{count} could not be scored exactly: {named}{more} ({reason}); they are left pending, "
+        f"none approximated, and the others were scored exactly; {ADVICE}"
+    )
