@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -21,7 +25,7 @@ from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.export_kinds import export_kinds
 from workbench.export_markdown import markdown_export
-from workbench.literal import literal_text
+from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
 from workbench.store import endpoints, queue, served
@@ -155,13 +159,38 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 def cmd_import(args: argparse.Namespace) -> int:
     console = make_console()
-    try:
-        lines = transfer.import_file(args.db, args.kind, args.file, vars(args))
-    except ImportError_ as exc:
-        raise UserError(str(exc)) from None
+    with _import_progress(args.file) as progress:
+        try:
+            lines = transfer.import_file(args.db, args.kind, args.file, {**vars(args), "progress": progress})
+        except ImportError_ as exc:
+            raise UserError(str(exc)) from None
     for line in lines:
         console.print(literal_text(line), soft_wrap=True)
     return 0
+
+
+@contextlib.contextmanager
+def _import_progress(file: str) -> Iterator[Callable[[str, int, int | None], None] | None]:
+    """A progress bar on standard error while a long import reads and stores its file, when
+    standard error is a terminal; nothing otherwise (a pipe, a log, a test). The bar goes
+    once the import ends, leaving what the import says."""
+    console = make_console(stderr=True)
+    if not console.is_terminal:
+        yield None
+        return
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeRemainingColumn
+
+    columns = (TextColumn("{task.description}", markup=False), BarColumn(), TaskProgressColumn(), TimeRemainingColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        tasks: dict[str, Any] = {}
+
+        def report(what: str, done: int, total: int | None) -> None:
+            if what not in tasks:
+                name = f"Reading {Path(file).name}" if what == "reading" else what.capitalize()
+                tasks[what] = bar.add_task(literal_line(name).plain, total=total)
+            bar.update(tasks[what], completed=done, total=total)
+
+        yield report
 
 
 def add_parsers(sub, fmt) -> None:

@@ -242,11 +242,11 @@ def _list_chunks(conn: sqlite3.Connection, got: dict[str, int], progress: Progre
             yield chunk
             chunk = []
             if progress is not None:
-                progress("storing", got["responses"], total)
+                progress("storing lists", got["responses"], total)
     if chunk:
         yield chunk
     if progress is not None:
-        progress("storing", got["responses"], total)
+        progress("storing lists", got["responses"], total)
 
 
 def _refuse_moved_clusters(conn: sqlite3.Connection, study: str, study_id: int, path: Path) -> None:
