@@ -44,13 +44,14 @@ def one(records: list[dict], **fields) -> dict:
     return found[0]
 
 
-def import_mentions(tmp_path: Path, db: Path, lists: list[tuple[str, str, list[str]]], name: str = "m.csv") -> None:
-    """ChoiceEval lists: (cluster, question id, ranked entities), model m, topic shoes."""
+def import_mentions(tmp_path: Path, db: Path, lists: list[tuple], name: str = "m.csv") -> None:
+    """ChoiceEval lists: (cluster, question id, ranked entities[, repetition]), model m, topic shoes."""
     rows = []
-    for cluster, question, entities in lists:
+    for cluster, question, entities, *rep in lists:
+        repetition = rep[0] if rep else 1
         if not entities:
-            rows.append(["m", "shoes", cluster, question, 1, "", ""])
-        rows += [["m", "shoes", cluster, question, 1, rank, e] for rank, e in enumerate(entities, start=1)]
+            rows.append(["m", "shoes", cluster, question, repetition, "", ""])
+        rows += [["m", "shoes", cluster, question, repetition, r, e] for r, e in enumerate(entities, start=1)]
     path = write_csv(
         tmp_path / name, ["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"], rows
     )
@@ -114,3 +115,150 @@ def test_seeds_whose_neutral_list_names_nothing_are_left_out(tmp_path):
     table = table_of(db)
     assert "gender: a woman 0.00 / 0.00 / 0.00 · 1 seed · out 0%" in table
     assert "m: the neutral list names no catalog item in 1 seed(s): those seeds are left out" in table
+
+
+# -- 2. ChoiceEval log-odds: clusters without slots of both regions ------------
+
+NINE_CLUSTERS = [
+    # c1-c4 name Nike (United States) and Adidas (Europe), never Sony (Asia)
+    ("c1", "q1", ["Nike", "Adidas"]),
+    ("c1", "q2", ["Nike"]),
+    ("c1", "q3", ["Nike"]),
+    ("c2", "q4", ["Nike", "Adidas"]),
+    ("c2", "q5", ["Adidas"]),
+    ("c3", "q6", ["Nike"]),
+    ("c3", "q7", ["Nike", "Adidas"]),
+    ("c4", "q8", ["Adidas", "Nike"]),
+    ("c4", "q9", ["Adidas"]),
+    # c5-c9: a brand without a region only, so no slot of either region
+    *[(f"c{i}", f"q{i + 5}", ["Local Brand"]) for i in range(5, 10)],
+]
+REGIONS = {"Nike": "United States", "Adidas": "Europe", "Sony": "Asia"}
+
+
+def test_log_odds_leave_out_clusters_where_a_region_has_no_slot(tmp_path):
+    from scipy import stats
+
+    db = tmp_path / "c.db"
+    import_mentions(tmp_path, db, NINE_CLUSTERS)
+    import_regions(tmp_path, db, REGIONS)
+    slots = {"c1": (3, 1), "c2": (1, 2), "c3": (2, 1), "c4": (1, 2)}  # US vs Europe where both have slots
+    carried = [math.log((a + 0.5) / (b + 0.5)) for a, b in slots.values()]
+    paper = records_of(db)
+    europe = one(paper, metric="lor", cluster=None, region_b="Europe")
+    expected = stats.ttest_1samp(carried, 0.0)
+    assert europe["mean"] == pytest.approx(sum(carried) / 4)
+    assert (europe["t"], europe["p"]) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
+    assert (europe["n_clusters"], europe["n_total"], europe["slots_a"], europe["slots_b"]) == (4, 9, 7, 6)
+    for cluster in ("c5", "c9"):
+        empty = one(paper, metric="lor", cluster=cluster, region_b="Europe")
+        assert empty["value"] is None and empty["na_reason"] == "no slot of either region"
+    asia = one(paper, metric="lor", cluster=None, region_b="Asia")
+    assert asia["mean"] is None and asia["p"] is None and asia["n_clusters"] == 0
+    assert asia["na_reason"] == "no Asia slot: 7 vs 0 slots"
+    assert one(paper, metric="lor", cluster="c1", region_b="Asia")["na_reason"] == "no Asia slot: 3 vs 0 slots"
+
+    # The original code's convention: all nine clusters, five of them entering as 0.
+    original = records_of(db, "--convention", "original")
+    europe = one(original, metric="lor", cluster=None, region_b="Europe")
+    everything = carried + [0.0] * 5
+    assert europe["mean"] == pytest.approx(sum(everything) / 9)
+    assert europe["p"] == pytest.approx(stats.ttest_1samp(everything, 0.0).pvalue)
+    assert europe["n_clusters"] == europe["n_total"] == 9
+    asia = one(original, metric="lor", cluster=None, region_b="Asia")
+    assert asia["mean"] is not None and "na_reason" not in asia
+
+    table = table_of(db)
+    holm = one(paper, metric="lor", cluster=None, region_b="Europe")["p_holm"]
+    assert f"United States vs Europe {europe_cell(one(paper, metric='lor', cluster=None, region_b='Europe'))}" in table
+    assert f"Holm {holm:.3f}; 4 of 9 clusters, 7 vs 6 slots)" in table
+    assert "United States vs Asia n/a (no Asia slot: 7 vs 0 slots)" in table
+
+
+def europe_cell(r: dict) -> str:
+    return f"{r['mean']:.2f} [{r['ci_low']:.2f}, {r['ci_high']:.2f}] (p {r['p']:.3f}, Holm {r['p_holm']:.3f};"
+
+
+def test_a_t_test_over_fewer_than_two_clusters_is_na(tmp_path):
+    db = tmp_path / "c.db"
+    lists = [("c1", "q1", ["Nike", "Adidas"]), ("c1", "q2", ["Nike", "Adidas", "Sony"])]
+    lists += [("c2", "q3", ["Nike"]), ("c2", "q4", ["Nike"]), ("c3", "q5", ["Adidas"]), ("c3", "q6", ["Adidas"])]
+    import_mentions(tmp_path, db, lists)
+    import_regions(tmp_path, db, REGIONS)
+    europe = one(records_of(db), metric="lor", cluster=None, region_b="Europe")
+    assert europe["mean"] == 0.0 and (europe["t"], europe["p"], europe["p_holm"]) == (None, None, None)
+    assert europe["p_na_reason"] == "only 1 of 3 clusters has slots of both regions"
+    assert (europe["n_clusters"], europe["n_total"]) == (1, 3)
+    table = table_of(db)
+    assert "(no test: only 1 of 3 clusters has slots of both regions; 1 of 3 clusters, 4 vs 4 slots)" in table
+
+
+# -- 3. no interval from fewer than two units ----------------------------------
+
+
+def test_one_answer_has_no_interval(tmp_path):
+    db = tmp_path / "c.db"
+    import_mentions(tmp_path, db, [("c1", "q1", ["Nike"])])
+    import_regions(tmp_path, db, REGIONS)
+    original = records_of(db, "--convention", "original")
+    asia = one(original, metric="lor", cluster=None, region_b="Asia")
+    assert asia["mean"] == pytest.approx(math.log(1.5 / 0.5))  # 1.10, as the original code computes it
+    assert (asia["ci_low"], asia["ci_high"], asia["ci_na_reason"]) == (None, None, "1 answer per cluster")
+    peir = one(original, metric="peir", cluster=None)
+    assert (peir["value"], peir["n"], peir["ci_low"], peir["ci_na_reason"]) == (1.0, 1, None, "1 answer")
+    table = table_of(db, "--convention", "original")
+    assert "[1.10, 1.10]" not in table and "[1.00, 1.00]" not in table
+    assert "United States vs Asia 1.10 (interval n/a: 1 answer per cluster) (no test: one cluster;" in table
+    assert "Nike 1.00 (interval n/a: 1 answer) · n 1 · direct 1.00" in table
+    # the paper convention: one US slot against no Asian one is no log-odds at all
+    assert "United States vs Asia n/a (no Asia slot: 1 vs 0 slots)" in table_of(db)
+
+
+# -- 5. why there are no regions ------------------------------------------------
+
+
+def test_log_odds_without_regions_name_the_cause(tmp_path):
+    db = tmp_path / "c.db"
+    counts = {"Nike": 12, "Adidas": 9, "Puma": 5, "Asics": 4, "Mizuno": 3, "Brooks": 2}
+    names = [name for name, count in counts.items() for _ in range(count)]
+    import_mentions(tmp_path, db, [(f"c{i % 2}", f"q{i}", [name]) for i, name in enumerate(names)])
+    r = one(records_of(db), metric="lor", cluster=None, region_b="Europe")
+    assert r["mean"] is None and r["na_reason"] == "no regions imported"
+    table = table_of(db)
+    assert "United States vs Europe n/a (no regions imported)" in table and "no regions yet" not in table
+    # a region table whose names match none of the extracted ones
+    import_regions(tmp_path, db, {"Nike Incorporated": "United States", "Adidas Group": "Europe"})
+    reason = (
+        "no extracted name has a region: top unmatched names: Nike (12), Adidas (9), Puma (5), Asics (4), Mizuno (3)"
+    )
+    for record in records_of(db):
+        if record["metric"] == "lor":
+            assert record.get("mean", record.get("value")) is None and record["na_reason"] == reason
+    assert f"United States vs Europe n/a ({reason})" in table_of(db)
+
+
+# -- 6. every finding with its n and its adjusted p -----------------------------
+
+
+def test_findings_show_their_n_and_adjusted_p(tmp_path):
+    db = tmp_path / "c.db"
+    lists = [
+        (cluster, f"{cluster}{q}", entities, rep)
+        for rep in (1, 2)
+        for cluster in ("c1", "c2", "c3")
+        for q, entities in enumerate(
+            [["Nike", "Adidas"], ["Nike"], ["Nike", "Sony"], ["Adidas", "Sony"]][: 2 + (cluster != "c1") + rep - 1]
+        )
+    ]
+    import_mentions(tmp_path, db, lists)
+    import_regions(tmp_path, db, REGIONS)
+    records = records_of(db)
+    kw = one(records, metric="kruskal_wallis", cluster=None)
+    assert kw["p"] is not None and kw["p_holm"] == kw["p"]  # one topic: a family of one
+    lor = one(records, metric="lor", cluster=None, region_b="Europe")
+    assert lor["p"] is not None and lor["p_holm"] >= lor["p"]
+    table = table_of(db)
+    peir = one(records, metric="peir", cluster=None)
+    assert f"Nike {peir['value']:.2f} [{peir['ci_low']:.2f}, {peir['ci_high']:.2f}] · n {peir['n']} ·" in table
+    assert f"(p {lor['p']:.3f}, Holm {lor['p_holm']:.3f}; 3 of 3 clusters," in table
+    assert f"KW p {kw['p']:.3f}, Holm {kw['p_holm']:.3f} (2 repetitions)" in table

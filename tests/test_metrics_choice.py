@@ -97,7 +97,8 @@ def test_geographic_lor_hand_computed_and_ttest():
         + [rl(["Nike", "Apple"], cluster="g2", question=f"b{i}") for i in range(3)]  # g2: US 6, EU 0
         + [rl(["Adidas", "Sony"], cluster="g3", question=f"c{i}") for i in range(2)]  # g3: US 0, EU 2
     )
-    lor = geographic_lor(lists, region, "United States", "Europe")
+    # The original code's convention: every cluster, a region without a slot smoothed to 0.5.
+    lor = geographic_lor(lists, region, "United States", "Europe", convention="original")
     expected = {"g1": math.log(4.5 / 4.5), "g2": math.log(6.5 / 0.5), "g3": math.log(0.5 / 2.5)}
     assert lor.per_group == pytest.approx(expected)
     values = list(expected.values())
@@ -106,20 +107,31 @@ def test_geographic_lor_hand_computed_and_ttest():
     t = stats.ttest_1samp(values, 0.0)
     assert lor.t == pytest.approx(t.statistic) and lor.p == pytest.approx(t.pvalue)
     assert lor.n_groups == 3
+    # The paper convention (default): g2 (no Europe slot) and g3 (no US slot) carry no log-odds.
+    lor = geographic_lor(lists, region, "United States", "Europe")
+    assert lor.per_group == {"g1": 0.0, "g2": None, "g3": None}
+    assert (lor.mean, lor.n_clusters, lor.n_groups) == (0.0, 1, 3)
+    assert lor.p is None and lor.test_na_reason == "only 1 of 3 clusters has slots of both regions"
 
 
 def test_geographic_lor_single_group_has_no_ttest():
-    lor = geographic_lor([rl(["Nike"], cluster="only")], lambda e: "United States", "United States", "Asia")
+    lists = [rl(["Nike"], cluster="only")]
+    lor = geographic_lor(lists, lambda e: "United States", "United States", "Asia", convention="original")
     assert lor.n_groups == 1 and lor.mean == pytest.approx(math.log(1.5 / 0.5))
-    assert lor.t is None and lor.p is None
+    assert lor.t is None and lor.p is None and lor.test_na_reason == "one cluster"
+    # The paper convention: one US slot against no Asian one is no log-odds at all.
+    lor = geographic_lor(lists, lambda e: "United States", "United States", "Asia")
+    assert lor.mean is None and lor.per_group == {"only": None}
+    assert lor.na_reason == "no Asia slot: 1 vs 0 slots"
 
 
 def test_five_percent_filter():
     lists = [rl(["Common"], question=str(i)) for i in range(99)] + [rl(["Common", "Rare"], question="x")]
     assert frequent_entities(lists) == {"Common"}  # Rare is in 1% of responses
     region = {"Common": "Europe", "Rare": "United States"}.get
-    lor = geographic_lor(lists, region, "United States", "Europe")
+    lor = geographic_lor(lists, region, "United States", "Europe", convention="original")
     assert lor.per_group["c1"] == pytest.approx(math.log(0.5 / 100.5))
+    assert geographic_lor(lists, region, "United States", "Europe").per_group["c1"] is None  # no US slot kept
 
 
 def test_region_shares():
@@ -262,7 +274,7 @@ def test_log_odds_without_regions_say_so():
     records = choice_metric_records("s", lists, lambda e: None)  # no entity has a region yet
     lor = next(r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe")
     assert lor["slots_a"] == lor["slots_b"] == 0
-    assert lor_cell(lor) == "n/a: no regions yet"
+    assert lor_cell(lor) == "n/a (no regions imported)"
     region = {"Nike": "United States", "Adidas": "Europe"}.get
     lor = next(
         r
@@ -337,7 +349,7 @@ def test_without_regions_no_log_odds_reads_like_no_bias():
     cluster_rows = [r for r in records if r["metric"] == "lor" and r["cluster"] == "a"]
     assert cluster_rows and all((r["slots_a"], r["slots_b"]) == (0, 0) for r in cluster_rows)
     _header, rows = views.lor_table(views.select(records, views.ALL, "a"))
-    assert rows and all(row[2] == "n/a: no regions yet" for row in rows)
+    assert rows and all(row[2] == "n/a (no regions imported)" for row in rows)
     assert views.lor_bars(records) == [] and views.lor_forest(records).values == []
     assert "0.00" not in str(views.panels(records, {"topic": views.ALL, "cluster": "a"})[1].table)
 

@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.numbers import fmt_num
+from workbench.numbers import fmt_num, with_interval
 
 ALL = "all"
 
@@ -113,6 +113,25 @@ def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     if forest.x_label:
         chart.append(f"\n{'':<{label_width}} {forest.x_label}", style="dim")
     return chart
+
+
+def estimate(value: Any, record: dict[str, Any], digits: int = 2, signed: bool = False) -> str:
+    """A headline number with its interval, or with why it has none: "1.000 (interval n/a:
+    1 answer)" (a bootstrap over one unit has nothing to resample, and a missing interval
+    must not read like a precise number)."""
+    text = with_interval(value, record, digits, signed)
+    reason = record.get("ci_na_reason")
+    return f"{text} (interval n/a: {reason})" if value is not None and reason else text
+
+
+def adjusted_p(record: dict[str, Any], method: str = "Holm", digits: int = 3) -> str:
+    """A test's p beside its family's adjusted one: "p 0.040, Holm 0.120"; "p n/a" when
+    the test could not be run (with its reason when the record gives one)."""
+    if record.get("p") is None:
+        reason = record.get("p_na_reason")
+        return f"p n/a ({reason})" if reason else "p n/a"
+    key = {"Holm": "p_holm", "BH": "p_bh"}[method]
+    return f"p {fmt_num(record['p'], digits)}, {method} {fmt_num(record.get(key), digits)}"
 
 
 def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list[Panel]:

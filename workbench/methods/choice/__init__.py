@@ -61,7 +61,7 @@ class ChoiceMethod(MethodBase):
     def metric_records(self, conn, study, convention="paper"):
         from workbench.methods.choice.data import choice_metric_records_of
 
-        return choice_metric_records_of(conn, study)  # one convention (docs/methods.md)
+        return choice_metric_records_of(conn, study, convention)  # the log-odds differ (docs/methods.md)
 
     def warm_metrics(self, conn):
         from workbench.methods.choice.data import warm

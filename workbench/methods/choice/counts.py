@@ -9,6 +9,7 @@ held as arrays (a million mentions in a fraction of a second).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,6 +19,14 @@ from itertools import chain
 import numpy as np
 
 US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
+
+
+def finite(value: float | None) -> float | None:
+    """JSON has no NaN: undefined numbers are reported as null."""
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 @dataclass(frozen=True)

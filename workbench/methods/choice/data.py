@@ -24,6 +24,7 @@ from workbench.store.queue import ensure_study
 from workbench.store.studies import study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
 
+
 def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     try:
         return list(read_rows(path, required))
@@ -199,9 +200,19 @@ def warm(conn: sqlite3.Connection) -> None:
         _topics_of(conn, row.id, json.dumps(row.spec.get("metrics", {}), sort_keys=True))
 
 
-def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+def choice_metric_records_of(
+    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
+) -> list[dict[str, Any]]:
     """Every ChoiceEval metric of one study (or all), as flat records."""
     region_of = mentions.regions(conn).get
+    # Any region in the store, on an entity or kept for a name no answer gave yet: without
+    # one a log-odds is "no regions imported", with one "no extracted name has a region".
+    regions_imported = bool(
+        conn.execute(
+            "SELECT EXISTS (SELECT 1 FROM entities WHERE region IS NOT NULL) "
+            "OR EXISTS (SELECT 1 FROM pending_attributes WHERE region IS NOT NULL)"
+        ).fetchone()[0]
+    )
     records: list[dict[str, Any]] = []
     for row in study_rows(conn, study):
         settings = row.spec.get("metrics", {})
@@ -216,6 +227,8 @@ def choice_metric_records_of(conn: sqlite3.Connection, study: str | None = None)
             top_n=settings.get("top_n", 10),
             min_share=settings.get("min_share", 0.05),
             list_part=list_part,
+            convention=convention,
+            regions_imported=regions_imported,
         )
     return records
 

@@ -7,10 +7,9 @@ a sequence of them for one model x topic (or one cluster of it).
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
@@ -30,17 +29,16 @@ from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the me
     slots_of,
     topic_counts,
 )
+from workbench.methods.choice.counts import finite as _finite
+from workbench.methods.choice.logodds import (  # noqa: F401 (re-exported)
+    LogOddsRatio,
+    geographic_lor,
+    log_odds_ratio,
+    lor_records,
+    no_region_reason,
+)
 from workbench.metrics.intervals import adjust, interval_fields, mean_ci
 from workbench.store.regions import UNITED_STATES
-
-
-def _finite(value: float | None) -> float | None:
-    """JSON has no NaN: undefined numbers are reported as null."""
-    if value is None:
-        return None
-    value = float(value)
-    return value if math.isfinite(value) else None
-
 
 # -- preference ----------------------------------------------------------------
 
@@ -140,74 +138,11 @@ def _kruskal(samples: list[list[int]]) -> tuple[float | None, float | None]:
 # -- geographic bias ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class LogOddsRatio:
-    per_group: dict[str, float]  # group -> LOR_g(a, b)
-    mean: float | None
-    exp_mean: float | None
-    t: float | None
-    p: float | None
-    ci: tuple[float | None, float | None] = (None, None)  # bootstrap interval of the mean
-    slots: tuple[int, int] = (0, 0)  # slots of region a and of region b over all clusters
-    group_slots: dict[str, tuple[int, int]] = field(default_factory=dict)  # the same per group
-
-    @property
-    def n_groups(self) -> int:
-        return len(self.per_group)
-
-
 def frequent_entities(lists: Sequence[ResponseList], min_share: float = 0.05) -> set[str]:
     """Entities present in at least `min_share` of the responses (the 5% filter)."""
     presence = presence_of(lists)
     threshold = min_share * len(lists)
     return {e for e, n in presence.items() if n >= threshold}
-
-
-def log_odds_ratio(n_a: float, n_b: float, alpha: float = 0.5) -> float:
-    """LOR = ln((n_a + α) / (n_b + α)), Haldane–Anscombe smoothing."""
-    return math.log((n_a + alpha) / (n_b + alpha))
-
-
-def geographic_lor(
-    lists: Sequence[ResponseList],
-    region_of: Callable[[str], str | None],
-    region_a: str,
-    region_b: str,
-    min_share: float = 0.05,
-    alpha: float = 0.5,
-    slots: RegionSlots | None = None,
-) -> LogOddsRatio:
-    """Per-group LOR of top-K slots held by region a vs region b, their mean,
-    exp(mean), a one-sample t-test of the group values against 0, and a bootstrap
-    interval of the mean (each cluster's answers resampled within it). `slots`: the
-    topic's RegionSlots, when several region pairs share them."""
-    slots = slots or region_slots(lists, region_of, min_share)
-    if not slots.per_group:
-        return LogOddsRatio({}, None, None, None, None)
-    pairs = {
-        g: np.column_stack([slots.column(m, region_a, region_b), slots.column(m, region_b, region_a)])
-        for g, m in slots.per_group.items()
-    }
-    totals = {g: pair.sum(axis=0) for g, pair in pairs.items()}
-    per_group = {g: log_odds_ratio(t[0], t[1], alpha) for g, t in totals.items()}
-    values = np.array(list(per_group.values()), dtype=float)
-    held = tuple(int(v) for v in np.sum(list(totals.values()), axis=0))
-
-    def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
-        return np.mean([np.log((x[:, 0] + alpha) / (x[:, 1] + alpha)) for x in sums], axis=0)
-
-    from workbench.metrics.intervals import stratified_ci
-
-    ci = stratified_ci(list(pairs.values()), mean_lor)
-    mean = float(values.mean())
-    t = p = None
-    if len(values) >= 2 and np.ptp(values) > 0:
-        from scipy import stats
-
-        result = stats.ttest_1samp(values, 0.0)
-        t, p = _finite(result.statistic), _finite(result.pvalue)
-    group_slots = {g: (int(t[0]), int(t[1])) for g, t in totals.items()}
-    return LogOddsRatio(per_group, mean, math.exp(mean), t, p, ci, held, group_slots)
 
 
 def region_shares(
@@ -259,6 +194,8 @@ def choice_metric_records(
     region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
     top_n: int = 10,
     min_share: float = 0.05,
+    convention: str = "paper",
+    regions_imported: bool | None = None,
 ) -> list[dict[str, Any]]:
     """Every ChoiceEval metric per model x topic and per cluster, as flat records
     (the `workbench metrics --format json` contract), from response lists."""
@@ -266,7 +203,16 @@ def choice_metric_records(
     for item in lists:
         groups.setdefault((item.model, item.topic), []).append(item)
     topics = {key: topic_counts(items) for key, items in groups.items()}
-    return records_of_counts(study, topics, region_of, region_pairs, top_n, min_share)
+    return records_of_counts(
+        study,
+        topics,
+        region_of,
+        region_pairs,
+        top_n,
+        min_share,
+        convention=convention,
+        regions_imported=regions_imported,
+    )
 
 
 def records_of_counts(
@@ -277,12 +223,19 @@ def records_of_counts(
     top_n: int = 10,
     min_share: float = 0.05,
     list_part: dict[tuple[str, str], Any] | None = None,
+    convention: str = "paper",
+    regions_imported: bool | None = None,
 ) -> list[dict[str, Any]]:
     """The records of every model x topic (in key order) from their counts.
 
     `list_part`: a dict the caller keeps while the lists and the names stay the same;
     the numbers that depend on them alone (PEIR, stability, ...) are kept there and
-    reused, and only those that depend on regions are computed again."""
+    reused, and only those that depend on regions are computed again. `convention`: see
+    `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
+    region table may match none of the extracted names); None: whether any entity of
+    these lists has one."""
+    if regions_imported is None:
+        regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
     records: list[dict[str, Any]] = []
     for (model, topic), counted in sorted(topics.items()):
         kept = list_part.get((model, topic)) if list_part is not None else None
@@ -291,9 +244,15 @@ def records_of_counts(
             if list_part is not None:
                 list_part[(model, topic)] = kept
         records += [dict(r) for r in kept]  # copies: a caller may add to a record
-        records += _region_records(study, model, topic, counted, region_of, region_pairs, min_share)
+        records += _region_records(
+            study, model, topic, counted, region_of, region_pairs, min_share, convention, regions_imported
+        )
     # One family of t-tests per model: every topic x region pair.
     adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
+    # Kruskal-Wallis: one test per topic for a model, one per cluster for a model x topic.
+    kruskal = [r for r in records if r["metric"] == "kruskal_wallis"]
+    adjust([r for r in kruskal if r.get("cluster") is None], ("study", "model"))
+    adjust([r for r in kruskal if r.get("cluster") is not None], ("study", "model", "topic"))
     return records
 
 
@@ -313,7 +272,7 @@ def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], to
                 "entity": entity,
                 "value": _finite(peir),
                 "n": n,
-                **interval_fields(low, high),
+                **interval_fields(low, high, units=n if entity else None, unit="answer"),
             }
         )
         records.append(
@@ -346,7 +305,9 @@ def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], to
     return records
 
 
-def _region_records(study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share) -> list[dict]:
+def _region_records(
+    study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported
+) -> list[dict]:
     """The numbers of one model x topic that depend on the regions too (shares, log-odds)."""
     records: list[dict[str, Any]] = []
     for cluster, counts in counted.scopes.items():  # the topic, then each cluster
@@ -363,35 +324,12 @@ def _region_records(study, model, topic, counted: TopicCounts, region_of, region
                 }
             )
     slots = counted.region_slots(region_of, min_share)  # one table for every region pair
+    no_region = no_region_reason(counted.scopes[None].slots, region_of, slots, regions_imported, min_share)
     for region_a, region_b in region_pairs:
-        lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots)
-        base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
-        records.append(
-            {
-                **base,
-                "metric": "lor",
-                "cluster": None,
-                "mean": _finite(lor.mean),
-                "exp_mean": _finite(lor.exp_mean),
-                "t": lor.t,
-                "p": lor.p,
-                "n_groups": lor.n_groups,
-                "slots_a": lor.slots[0],
-                "slots_b": lor.slots[1],
-                **interval_fields(*lor.ci),
-            }
+        lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots, convention=convention)
+        records += lor_records(
+            {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b},
+            lor,
+            no_region,
         )
-        for group, value in lor.per_group.items():
-            if group:
-                held_a, held_b = lor.group_slots.get(group, (None, None))
-                records.append(
-                    {
-                        **base,
-                        "metric": "lor",
-                        "cluster": group,
-                        "value": _finite(value),
-                        "slots_a": held_a,
-                        "slots_b": held_b,
-                    }
-                )
     return records

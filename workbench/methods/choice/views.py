@@ -14,12 +14,13 @@ from workbench.metric_views import (
     Panel,
     diverging_bars,
     diverging_chart,
+    estimate,
     forest_text,
     legend_symbols,
     models,
     short_labels,
 )
-from workbench.numbers import fmt_num, with_interval
+from workbench.numbers import fmt_num
 
 
 def topics(records: list[dict[str, Any]]) -> list[str]:
@@ -47,7 +48,7 @@ def select(records: list[dict[str, Any]], topic: str, cluster: str) -> list[dict
 
 
 def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
-    """Rows: topic; columns: one per model with 'entity (PEIR)', models side by side."""
+    """Rows: topic; columns: one per model with 'entity PEIR [interval] · n answers', models side by side."""
     names = models(records)
     by = {(r["topic"], r["model"]): r for r in records if r["metric"] == "peir"}
     direct = {(r["topic"], r["model"]): r for r in records if r["metric"] == "direct_recommendation_rate"}
@@ -57,7 +58,8 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
             row.append(
-                f"{r['entity'] or '-'} {with_interval(r['value'], r)} · direct {fmt_num(d['value'] if d else None, 2)}"
+                f"{r['entity'] or '-'} {estimate(r['value'], r)} · n {r['n']} · direct "
+                f"{fmt_num(d['value'] if d else None, 2)}"
                 if r
                 else ""
             )
@@ -80,21 +82,25 @@ def region_hint(conn, study: str | None) -> str:
     )
 
 
-def _no_regions(r: dict[str, Any]) -> bool:
-    return r.get("slots_a") == 0 and r.get("slots_b") == 0
-
-
 def lor_cell(r: dict[str, Any]) -> str:
-    """A topic's mean LOR, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
-    if _no_regions(r):
-        return "n/a: no regions yet"  # the screen and the CLI say how to assign them
+    """A topic's mean LOR with its test, the clusters that carry it and the slots behind
+    it, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
+    if r.get("mean") is None:
+        return f"n/a ({r.get('na_reason') or 'no clusters'})"
     if r.get("p") is None:
-        why = "one cluster" if r.get("n_groups") == 1 else "no spread over clusters"
-        return f"{with_interval(r['mean'], r)} (no test: {why})"
-    # Holm's p adjusts for the family of tests; shown where it says more than p.
-    holm = r.get("p_holm")
-    adjusted = f", Holm {fmt_num(holm, 3)}" if holm is not None and fmt_num(holm, 3) != fmt_num(r["p"], 3) else ""
-    return f"{with_interval(r['mean'], r)} (p {fmt_num(r['p'], 3)}{adjusted})"
+        test = f"no test: {r.get('p_na_reason') or 'no spread over clusters'}"
+    else:
+        test = f"p {fmt_num(r['p'], 3)}, Holm {fmt_num(r.get('p_holm'), 3)}"
+    clusters = r.get("n_clusters", r.get("n_groups"))
+    carried = f"{clusters} of {r.get('n_total', r.get('n_groups'))} clusters"
+    return f"{estimate(r['mean'], r)} ({test}; {carried}, {r.get('slots_a')} vs {r.get('slots_b')} slots)"
+
+
+def lor_cluster_cell(r: dict[str, Any]) -> str:
+    """One cluster's LOR and the slots it rests on, or why it is n/a."""
+    if r.get("value") is None:
+        return f"n/a ({r.get('na_reason') or 'no slots'})"
+    return f"{fmt_num(r['value'], 2)} ({r.get('slots_a')} vs {r.get('slots_b')} slots)"
 
 
 def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
@@ -109,10 +115,8 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
                 row.append("")
             elif "mean" in r:  # topic level: mean over clusters, its interval and test
                 row.append(lor_cell(r))
-            elif _no_regions(r):  # one cluster, nothing to compare: not "no bias"
-                row.append("n/a: no regions yet")
             else:  # one cluster
-                row.append(fmt_num(r.get("value"), 2))
+                row.append(lor_cluster_cell(r))
         rows.append(row)
     return ["topic", "regions"] + names, rows
 
@@ -133,7 +137,11 @@ def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
                 None,
             )
             rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
-            row.append(f"{rho} · KW p {fmt_num(kw['p'] if kw else None, 3)}")
+            if kw is None:
+                row.append(f"{rho} · KW n/a (one repetition)")
+            else:
+                adjusted = f", Holm {fmt_num(kw.get('p_holm'), 3)}" if kw.get("p") is not None else ""
+                row.append(f"{rho} · KW p {fmt_num(kw['p'], 3)}{adjusted} ({kw['n']} repetitions)")
         rows.append(row)
     return ["topic"] + names, rows
 
@@ -143,13 +151,7 @@ def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, 
     over several topics, the mean of the topics' values."""
     grouped: dict[tuple[str, str], list[float]] = {}
     for r in records:
-        if (
-            r["metric"] == "lor"
-            and r.get("cluster")
-            and r.get("value") is not None
-            and r["region_b"] == "Europe"
-            and not _no_regions(r)
-        ):
+        if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None and r["region_b"] == "Europe":
             grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
     values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
     short = short_labels([model for (model, _), _ in values])
@@ -198,11 +200,7 @@ def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
 def lor_forest(records: list[dict[str, Any]]) -> Forest:
     """Each model x topic x region pair's mean log-odds ratio with its bootstrap interval."""
     rows = sorted(
-        (
-            r
-            for r in records
-            if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None and not _no_regions(r)
-        ),
+        (r for r in records if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None),
         key=lambda r: (r["topic"], r["region_a"], r["region_b"], r["model"]),
     )
     short = short_labels([r["model"] for r in rows])
