@@ -68,6 +68,7 @@ class ServerConfig:
     require_key: str | None = None  # expected bearer token
     echo_logprobs: bool = True  # /completions with echo returns prompt log-probs (as vLLM does)
     echo_refused_for: str | None = None  # echo refused (400) only for prompts containing this text
+    echo_ignored: bool = False  # `echo` ignored: only the generated token's log-probs come back
     hostile: str | None = None  # one of HOSTILE: a reply that lies or attacks, on every chat request
     refuse: int | None = None  # one of REFUSALS: every request refused with this status (the model is not here)
     served_model: str | None = None  # the model name replies carry (default: the one asked for)
@@ -302,7 +303,8 @@ class FaultyOpenAIServer:
                 return web.json_response(
                     {"error": {"message": "prompt logprobs unavailable for this input"}}, status=400
                 )
-            logprobs = token_logprobs(body["prompt"], body.get("echo", False), int(body["logprobs"]))
+            echo = body.get("echo", False) and not self.config.echo_ignored
+            logprobs = token_logprobs(body["prompt"], echo, int(body["logprobs"]))
         return web.json_response(
             {
                 "id": "cmpl-test",

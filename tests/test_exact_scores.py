@@ -138,3 +138,34 @@ def test_first_token_chosen_in_the_study_is_stored_and_shown_as_such(tmp_path, f
     assert {t["method"] for t in texts} == {"first_token"}
     metrics = run_cli("metrics", "--db", str(db))
     assert metrics.returncode == 0 and "· first_token" in metrics.stdout
+
+
+def test_a_server_that_echoes_no_prompt_of_the_study_stops_after_a_run_of_them(tmp_path, fake_server):
+    # The probe ("Hello world") is echoed, every prompt of the study is refused: each is a
+    # refusal of that prompt, and a run of them stops the model instead of asking them all.
+    picky = fake_server(ServerConfig(echo_refused_for="Sentence:"))
+    path = study(tmp_path, f"openai:m@{picky.base_url},concurrency=2,retries=0", templates=10, entities=10)
+    db = tmp_path / "picky.db"
+
+    out = run_cli("run", str(path), "--db", str(db), "--quiet")
+
+    assert out.returncode == 1, out.stdout + out.stderr
+    [line] = closing_lines(out.stdout, "prompts in a row could not be scored exactly")
+    assert ": stopped after 20 prompts in a row" in line and "100 requests are left pending" in line and OPTION in line
+    assert methods_stored(db) == {} and statuses(db) == {"pending": 100}
+    assert picky.stats.faults["echo_refused"] <= 20 + 2  # and the ones in flight when it stopped
+
+
+def test_a_server_that_ignores_echo_gives_no_exact_score(tmp_path, fake_server):
+    """It answers 200 with the generated token's log-prob alone: summed over the label's
+    offsets that would be a silent 0.0 per label; it is a server without echo instead."""
+    ignoring = fake_server(ServerConfig(echo_ignored=True))
+    path = study(tmp_path, f"openai:m@{ignoring.base_url},concurrency=2", templates=2, entities=3)
+    db = tmp_path / "ignoring.db"
+
+    out = run_cli("run", str(path), "--db", str(db), "--quiet")
+
+    assert out.returncode == 1, out.stdout + out.stderr
+    [line] = closing_lines(out.stdout, "no prompt can be scored exactly")
+    assert "answered without echoed prompt log-probs" in line and OPTION in line
+    assert methods_stored(db) == {} and statuses(db) == {"pending": 6}

@@ -211,7 +211,7 @@ class _ModelRun:
         self.not_exact: list[tuple[str, str]] = []  # (key, prompt)
         self.not_exact_reason = ""
         self.not_exact_streak = 0  # in a row, with no prompt scored in between
-        self.not_exact_stop = False
+        self.not_exact_stop: str | None = None  # "everywhere" (no endpoint scores exactly) or "in_a_row"
 
     def _count(self) -> dict[str, int]:
         counted = reads.stage_counts(self.conn, self.study_id, self.job.model_id, self.options.stage)
@@ -430,8 +430,10 @@ class _ModelRun:
         self.not_exact.append((key, exc.prompt))
         self.not_exact_reason = str(exc.args[0])
         self.not_exact_streak += 1
-        if exc.stops_model or self.not_exact_streak >= self.options.max_consecutive_failures:
-            self.not_exact_stop = True
+        if exc.stops_model:
+            self.not_exact_stop = "everywhere"
+        elif self.not_exact_streak >= self.options.max_consecutive_failures and not self.not_exact_stop:
+            self.not_exact_stop = "in_a_row"
         self._emit()
 
     def _close_not_exact(self) -> None:
@@ -445,7 +447,13 @@ class _ModelRun:
         if not self.stopped_reason:
             prompts = [prompt for _, prompt in self.not_exact]
             left = self.counts["pending"] + self.counts["running"]
-            self.stopped_reason = closing_line(prompts, self.not_exact_reason, stopped=self.not_exact_stop, left=left)
+            self.stopped_reason = closing_line(
+                prompts,
+                self.not_exact_reason,
+                left=left,
+                everywhere=self.not_exact_stop == "everywhere",
+                in_a_row=self.options.max_consecutive_failures if self.not_exact_stop == "in_a_row" else None,
+            )
         self.not_exact = []
 
     def release_unfinished(self) -> None:

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from workbench.engines.base import EngineError
 
-ADVICE = 'to score them by the first-token approximation instead (stored and shown as first_token), set scoring = "first_token" in the study'
+ADVICE = (
+    "to score them by the first-token approximation instead (stored and shown as first_token), "
+    'set scoring = "first_token" in the study'
+)
 NAMED = 3  # prompts named in the closing line; the rest are counted
 
 
@@ -31,17 +34,23 @@ def prompt_name(suffix: str, limit: int = 70) -> str:
     return first if len(first) <= limit else first[: limit - 1] + "…"
 
 
-def closing_line(prompts: list[str], reason: str, *, stopped: bool, left: int) -> str:
+def closing_line(prompts: list[str], reason: str, *, left: int, everywhere: bool, in_a_row: int | None) -> str:
     """The one line a model's run ends with when prompts could not be scored exactly:
-    `prompts` those that were tried, `left` the requests left pending."""
+    `prompts` those tried, `left` the requests left pending; `everywhere`: no endpoint
+    scores any prompt exactly; `in_a_row`: the model stopped after that many in a row."""
     named = ", ".join(f'"{p}"' for p in prompts[:NAMED])
     more = f" and {len(prompts) - NAMED} more" if len(prompts) > NAMED else ""
-    if stopped:
+    if everywhere:
         return (
             f"stopped, no prompt can be scored exactly: {reason}; its {left} requests are left pending, "
             f"none approximated (the first: {named}); {ADVICE}"
         )
     count = f"{len(prompts)} prompt{'s' if len(prompts) != 1 else ''}"
+    if in_a_row:
+        return (
+            f"stopped after {in_a_row} prompts in a row could not be scored exactly: {named}{more} ({reason}); "
+            f"its {left} requests are left pending, none approximated; {ADVICE}"
+        )
     return (
         f"{count} could not be scored exactly: {named}{more} ({reason}); they are left pending, "
         f"none approximated, and the others were scored exactly; {ADVICE}"

@@ -37,7 +37,14 @@ def echoed_sum(reply: Any, url: str, start: int, end: int) -> float:
         offsets, token_lps = lp["text_offset"], lp["token_logprobs"]
         if not isinstance(offsets, list) or not isinstance(token_lps, list) or len(offsets) != len(token_lps):
             raise TypeError("text_offset and token_logprobs are not lists of one length")
-        return float(sum(v for o, v in zip(offsets, token_lps) if start <= o < end and v is not None))
+        # A server that ignores `echo` sends the generated token's log-prob alone (at the end of
+        # the text): summed as it is, it would be a silent 0.0, not a refusal.
+        if not offsets or offsets[0] != 0:
+            raise ValueError("the tokens do not start with the prompt")
+        found = [float(v) for o, v in zip(offsets, token_lps) if start <= o < end and v is not None]
+        if not found:
+            raise ValueError("no echoed token lies in the scored text")
+        return sum(found)
     except (KeyError, IndexError, TypeError, ValueError) as exc:
         raise EngineError(
             "unsupported", f"{url} answered without echoed prompt log-probs ({exc})", retryable=False
