@@ -239,5 +239,12 @@ class RunScreen(Screen):
         else:
             summary = outcome.summary
             state = f"finished: {summary.failed} failed" if summary and summary.failed else "finished"
+            # A model that stopped (no server answers it, prompts it cannot score as asked) says why.
+            stopped = [
+                f"{p.model}: {p.stopped_reason}" for p in (summary.progress if summary else []) if p.stopped_reason
+            ]
+            if stopped:
+                state = f"stopped: {summary.pending} requests pending"
+                self.app.show_error("A model stopped", "\n".join(stopped))
             self._show_title(state)
             self.notify(f"Run {state}.")

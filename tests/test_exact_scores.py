@@ -12,7 +12,7 @@ from importlib.resources import files
 from pathlib import Path
 
 from conftest import rows
-from helpers import run_cli
+from helpers import on_screen, run_cli, wait_for
 from openai_server import ServerConfig
 
 EXAMPLE = Path(str(files("workbench.assets").joinpath("studies", "entity")))
@@ -123,6 +123,31 @@ def test_a_server_without_echo_stops_the_model_with_the_option_to_choose(tmp_pat
     assert methods_stored(db) == {} and statuses(db) == {"pending": 30}
     # It stopped at once: the requests in flight and one probe, not one refusal per prompt.
     assert plain.stats.requests <= 2 + 1
+
+
+def test_the_run_screen_says_why_the_model_stopped(tmp_path, fake_server):
+    import asyncio
+
+    from workbench.app import WorkbenchApp
+
+    plain = fake_server(ServerConfig(echo_logprobs=False))
+    path = study(tmp_path, f"openai:m@{plain.base_url},concurrency=2", templates=2, entities=3)
+    db = tmp_path / "screen.db"
+
+    async def scenario():
+        app = WorkbenchApp(db, path)
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("s")
+            assert await on_screen(pilot, "ErrorModal")
+            said = str(app.screen.query_one("#error-message").render())
+            assert "no prompt can be scored exactly" in said and OPTION in said
+            await pilot.press("escape")
+            assert await wait_for(
+                pilot, lambda: "6 requests pending" in str(app.screen.query_one("#run-title").render())
+            )
+
+    asyncio.run(scenario())
+    assert methods_stored(db) == {} and statuses(db) == {"pending": 6}
 
 
 def test_first_token_chosen_in_the_study_is_stored_and_shown_as_such(tmp_path, fake_server):
