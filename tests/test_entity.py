@@ -242,7 +242,8 @@ def test_entity_study_runs_resumes_and_shows_delta(tmp_path):
             top = [str(c) for c in app.screen.query_one("#entity-table").get_row_at(0)]
             best = max(deltas, key=lambda r: r["value"])
             assert top[:2] == ["1", best["entity"]]
-            assert top[2] == f"{best['value']:+.3f} [{best['ci_low']:.2f}, {best['ci_high']:.2f}]"  # with its interval
+            # with its interval and the templates it averages
+            assert top[2] == f"{best['value']:+.3f} [{best['ci_low']:.2f}, {best['ci_high']:.2f}] (n {best['n']})"
             assert best["entity"] in str(app.screen.query_one("#entity-chart").render())
 
     asyncio.run(scenario())
@@ -363,15 +364,16 @@ def test_group_table_keeps_its_numbers_in_view_and_a_constant_condition_in_the_t
             "value": value,
             "n": 4,
             "p": 0.03,
+            "p_holm": 0.06,
             "d": 1.2,
         }
 
     panels = {p.id: p for p in views.panels([group("Africa"), group("Europe", value=-0.5)], {})}
     header, rows = panels["entity-groups"].table
-    assert header == ["attribute", "group", "mean Delta", "n", "p (MWU)", "d"]
-    assert rows[0] == ["continent", "Africa", "+0.500", "4", "0.030", "1.20"]
+    assert header == ["attribute", "group", "mean Delta", "n", "p (MWU)", "Holm", "d"]
+    assert rows[0] == ["continent", "Africa", "+0.500", "4", "0.030", "0.060", "1.20"]
     assert "condition: llama:default · zero_shot_text" in panels["entity-groups"].title
     # Two conditions: the condition stays, after the numbers.
     two = {p.id: p for p in views.panels([group("Africa"), group("Africa", model="openai:m")], {})}
     header, rows = two["entity-groups"].table
-    assert header[-1] == "condition" and header[2:6] == ["mean Delta", "n", "p (MWU)", "d"]
+    assert header[-1] == "condition" and header[2:7] == ["mean Delta", "n", "p (MWU)", "Holm", "d"]

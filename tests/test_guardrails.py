@@ -262,3 +262,35 @@ def test_findings_show_their_n_and_adjusted_p(tmp_path):
     assert f"Nike {peir['value']:.2f} [{peir['ci_low']:.2f}, {peir['ci_high']:.2f}] · n {peir['n']} ·" in table
     assert f"(p {lor['p']:.3f}, Holm {lor['p_holm']:.3f}; 3 of 3 clusters," in table
     assert f"KW p {kw['p']:.3f}, Holm {kw['p_holm']:.3f} (2 repetitions)" in table
+
+
+# -- 4. entity x template: a template flat up to float rounding ------------------
+
+
+def test_label_scores_equal_up_to_rounding_give_delta_zero(tmp_path):
+    """Four entities whose label log-probabilities differ by a constant have the same label
+    probabilities; normalising them leaves rounding noise (about 1e-16) that standardising
+    by its own spread would blow up into deltas of +-1.7. Those templates are flat: Delta 0."""
+    from importlib.resources import files
+
+    example = Path(str(files("workbench.assets").joinpath("studies", "entity")))
+    labels = {"low_urgency": -0.3, "moderate_urgency": -1.7, "high_urgency": -2.9, "critical_urgency": -4.1}
+    offsets = {"France": 0.0, "Japan": -0.142, "Peru": -4.179, "Kenya": -2.164}
+    rows = [
+        [entity, template, label, repr(logprob + offset)]
+        for template in (0, 1)
+        for entity, offset in offsets.items()
+        for label, logprob in labels.items()
+    ]
+    path = write_csv(tmp_path / "scores.csv", ["entity", "template_id", "label", "logprob"], rows)
+    db = tmp_path / "e.db"
+    done = run_cli(
+        "import", "scores", str(path), "--db", str(db), "--study", "flat", "--task", str(example / "urgency.task.json")
+    )
+    assert done.returncode == 0, done.stderr
+    deltas = [r for r in records_of(db) if r["metric"] == "entity_delta"]
+    assert sorted(r["entity"] for r in deltas) == sorted(offsets)
+    assert all(r["value"] == 0.0 and r["n"] == 2 and r["flat_templates"] == 2 for r in deltas)
+    table = table_of(db)
+    assert "Japan +0.000 [0.00, 0.00] (n 2, 2 flat)" in table and "-1.7" not in table
+    assert "2 of 2 templates flat (the entities' label scores differ by float rounding only" in table

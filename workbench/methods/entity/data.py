@@ -64,6 +64,10 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
         for (model, task, language, variant, method), rows in cells.items():
             scores = em.covered(em.weighted_scores(rows), min_entities, min_templates)
             per_template = em.entity_deltas(em.normalised(scores))
+            flat = em.flat_templates(scores)  # delta 0 there: flagged, not standardised noise
+            flat_count: dict[str, int] = defaultdict(int)
+            for entity, template in scores:
+                flat_count[entity] += template in flat
             biases = {e: (sum(v) / len(v), len(v)) for e, v in per_template.items()}
             mean_score: dict[str, list[float]] = defaultdict(list)
             for (entity, _t), value in scores.items():
@@ -96,6 +100,7 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
                         "entity": entity,
                         "delta": delta,
                         "templates": n,
+                        "flat_templates": flat_count[entity],
                         "ci": mean_ci(per_template[entity]),  # templates resampled
                         "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
                         "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
@@ -124,6 +129,9 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
         [r for r in records if r["metric"] == "group_delta"],
         ("study", "model", "task", "language", "variant", "method", "attribute"),
     )
+    # The paired comparisons of one study x model x task, and the Pearson r of one model x task.
+    adjust([r for r in records if r["metric"] == "paired_delta"], ("study", "model", "task"))
+    adjust([r for r in records if r["metric"] == "delta_pearson"], ("model", "task"))
     return records
 
 
@@ -145,8 +153,9 @@ def _entity_records(biases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
                 "entity": b["entity"],
                 "value": b["delta"],
                 "n": b["templates"],
+                "flat_templates": b["flat_templates"],
                 "mean": b["mean_score"],
-                **interval_fields(*b["ci"]),
+                **interval_fields(*b["ci"], units=b["templates"], unit="template"),
                 **{f"meta_{k}": v for k, v in b["meta"].items()},
             }
         )

@@ -2,7 +2,8 @@
 
 - s(e, t) = sum_l w_l P(l | t, e)                      (Eq. 1)
 - delta(e, t) = (s(e, t) - mu_t) / sigma_t over entities   (Eq. 2; sample sigma, ddof = 1, as the
-  framework's code (pandas std) computes it; 0 when sigma = 0 or the template has one entity)
+  framework's code (pandas std) computes it; 0 when the template is flat: sigma within float
+  tolerance of 0, or a single entity)
 - Delta(e, T) = mean over the task's templates of delta    (Eq. 3); Delta(e) = mean over tasks (Eq. 4)
 - macro-F1 of the argmax label against the template's intended label, over all the task's labels
   (sklearn's f1_score(average='macro', labels=..., zero_division=0)); also per entity.
@@ -24,18 +25,37 @@ def weighted_scores(rows: Iterable[tuple[str, int, str, float, float]]) -> dict[
     return dict(scores)
 
 
-def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], float]:
-    """delta(e, t): each template's scores standardised over its entities."""
+# A template whose scores spread less than this, relative to their magnitude, is flat: the
+# entities' label scores differ by float rounding only (log-probabilities that differ by a
+# constant normalise to the same probabilities, give or take 1e-16), and standardising that
+# noise would turn it into deltas of +-1.
+FLAT_TOLERANCE = 1e-9
+
+
+def _template_stats(scores: dict[tuple[str, int], float]) -> dict[int, tuple[float, float, bool]]:
+    """Each template's mean, sample sd (ddof = 1, as the framework's code) and whether it is flat."""
     by_template: dict[int, list[float]] = defaultdict(list)
     for (_entity, template), value in scores.items():
         by_template[template].append(value)
     stats = {}
     for template, values in by_template.items():
         mean = sum(values) / len(values)
-        # The sample standard deviation (ddof = 1), as the framework's code computes it.
         sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else 0.0
-        stats[template] = (mean, sd)
-    return {(e, t): (v - stats[t][0]) / stats[t][1] if stats[t][1] > 0 else 0.0 for (e, t), v in scores.items()}
+        stats[template] = (mean, sd, sd <= FLAT_TOLERANCE * max(abs(v) for v in values))
+    return stats
+
+
+def normalised(scores: dict[tuple[str, int], float]) -> dict[tuple[str, int], float]:
+    """delta(e, t): each template's scores standardised over its entities; exactly 0 on a
+    flat template (one entity, or a spread within float tolerance: `flat_templates`)."""
+    stats = _template_stats(scores)
+    return {(e, t): 0.0 if stats[t][2] else (v - stats[t][0]) / stats[t][1] for (e, t), v in scores.items()}
+
+
+def flat_templates(scores: dict[tuple[str, int], float]) -> set[int]:
+    """The templates whose entities' scores do not differ beyond float tolerance (relative
+    FLAT_TOLERANCE of the scores' magnitude): they contribute delta = 0 to every entity."""
+    return {template for template, (_m, _sd, flat) in _template_stats(scores).items() if flat}
 
 
 def covered(

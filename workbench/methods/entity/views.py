@@ -5,8 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from workbench.metric_views import Forest, Panel, diverging_bars, diverging_chart, drop_constant_columns
-from workbench.numbers import fmt_num, with_interval
+from rich.text import Text
+
+from workbench.metric_views import (
+    Forest,
+    Panel,
+    adjusted_p,
+    diverging_bars,
+    diverging_chart,
+    drop_constant_columns,
+    estimate,
+)
+from workbench.numbers import fmt_num
 
 FILTERS = ()
 
@@ -38,14 +48,34 @@ def entity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[st
     record = {(r["entity"], condition(r)): r for r in deltas}
     order = sorted({r["entity"] for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
     rows = [
-        [str(rank), entity]
-        + [
-            with_interval(by[entity, c], record[entity, c], 3, signed=True) if (entity, c) in by else "-"
-            for c in conditions
-        ]
+        [str(rank), entity] + [_delta_cell(record[entity, c]) if (entity, c) in by else "-" for c in conditions]
         for rank, entity in enumerate(order, start=1)
     ]
     return ["#", "entity"] + [f"Delta {c}" for c in conditions], rows
+
+
+def _delta_cell(r: dict[str, Any]) -> str:
+    """Delta with its interval and the templates it averages ("n 10, 2 flat": a flat template
+    adds 0, its entities' scores being equal up to float rounding)."""
+    flat = r.get("flat_templates") or 0
+    return f"{estimate(r['value'], r, 3, signed=True)} (n {r['n']}" + (f", {flat} flat)" if flat else ")")
+
+
+def _flat_note(records: list[dict[str, Any]]) -> list[Panel]:
+    """Where templates are flat, say how many and what it means, under the table."""
+    condition, worst = _condition_of(records), {}
+    for r in records:
+        if r["metric"] == "entity_delta" and r.get("flat_templates"):
+            flat, n = worst.get(condition(r), (0, 0))
+            worst[condition(r)] = (max(flat, r["flat_templates"]), max(n, r["n"]))
+    if not worst:
+        return []
+    lines = [
+        f"⚠ {name}: {flat} of {n} templates flat (the entities' label scores differ by float rounding "
+        "only, or one entity): they add Delta = 0"
+        for name, (flat, n) in sorted(worst.items())
+    ]
+    return [Panel("entity-flat-note", "", chart=Text("\n".join(lines), style="yellow"), export=False)]
 
 
 def entity_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
@@ -68,13 +98,14 @@ def entity_group_table(records: list[dict[str, Any]]) -> tuple[list[str], list[l
             fmt_num(r["value"], 3, signed=True),
             str(r["n"]),
             fmt_num(r["p"], 3),
+            fmt_num(r.get("p_holm"), 3),  # the attribute's groups are one family
             fmt_num(r["d"], 2),
             condition(r),  # last: the long text must not push the numbers off 80 columns
         ]
         for r in records
         if r["metric"] == "group_delta"
     ]
-    return ["attribute", "group", "mean Delta", "n", "p (MWU)", "d", "condition"], rows
+    return ["attribute", "group", "mean Delta", "n", "p (MWU)", "Holm", "d", "condition"], rows
 
 
 def entity_forest(records: list[dict[str, Any]]) -> Forest:
@@ -98,14 +129,14 @@ def tests_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str
     condition, rows = _condition_of(records), []
     for r in records:
         if r["metric"] == "macro_f1":
-            rows.append([condition(r), "macro-F1", fmt_num(r["value"])])
+            rows.append([condition(r), "macro-F1", f"{fmt_num(r['value'])} · {r.get('n')} prompts"])
         elif r["metric"] == "paired_delta":
             test = f"{r['between']} {r['condition_a']} vs {r['condition_b']} (Wilcoxon)"
-            result = f"p {fmt_num(r['p'])} · paired d {fmt_num(r['d'])} · {r['n']} entities"
+            result = f"{adjusted_p(r)} · paired d {fmt_num(r['d'])} · {r['n']} entities"
             rows.append([condition(r), test, result])
         elif r["metric"] == "delta_pearson":
             test = f"Delta vs study {r['study_b']} (Pearson)"
-            rows.append([condition(r), test, f"r {fmt_num(r['r'])} · p {fmt_num(r['p'])} · {r['n']} entities"])
+            rows.append([condition(r), test, f"r {fmt_num(r['r'])} · {adjusted_p(r)} · {r['n']} entities"])
     return ["condition", "test", "result"], rows
 
 
@@ -120,6 +151,7 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
             "+ = more desirable labels)",
             table=entity_table(records),
         ),
+        *_flat_note(records),
         Panel(
             "entity-chart",
             "",
