@@ -163,7 +163,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
             black = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(4)]
             assert (
                 black[0] == "Black · associated"
-                and black[1].startswith("0.500 [0.50, 0.50] (+0.000")
+                and black[1].startswith("0.500 [0.50, 0.50] · n 2 (+0.000, p n/a")
                 and black[2] == "1.00"
             )
 

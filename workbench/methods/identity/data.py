@@ -166,7 +166,7 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
                     "metric": "mean_share",
                     "value": sum(cell["shares"]) / len(cell["shares"]),
                     "n": len(cell["shares"]),
-                    **interval_fields(*mean_ci(cell["shares"])),
+                    **interval_fields(*mean_ci(cell["shares"]), units=len(cell["shares"]), unit="answer"),
                 }
             )
             baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
@@ -176,7 +176,11 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
                         **base,
                         "metric": "mean_share_vs_baseline",
                         **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()},
-                        **interval_fields(*difference_ci(cell["shares"], baseline)),
+                        **interval_fields(
+                            *difference_ci(cell["shares"], baseline),
+                            units=min(len(cell["shares"]), len(baseline)),
+                            unit="answer",
+                        ),
                     }
                 )
         if group in totals and group in counts:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.metric_views import Panel, short_labels
-from workbench.numbers import fmt_num, with_interval
+from workbench.metric_views import Panel, adjusted_p, estimate, short_labels
+from workbench.numbers import fmt_num
 
 FILTERS = ()
 
@@ -27,9 +27,9 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
                 by.get((group, condition, model, "mean_share")),
                 by.get((group, condition, model, "mean_share_vs_baseline")),
             )
-            cell = with_interval(share["value"], share, 3) if share else "-"
-            if versus:
-                cell += f" ({fmt_num(versus['difference'], 3, signed=True)}, p {fmt_num(versus['p'], 3)})"
+            cell = f"{estimate(share['value'], share, 3)} · n {share['n']}" if share else "-"
+            if versus:  # the difference, its p and the p adjusted over the model's conditions
+                cell += f" ({fmt_num(versus['difference'], 3, signed=True)}, {adjusted_p(versus)})"
             if (share or {}).get("no_signal"):
                 cell += " no dialect in template"
             parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
