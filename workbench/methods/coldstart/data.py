@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CsvInputError, ImportError_, read_rows, real, whole
+from workbench.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
+from workbench.store.staging import SeenKeys
 from workbench.store.studies import study_rows
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
@@ -30,34 +31,90 @@ RANKING_FIELDS = [
 ]
 
 
-def import_rankings(conn: sqlite3.Connection, study: str, path: Path, catalog=None) -> dict[str, int]:
+def import_rankings(conn: sqlite3.Connection, study: str, path: Path, catalog=None, progress=None) -> dict[str, int]:
     """model, seed, persona_category, persona (`neutral` for the baseline), rank, item.
 
     Each ranking (model x seed x persona_category x persona) in the file replaces the stored
     one whole; rankings the file does not name are kept. The file (and the catalog, when
-    given) is stored in one transaction, or not at all."""
-    rows = []
-    ranks: dict[tuple, dict[int, int]] = {}
-    try:
-        for line, row in read_rows(path, RANKING_COLUMNS):
+    given) is stored in one transaction, or not at all. It is read and stored a chunk at a
+    time, so a file of any size takes the memory of one chunk."""
+
+    def rows() -> Iterator[tuple]:
+        for line, row in read_rows(path, RANKING_COLUMNS, progress):
             seed, rank = whole(path, line, "seed", row["seed"]), whole(path, line, "rank", row["rank"], 0)
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
             score = real(path, line, "match_score", row["match_score"]) if row.get("match_score") else None
             unit = (row["model"], seed, category, row["persona"])
-            first = ranks.setdefault(unit, {}).setdefault(rank, line)
-            if first != line:
-                raise CsvInputError(
-                    f"{path}: line {line}: rank {rank} appears twice in the ranking of model {row['model']!r}, "
-                    f"seed {seed}, persona {row['persona']!r} (first on line {first}); each rank holds one item"
+            yield line, (*unit, rank, row["item"], row.get("surface") or row["item"], score)
+
+    got = {"rows": 0, "lists": 0}
+    with transaction(conn), _Staged(conn, study) as staged:
+        for chunk, refused in _chunks(rows()):
+            twice = staged.ranks.add([(line, row[:5]) for line, row in chunk])
+            if twice:
+                line, first, (model, seed, _category, persona, rank) = twice[0]
+                raise ImportError_(
+                    f"{path}: line {line}: rank {rank} appears twice in the ranking of model {model!r}, "
+                    f"seed {seed}, persona {persona!r} (first on line {first}); each rank holds one item"
                 )
-            rows.append((*unit, rank, row["item"], row.get("surface") or row["item"], score))
-    except CsvInputError as exc:
-        raise ImportError_(str(exc)) from None
-    with transaction(conn):
-        got = store_rankings(conn, study, rows)
+            if refused is not None:
+                raise refused
+            staged.store(chunk, got)
+        match_reviews.reapply(conn, staged.study_id)  # reviewers' corrections outlive re-parsing
         if catalog is not None:  # mean catalog rank and group shares need it
             store_catalog(conn, study, catalog)
     return got
+
+
+def _chunks(rows: Iterator[tuple]) -> Iterator[tuple[list[tuple], ImportError_ | None]]:
+    """Rows a chunk at a time; a refused row ends the last chunk, given with it, so that what
+    the rows before it call for (a rank given twice) is refused first."""
+    chunk: list[tuple] = []
+    try:
+        for row in rows:
+            chunk.append(row)
+            if len(chunk) >= CHUNK:
+                yield chunk, None
+                chunk = []
+    except CsvInputError as exc:
+        yield chunk, ImportError_(str(exc))
+        return
+    yield chunk, None
+
+
+class _Staged:
+    """The rankings an import stores, a chunk at a time in its transaction: a ranking the file
+    names replaces the stored one when the file first names it, never rows of the same file."""
+
+    def __init__(self, conn: sqlite3.Connection, study: str) -> None:
+        self.conn, self.study = conn, study
+
+    def __enter__(self) -> _Staged:
+        self.study_id = ensure_study(self.conn, self.study)
+        self.units, self.ranks = SeenKeys(self.conn, 4), SeenKeys(self.conn, 5)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.units.close()
+        self.ranks.close()
+
+    def store(self, chunk: list[tuple], got: dict[str, int]) -> None:
+        """(line, (model, seed, category, persona, rank, item, surface, score[, duplicate])) rows."""
+        again = {line for line, _first, _key in self.units.add([(line, row[:4]) for line, row in chunk])}
+        new = list(dict.fromkeys(row[:4] for line, row in chunk if line not in again))
+        self.conn.executemany(
+            "DELETE FROM rankings WHERE study_id = ? AND model = ? AND seed = ? AND persona_category = ? "
+            "AND persona = ?",
+            [(self.study_id, *unit) for unit in new],
+        )
+        # OR REPLACE: rows given twice for one rank keep the last, as store_rankings does.
+        self.conn.executemany(
+            "INSERT OR REPLACE INTO rankings (study_id, model, seed, persona_category, persona, rank, item, surface, "
+            "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(self.study_id, *row, 0) if len(row) == 8 else (self.study_id, *row) for _line, row in chunk],
+        )
+        got["rows"] += len(chunk)
+        got["lists"] += len(new)
 
 
 def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> dict[str, int]:
@@ -122,44 +179,51 @@ def ranking_lists(conn: sqlite3.Connection, study_id: int) -> dict[tuple, list[s
 
 
 def import_responses(
-    conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path, threshold: float | None = None
+    conn: sqlite3.Connection, study: str, path: Path, catalog_path: Path, threshold: float | None = None, progress=None
 ) -> dict[str, int]:
-    """Raw texts (model, seed, persona_category, persona, response) parsed against the catalog."""
+    """Raw texts (model, seed, persona_category, persona, response) parsed against the catalog,
+    read, parsed and stored a chunk at a time in one transaction."""
     from workbench.methods.coldstart.catalog import DEFAULT_THRESHOLD, load_catalog, match_items
 
     try:
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
         raise ImportError_(f"{catalog_path}: {exc}") from None
-    rows, out_of_catalog = [], 0
-    try:
-        parsed = [
-            (line, row, whole(path, line, "seed", row["seed"]))
-            for line, row in read_rows(path, ("model", "seed", "persona_category", "persona", "response"))
-        ]
-    except CsvInputError as exc:
-        raise ImportError_(str(exc)) from None
-    first_line: dict[tuple, int] = {}
-    for line, row, seed in parsed:
-        category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
-        first = first_line.setdefault((row["model"], seed, category, row["persona"]), line)
-        if first != line:  # two answers for one ranking: their items would mix
-            raise ImportError_(
-                f"{path}: line {line}: a second response for model {row['model']!r}, seed {seed}, persona "
-                f"{row['persona']!r} (the first is on line {first}); each ranking has one response"
-            )
-        matches = match_items(row["response"], catalog, threshold or DEFAULT_THRESHOLD)
-        for m in matches:
-            rows.append(
-                (row["model"], seed, category, row["persona"], m.rank, m.item, m.surface, m.score, int(m.duplicate))
-            )
-            out_of_catalog += m.item is None
-        if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
-            rows.append((row["model"], seed, category, row["persona"], 0, None, "", 0.0, 0))
-    with transaction(conn):
-        got = store_rankings(conn, study, rows)
+
+    def responses() -> Iterator[tuple]:
+        for line, row in read_rows(path, ("model", "seed", "persona_category", "persona", "response"), progress):
+            seed = whole(path, line, "seed", row["seed"])
+            category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
+            yield line, (row["model"], seed, category, row["persona"], row["response"])
+
+    got = {"rows": 0, "lists": 0, "out_of_catalog": 0}
+    with transaction(conn), _Staged(conn, study) as staged:
+        answered = SeenKeys(conn, 4)
+        try:
+            for chunk, refused in _chunks(responses()):
+                twice = answered.add([(line, response[:4]) for line, response in chunk])
+                if twice:  # two answers for one ranking: their items would mix
+                    line, first, (model, seed, _category, persona) = twice[0]
+                    raise ImportError_(
+                        f"{path}: line {line}: a second response for model {model!r}, seed {seed}, persona "
+                        f"{persona!r} (the first is on line {first}); each ranking has one response"
+                    )
+                if refused is not None:
+                    raise refused
+                rows = []
+                for line, (model, seed, category, persona, text) in chunk:
+                    matches = match_items(text, catalog, threshold or DEFAULT_THRESHOLD)
+                    unit = (model, seed, category, persona)
+                    rows += [(line, (*unit, m.rank, m.item, m.surface, m.score, int(m.duplicate))) for m in matches]
+                    got["out_of_catalog"] += sum(m.item is None for m in matches)
+                    if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
+                        rows.append((line, (*unit, 0, None, "", 0.0, 0)))
+                staged.store(rows, got)
+        finally:
+            answered.close()
+        match_reviews.reapply(conn, staged.study_id)
         store_catalog(conn, study, catalog)
-    return {**got, "out_of_catalog": out_of_catalog}
+    return got
 
 
 def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
