@@ -19,7 +19,7 @@ def _rankings(conn, path: Path, options: dict[str, Any]) -> list[str]:
             catalog = load_catalog(Path(options["catalog"]))
         except (OSError, ValueError) as exc:
             raise ImportError_(f"{options['catalog']}: {exc}") from None
-    got = import_rankings(conn, study, path, catalog)  # one transaction
+    got = import_rankings(conn, study, path, catalog, progress=options.get("progress"))  # one transaction
     with_catalog = f" with its catalog of {len(catalog.items)} items." if catalog else "."
     return [f"Imported {got['rows']} ranked items in {got['lists']} lists into study {study!r}{with_catalog}"]
 
@@ -30,7 +30,7 @@ def _responses(conn, path: Path, options: dict[str, Any]) -> list[str]:
     if not options.get("catalog"):
         raise missing("responses", "--catalog CATALOG (JSON list or CSV)")
     study = options["study"]
-    got = import_responses(conn, study, path, Path(options["catalog"]))
+    got = import_responses(conn, study, path, Path(options["catalog"]), progress=options.get("progress"))
     return [
         f"Parsed {got['lists']} responses into {got['rows']} items "
         f"({got['out_of_catalog']} out of catalog, kept) in study {study!r}."

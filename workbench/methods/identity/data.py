@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CsvInputError, ImportError_, read_rows, real
+from workbench.csv_input import CsvInputError, ImportError_, chunks, read_rows, real
 from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
 from workbench.metrics.intervals import adjust, difference_ci, interval_fields, mean_ci
 from workbench.store import answers
@@ -15,35 +16,39 @@ from workbench.store.queue import ensure_study, transaction
 from workbench.store.studies import study_names_by_id, study_rows
 
 
-def import_references(conn: sqlite3.Connection, study: str, path: Path) -> int:
-    """item, group, share (0-1), and optionally count and group_total (for Coverage)."""
-    rows = []
-    try:
-        for line, row in read_rows(path, ("item", "group", "share")):
+def import_references(conn: sqlite3.Connection, study: str, path: Path, progress=None) -> int:
+    """item, group, share (0-1), and optionally count and group_total (for Coverage). Read and
+    stored a chunk at a time, in one transaction: a row refused leaves nothing stored."""
+
+    def shares() -> Iterator[tuple]:
+        for line, row in read_rows(path, ("item", "group", "share"), progress):
             share = real(path, line, "share", row["share"])
             if not 0 <= share <= 1:
                 raise CsvInputError(
                     f"{path}: line {line}: column 'share': expected a share between 0 and 1, got {share}"
                 )
-            rows.append(
-                (
-                    row["item"].strip(),
-                    row["group"].strip(),
-                    share,
-                    real(path, line, "count", row["count"]) if row.get("count") else None,
-                    real(path, line, "group_total", row["group_total"]) if row.get("group_total") else None,
-                )
+            yield (
+                row["item"].strip(),
+                row["group"].strip(),
+                share,
+                real(path, line, "count", row["count"]) if row.get("count") else None,
+                real(path, line, "group_total", row["group_total"]) if row.get("group_total") else None,
             )
+
+    stored = 0
+    try:
+        with transaction(conn):
+            study_id = ensure_study(conn, study)
+            for chunk in chunks(shares()):
+                conn.executemany(
+                    "INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
+                    [(study_id, *r) for r in chunk],
+                )
+                stored += len(chunk)
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
-    study_id = ensure_study(conn, study)
-    with transaction(conn):
-        conn.executemany(
-            "INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(study_id, *r) for r in rows],
-        )
-    return len(rows)
+    return stored
 
 
 def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:

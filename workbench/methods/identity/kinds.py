@@ -12,7 +12,7 @@ def _references(conn, path: Path, options: dict[str, Any]) -> list[str]:
     from workbench.methods.identity.data import import_references
 
     study = options["study"]
-    count = import_references(conn, study, path)
+    count = import_references(conn, study, path, options.get("progress"))
     return [f"Imported {count} reference shares into study {study!r}."]
 
 
