@@ -209,7 +209,7 @@ def test_one_answer_has_no_interval(tmp_path):
     table = table_of(db, "--convention", "original")
     assert "[1.10, 1.10]" not in table and "[1.00, 1.00]" not in table
     assert "United States vs Asia 1.10 (interval n/a: 1 answer per cluster) (no test: one cluster;" in table
-    assert "Nike 1.00 (interval n/a: 1 answer) · n 1 · direct 1.00" in table
+    assert "Nike 1.00 · n 1 · direct 1.00" in table  # no interval, its n beside it
     # the paper convention: one US slot against no Asian one is no log-odds at all
     assert "United States vs Asia n/a (no Asia slot: 1 vs 0 slots)" in table_of(db)
 

@@ -115,13 +115,13 @@ def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     return chart
 
 
-def estimate(value: Any, record: dict[str, Any], digits: int = 2, signed: bool = False) -> str:
-    """A headline number with its interval, or with why it has none: "1.000 (interval n/a:
-    1 answer)" (a bootstrap over one unit has nothing to resample, and a missing interval
-    must not read like a precise number)."""
+def estimate(value: Any, record: dict[str, Any], digits: int = 2, signed: bool = False, why: bool = False) -> str:
+    """A headline number with its interval. A bootstrap over one unit has nothing to resample:
+    the number then stands alone (the caller shows its n beside it), or with `why` says so,
+    "1.10 (interval n/a: 1 answer per cluster)", where the cell shows no count of those units."""
     text = with_interval(value, record, digits, signed)
     reason = record.get("ci_na_reason")
-    return f"{text} (interval n/a: {reason})" if value is not None and reason else text
+    return f"{text} (interval n/a: {reason})" if why and value is not None and reason else text
 
 
 def adjusted_p(record: dict[str, Any], method: str = "Holm", digits: int = 3) -> str:
@@ -131,7 +131,9 @@ def adjusted_p(record: dict[str, Any], method: str = "Holm", digits: int = 3) ->
         reason = record.get("p_na_reason")
         return f"p n/a ({reason})" if reason else "p n/a"
     key = {"Holm": "p_holm", "BH": "p_bh"}[method]
-    return f"p {fmt_num(record['p'], digits)}, {method} {fmt_num(record.get(key), digits)}"
+    raw = f"p {fmt_num(record['p'], digits)}"
+    # A record outside any family of tests (a plugin's, a hand-made one) has no adjusted p.
+    return f"{raw}, {method} {fmt_num(record[key], digits)}" if key in record else raw
 
 
 def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list[Panel]:

@@ -58,7 +58,7 @@ def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
             row.append(
-                f"{r['entity'] or '-'} {estimate(r['value'], r)} · n {r['n']} · direct "
+                f"{r['entity'] or '-'} {estimate(r['value'], r)} · n {r.get('n')} · direct "
                 f"{fmt_num(d['value'] if d else None, 2)}"
                 if r
                 else ""
@@ -93,7 +93,7 @@ def lor_cell(r: dict[str, Any]) -> str:
         test = f"p {fmt_num(r['p'], 3)}, Holm {fmt_num(r.get('p_holm'), 3)}"
     clusters = r.get("n_clusters", r.get("n_groups"))
     carried = f"{clusters} of {r.get('n_total', r.get('n_groups'))} clusters"
-    return f"{estimate(r['mean'], r)} ({test}; {carried}, {r.get('slots_a')} vs {r.get('slots_b')} slots)"
+    return f"{estimate(r['mean'], r, why=True)} ({test}; {carried}, {r.get('slots_a')} vs {r.get('slots_b')} slots)"
 
 
 def lor_cluster_cell(r: dict[str, Any]) -> str:

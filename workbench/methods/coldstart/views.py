@@ -73,8 +73,8 @@ def _divergence_cell(cells: list[dict[str, Any] | None]) -> str:
     if present and all(c.get("mean") is None for c in present):
         return "n/a (no neutral items)" if present[0].get("na_reason") else "n/a"
     means = " / ".join(fmt_num(c["mean"], 2) if c else "-" for c in cells)
-    seeds = present[0]["n"] if present else 0
-    return f"{means} · {seeds} seed" + ("" if seeds == 1 else "s")
+    seeds = present[0].get("n") if present else None
+    return means if seeds is None else f"{means} · {seeds} seed" + ("" if seeds == 1 else "s")
 
 
 def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:

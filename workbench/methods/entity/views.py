@@ -58,7 +58,7 @@ def _delta_cell(r: dict[str, Any]) -> str:
     """Delta with its interval and the templates it averages ("n 10, 2 flat": a flat template
     adds 0, its entities' scores being equal up to float rounding)."""
     flat = r.get("flat_templates") or 0
-    return f"{estimate(r['value'], r, 3, signed=True)} (n {r['n']}" + (f", {flat} flat)" if flat else ")")
+    return f"{estimate(r['value'], r, 3, signed=True)} (n {r.get('n')}" + (f", {flat} flat)" if flat else ")")
 
 
 def _flat_note(records: list[dict[str, Any]]) -> list[Panel]:

@@ -27,7 +27,9 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
                 by.get((group, condition, model, "mean_share")),
                 by.get((group, condition, model, "mean_share_vs_baseline")),
             )
-            cell = f"{estimate(share['value'], share, 3)} · n {share['n']}" if share else "-"
+            cell = estimate(share["value"], share, 3) if share else "-"
+            if share and share.get("n") is not None:  # the answers the mean share rests on
+                cell += f" · n {share['n']}"
             if versus:  # the difference, its p and the p adjusted over the model's conditions
                 cell += f" ({fmt_num(versus['difference'], 3, signed=True)}, {adjusted_p(versus)})"
             if (share or {}).get("no_signal"):
