@@ -259,3 +259,64 @@ def test_progress_is_told_while_reading_and_storing_and_the_terminal_only_shows_
     # Standard error is no terminal here: the command prints what it imported and nothing else.
     result = run_cli("import", "mentions", path, "--db", tmp_path / "b.db", "--study", "s")
     assert result.returncode == 0 and result.stderr == "" and result.stdout.startswith("Imported 100 responses")
+
+
+# -- cold-start rankings and identity references ---------------------------------------------------
+
+RANKING_HEADER = "model,seed,persona_category,persona,rank,item\n"
+
+
+@pytest.fixture
+def tiny_chunks(monkeypatch):
+    from workbench.methods.coldstart import data as coldstart_data
+
+    monkeypatch.setattr(coldstart_data, "CHUNK", 7)
+    monkeypatch.setattr(csv_input, "CHUNK", 7)
+    monkeypatch.setattr(csv_input, "BLOCK", 100)
+
+
+def test_rankings_in_chunks_replace_the_rankings_the_file_names_whole(tmp_path, tiny_chunks):
+    """A ranking's rows spread over chunks are one ranking: a re-import replaces it whole
+    (no row of the longer stored one left), and rows of the same file never replace each other."""
+    db = tmp_path / "a.db"
+    first = "".join(f"m,0,movie,{p},{r},I{r}\n" for p in ("fan", "kid", "neutral") for r in range(1, 9))
+    (tmp_path / "first.csv").write_text(RANKING_HEADER + first)
+    assert run_cli("import", "rankings", tmp_path / "first.csv", "--db", db, "--study", "s").returncode == 0
+    # kid again, shorter, its rows interleaved with fan's new ones over several chunks
+    again = "".join(f"m,0,movie,kid,{r},K{r}\nm,0,movie,fan,{r},F{r}\n" for r in range(1, 6))
+    (tmp_path / "again.csv").write_text(RANKING_HEADER + again)
+    result = run_cli("import", "rankings", tmp_path / "again.csv", "--db", db, "--study", "s")
+    assert result.stdout.startswith("Imported 10 ranked items in 2 lists"), result.stdout + result.stderr
+    stored = sqlite3.connect(db).execute("SELECT persona, rank, item FROM rankings ORDER BY persona, rank").fetchall()
+    assert stored == [
+        *[("fan", r, f"F{r}") for r in range(1, 6)],
+        *[("kid", r, f"K{r}") for r in range(1, 6)],
+        *[("neutral", r, f"I{r}") for r in range(1, 9)],
+    ]
+
+
+def test_a_rank_given_twice_chunks_apart_is_refused_with_both_lines(tmp_path, tiny_chunks):
+    db = tmp_path / "a.db"
+    (tmp_path / "first.csv").write_text(RANKING_HEADER + "m,0,movie,fan,1,A\n")
+    assert run_cli("import", "rankings", tmp_path / "first.csv", "--db", db, "--study", "s").returncode == 0
+    before = dump(db)
+    rows = "".join(f"m,0,movie,fan,{r},I{r}\n" for r in range(1, 30)) + "m,0,movie,fan,3,again\n"
+    path = tmp_path / "twice.csv"
+    path.write_text(RANKING_HEADER + rows)
+    refused_as = "line 31: rank 3 appears twice in the ranking of model 'm', seed 0, persona 'fan' (first on line 4)"
+    result = run_cli("import", "rankings", path, "--db", db, "--study", "s")
+    assert result.returncode == 2 and f"{path}: {refused_as}" in result.stderr, result.stderr
+    assert dump(db) == before
+
+
+def test_references_refused_at_the_last_line_leave_nothing(tmp_path, tiny_chunks):
+    db = tmp_path / "a.db"
+    path = tmp_path / "refs.csv"
+    path.write_text("item,group,share\n" + "".join(f"U{n},Black,0.{n % 10}\n" for n in range(40)) + "U9,White,1.5\n")
+    result = run_cli("import", "references", path, "--db", db, "--study", "s")
+    assert result.returncode == 2, result.stdout
+    assert f"{path}: line 42: column 'share': expected a share between 0 and 1, got 1.5" in result.stderr
+    assert not db.exists()
+    path.write_text("item,group,share\n" + "".join(f"U{n},Black,0.{n % 10}\n" for n in range(40)))
+    result = run_cli("import", "references", path, "--db", db, "--study", "s")
+    assert result.stdout.startswith("Imported 40 reference shares"), result.stdout + result.stderr

@@ -163,9 +163,9 @@ def read_rows(
         raise CsvInputError(f"{path}: line {reader.line_num}: {exc}") from None
 
 
-def chunks(items: Iterable[T], size: int = CHUNK) -> Iterator[list[T]]:
-    """`items` in lists of at most `size`: what an import checks and stores at a time."""
-    iterator = iter(items)
+def chunks(items: Iterable[T], size: int | None = None) -> Iterator[list[T]]:
+    """`items` in lists of at most `size` (CHUNK): what an import checks and stores at a time."""
+    iterator, size = iter(items), size or CHUNK
     while chunk := list(islice(iterator, size)):
         yield chunk
 
