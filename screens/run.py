@@ -28,6 +28,7 @@ from workbench.widgets.progress import ProgressRow
 
 STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
 REPLICA_COLUMNS = ("state", "answered", "failed", "in flight", "mean s", "replica")  # the long URL last
+PAINT_EVERY_S = 0.25  # progress rows repaint at most this often while a run reports
 
 
 def _sync_rows(table: DataTable, columns: tuple[str, ...], rows: dict[str, list[Text]]) -> None:
@@ -65,10 +66,10 @@ class RunScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self._run: AuditRun | None = None
-        # Progress the run reported while its previous RunProgress was still on its way:
-        # it goes with the next one (see `_on_progress`).
+        # Progress the run reported while the screen paints progress: the latest of each row,
+        # for the next paint (see `_on_progress`).
         self._waiting: dict[tuple[str, str], Progress] = {}
-        self._in_flight = False
+        self._painting = False
         self._lock = threading.Lock()
         self._seen_error_id = 0
 
@@ -163,22 +164,32 @@ class RunScreen(Screen):
     # -- running -------------------------------------------------------------
 
     def _on_progress(self, progress: Progress) -> None:
-        """Called from the run's thread at every answer. One message at a time is on its way:
-        progress reported meanwhile waits (the latest of each row) and goes with the next,
-        so a fast run posts as often as the screen takes them, not once per answer."""
+        """Called from the run's thread at every answer. The first report after a quiet spell
+        goes to the screen at once, as a message; while the screen paints progress (every
+        PAINT_EVERY_S as long as reports come), later ones wait for its next paint, the latest
+        of each row. A fast run thus posts one message, not one per answer: a message per
+        answer repainted the screen some 50 times a second and slowed the run itself."""
         with self._lock:
             self._waiting[progress.model, progress.stage] = progress
-            if self._in_flight:
+            if self._painting:
                 return
-            self._in_flight = True
+            self._painting = True
             rows, self._waiting = self._waiting, {}
         self.post_message(self.RunProgress(rows))
 
     def on_run_screen_run_progress(self, message: RunProgress) -> None:
-        with self._lock:  # what waited while this message was on its way, newer: shown with it
-            rows = {**message.rows, **self._waiting}
-            self._waiting, self._in_flight = {}, False
-        self._show_progress(rows)
+        self._show_progress(message.rows)
+        self.set_timer(PAINT_EVERY_S, self._paint_waiting)
+
+    def _paint_waiting(self) -> None:
+        """What the run reported since the last paint; once nothing waits the screen stops
+        painting, and the next report comes as a message again."""
+        with self._lock:
+            rows, self._waiting = self._waiting, {}
+            self._painting = bool(rows)
+        if rows:
+            self._show_progress(rows)
+            self.set_timer(PAINT_EVERY_S, self._paint_waiting)
 
     def _show_progress(self, updates: dict[tuple[str, str], Progress]) -> None:
         rows = self.query_one("#progress-rows", Vertical)
@@ -228,6 +239,9 @@ class RunScreen(Screen):
             return
         self._run = None
         outcome: RunOutcome | None = event.worker.result if event.state == WorkerState.SUCCESS else None
+        with self._lock:  # the last reports, on view before the title says the run ended
+            rows, self._waiting = self._waiting, {}
+        self._show_progress(rows)
         self.poll_store()
         if outcome is None or outcome.error:
             message = outcome.error if outcome else str(event.worker.error)
