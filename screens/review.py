@@ -165,6 +165,13 @@ class ReviewScreen(PagerScreen):
         lists.append(
             visible(f"{label}{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold"
         )
+        ungrounded = item.get("ungrounded") or []
+        if ungrounded:  # the experts named them, the answer does not: worth a look
+            kept = [n for n in ungrounded if n in item["entities"]]
+            dropped = [n for n in ungrounded if n not in item["entities"]]
+            for names, what in ((kept, "kept, flagged"), (dropped, "dropped")):
+                if names:
+                    lists.append(visible(f"not in the answer's text ({what}): {', '.join(names)}\n"), style="yellow")
         verdicts = item.get("verdicts") or {}
         if not verdicts:
             lists.append("verdict: not reviewed" + (" by you (blind)" if item.get("blind") else ""))

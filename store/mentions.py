@@ -28,6 +28,7 @@ class MentionList:
     response_key: str | None = None
     n_experts: int | None = None
     agreement: float | None = None
+    ungrounded: list[str] | None = None  # voted, not found in the answer (dropped or flagged)
 
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
@@ -61,7 +62,7 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
             )
         list_id = conn.execute(
             "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
-            "response_key, n_experts, agreement) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "response_key, n_experts, agreement, ungrounded_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 study_id,
                 item.model,
@@ -73,6 +74,7 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
                 item.response_key,
                 item.n_experts,
                 item.agreement,
+                json.dumps(item.ungrounded, ensure_ascii=False) if item.ungrounded else None,
             ),
         ).lastrowid
         conn.executemany(

@@ -27,6 +27,7 @@ from typing import Any
 from workbench.store.db import utc_now
 from workbench.store.entity_names import ensure_entities
 from workbench.store.errors import InputError
+from workbench.store.grounding import ungrounded_of
 from workbench.store.queue import transaction
 
 DECISIONS = ("accept", "edit", "reject")
@@ -366,6 +367,7 @@ def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, A
         "extracted": extracted,
         "entities": extracted if item.get("blind") else _surfaces(conn, item["id"]),
         "answer": answer[0] if answer else None,
+        "ungrounded": ungrounded_of(conn, item["id"]),
     }
 
 

@@ -466,6 +466,9 @@ MIGRATIONS += [
     # 21: the model name each reply carried: a replica serving another model than the one
     # asked for is seen (and counted per replica) instead of mixed in unseen.
     "ALTER TABLE responses ADD COLUMN served_model TEXT;",
+    # 22: the entities a majority of experts named that the answer's text does not contain
+    # (grounding): dropped from the list or kept and flagged, either way counted and shown.
+    "ALTER TABLE mention_lists ADD COLUMN ungrounded_json TEXT;",
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

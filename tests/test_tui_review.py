@@ -230,9 +230,12 @@ def test_app_export_names_the_files_and_the_view(tmp_path):
             await pilot.press("2")
             assert await wait_for(pilot, lambda: peir_cell(app).startswith("Adidas"))
             await pilot.press("e")
-            assert await wait_for(pilot, lambda: any("Exported" in n.message for n in app._notifications))
-            message = next(n.message for n in app._notifications if "Exported" in n.message)
-            assert str(tmp_path / "audit.metrics.csv") in message and "topic: all" in message
+            assert await on_screen(pilot, "EditText")
+            await pilot.press("enter")  # the proposed path, beside the database
+            assert await wait_for(pilot, lambda: any("Wrote" in n.message for n in app._notifications))
+            message = next(n.message for n in app._notifications if "Wrote" in n.message)
+            assert str(tmp_path / "audit.metrics.md") in message and "topic: all" in message
+            assert "audit.metrics.csv" in message
 
     asyncio.run(scenario())
     for suffix in ("csv", "json", "md"):

@@ -152,3 +152,39 @@ def test_the_defaults_are_a_majority_and_drop(tmp_path, fake_server):
     assert settings.min_votes is None and settings.grounding == "drop"
     settings = load_study(write_choice(tmp_path / "t.toml", server, 'min_votes = 3\ngrounding = "flag"\n')).extraction
     assert settings.min_votes == 3 and settings.grounding == "flag"
+
+
+def test_names_not_in_the_answer_are_kept_with_the_list_counted_in_status_and_shown_on_review(
+    tmp_path, fake_server, capsys
+):
+    from workbench.cli import main
+    from workbench.store.db import connect
+    from workbench.store.grounding import ungrounded_counts
+    from workbench.store.reviews import review_detail, review_items
+
+    server = fake_server(ServerConfig())
+    db = tmp_path / "v.db"
+    assert main(["run", str(write_choice(tmp_path / "s.toml", server, "")), "--db", str(db), "--quiet"]) == 0
+    answers, lists, voted = expert_lists(db)
+    expected = {
+        key: surfaces(combine(experts, answers[key], k=3, min_votes=2, grounding="drop").ungrounded)
+        for key, experts in lists.items()
+    }
+    stored = dict(rows(db, "SELECT response_key, ungrounded_json FROM mention_lists"))
+    assert {k: json.loads(v) if v else [] for k, v in stored.items()} == expected
+    total = sum(map(len, expected.values()))
+    conn = connect(str(db), False)
+    [count] = ungrounded_counts(conn)
+    assert (count["lists"], count["names"]) == (4, total)
+    item = next(i for i in review_items(conn, "t") if expected[i["response_key"]])
+    detail = review_detail(conn, item)
+    assert detail["ungrounded"] == expected[item["response_key"]]
+    assert not set(detail["ungrounded"]) & set(detail["entities"])  # dropped: not in the list
+    capsys.readouterr()
+    assert main(["status", "--db", str(db)]) == 0
+    status = capsys.readouterr().out
+    assert "Voted entities not found in the answer" in status
+    tail = status[status.index("Voted entities not found") :]
+    assert any(
+        line.split()[-3:] == ["4", str(count["lists_with"]), str(total)] for line in tail.splitlines() if line.strip()
+    )

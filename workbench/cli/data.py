@@ -28,7 +28,7 @@ from workbench.export_markdown import markdown_export
 from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
-from workbench.store import endpoints, queue, served
+from workbench.store import endpoints, grounding, queue, served
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
@@ -57,6 +57,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
     console.print(table)
     print_replicas(replicas, console)
     print_other_models(served.served_names(conn, study_id_of(conn, study)), console)
+    print_ungrounded(grounding.ungrounded_counts(conn, study_id_of(conn, study)), console)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
         table = new_table(title="Errors met (survived: retried; final: the request failed)")
@@ -111,6 +112,21 @@ def print_other_models(names: list[dict], console: Console) -> None:
             literal_text(n["asked"] or ""),
             literal_text(n["served"]),
             str(n["replies"]),
+        )
+    console.print(table)
+
+
+def print_ungrounded(counts: list[dict], console: Console) -> None:
+    """Per model, the voted entities the answers do not contain (dropped, or kept and flagged)."""
+    counts = [c for c in counts if c["names"]]
+    if not counts:
+        return
+    table = new_table(title="Voted entities not found in the answer's text (grounding: dropped or flagged)")
+    for column in ("study", "model", "voted lists", "lists with some", "names"):
+        table.add_column(column, overflow="fold", justify="left" if column in ("study", "model") else "right")
+    for c in counts:
+        table.add_row(
+            literal_text(c["study"]), literal_text(c["model"]), str(c["lists"]), str(c["lists_with"]), str(c["names"])
         )
     console.print(table)
 

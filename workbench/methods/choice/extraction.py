@@ -225,6 +225,7 @@ def vote(
                 response_key=key,
                 n_experts=len(parsed_lists),
                 agreement=agreement,
+                ungrounded=[v.surface for v in combined.ungrounded],
             )
         )
         report.answers += 1
