@@ -22,7 +22,7 @@ from workbench.store import entities as registry
 from workbench.store.db import opened
 from workbench.store.entity_list import EntityRow, entity_rows, matching, own_decisions
 from workbench.store.errors import UserFacingError
-from workbench.widgets.entity_text import clip, entity_detail, plural, suggestion_detail
+from workbench.widgets.entity_text import clip, entity_cells, entity_detail, plural, suggestion_cells, suggestion_detail
 from workbench.widgets.modals import DecisionList, EditText, PickMembers, PickRegion
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.search_box import SearchBox
@@ -180,12 +180,7 @@ class EntitiesScreen(Screen):
         cursor = (table.cursor_row or 0) if keep_cursor else 0
         table.clear()
         for e in self.matching()[:SHOWN]:
-            table.add_row(
-                "✓" if e.name in self.marked else "",
-                Text(clip(visible_line(e.name), 48)),
-                f"{e.mentions:,}",
-                Text(visible_line(e.region or "")),
-            )
+            table.add_row(*entity_cells(e, e.name in self.marked))
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         self._status()
@@ -252,10 +247,7 @@ class EntitiesScreen(Screen):
         cursor = table.cursor_row or 0
         table.clear()
         for s in self.visible_suggestions():
-            members = ", ".join(f"{'✓' if m in self.marked else ''}{m} ({c})" for m, c in zip(s.members, s.counts))
-            table.add_row(
-                s.method, f"{s.score:.0f}", Text(clip(visible_line(s.canonical), 32)), Text(visible_line(members))
-            )
+            table.add_row(*suggestion_cells(s, self.marked))
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
         if self.view == "suggestions" and not isinstance(self.focused, Input):

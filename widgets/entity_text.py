@@ -1,7 +1,11 @@
-"""What the Entities screen says: names clipped to a width, counts with their noun, and the
-detail of the highlighted cluster or entity."""
+"""What the Entities screen says: names clipped to a width, counts with their noun, the rows
+of its two tables, and the detail of the highlighted cluster or entity."""
 
 from __future__ import annotations
+
+from collections.abc import Container
+
+from rich.text import Text
 
 from workbench.dedup import Suggestion
 from workbench.literal import visible_line
@@ -18,6 +22,22 @@ def clip(text: str, width: int, tell: bool = False) -> str:
 
 def plural(n: int, word: str, words: str = "") -> str:
     return f"{n} {word if n == 1 else words or word + 's'}"
+
+
+def suggestion_cells(s: Suggestion, marked: Container[str]) -> list[str | Text]:
+    """A cluster's row: method, score, canonical name, and its members (ticked if marked) with their mentions."""
+    members = ", ".join(f"{'✓' if m in marked else ''}{m} ({c})" for m, c in zip(s.members, s.counts))
+    return [s.method, f"{s.score:.0f}", Text(clip(visible_line(s.canonical), 32)), Text(visible_line(members))]
+
+
+def entity_cells(e: EntityRow, marked: bool) -> list[str | Text]:
+    """An entity's row in the list of every entity: its mark, name, mentions and region."""
+    return [
+        "✓" if marked else "",
+        Text(clip(visible_line(e.name), 48)),
+        f"{e.mentions:,}",
+        Text(visible_line(e.region or "")),
+    ]
 
 
 def suggestion_detail(s: Suggestion) -> list[str]:
