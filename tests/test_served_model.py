@@ -42,3 +42,15 @@ def test_a_replica_serving_another_model_is_flagged_and_counted(tmp_path, fake_s
     status = capsys.readouterr().out
     assert "Replies naming another model" in status and "mistral-7b" in status
     assert str(len([r for r in flagged if r["stage"] == "answer"])) in status
+
+
+def test_the_report_lists_replies_from_another_model(tmp_path, fake_server, capsys):
+    honest, other = fake_server(ServerConfig()), fake_server(ServerConfig(served_model="mistral-7b"))
+    spec = f"openai:llama3@{honest.base_url}|{other.base_url},concurrency=2"
+    study = write_study(tmp_path / "s.toml", models=[spec], questions=12)
+    db = tmp_path / "s.db"
+    assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["report", "--db", str(db), "--study", "t", "--format", "md"]) == 0
+    report = capsys.readouterr().out
+    assert "Replies naming another model than the one asked" in report and "mistral-7b" in report

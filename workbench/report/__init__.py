@@ -12,6 +12,7 @@ from __future__ import annotations
 import sqlite3
 
 from workbench import methods
+from workbench.report.checks import check_blocks
 from workbench.report.document import Paragraph, Report, Section
 from workbench.report.recipe import convention_section, recipe_section
 from workbench.report.review_facts import review_section
@@ -47,9 +48,11 @@ def build_report(
             "No findings yet: the study has no answers (or none its method could score). Run the study, "
             "then make this report again."
         )
+    status = status_section(facts, records)
+    status.blocks += check_blocks(conn, facts.id)
     sections = [
         study_section(facts, summary, convention, utc_now()),
-        status_section(facts, records),
+        status,
         Section("findings", "Findings", [intro]),
         *findings,
         review_section(conn, study, facts.id),
