@@ -215,7 +215,7 @@ def test_import_responses_and_fidelity_metrics(tmp_path):
     db = str(tmp_path / "r.db")
     out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs")
     assert out.returncode == 0, out.stderr
-    assert "into 6 items (1 out of catalog, kept)" in out.stdout
+    assert "into 6 lines: 1 items out of the catalog, 1 repeats and 0 lines naming no item" in out.stdout
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     korean = {(r["metric"], r.get("value_label")): r for r in records if r.get("persona") == "a Korean"}
     assert korean["out_of_catalog_rate", None]["mean"] == 0.25
@@ -225,6 +225,23 @@ def test_import_responses_and_fidelity_metrics(tmp_path):
     assert korean["iou_divergence", None]["mean"] == pytest.approx(1 - 1 / 3)
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "json").stdout
     assert '"surface": "Unknown Film"' in exported and '"item": null' in exported
+
+
+def test_repeats_and_lines_naming_nothing_are_counted_apart_from_unknown_items(tmp_path):
+    """A chatty answer (22 lines of "Answer", a name twice) is not 24 items outside the catalog."""
+    (tmp_path / "cat.csv").write_text("title\nThe Matrix\nOldboy\n")
+    path = tmp_path / "responses.csv"
+    chatty = "Here are my picks:\n" + "Answer\n" * 22 + "The Matrix\nUnknown Film\nUnknown Film\nThe Matrix"
+    write_responses(path, [["m", 0, "", "neutral", "1. The Matrix\n2. Oldboy"], ["m", 0, "age", "a child", chatty]])
+    db = str(tmp_path / "r.db")
+    out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs")
+    assert out.returncode == 0, out.stderr
+    assert "into 29 lines: 1 items out of the catalog, 2 repeats and 23 lines naming no item" in out.stdout
+    records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
+    child = {r["metric"]: r["mean"] for r in records if r.get("persona") == "a child" and "mean" in r}
+    assert child["not_an_item_rate"] == pytest.approx(23 / 27)
+    assert child["repeat_rate"] == pytest.approx(2 / 4)  # of The Matrix, Unknown Film, Unknown Film, The Matrix
+    assert child["out_of_catalog_rate"] == pytest.approx(1 / 4)
 
 
 def test_reparsing_published_responses_recovers_their_items(shared_data):

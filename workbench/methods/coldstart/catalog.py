@@ -18,6 +18,16 @@ from rapidfuzz import fuzz, process, utils
 from workbench.extract import clean_item
 
 DEFAULT_THRESHOLD = 86.0
+
+# What a stored ranking row is (`rankings.duplicate`): an item as first named, a repeat of an
+# item or of an out-of-catalog name named earlier in the answer, or a line that is no item at
+# all (a heading, "Answer", "Sure!"). Repeats and non-items are counted apart from items
+# outside the catalog, so a chatty answer is not read as one recommending 20 unknown titles.
+FIRST, REPEAT, NOT_AN_ITEM = 0, 1, 2
+_FILLER = frozenset(
+    "answer answers sure here recommendations recommendation list note notes okay ok yes no none "
+    "certainly of course thanks thank you n a na output result results response".split()
+) | {"of course", "thank you", "n a"}
 _LINE_ITEM = re.compile(r"^\s*(?:\d{1,3}[.)]|[-*•+])\s+(?P<item>.+)$")
 
 
@@ -71,21 +81,44 @@ class Match:
     surface: str  # what the response said
     item: str | None  # the catalog item, None when out of catalog
     score: float
-    duplicate: bool  # the same catalog item appeared earlier in the response
+    duplicate: bool  # the same catalog item (or the same out-of-catalog name) appeared earlier in the response
+    not_an_item: bool = False  # a heading, a label or filler ("Answer", "Here are five films:")
+
+    @property
+    def code(self) -> int:
+        """What the row is, as `rankings.duplicate` stores it (FIRST, REPEAT or NOT_AN_ITEM)."""
+        return NOT_AN_ITEM if self.not_an_item else REPEAT if self.duplicate else FIRST
+
+
+def not_an_item(surface: str, line: str = "") -> bool:
+    """A line of the answer that names nothing: no letters or digits, a label ending in a colon
+    (as written, before cleaning), or a filler word on its own."""
+    key = utils.default_process(surface)
+    return not key or (line or surface).rstrip().endswith(":") or key in _FILLER
 
 
 def split_items(text: str) -> list[str]:
     """The listed items of a response, cleaned of numbering and descriptions."""
+    return [name for _line, name in _listed(text)]
+
+
+def _listed(text: str) -> list[tuple[str, str]]:
+    """(line as written, cleaned item) for each listed line of a response (numbered or
+    bulleted lines, else every line) that still says something once cleaned."""
     lines = [m.group("item") for m in map(_LINE_ITEM.match, text.splitlines()) if m]
     if not lines:
         lines = [line for line in text.splitlines() if line.strip()]
-    return [name for name in (clean_item(line) for line in lines) if name]
+    return [(line, name) for line, name in ((line, clean_item(line)) for line in lines) if name]
 
 
 def match_items(text: str, catalog: Catalog, threshold: float = DEFAULT_THRESHOLD) -> list[Match]:
     out: list[Match] = []
     seen: set[str] = set()
-    for rank, surface in enumerate(split_items(text), start=1):
+    seen_outside: set[str] = set()  # out-of-catalog names already met: a repeat is not a second unknown item
+    for rank, (line, surface) in enumerate(_listed(text), start=1):
+        if not_an_item(surface, line):
+            out.append(Match(rank, surface, None, 0.0, False, True))
+            continue
         key = utils.default_process(surface)
         item, score = catalog._exact.get(key), 100.0
         if item is None and key:
@@ -96,9 +129,9 @@ def match_items(text: str, catalog: Catalog, threshold: float = DEFAULT_THRESHOL
                 item, score = catalog.items[found[2]], float(found[1])
         if item is None:
             score = 0.0
-        out.append(Match(rank, surface, item, score, item is not None and item in seen))
-        if item is not None:
-            seen.add(item)
+        repeat = item in seen if item is not None else key in seen_outside
+        out.append(Match(rank, surface, item, score, repeat))
+        (seen if item is not None else seen_outside).add(item if item is not None else key)
     return out
 
 

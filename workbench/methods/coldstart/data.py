@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
+from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
@@ -196,7 +197,7 @@ def import_responses(
             category = "neutral" if row["persona"] == "neutral" else row["persona_category"]
             yield line, (row["model"], seed, category, row["persona"], row["response"])
 
-    got = {"rows": 0, "lists": 0, "out_of_catalog": 0}
+    got = {"rows": 0, "lists": 0, "out_of_catalog": 0, "repeats": 0, "not_items": 0}
     with transaction(conn), _Staged(conn, study) as staged:
         answered = SeenKeys(conn, 4)
         try:
@@ -214,8 +215,10 @@ def import_responses(
                 for line, (model, seed, category, persona, text) in chunk:
                     matches = match_items(text, catalog, threshold or DEFAULT_THRESHOLD)
                     unit = (model, seed, category, persona)
-                    rows += [(line, (*unit, m.rank, m.item, m.surface, m.score, int(m.duplicate))) for m in matches]
-                    got["out_of_catalog"] += sum(m.item is None for m in matches)
+                    rows += [(line, (*unit, m.rank, m.item, m.surface, m.score, m.code)) for m in matches]
+                    got["out_of_catalog"] += sum(m.item is None and m.code == FIRST for m in matches)
+                    got["repeats"] += sum(m.code == REPEAT for m in matches)
+                    got["not_items"] += sum(m.code == NOT_AN_ITEM for m in matches)
                     if not matches:  # an answer with no item at all is an empty list (rank 0 marks it)
                         rows.append((line, (*unit, 0, None, "", 0.0, 0)))
                 staged.store(rows, got)
@@ -263,16 +266,22 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
     ):
         positions[item], attributes[item] = position, json.loads(attrs)
     per_list: dict[tuple, list[tuple]] = {}
-    for model, seed, category, persona, item, duplicate in conn.execute(
+    for model, seed, category, persona, item, code in conn.execute(
         "SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ?", (study_id,)
     ):
-        per_list.setdefault((model, category, persona, seed), []).append((item, duplicate))
+        per_list.setdefault((model, category, persona, seed), []).append((item, code))
     grouped: dict[tuple, dict[str, list[float]]] = {}
-    for (model, category, persona, _seed), entries in per_list.items():
+    for (model, category, persona, _seed), rows in per_list.items():
         values = grouped.setdefault((model, category, persona), {})
+        # Lines that name nothing are counted on their own, never as items outside the catalog.
+        entries = [(item, code) for item, code in rows if code != NOT_AN_ITEM]
+        values.setdefault("not_an_item_rate", []).append(1 - len(entries) / len(rows))
+        entries = entries or [(None, FIRST)]  # nothing but filler: an answer with no item
         found = [item for item, _ in entries if item is not None]
+        outside = [item for item, code in entries if item is None and code == FIRST]
+        values.setdefault("repeat_rate", []).append(sum(code == REPEAT for _, code in entries) / len(entries))
         # An answer with no item at all (one rank-0 row) counts as fully out of catalog.
-        values.setdefault("out_of_catalog_rate", []).append(1 - len(found) / len(entries))
+        values.setdefault("out_of_catalog_rate", []).append(len(outside) / len(entries))
         if found:
             values.setdefault("diversity", []).append(len(set(found)) / len(found))
             ranks = [positions[i] for i in dict.fromkeys(found) if i in positions]

@@ -32,8 +32,9 @@ def _responses(conn, path: Path, options: dict[str, Any]) -> list[str]:
     study = options["study"]
     got = import_responses(conn, study, path, Path(options["catalog"]), progress=options.get("progress"))
     return [
-        f"Parsed {got['lists']} responses into {got['rows']} items "
-        f"({got['out_of_catalog']} out of catalog, kept) in study {study!r}."
+        f"Parsed {got['lists']} responses into {got['rows']} lines: {got['out_of_catalog']} items out of the "
+        f"catalog, {got['repeats']} repeats and {got['not_items']} lines naming no item (all kept and counted "
+        f"apart) in study {study!r}."
     ]
 
 

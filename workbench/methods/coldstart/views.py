@@ -45,6 +45,28 @@ def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
     return [Panel("coldstart-note", "", chart=note, export=False)]
 
 
+def _parse_note(records: list[dict[str, Any]]) -> list[Panel]:
+    """Answers that repeat themselves or talk around the list: how much of each persona's
+    lines were repeats or named no item, counted apart from the items outside the catalog."""
+    rates: dict[tuple, dict[str, float]] = {}
+    for r in records:
+        if r["metric"] in ("repeat_rate", "not_an_item_rate") and r.get("mean"):
+            rates.setdefault((r["model"], r["persona"]), {})[r["metric"]] = r["mean"]
+    if not rates:
+        return []
+    parts = [
+        f"{persona} · {model}: "
+        + ", ".join(
+            f"{label} {found[metric]:.0%}"
+            for metric, label in (("repeat_rate", "repeats"), ("not_an_item_rate", "lines naming no item"))
+            if metric in found
+        )
+        for (model, persona), found in sorted(rates.items())
+    ]
+    note = Text("Parsing (counted apart from items out of the catalog): " + "; ".join(parts), style="dim")
+    return [Panel("coldstart-parsing", "", chart=note, export=False)]
+
+
 def _no_neutral_note(records: list[dict[str, Any]]) -> list[Panel]:
     """Where a neutral list names no catalog item, the divergences against it are n/a (or
     left out for those seeds): say so under the table, with what to do."""
@@ -153,6 +175,7 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
         ),
         *_no_neutral_note(records),
         *_out_of_catalog_note(records),
+        *_parse_note(records),
         Panel(
             "coldstart-chart",
             f"Cold-start: {divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
