@@ -229,7 +229,7 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
                     m.item,
                     m.surface,
                     m.score,
-                    int(m.duplicate),
+                    m.code,
                 )
             )
         if not matches:  # answered with no item at all: an empty list, not a missing one
