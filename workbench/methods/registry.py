@@ -83,6 +83,7 @@ class MethodBase:
     first_stage = "answer"
     summary = ""
     study_module = ""  # e.g. "workbench.methods.coldstart.study"
+    kinds_module = ""  # e.g. "workbench.methods.coldstart.kinds": its IMPORTS and EXPORTS, if it has any
 
     def _module(self):
         from importlib import import_module
@@ -105,6 +106,19 @@ class MethodBase:
 
     def helper_model(self, study: Any) -> ModelSpec | None:
         return None
+
+    @property
+    def import_kinds(self) -> tuple:
+        return self._kinds("IMPORTS")
+
+    @property
+    def export_kinds(self) -> tuple:
+        return self._kinds("EXPORTS")
+
+    def _kinds(self, which: str) -> tuple:
+        from importlib import import_module
+
+        return getattr(import_module(self.kinds_module), which) if self.kinds_module else ()
 
     def print_tables(self, conn, study, records, console) -> None:  # the optional hook, as print_tables_of draws
         """The method's Metrics-screen panels, drawn in the terminal: one rendering for both."""

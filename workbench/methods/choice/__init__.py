@@ -11,6 +11,7 @@ class ChoiceMethod(MethodBase):
     name = "choice"
     first_stage = "answer"
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert extraction"
+    kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
 
     def load(self, data, path):
@@ -88,15 +89,3 @@ class ChoiceMethod(MethodBase):
         from workbench.methods.choice import views
 
         return views.panels(records, choices)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.choice.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.choice.kinds import EXPORTS
-
-        return EXPORTS

@@ -11,6 +11,7 @@ class ColdStartMethod(MethodBase):
     study_module = "workbench.methods.coldstart.study"
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
+    kinds_module = "workbench.methods.coldstart.kinds"
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.methods.coldstart.study import parse_answers
@@ -33,15 +34,3 @@ class ColdStartMethod(MethodBase):
         from workbench.methods.coldstart import views
 
         return views.panels(records, choices)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.coldstart.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.coldstart.kinds import EXPORTS
-
-        return EXPORTS

@@ -11,6 +11,7 @@ class EntityMethod(MethodBase):
     study_module = "workbench.methods.entity.study"
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
+    kinds_module = "workbench.methods.entity.kinds"
 
     def plan_params(self, study, spec):
         from workbench.engines.registry import takes
@@ -47,15 +48,3 @@ class EntityMethod(MethodBase):
         from workbench.methods.entity import views
 
         return views.panels(records, choices)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.entity.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.entity.kinds import EXPORTS
-
-        return EXPORTS

@@ -11,6 +11,7 @@ class IdentityMethod(MethodBase):
     study_module = "workbench.methods.identity.study"
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
+    kinds_module = "workbench.methods.identity.kinds"
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
 
     def helper_model(self, study):
@@ -55,15 +56,3 @@ class IdentityMethod(MethodBase):
         from workbench.methods.identity import views
 
         return views.panels(records, choices)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.identity.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.identity.kinds import EXPORTS
-
-        return EXPORTS
