@@ -7,12 +7,11 @@ an imported request has no response: the method keeps what the file gave in its 
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections.abc import Iterable
 
 from workbench.store.db import utc_now
-from workbench.store.queue import PlannedRequest, own_keys, transaction
+from workbench.store.queue import PlannedRequest, own_keys, request_rows, transaction
 
 
 def plan_imported(
@@ -29,22 +28,7 @@ def plan_imported(
             "INSERT INTO requests (key, study_id, model_id, stage, question_id, repetition, seed, payload_json, "
             "parent_key, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'done', ?, ?) "
             "ON CONFLICT (key) DO UPDATE SET payload_json = excluded.payload_json, updated_at = excluded.updated_at",
-            [
-                (
-                    owned[r.key],
-                    study_id,
-                    model_id,
-                    r.stage,
-                    r.question_id,
-                    r.repetition,
-                    r.seed,
-                    json.dumps(r.payload, sort_keys=True),
-                    r.parent_key,
-                    now,
-                    now,
-                )
-                for r in requests
-            ],
+            request_rows(owned, study_id, model_id, requests, now),
         )
     return owned
 

@@ -140,6 +140,27 @@ def study_key(key: str, study_id: int) -> str:
     return hashlib.sha256(f"{key}/study/{study_id}".encode()).hexdigest()[:32]
 
 
+def request_rows(owned: dict[str, str], study_id: int, model_id: int, requests: list[PlannedRequest], now: str):
+    """The `requests` rows of planned requests (key, study, model, stage, question, repetition,
+    seed, payload, parent, created, updated), each under the key the study owns."""
+    return [
+        (
+            owned[r.key],
+            study_id,
+            model_id,
+            r.stage,
+            r.question_id,
+            r.repetition,
+            r.seed,
+            json.dumps(r.payload, sort_keys=True),
+            r.parent_key,
+            now,
+            now,
+        )
+        for r in requests
+    ]
+
+
 def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Iterable[PlannedRequest]) -> int:
     """Insert requests that are not there yet; returns how many were new.
 
@@ -150,22 +171,7 @@ def plan(conn: sqlite3.Connection, study_id: int, model_id: int, requests: Itera
     now = utc_now()
     with transaction(conn):
         owned = own_keys(conn, study_id, [r.key for r in requests])
-        rows = [
-            (
-                owned[r.key],
-                study_id,
-                model_id,
-                r.stage,
-                r.question_id,
-                r.repetition,
-                r.seed,
-                json.dumps(r.payload, sort_keys=True),
-                r.parent_key,
-                now,
-                now,
-            )
-            for r in requests
-        ]
+        rows = request_rows(owned, study_id, model_id, requests, now)
         before = conn.total_changes
         conn.executemany(
             "INSERT OR IGNORE INTO requests (key, study_id, model_id, stage, question_id, repetition, seed, "
