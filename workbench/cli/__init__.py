@@ -59,7 +59,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 0
     try:
-        return args.func(args)
+        with metrics.resampled(args):  # --boot: the resamples of every interval the command computes
+            return args.func(args)
     except UserFacingError as exc:  # every error a user can fix; anything else is a bug and says so
         one_line = str(exc).replace("\r", "\\r").replace("\n", "\\n")  # names from files may hold newlines
         make_console(stderr=True).print(literal_text(f"error: {one_line}"), style="red", soft_wrap=True)

@@ -10,17 +10,44 @@ to the raw ones.
 
 Everything is vectorised with numpy, and resampling draws counts of distinct values
 (a multinomial), so 1,000 resamples cost the same for 200 answers as for 200,000.
+
+How many resamples: N_BOOT unless a caller sets another number for everything computed
+inside `resampling(n)` (`workbench metrics --boot N`); every record names the number it
+was computed with (`n_boot`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 
+# 1,000: the percentile endpoints of a 95 % interval move by about 4 % of its half-width
+# from one set of resamples to another (about 10 % at 200), and the cost no longer grows
+# with the data (counts of distinct rows are drawn, not rows).
 N_BOOT = 1000
 LEVEL = 0.95
 SEED = 20261130  # fixed: the same data always gives the same interval
+_RESAMPLES: ContextVar[int] = ContextVar("resamples", default=N_BOOT)
+
+
+def resamples() -> int:
+    """The number of resamples intervals are computed with here (N_BOOT unless set)."""
+    return _RESAMPLES.get()
+
+
+@contextmanager
+def resampling(n_boot: int) -> Iterator[None]:
+    """Every interval computed inside (and every record's `n_boot`) uses `n_boot` resamples."""
+    if n_boot < 1:
+        raise ValueError(f"the number of resamples must be at least 1, not {n_boot}")
+    token = _RESAMPLES.set(n_boot)
+    try:
+        yield
+    finally:
+        _RESAMPLES.reset(token)
 
 
 def _rng(seed: int | None) -> np.random.Generator:
@@ -77,7 +104,7 @@ def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def mean_ci(
-    values: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+    values: Sequence[float], n_boot: int | None = None, level: float = LEVEL, seed: int | None = None
 ) -> tuple[float | None, float | None]:
     """Percentile interval of the mean of `values` (resampled with replacement);
     (None, None) with fewer than two values."""
@@ -85,16 +112,37 @@ def mean_ci(
     data = data[~np.isnan(data)]
     if data.size < 2:
         return None, None
-    return _bounds(resampled_sums(data, n_boot, _rng(seed)) / data.size, level)
+    return _bounds(resampled_sums(data, n_boot or resamples(), _rng(seed)) / data.size, level)
+
+
+def proportion_ci(
+    hits: int, n: int, n_boot: int | None = None, level: float = LEVEL, seed: int | None = None
+) -> tuple[float | None, float | None]:
+    """`mean_ci` of `hits` ones and `n - hits` zeros (a share of answers), the same draws
+    and so the same interval, without making and sorting the n values first."""
+    if n < 2:
+        return None, None
+    distinct = np.array([[0.0], [1.0]])
+    counts = np.array([n - hits, hits])
+    present = counts > 0
+    distinct, counts = distinct[present], counts[present]
+    n_boot = n_boot or resamples()
+    chunk = max(1, _CELLS // len(distinct))
+    rng = _rng(seed)
+    parts = [
+        rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct for start in range(0, n_boot, chunk)
+    ]
+    return _bounds(np.concatenate(parts)[:, 0] / n, level)
 
 
 def difference_ci(
-    a: Sequence[float], b: Sequence[float], n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+    a: Sequence[float], b: Sequence[float], n_boot: int | None = None, level: float = LEVEL, seed: int | None = None
 ) -> tuple[float | None, float | None]:
     """Interval of mean(a) - mean(b), each group resampled on its own."""
     x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if x.size < 2 or y.size < 2:
         return None, None
+    n_boot = n_boot or resamples()
     rng = _rng(seed)
     mx = resampled_sums(x, n_boot, rng) / x.size
     my = resampled_sums(y, n_boot, rng) / y.size
@@ -102,7 +150,7 @@ def difference_ci(
 
 
 def stratified_ci(
-    strata: Sequence[np.ndarray], statistic, n_boot: int = N_BOOT, level: float = LEVEL, seed: int | None = None
+    strata: Sequence[np.ndarray], statistic, n_boot: int | None = None, level: float = LEVEL, seed: int | None = None
 ) -> tuple[float | None, float | None]:
     """Interval of `statistic` over strata (e.g. clusters) whose units (rows of one
     stratum's array, shape (n, k)) are resampled within the stratum. `statistic` gets
@@ -114,7 +162,7 @@ def stratified_ci(
         # interval ([1.10, 1.10] around a single answer) would read as certainty.
         return None, None
     rng = _rng(seed)
-    resampled = [resampled_sums(array, n_boot, rng) for array in strata]
+    resampled = [resampled_sums(array, n_boot or resamples(), rng) for array in strata]
     return _bounds(np.asarray(statistic(resampled), dtype=float), level)
 
 
@@ -156,7 +204,7 @@ def adjust(records: list[dict], key: tuple[str, ...], p_field: str = "p") -> Non
 def interval_fields(
     low: float | None,
     high: float | None,
-    n_boot: int = N_BOOT,
+    n_boot: int | None = None,
     level: float = LEVEL,
     units: int | None = None,
     unit: str = "unit",
@@ -164,7 +212,7 @@ def interval_fields(
     """The interval's fields of a record. `units`: how many units the bootstrap resampled
     (answers, seeds, templates); under 2 there is no interval, and `ci_na_reason` says so
     ("1 seed"), so that a missing interval is never read as a precise estimate."""
-    fields: dict = {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot}
+    fields: dict = {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot or resamples()}
     if units is not None and units < 2:
         fields.update(ci_low=None, ci_high=None, ci_na_reason=units_text(units, unit))
     return fields

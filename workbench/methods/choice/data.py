@@ -18,6 +18,7 @@ from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
+from workbench.metrics.intervals import resamples
 from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
 from workbench.store.queue import ensure_study
@@ -129,6 +130,7 @@ class _Held:
     settings: str = ""
     topics: dict[tuple[str, str], TopicCounts] | None = None
     list_part: dict = field(default_factory=dict)  # the records that depend on lists and names alone
+    region_part: dict = field(default_factory=dict)  # each region pair's log-odds records, by what they depend on
 
 
 _LOADED: dict[tuple[str, int], _Held] = {}
@@ -144,13 +146,13 @@ def _load(conn: sqlite3.Connection, study_id: int, version: tuple[int, int, int]
     return _Held(version, arrays)
 
 
-def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
-    """Every model x topic's counts, and the dict of list-only records that goes with them."""
+def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict]:
+    """Every model x topic's counts, and the dicts of kept records that go with them."""
     with _LOCK:  # the app's warm-up and a refresh: the second waits and reuses the first's lists
         return _topics_held(conn, study_id, settings)
 
 
-def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict]:
+def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict]:
     key = (mentions.database_file(conn), study_id)
     version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
     # An in-memory store has no name to key by; a transaction's reads may yet be rolled back.
@@ -173,7 +175,7 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         held.topics = None
     held.version = version
     if held.topics is None or held.settings != settings:
-        held.list_part = {}
+        held.list_part, held.region_part = {}, {}
         held.settings = settings
     if held.topics is None:
         aliases, names = mentions.resolution(conn)
@@ -190,14 +192,21 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         _LOADED[key] = held  # the most recent last: the oldest study goes first
         while len(_LOADED) > _KEEP_STUDIES:
             _LOADED.pop(next(iter(_LOADED)))
-    return held.topics, held.list_part
+    return held.topics, held.list_part, held.region_part
 
 
 def warm(conn: sqlite3.Connection) -> None:
-    """Load every study's lists into the cache (the app does this while its first screen
-    shows, so that the first Metrics refresh finds them loaded)."""
+    """Load every study's lists into the cache and compute its numbers (the app does this
+    while its first screen shows, so that the first Metrics refresh finds them computed:
+    the bootstrap of 80 model x topic pairs takes seconds, whatever the size of the data)."""
     for row in sorted(study_rows(conn), key=lambda row: row.id):  # as created: the latest stay cached
-        _topics_of(conn, row.id, json.dumps(row.spec.get("metrics", {}), sort_keys=True))
+        choice_metric_records_of(conn, row.name)
+
+
+def _settings_key(settings: dict[str, Any]) -> str:
+    """What the kept records were computed with: the study's settings and the number of
+    resamples (a `--boot` of another size must not reuse them)."""
+    return json.dumps({**settings, "n_boot": resamples()}, sort_keys=True)
 
 
 def choice_metric_records_of(
@@ -216,7 +225,7 @@ def choice_metric_records_of(
     records: list[dict[str, Any]] = []
     for row in study_rows(conn, study):
         settings = row.spec.get("metrics", {})
-        topics, list_part = _topics_of(conn, row.id, json.dumps(settings, sort_keys=True))
+        topics, list_part, region_part = _topics_of(conn, row.id, _settings_key(settings))
         if not topics:
             continue
         records += records_of_counts(
@@ -229,6 +238,7 @@ def choice_metric_records_of(
             list_part=list_part,
             convention=convention,
             regions_imported=regions_imported,
+            region_part=region_part,
         )
     return records
 

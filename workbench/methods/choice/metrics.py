@@ -23,6 +23,7 @@ from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the me
     ScopeCounts,
     TopicCounts,
     is_united_states,
+    kept_regions,
     presence_of,
     region_slots,
     scope_counts,
@@ -37,7 +38,7 @@ from workbench.methods.choice.logodds import (  # noqa: F401 (re-exported)
     lor_records,
     no_region_reason,
 )
-from workbench.metrics.intervals import adjust, interval_fields, mean_ci
+from workbench.metrics.intervals import adjust, interval_fields, proportion_ci
 from workbench.store.regions import UNITED_STATES
 
 # -- preference ----------------------------------------------------------------
@@ -109,30 +110,55 @@ def stability(
     top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
     reps = sorted(per_rep)
     counts = {r: [per_rep[r][e] for e in top] for r in reps}
+    rho, p = _spearman_matrix([counts[r] for r in reps])
+    # undefined for constant or tiny vectors
+    usable = [len(top) >= 3 and len(set(counts[r])) >= 2 for r in reps]
     pairs = []
-    for a, b in combinations(reps, 2):
-        rho, p = _spearman(counts[b], counts[a])
-        pairs.append((b, a, rho, p))
+    for i, j in combinations(range(len(reps)), 2):
+        defined = usable[i] and usable[j]
+        pairs.append((reps[j], reps[i], _finite(rho[j, i]) if defined else None, _finite(p[j, i]) if defined else None))
     return Stability(top, counts, pairs, _kruskal([counts[r] for r in reps]))
 
 
-def _spearman(x: list[int], y: list[int]) -> tuple[float | None, float | None]:
-    if len(x) < 3 or len(set(x)) < 2 or len(set(y)) < 2:
-        return None, None  # undefined for constant or tiny vectors
-    from scipy import stats  # imported on use: it costs ~0.5 s at start-up
+def _spearman_matrix(samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """Spearman's rho and its two-sided p for every pair of samples at once: what
+    `scipy.stats.spearmanr(x, y)` gives for each pair (ranks, their Pearson correlation,
+    p from Student's t with n - 2 degrees of freedom), in one pass instead of one call per
+    pair (a call's overhead made the pairs of 800 scopes cost more than all the counting).
+    Pairs involving a constant or a tiny sample come out nan (the caller reports None)."""
+    k = len(samples)
+    n = len(samples[0]) if samples else 0
+    if k < 2 or n < 3:
+        return np.full((k, k), np.nan), np.full((k, k), np.nan)
+    from scipy import special, stats  # imported on use: it costs ~0.5 s at start-up
 
-    result = stats.spearmanr(x, y)
-    return _finite(result.statistic), _finite(result.pvalue)
+    ranks = stats.rankdata(np.asarray(samples, dtype=float), axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.corrcoef(ranks)
+        dof = n - 2
+        t = rho * np.sqrt((dof / ((rho + 1.0) * (1.0 - rho))).clip(0))
+        p = 2 * special.stdtr(dof, -np.abs(t))
+    return rho, p
 
 
 def _kruskal(samples: list[list[int]]) -> tuple[float | None, float | None]:
+    """Kruskal-Wallis H (tie-corrected) and its chi-square p, as `scipy.stats.kruskal`
+    computes them, step for step: a call of it cost more than the test itself."""
     usable = [s for s in samples if s]
     if len(usable) < 2 or len({v for s in usable for v in s}) < 2:
         return None, None
-    from scipy import stats
+    from scipy import special
 
-    result = stats.kruskal(*usable)
-    return _finite(result.statistic), _finite(result.pvalue)
+    data = np.concatenate([np.asarray(s, dtype=float) for s in usable])
+    total = data.size
+    _, inverse, ties = np.unique(data, return_inverse=True, return_counts=True)
+    ranks = (np.cumsum(ties) - (ties - 1) / 2.0)[inverse]  # average ranks: the middle of each run of ties
+    t = ties.astype(float)
+    tie = 1 - np.sum(t**3 - t) / (total**3 - total)
+    bounds = np.cumsum([0] + [len(s) for s in usable])
+    ssbn = sum(np.sum(ranks[bounds[i] : bounds[i + 1]]) ** 2 / len(s) for i, s in enumerate(usable))
+    h = (12.0 / (total * (total + 1)) * ssbn - 3 * (total + 1)) / tie
+    return _finite(h), _finite(special.chdtrc(len(usable) - 1, h))
 
 
 # -- geographic bias ---------------------------------------------------------
@@ -225,12 +251,16 @@ def records_of_counts(
     list_part: dict[tuple[str, str], Any] | None = None,
     convention: str = "paper",
     regions_imported: bool | None = None,
+    region_part: dict[tuple, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """The records of every model x topic (in key order) from their counts.
 
     `list_part`: a dict the caller keeps while the lists and the names stay the same;
     the numbers that depend on them alone (PEIR, stability, ...) are kept there and
-    reused, and only those that depend on regions are computed again. `convention`: see
+    reused, and only those that depend on regions are computed again. `region_part`: the
+    same for each region pair's log-odds, kept by which of the pair's two sides each
+    counted entity falls on, so that a region assigned recomputes only the pairs it moves
+    (their bootstrap is most of the cost). `convention`: see
     `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
     region table may match none of the extracted names); None: whether any entity of
     these lists has one."""
@@ -245,7 +275,7 @@ def records_of_counts(
                 list_part[(model, topic)] = kept
         records += [dict(r) for r in kept]  # copies: a caller may add to a record
         records += _region_records(
-            study, model, topic, counted, region_of, region_pairs, min_share, convention, regions_imported
+            study, model, topic, counted, region_of, region_pairs, min_share, convention, regions_imported, region_part
         )
     # One family of t-tests per model: every topic x region pair.
     adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
@@ -264,7 +294,7 @@ def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], to
         entity, peir, n = _preferred(counts.presence, counts.n, lambda c=counts: c.rank_sums)
         # the share of answers naming e*: the mean of n ones and zeros
         named = counts.presence[entity] if entity else 0
-        low, high = mean_ci(np.repeat([1.0, 0.0], [named, n - named])) if entity else (None, None)
+        low, high = proportion_ci(named, n) if entity else (None, None)
         records.append(
             {
                 **base,
@@ -306,7 +336,7 @@ def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], to
 
 
 def _region_records(
-    study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported
+    study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported, kept
 ) -> list[dict]:
     """The numbers of one model x topic that depend on the regions too (shares, log-odds)."""
     records: list[dict[str, Any]] = []
@@ -323,13 +353,28 @@ def _region_records(
                     "value": share,
                 }
             )
-    slots = counted.region_slots(region_of, min_share)  # one table for every region pair
-    no_region = no_region_reason(counted.scopes[None].slots, region_of, slots, regions_imported, min_share)
+    whole = counted.scopes[None]
+    regions, code = kept_regions(whole.presence, whole.n, region_of, min_share)
+    no_region = no_region_reason(whole.slots, region_of, RegionSlots(regions, {}), regions_imported, min_share)
+    slots = None  # one table for every region pair, built only if a pair is not kept
     for region_a, region_b in region_pairs:
-        lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots, convention=convention)
-        records += lor_records(
-            {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b},
-            lor,
-            no_region,
-        )
+        key = (study, model, topic, region_a, region_b, convention, min_share, no_region)
+        key += tuple((e, *_sides(regions[c], region_a, region_b)) for e, c in code.items())
+        pair = kept.get(key) if kept is not None else None
+        if pair is None:
+            slots = slots or counted.region_slots(region_of, min_share)
+            lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots, convention=convention)
+            base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
+            pair = lor_records(base, lor, no_region)
+            if kept is not None:
+                kept[key] = pair
+        records += [dict(r) for r in pair]  # copies: the p-values are adjusted in place
     return records
+
+
+def _sides(region: str, region_a: str, region_b: str) -> tuple[bool, bool]:
+    """Whether an entity of `region` counts for the pair's side a and side b (as
+    `RegionSlots.column` takes them): what the pair's log-odds depend on."""
+    a = region not in (region_b, "Unknown") if region_a == NON_US else region == region_a
+    b = region not in (region_a, "Unknown") if region_b == NON_US else region == region_b
+    return a, b
