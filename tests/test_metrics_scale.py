@@ -194,3 +194,30 @@ def test_boot_sets_the_resamples_and_every_record_says_how_many(tmp_path, metric
     with intervals.resampling(50):
         assert {r["n_boot"] for r in data.choice_metric_records_of(conn) if "n_boot" in r} == {50}
     assert {r["n_boot"] for r in data.choice_metric_records_of(conn) if "n_boot" in r} == {intervals.N_BOOT}
+
+
+def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, monkeypatch, metrics_db):
+    """A reviewer's edit of one list: the numbers of the other model x topics are kept, and
+    every number still equals a computation from scratch."""
+    from workbench.methods.choice import data
+    from workbench.store import reviews
+    from workbench.store.db import connect
+
+    conn = connect(metrics_db)
+    data._LOADED.clear()
+    data.choice_metric_records_of(conn)
+    computed = []
+    real = metrics._list_records
+
+    def counted(study, model, topic, *args):
+        computed.append((model, topic))
+        return real(study, model, topic, *args)
+
+    monkeypatch.setattr(metrics, "_list_records", counted)
+    list_id, model, topic = conn.execute("SELECT id, model, topic FROM mention_lists ORDER BY id LIMIT 1").fetchone()
+    assert len({(r["model"], r["topic"]) for r in data.choice_metric_records_of(conn)}) > 1
+    reviews.review(conn, list_id, "r", "edit", ["Puma", "Nike"])
+    edited = data.choice_metric_records_of(conn)
+    assert computed == [(model, topic)]
+    data._LOADED.clear()
+    assert edited == data.choice_metric_records_of(conn)

@@ -131,6 +131,16 @@ class _Held:
     topics: dict[tuple[str, str], TopicCounts] | None = None
     list_part: dict = field(default_factory=dict)  # the records that depend on lists and names alone
     region_part: dict = field(default_factory=dict)  # each region pair's log-odds records, by what they depend on
+    # Each model x topic's count of patches that touched its lists: the kept records carry it in
+    # their keys, so a refresh still computing from older counts cannot hand them to a newer one.
+    epochs: dict = field(default_factory=dict)
+
+    def forget(self, touched: set[tuple[str, str]]) -> None:
+        """The kept records of the model x topics whose lists changed (the others stay)."""
+        for group in touched:
+            self.epochs[group] = self.epochs.get(group, 0) + 1
+        self.list_part = {k: v for k, v in self.list_part.items() if k[:2] not in touched}
+        self.region_part = {k: v for k, v in self.region_part.items() if k[1:3] not in touched}
 
 
 _LOADED: dict[tuple[str, int], _Held] = {}
@@ -146,13 +156,13 @@ def _load(conn: sqlite3.Connection, study_id: int, version: tuple[int, int, int]
     return _Held(version, arrays)
 
 
-def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict]:
+def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict, dict]:
     """Every model x topic's counts, and the dicts of kept records that go with them."""
     with _LOCK:  # the app's warm-up and a refresh: the second waits and reuses the first's lists
         return _topics_held(conn, study_id, settings)
 
 
-def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict]:
+def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict, dict]:
     key = (mentions.database_file(conn), study_id)
     version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
     # An in-memory store has no name to key by; a transaction's reads may yet be rolled back.
@@ -167,14 +177,18 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         if len(changed) > _PATCH_AT_MOST * max(len(held.arrays), 1):
             held = _load(conn, study_id, version)
         else:
-            held.arrays.replace(
-                changed, mentions.list_rows(conn, study_id, changed), mentions.mention_rows(conn, study_id, changed)
-            )
+            rows = mentions.list_rows(conn, study_id, changed)
+            arrays = held.arrays
+            before = arrays.group[np.isin(arrays.ids, np.asarray(changed, dtype=np.int64))]
+            touched = {arrays.groups[g] for g in set(before.tolist())} | {(row[1], row[2]) for row in rows}
+            arrays.replace(changed, rows, mentions.mention_rows(conn, study_id, changed))
             held.topics = None
-    if held.version[2] != version[2]:
+            held.forget(touched)  # a reviewer's edit: the numbers of the other model x topics stay
+    names_moved = held.version[2] != version[2]
+    if names_moved:
         held.topics = None
     held.version = version
-    if held.topics is None or held.settings != settings:
+    if names_moved or held.settings != settings:
         held.list_part, held.region_part = {}, {}
         held.settings = settings
     if held.topics is None:
@@ -192,7 +206,7 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         _LOADED[key] = held  # the most recent last: the oldest study goes first
         while len(_LOADED) > _KEEP_STUDIES:
             _LOADED.pop(next(iter(_LOADED)))
-    return held.topics, held.list_part, held.region_part
+    return held.topics, held.list_part, held.region_part, dict(held.epochs)
 
 
 def warm(conn: sqlite3.Connection) -> None:
@@ -225,7 +239,7 @@ def choice_metric_records_of(
     records: list[dict[str, Any]] = []
     for row in study_rows(conn, study):
         settings = row.spec.get("metrics", {})
-        topics, list_part, region_part = _topics_of(conn, row.id, _settings_key(settings))
+        topics, list_part, region_part, epochs = _topics_of(conn, row.id, _settings_key(settings))
         if not topics:
             continue
         records += records_of_counts(
@@ -239,6 +253,7 @@ def choice_metric_records_of(
             convention=convention,
             regions_imported=regions_imported,
             region_part=region_part,
+            epochs=epochs,
         )
     return records
 

@@ -252,6 +252,7 @@ def records_of_counts(
     convention: str = "paper",
     regions_imported: bool | None = None,
     region_part: dict[tuple, Any] | None = None,
+    epochs: dict[tuple[str, str], int] | None = None,
 ) -> list[dict[str, Any]]:
     """The records of every model x topic (in key order) from their counts.
 
@@ -260,7 +261,8 @@ def records_of_counts(
     reused, and only those that depend on regions are computed again. `region_part`: the
     same for each region pair's log-odds, kept by which of the pair's two sides each
     counted entity falls on, so that a region assigned recomputes only the pairs it moves
-    (their bootstrap is most of the cost). `convention`: see
+    (their bootstrap is most of the cost). Both are keyed by (model, topic, its epoch in
+    `epochs`, ...): the caller moves a model x topic's epoch when its lists change. `convention`: see
     `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
     region table may match none of the extracted names); None: whether any entity of
     these lists has one."""
@@ -268,14 +270,23 @@ def records_of_counts(
         regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
     records: list[dict[str, Any]] = []
     for (model, topic), counted in sorted(topics.items()):
-        kept = list_part.get((model, topic)) if list_part is not None else None
+        epoch = (epochs or {}).get((model, topic), 0)
+        kept = list_part.get((model, topic, epoch)) if list_part is not None else None
         if kept is None:
             kept = _list_records(study, model, topic, counted.scopes, top_n)
             if list_part is not None:
-                list_part[(model, topic)] = kept
+                list_part[(model, topic, epoch)] = kept
         records += [dict(r) for r in kept]  # copies: a caller may add to a record
         records += _region_records(
-            study, model, topic, counted, region_of, region_pairs, min_share, convention, regions_imported, region_part
+            study,
+            (model, topic, epoch),
+            counted,
+            region_of,
+            region_pairs,
+            min_share,
+            convention,
+            regions_imported,
+            region_part,
         )
     # One family of t-tests per model: every topic x region pair.
     adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
@@ -336,9 +347,11 @@ def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], to
 
 
 def _region_records(
-    study, model, topic, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported, kept
+    study, scope, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported, kept
 ) -> list[dict]:
-    """The numbers of one model x topic that depend on the regions too (shares, log-odds)."""
+    """The numbers of one model x topic that depend on the regions too (shares, log-odds).
+    `scope`: (model, topic, the epoch of its lists)."""
+    model, topic, epoch = scope
     records: list[dict[str, Any]] = []
     for cluster, counts in counted.scopes.items():  # the topic, then each cluster
         for region, share in region_shares([], region_of, counts.slots).items():
@@ -358,7 +371,7 @@ def _region_records(
     no_region = no_region_reason(whole.slots, region_of, RegionSlots(regions, {}), regions_imported, min_share)
     slots = None  # one table for every region pair, built only if a pair is not kept
     for region_a, region_b in region_pairs:
-        key = (study, model, topic, region_a, region_b, convention, min_share, no_region)
+        key = (study, model, topic, epoch, region_a, region_b, convention, min_share, no_region)
         key += tuple((e, *_sides(regions[c], region_a, region_b)) for e, c in code.items())
         pair = kept.get(key) if kept is not None else None
         if pair is None:
