@@ -1,6 +1,7 @@
 """`parallel=N`: many sequences in one llama.cpp batch, with the real bundled model."""
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -65,22 +66,52 @@ def test_a_full_batch_answers_every_request_completely():
         assert 1 <= reply.completion_tokens <= 24 and reply.prompt_tokens > 5
         assert not any(stop in reply.text for stop in COMPLETION_STOPS)  # cut where a stop begins
         assert reply.parallel == 4 and reply.latency_s > 0
-    greedy = _requests(1, temperature=0)[0]
 
-    async def greedy_both(engine):
-        return await engine.generate(greedy)
 
-    # Greedy decoding has no draw to tip: alone and in a batch it agrees here.
-    assert (
-        asyncio.run(_with_engine("llama:default,n_ctx=512,parallel=4", greedy_both)).text
-        == asyncio.run(_with_engine("llama:default,n_ctx=512", greedy_both)).text
-    )
+QUESTIONS = [
+    "Which running shoe brand would you recommend to a beginner?",
+    "Name the best smartphone brand and say why.",
+    "Which country has the best food?",
+    "Recommend a laptop for a student.",
+    "Which car brand is the most reliable?",
+]
+
+
+def test_greedy_answers_at_parallel_4_are_the_answers_at_parallel_1():
+    """Batched kernels round by layout, which tipped greedy answers (4 of 6 differed at
+    parallel=6): a greedy request is decoded alone, whatever its neighbours, and a
+    repetition of one already answered is answered from memory, not decoded again."""
+    greedy = [
+        GenerationRequest(messages=[{"role": "user", "content": q}], temperature=0, max_tokens=32, seed=i)
+        for i, q in enumerate(QUESTIONS)
+    ]
+
+    async def one_by_one(engine):
+        return [await engine.generate(r) for r in greedy]
+
+    async def with_neighbours(engine):
+        sampled = [engine.generate(r) for r in _requests(4, max_tokens=32)]
+        return (await asyncio.gather(*(engine.generate(r) for r in greedy), *sampled))[: len(greedy)]
+
+    async def repeated(engine):
+        first = await engine.generate(greedy[0])
+        again = [await engine.generate(dataclasses.replace(greedy[0], seed=seed)) for seed in (7, 8)]
+        return first, again, len(engine._instances[0]._greedy.known)
+
+    lone = asyncio.run(_with_engine("llama:default,n_ctx=512", one_by_one))
+    batched = asyncio.run(_with_engine("llama:default,n_ctx=512,parallel=4", with_neighbours))
+    assert [c.text for c in batched] == [c.text for c in lone]
+    assert [c.completion_tokens for c in batched] == [c.completion_tokens for c in lone]
+    first, again, decoded = asyncio.run(_with_engine("llama:default,n_ctx=512,parallel=4", repeated))
+    assert first.text == lone[0].text and [c.text for c in again] == [first.text] * 2
+    assert decoded == 1  # the repetitions (other seeds) were not decoded again
+    assert all(c.latency_s < first.latency_s for c in again)
 
 
 def test_a_cancelled_sequence_frees_its_place_and_the_others_finish():
     async def body(engine):
         batch = engine._instances[0].batch
-        tasks = [asyncio.create_task(engine.generate(r)) for r in _requests(3, max_tokens=40, temperature=0)]
+        tasks = [asyncio.create_task(engine.generate(r)) for r in _requests(3, max_tokens=40)]  # sampled: batched
         while batch.steps < 3:  # decoding has begun
             await asyncio.sleep(0.01)
         tasks[0].cancel()

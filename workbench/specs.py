@@ -77,6 +77,12 @@ def _mode(value: str) -> str:
     return value
 
 
+def _precision(value: str) -> str:
+    if value not in ("f32", "f16", "native"):
+        raise ValueError("must be f32, f16 or native")
+    return value
+
+
 # name -> (parser, help). Answer options first.
 ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "temperature": (_ranged(float, 0, 10), "sampling temperature (0 to 10)"),
@@ -87,8 +93,14 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "n_ctx": (_ranged(int, 1, 10_000_000), "llama: context length in tokens"),
     "invariant": (
         _bool,
-        "llama: label scores with batch-invariant kernels (true, the default: equal to a "
-        "lone evaluation) or the fast ones (false: they round by batch layout)",
+        "llama: with precision=native (which naming it implies), label scores with batch-invariant "
+        "kernels (true: equal to a lone evaluation) or the fast ones (false: they round by batch layout)",
+    ),
+    "precision": (
+        _precision,
+        "llama: label scores on a dequantized copy of the weights, f32 or f16 (made once per GGUF, "
+        "cached), or on the GGUF as it is (native); default f32 for a small model, else f16 where "
+        "this machine has the memory, else native",
     ),
 }
 MAX_CONCURRENCY = 1024

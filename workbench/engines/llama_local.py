@@ -26,7 +26,7 @@ from workbench.engines.base import (
     GenerationRequest,
     completion_from_choice,
 )
-from workbench.engines.llama_batch import CONTEXT_HINT, BatchLoop, Prepared, wait
+from workbench.engines.llama_batch import CONTEXT_HINT, BatchLoop, GreedyAnswers, Prepared, wait
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
 
@@ -54,6 +54,7 @@ class _Instance:
         self.parallel = int(options.get("parallel", 1))
         self.batch = None  # the continuous-batching loop, when parallel > 1 (it owns this thread)
         self._formatter = None  # the chat template for the batch, compiled on first use
+        self._greedy = GreedyAnswers()
 
     def load(self) -> None:
         import llama_cpp
@@ -106,6 +107,10 @@ class _Instance:
         return mode == "chat" or (mode == "auto" and bool(self.chat_template))
 
     def generate(self, request: GenerationRequest) -> Completion:
+        """One request decoded alone; a greedy one asked before is answered from memory."""
+        return self._greedy.answer(request, self._generate)
+
+    def _generate(self, request: GenerationRequest) -> Completion:
         import llama_cpp
 
         assert self.llm is not None
@@ -172,6 +177,10 @@ class _Instance:
 
         if request.logprobs is not None or (self.use_chat() and not self.chat_template):
             return None  # log-probs, or chat without a template of the model's (llama-cpp-python's default format)
+        if request.temperature == 0:
+            # Greedy: decoded alone, so the answer is the one parallel=1 gives whatever the batch
+            # holds (batched kernels round by layout, which can tip an argmax: bench/bench_greedy.py).
+            return None
         grammar = None
         if request.grammar:
             grammar = llama_cpp.LlamaGrammar.from_string(request.grammar, verbose=False)
@@ -296,16 +305,32 @@ class _Instance:
         return rows
 
     def _scorer(self):
-        """The scoring context (its own KV cache), made at the first scoring request."""
+        """The scoring context (its own KV cache), made at the first scoring request: on the
+        dequantized copy of the weights the precision names (made once per GGUF, then cached)."""
+        from pathlib import Path
+
+        from workbench.engines.gguf_files import file_sha256
+        from workbench.engines.llama_precision import chosen_precision, dequantized_copy
         from workbench.engines.llama_scoring import Scorer
 
         assert self.llm is not None
         if self.scorer is None:
+            precision = chosen_precision(self.options, self.file_path)
+            weights = None
+            if precision != "native":
+                try:
+                    digest = file_sha256(Path(self.file_path))  # cached: the copy is named by it
+                    weights = str(dequantized_copy(self.file_path, digest, precision))
+                except OSError as exc:
+                    raise EngineError("load", str(exc), retryable=False) from None
             self.scorer = Scorer(
                 self.llm,
                 self.options.get("n_ctx", DEFAULT_N_CTX),
                 self.options.get("n_batch", 512),
                 invariant=bool(self.options.get("invariant", True)),
+                weights=weights,
+                precision=precision,
+                n_gpu_layers=self.options.get("n_gpu_layers", 0),
             )
         return self.scorer
 

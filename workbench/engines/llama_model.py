@@ -19,6 +19,11 @@ def parse_target(text: str, target: str) -> tuple[str, str | None]:
 
 
 def locate(spec: ModelSpec, notify: Notify = None) -> Location:
+    if "invariant" in spec.options and spec.options.get("precision", "native") != "native":
+        raise SpecError(
+            f"model spec {spec}: invariant applies to precision=native only "
+            f"(a {spec.options['precision']} copy is scored with normal batching)"
+        )
     if spec.name == "default":
         path, digest = default_model_path(notify)
     else:
@@ -39,6 +44,15 @@ KIND = register(
         engine="workbench.engines.llama_local:LlamaEngine",
         parse_target=parse_target,
         locate=locate,
-        options=frozenset({"n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant", "parallel"}),
+        options=frozenset({"n_ctx", "threads", "n_gpu_layers", "n_batch", "invariant", "precision", "parallel"}),
     )
 )
+
+
+def score_precision(spec: ModelSpec) -> str:
+    """The precision this spec's label scores are computed at (llama_precision): the spec's,
+    or this model's default on this machine. Planning records it on every score request."""
+    from workbench.engines.llama_precision import chosen_precision
+
+    path = default_model_path()[0] if spec.name == "default" else Path(spec.name).expanduser()
+    return chosen_precision(spec.options, path)

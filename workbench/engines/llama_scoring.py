@@ -15,11 +15,14 @@ full token sequence. The ways to get it, all on one llama.cpp model:
   prompt's last position). Logits are requested only at the positions that predict
   a label token, so the vocabulary is never computed at other prompt positions.
 
-Numbers: llama.cpp's fast CPU kernels are not batch-invariant (repacked 4-bit
-matrix kernels and the batch size change the rounding), so the same text evaluated
-in one batch or in two differs slightly. With `invariant=True` the scorer uses a
-model copy without weight repacking and one token per micro-batch; then `exact`
-equals `naive` bit for bit, which is how the tests check it.
+Numbers: on a 4-bit GGUF llama.cpp's CPU kernels quantize activations to 8 bits and are
+not batch-invariant (repacked 4-bit matrix kernels and the batch size change the
+rounding), so the same text evaluated in one batch or in two differs slightly, and both
+differ from the weights' own numbers by tenths of a nat. By default the scorer therefore
+loads a dequantized copy of the weights (`weights`, F32 or F16, see llama_precision) and
+batches normally: within 0.01 nats of an F32 evaluation whatever the layout. On the
+native weights, `invariant=True` takes a model without weight repacking and one token per
+micro-batch; then `exact` equals `naive` bit for bit.
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import log_softmax
+
+# Labels decoded together on a copy, a sequence each; a task with more is scored label by label.
+LABEL_SEQUENCES = 32
 
 
 @dataclass
@@ -47,34 +53,55 @@ class Scorer:
     """Scoring on a llama-cpp-python model, in a context of its own (so generation and
     scoring never disturb each other's cache). Used from one thread only."""
 
-    def __init__(self, llm, n_ctx: int, n_batch: int = 512, invariant: bool = False):
+    def __init__(
+        self,
+        llm,
+        n_ctx: int,
+        n_batch: int = 512,
+        invariant: bool = False,
+        weights: str | None = None,
+        precision: str = "native",
+        n_gpu_layers: int = 0,
+    ):
+        """`weights`: a dequantized copy of the model's GGUF at `precision` (f32 or f16) to
+        score on; None scores on the native weights, batch-invariant with `invariant`."""
         import llama_cpp
         from llama_cpp import _internals
 
         self.llm = llm
         self.llama_cpp = llama_cpp
+        self.precision = precision if weights else "native"
         model = llm._model
         self._own_model = None
-        if invariant:
-            # A copy of the weights in plain layout: repacked kernels round differently
-            # depending on how many rows a batch has.
+        if invariant or weights:
+            # Invariant: the weights in plain layout, as repacked kernels round differently
+            # depending on how many rows a batch has. A copy: F16/F32 weights, kept in plain
+            # layout too, so no CPU's repacking can bring batch-dependent rounding back.
             model_params = llama_cpp.llama_model_default_params()
             model_params.use_extra_bufts = False
+            model_params.n_gpu_layers = n_gpu_layers
             with quiet_llama():
                 self._own_model = model = _internals.LlamaModel(
-                    path_model=llm.model_path, params=model_params, verbose=False
+                    path_model=weights or llm.model_path, params=model_params, verbose=False
                 )
-        params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)  # same threads, rope, types
+        params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)  # same threads, rope
         params.n_ctx = n_ctx
         params.n_batch = n_batch
-        params.n_ubatch = 1 if invariant else min(n_batch, params.n_ubatch)
+        params.n_ubatch = 1 if invariant and not weights else min(n_batch, params.n_ubatch)
+        if self.precision == "f32":  # keys and values in float32 too: the activations stay F32 throughout
+            params.type_k = params.type_v = llama_cpp.GGML_TYPE_F32
+        # On a copy, a prompt's labels are decoded in one batch, a sequence each (`_score_at_once`).
+        self.label_seqs = LABEL_SEQUENCES if weights else 0
+        if self.label_seqs:
+            params.n_seq_max = 1 + self.label_seqs
+            params.kv_unified = True  # one pool of cells: a prompt's cells serve every label's sequence
         with quiet_llama():
             self.ctx = _internals.LlamaContext(model=model, params=params, verbose=False)
         self.n_ctx, self.n_batch = n_ctx, n_batch
         self.n_vocab = llm.n_vocab()
         self.cached: list[int] = []  # tokens whose keys and values are in the cache now
         self._prefix: tuple[str | None, list[int]] = (None, [])
-        self.batch = _internals.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=1, verbose=False)
+        self.batch = _internals.LlamaBatch(n_tokens=n_batch, embd=0, n_seq_max=1 + self.label_seqs, verbose=False)
 
     def close(self) -> None:
         self.batch.close()
@@ -167,6 +194,10 @@ class Scorer:
                 raise EngineError("bad_request", "an empty label cannot be scored", retryable=False)
             self._check(len(prompt) + max(len(label) for label in labels))
             self._reuse(prompt)  # the prefix, and the start this prompt shares with the last one, stay cached
+            at_once = None if first_token_only else self._score_at_once(prompt, labels)
+            if at_once is not None:
+                results.append(at_once)
+                continue
             new = prompt[len(self.cached) :]
             # The first label's tokens ride along with the prompt's own: they sit right
             # after it, exactly where a lone evaluation of prompt + label puts them.
@@ -204,6 +235,54 @@ class Scorer:
             results.append(scores)
             self._truncate(len(prompt))
         return results
+
+    def _score_at_once(self, prompt: list[int], labels: list[list[int]]) -> list[float] | None:
+        """On a dequantized copy: the prompt's uncached tokens and every label's tokens but its
+        last in ONE decode, label j in sequence j + 1 over the prompt's cells (tagged with every
+        sequence). A copy's kernels round the same whatever the layout (to ~0.01 nats, measured),
+        and one call reads the weights once instead of once per label. None when it does not
+        apply (native weights, too many labels, more tokens than a batch or the cache holds)."""
+        new = prompt[len(self.cached) :]
+        tails = [label[:-1] for label in labels]
+        size = len(new) + sum(len(t) for t in tails)
+        if not self.label_seqs or len(labels) > self.label_seqs or size > self.n_batch:
+            return None
+        if len(prompt) + sum(len(t) for t in tails) > self.n_ctx:
+            return None
+        memory = self.ctx.memory
+        for seq in range(1, len(labels) + 1):  # the cached prompt, seen by every label's sequence
+            self.llama_cpp.llama_memory_seq_cp(memory, 0, seq, 0, -1)
+        b = self.batch.batch
+        b.n_tokens = 0
+
+        def add(token: int, pos: int, seqs: range | list[int], logits: bool) -> None:
+            i = b.n_tokens
+            b.token[i], b.pos[i], b.n_seq_id[i], b.logits[i] = token, pos, len(seqs), logits
+            for k, seq in enumerate(seqs):
+                b.seq_id[i][k] = seq
+            b.n_tokens = i + 1
+
+        everyone = range(len(labels) + 1)
+        for i, token in enumerate(new):
+            add(token, len(self.cached) + i, everyone, i == len(new) - 1)
+        for j, tail in enumerate(tails):
+            for k, token in enumerate(tail):
+                add(token, len(prompt) + k, [j + 1], True)
+        try:
+            self.ctx.decode(self.batch)
+        finally:
+            for seq in range(1, len(labels) + 1):
+                self.llama_cpp.llama_memory_seq_rm(memory, seq, -1, -1)
+        self.cached.extend(new)
+        first = log_softmax(self._row(len(new) - 1))
+        scores, index = [], len(new)
+        for label in labels:
+            total = float(first[label[0]])
+            for token in label[1:]:
+                total += _logprob(self._row(index), token)
+                index += 1
+            scores.append(total)
+        return scores
 
     def score_prompt_first_token(self, prompt: str, continuations: list[str]) -> list[float]:
         """The approximation as a client without prefix reuse gets it: the whole prompt

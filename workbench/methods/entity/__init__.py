@@ -16,10 +16,16 @@ class EntityMethod(MethodBase):
     def plan_params(self, study, spec):
         from workbench.engines.registry import takes
 
-        if not takes(spec.engine, "invariant"):  # an engine without a choice of scoring kernels
+        if not takes(spec.engine, "precision"):  # an engine without a choice of scoring precision
             return {}
-        # Which kernels score the labels is part of each request: the fast ones round by batch
-        # layout and moved the bundled study's ranking (docs/methods.md §4); invariant is the default.
+        from workbench.engines.llama_model import score_precision
+
+        # What computes the labels' numbers is part of each request, so scores made another way
+        # never mix (docs/methods.md §4): a dequantized copy's precision, or on the native weights
+        # the kernels (the fast ones round by batch layout). Native requests keep the keys they had.
+        precision = score_precision(spec)
+        if precision != "native":
+            return {"precision": precision}
         return {"kernels": "invariant" if spec.options.get("invariant", True) else "fast"}
 
     def plan(self, study, model_identity, params, context):
