@@ -23,46 +23,14 @@ import tomllib
 from dataclasses import dataclass, field
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.specs import ModelSpec
 from workbench.store.regions import canonical_region
-from workbench.studies.spec import (
-    MAX_EXPERTS,
-    MAX_REPETITIONS,
-    MAX_TEMPERATURE,
-    MAX_TOKENS,
-    StudyError,
-    Where,
-    check_keys,
-    expect,
-    expect_range,
-    read_generation,
-    read_models,
-    read_name,
-    read_optional_spec,
-    study_file,
-)
+from workbench.studies.spec import StudyError, Where, beside
 
-TOP_KEYS = {
-    "name",
-    "method",
-    "description",
-    "repetitions",
-    "seed",
-    "models",
-    "generation",
-    "clusters",
-    "topics",
-    "extraction",
-    "metrics",
-    "question_generation",
-    "verified_only",
-}
-EXTRACTION_KEYS = {"method", "experts", "k", "model", "temperature", "max_tokens", "output", "min_votes", "grounding"}
-METRICS_KEYS = {"top_n", "min_share", "region_pairs"}
-TOPIC_KEYS = {"name", "questions", "questions_file", "questions_per_cluster", "generate"}
-QUESTION_GENERATION_KEYS = {"model", "temperature", "max_tokens", "adapt_prompt", "generate_prompt"}
+if TYPE_CHECKING:
+    from workbench.methods.choice import study_schema
 
 
 @dataclass(frozen=True)
@@ -170,229 +138,92 @@ def default_clusters() -> list[Cluster]:
 
 
 def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
+    # pydantic is imported when a study is read, not with the command line.
+    from workbench.methods.choice.study_schema import ChoiceFile
+    from workbench.studies.schema import generation_settings, validate
+
     where = Where(str(path))
-    check_keys(where, data, TOP_KEYS)
-    name = read_name(where, data, path.stem)
-    repetitions = expect_range(
-        where.child("repetitions"),
-        data.get("repetitions", 1),
-        1,
-        MAX_REPETITIONS,
-        "a whole number of repetitions (paper: 5)",
+    file: study_schema.ChoiceFile = validate(ChoiceFile, data, where)
+    clusters = (
+        [Cluster(c.name, c.description) for c in file.clusters] if file.clusters is not None else default_clusters()
     )
-    seed = expect(where.child("seed"), data.get("seed", 0), int, "an integer seed")
-    models = read_models(where, data)
-    generation = _generation(where.child("generation"), data.get("generation", {}))
-    clusters = _clusters(where.child("clusters"), data.get("clusters"))
-    topics = expect(
-        where.child("topics"), data.get("topics"), list, "a list of [[topics]] tables, each with a name and questions"
-    )
-    if not topics:
-        raise where.child("topics").error("expected at least one [[topics]] table")
     questions: list[Question] = []
     generate: dict[str, int] = {}
-    for index, topic in enumerate(topics):
-        found, count = _topic_questions(where.child("topics").child(index), topic, clusters, path)
-        questions.extend(found)
-        if count:
-            generate[topic["name"]] = count
-    verified_only = expect(where.child("verified_only"), data.get("verified_only", False), bool, "true or false")
-    extraction = _extraction(where.child("extraction"), data.get("extraction", {}))
-    metrics = _metrics(where.child("metrics"), data.get("metrics", {}))
+    for index, topic in enumerate(file.topics):
+        questions.extend(_topic_questions(where.child("topics").child(index), topic, clusters, path))
+        if topic.generate:
+            generate[topic.name] = topic.generate
+    x = file.extraction
     return ChoiceStudy(
-        extraction=extraction,
-        metrics=metrics,
-        generate=generate,
-        question_generation=_question_generation(
-            where.child("question_generation"), data.get("question_generation", {}), path
+        extraction=Extraction(
+            x.method, x.experts, x.k, x.model, x.temperature, x.max_tokens, x.output, x.min_votes, x.grounding
         ),
-        verified_only=verified_only,
-        name=name,
+        metrics=_metrics(file.metrics),
+        generate=generate,
+        question_generation=_question_generation(where.child("question_generation"), file.question_generation, path),
+        verified_only=file.verified_only,
+        name=file.name if file.name is not None else path.stem,
         path=str(path),
-        description=str(data.get("description", "")),
-        repetitions=repetitions,
-        seed=seed,
-        models=models,
-        generation=generation,
+        description=str(file.description),
+        repetitions=file.repetitions,
+        seed=file.seed,
+        models=file.models,
+        generation=generation_settings(
+            file.generation, data.get("generation"), {"temperature": 0.7, "max_tokens": 256}
+        ),
         clusters=clusters,
         questions=questions,
     )
 
 
-def _generation(where: Where, table: Any) -> dict[str, Any]:
-    return read_generation(where, table, {"temperature": 0.7, "max_tokens": 256})
-
-
-def _extraction(where: Where, table: Any) -> Extraction:
-    expect(where, table, dict, "an [extraction] table")
-    check_keys(where, table, EXTRACTION_KEYS)
-    method = table.get("method", "list")
-    if method not in ("list", "experts"):
-        raise where.child("method").error(f"expected 'list' or 'experts', got {method!r}")
-    experts = expect_range(where.child("experts"), table.get("experts", 5), 1, MAX_EXPERTS, "a whole number of experts")
-    k = expect_range(where.child("k"), table.get("k", 5), 1, 100, "a whole number of entities per list")
-    temperature = float(
-        expect_range(
-            where.child("temperature"),
-            table.get("temperature", 0.8),
-            0,
-            MAX_TEMPERATURE,
-            "a temperature (above 0, so experts differ)",
-            (int, float),
-        )
-    )
-    max_tokens = expect_range(
-        where.child("max_tokens"), table.get("max_tokens", 96), 1, MAX_TOKENS, "a whole number of tokens"
-    )
-    model = read_optional_spec(where, table)
-    output = table.get("output", "json")
-    if output not in ("json", "list"):
-        raise where.child("output").error(f"expected 'json' or 'list', got {output!r}")
-    min_votes = table.get("min_votes")
-    if min_votes is not None:
-        min_votes = expect_range(
-            where.child("min_votes"),
-            min_votes,
-            1,
-            experts,
-            f"a whole number of the experts (experts = {experts}) that must name an entity",
-        )
-    grounding = table.get("grounding", "drop")
-    if grounding not in ("drop", "flag"):
-        raise where.child("grounding").error(f"expected 'drop' or 'flag', got {grounding!r}")
-    return Extraction(method, experts, k, model, temperature, max_tokens, output, min_votes, grounding)
-
-
-def _metrics(where: Where, table: Any) -> dict[str, Any]:
-    expect(where, table, dict, "a [metrics] table")
-    check_keys(where, table, METRICS_KEYS)
-    out: dict[str, Any] = {}
-    if "top_n" in table:
-        out["top_n"] = expect_range(where.child("top_n"), table["top_n"], 1, 100_000, "a whole number (paper: 10)")
-    if "min_share" in table:
-        out["min_share"] = float(
-            expect(where.child("min_share"), table["min_share"], (int, float), "a share such as 0.05")
-        )
-    if "region_pairs" in table:
-        pairs = expect(
-            where.child("region_pairs"),
-            table["region_pairs"],
-            list,
-            'a list of pairs such as [["United States", "Europe"]]',
-        )
-        for i, pair in enumerate(pairs):
-            if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
-                raise where.child("region_pairs").child(i).error("expected a pair of region names")
+def _metrics(table: study_schema.Metrics) -> dict[str, Any]:
+    out: dict[str, Any] = {key: value for key, value in table if value is not None}
+    if table.region_pairs is not None:
         # In the vocabulary's spelling ("usa" is the United States), as entities' regions are read.
-        out["region_pairs"] = [tuple(canonical_region(x, allow_new=True) or x for x in p) for p in pairs]
+        out["region_pairs"] = [tuple(canonical_region(x, allow_new=True) or x for x in p) for p in table.region_pairs]
     return out
 
 
-def _clusters(where: Where, value: Any) -> list[Cluster]:
-    if value is None:
-        return default_clusters()
-    expect(where, value, list, "a list of [[clusters]] tables with name and description")
-    clusters = []
-    for index, item in enumerate(value):
-        item_where = where.child(index)
-        expect(item_where, item, dict, "a table with name and description")
-        check_keys(item_where, item, {"name", "description"})
-        name = expect(item_where.child("name"), item.get("name"), str, "a cluster name")
-        description = expect(item_where.child("description"), item.get("description", ""), str, "a one-line definition")
-        clusters.append(Cluster(name, description))
-    if len({c.name for c in clusters}) != len(clusters):
-        raise where.error("expected distinct cluster names")
-    return clusters
-
-
-def _question_generation(where: Where, table: Any, study_path: Path) -> QuestionGeneration:
-    expect(where, table, dict, "a [question_generation] table")
-    check_keys(where, table, QUESTION_GENERATION_KEYS)
-    model = read_optional_spec(where, table)
+def _question_generation(where: Where, table: study_schema.QuestionGeneration, study_path: Path) -> QuestionGeneration:
     prompts = {}
     for key in ("adapt_prompt", "generate_prompt"):
-        if key in table:
-            prompt_path = study_file(where.child(key), study_path.parent, table[key], "a path to a prompt file")
+        name = getattr(table, key)
+        if name is not None:
+            prompt_path = beside(study_path, name)
             if not prompt_path.is_file():
                 raise where.child(key).error(f"file {prompt_path} does not exist")
             prompts[key] = str(prompt_path)
-    return QuestionGeneration(
-        model=model,
-        temperature=float(
-            expect_range(
-                where.child("temperature"),
-                table.get("temperature", 0.9),
-                0,
-                MAX_TEMPERATURE,
-                "a temperature",
-                (int, float),
-            )
-        ),
-        max_tokens=expect_range(
-            where.child("max_tokens"), table.get("max_tokens", 600), 1, MAX_TOKENS, "a whole number of tokens"
-        ),
-        **prompts,
-    )
+    return QuestionGeneration(model=table.model, temperature=table.temperature, max_tokens=table.max_tokens, **prompts)
 
 
-def _topic_questions(where: Where, topic: Any, clusters: list[Cluster], study_path: Path) -> tuple[list[Question], int]:
-    expect(where, topic, dict, "a [[topics]] table")
-    check_keys(where, topic, TOPIC_KEYS)
-    name = expect(where.child("name"), topic.get("name"), str, 'a topic name such as "running shoes"')
-    limit = topic.get("questions_per_cluster")
-    if limit is not None:
-        expect_range(where.child("questions_per_cluster"), limit, 1, None, "a whole number")
-    generate = 0
-    if "generate" in topic:
-        generate = expect_range(
-            where.child("generate"),
-            topic["generate"],
-            1,
-            1000,
-            "a whole number of questions to generate per adapted cluster (paper: 23)",
-        )
-    if "questions" in topic and "questions_file" in topic:
-        raise where.error("expected one of 'questions' (inline table) or 'questions_file', not both")
-    if not ({"questions", "questions_file"} & set(topic)):
-        if generate:
-            return [], generate
-        raise where.error("expected 'questions' (inline table), 'questions_file' or 'generate = N'")
-    if "questions" in topic:
-        q_where = where.child("questions")
-        table = expect(
-            q_where,
-            topic["questions"],
-            dict,
-            'a table of cluster name -> list of questions, e.g. "Budget-Conscious" = ["..."]',
-        )
-        grouped = _inline_questions(q_where, table, clusters)
+def _topic_questions(
+    where: Where, topic: study_schema.Topic, clusters: list[Cluster], study_path: Path
+) -> list[Question]:
+    if topic.questions is not None:
+        grouped = _inline_questions(where.child("questions"), topic.questions, clusters)
         source = "inline"
-    else:
-        file_where = where.child("questions_file")
-        file_path = study_file(file_where, study_path.parent, topic["questions_file"], "a path to a JSON or CSV file")
-        grouped = read_question_file(file_path, clusters, topic=name, where=file_where)
+    elif topic.questions_file is not None:
+        file_path = beside(study_path, topic.questions_file)
+        grouped = read_question_file(file_path, clusters, topic=topic.name, where=where.child("questions_file"))
         source = str(file_path)
-    questions = []
-    for cluster_name, label, texts in grouped:
-        for position, text in enumerate(texts[:limit] if limit else texts):
-            questions.append(Question(name, cluster_name, label, position, text, source))
-    return questions, generate
+    else:
+        return []  # generated later: `generate = N`
+    limit = topic.questions_per_cluster
+    return [
+        Question(topic.name, cluster_name, label, position, text, source)
+        for cluster_name, label, texts in grouped
+        for position, text in enumerate(texts[:limit] if limit else texts)
+    ]
 
 
-def _inline_questions(where: Where, table: dict[str, Any], clusters: list[Cluster]):
+def _inline_questions(where: Where, table: dict[str, list[str]], clusters: list[Cluster]):
     known = {c.name for c in clusters}
-    grouped = []
-    for cluster_name, texts in table.items():
-        c_where = where.child(cluster_name)
+    for cluster_name in table:
         if cluster_name not in known:
-            raise c_where.error(f"unknown cluster (expected one of: {', '.join(c.name for c in clusters)})")
-        expect(c_where, texts, list, "a list of question strings")
-        for i, text in enumerate(texts):
-            expect(c_where.child(i), text, str, "a question string")
-            if not text.strip():
-                raise c_where.child(i).error("expected a non-empty question")
-        grouped.append((cluster_name, cluster_name, list(texts)))
-    return grouped
+            raise where.child(cluster_name).error(
+                f"unknown cluster (expected one of: {', '.join(c.name for c in clusters)})"
+            )
+    return [(cluster_name, cluster_name, list(texts)) for cluster_name, texts in table.items()]
 
 
 def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where: Where):

@@ -25,32 +25,7 @@ from typing import Any
 
 from workbench.methods.coldstart.catalog import Catalog, load_catalog
 from workbench.specs import ModelSpec
-from workbench.studies.spec import (
-    MAX_SEEDS,
-    Where,
-    check_keys,
-    expect,
-    expect_range,
-    read_generation,
-    read_models,
-    read_name,
-    study_file,
-)
-
-TOP_KEYS = {
-    "name",
-    "method",
-    "description",
-    "models",
-    "catalog",
-    "k",
-    "seeds",
-    "context",
-    "attributes",
-    "attributes_file",
-    "generation",
-    "item_noun",
-}
+from workbench.studies.spec import Where, beside
 
 
 @dataclass
@@ -87,79 +62,56 @@ class ColdStartStudy:
 
 
 def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
+    # pydantic is imported when a study is read, not with the command line.
+    from workbench.methods.coldstart.study_schema import ColdStartFile
+    from workbench.studies.schema import generation_settings, validate
+
     where = Where(str(path))
-    check_keys(where, data, TOP_KEYS)
-    models = read_models(where, data)
-    if "catalog" not in data:
-        raise where.child("catalog").error("missing; expected a JSON list or CSV file of catalog items")
-    catalog_path = study_file(where.child("catalog"), path.parent, data["catalog"])
+    file = validate(ColdStartFile, data, where)
+    catalog_path = beside(path, file.catalog)
     try:
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
         raise where.child("catalog").error(f"cannot read {catalog_path}: {exc}") from None
-    k = expect(where.child("k"), data.get("k", 20), int, "the number of items to rank (paper: 20)")
-    if not 1 <= k <= len(catalog.items):
+    if not 1 <= file.k <= len(catalog.items):
         raise where.child("k").error(f"expected between 1 and the catalog's {len(catalog.items)} items")
-    seeds_value = data.get("seeds", 5)
-    if isinstance(seeds_value, int) and not isinstance(seeds_value, bool):
-        seeds = list(range(expect_range(where.child("seeds"), seeds_value, 1, MAX_SEEDS, "a number of seeds")))
-    else:
-        expect(where.child("seeds"), seeds_value, list, "a number of seeds or a list of seeds")
-        if len(seeds_value) > MAX_SEEDS:
-            raise where.child("seeds").error(f"expected at most {MAX_SEEDS} seeds, got {len(seeds_value)}")
-        seeds = [
-            expect_range(where.child("seeds").child(i), s, -(2**63), 2**63 - 1, "an integer seed")
-            for i, s in enumerate(seeds_value)
-        ]
-        if len(set(seeds)) != len(seeds):
-            raise where.child("seeds").error("expected distinct seeds")
-    if not seeds:
-        raise where.child("seeds").error("expected at least one seed")
-    attributes: dict[str, list[str]] = {}
-    if "attributes_file" in data:
-        file_path = study_file(where.child("attributes_file"), path.parent, data["attributes_file"], "a JSON file")
-        try:
-            loaded = json.loads(file_path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise where.child("attributes_file").error(f"cannot read {file_path}: {exc}") from None
-        shape = 'expected {"category": ["attribute", ...]}'
-        if not isinstance(loaded, dict):
-            raise where.child("attributes_file").error(shape)
-        for category, values in loaded.items():
-            # A string here ("a girl") would otherwise become one persona per character.
-            if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
-                raise where.child("attributes_file").error(
-                    f"{file_path}: category {category!r}: {shape} (a list of non-empty strings)"
-                )
-            attributes[category] = list(values)
-    for category, values in expect(
-        where.child("attributes"), data.get("attributes", {}), dict, 'a table such as religion = ["a Buddhist"]'
-    ).items():
-        attributes[category] = [
-            expect(where.child("attributes").child(category).child(i), v, str, "a string")
-            for i, v in enumerate(
-                expect(where.child("attributes").child(category), values, list, "a list of attributes")
-            )
-        ]
+    attributes = {}
+    if file.attributes_file is not None:
+        attributes = _attributes_file(where.child("attributes_file"), beside(path, file.attributes_file))
+    attributes.update(file.attributes)
     if not attributes:
         raise where.child("attributes").error("expected at least one attribute (attributes or attributes_file)")
-    params = read_generation(
-        where.child("generation"), data.get("generation", {}), {"temperature": 0.7, "max_tokens": 16 * k}
-    )
     return ColdStartStudy(
-        name=read_name(where, data, path.stem),
+        name=file.name if file.name is not None else path.stem,
         path=str(path),
-        description=str(data.get("description", "")),
-        models=models,
+        description=str(file.description),
+        models=file.models,
         catalog_path=str(catalog_path),
         catalog=catalog,
-        k=k,
-        seeds=seeds,
-        context=str(data.get("context", "")),
+        k=file.k,
+        seeds=list(range(file.seeds)) if isinstance(file.seeds, int) else file.seeds,
+        context=str(file.context),
         attributes=attributes,
-        generation=params,
-        item_noun=str(data.get("item_noun", "items")),
+        generation=generation_settings(
+            file.generation, data.get("generation"), {"temperature": 0.7, "max_tokens": 16 * file.k}
+        ),
+        item_noun=str(file.item_noun),
     )
+
+
+def _attributes_file(where: Where, file_path: Path) -> dict[str, list[str]]:
+    try:
+        loaded = json.loads(file_path.read_text("utf-8"))
+    except (OSError, ValueError) as exc:
+        raise where.error(f"cannot read {file_path}: {exc}") from None
+    shape = 'expected {"category": ["attribute", ...]}'
+    if not isinstance(loaded, dict):
+        raise where.error(shape)
+    for category, values in loaded.items():
+        # A string here ("a girl") would otherwise become one persona per character.
+        if not isinstance(values, list) or not all(isinstance(v, str) and v.strip() for v in values):
+            raise where.error(f"{file_path}: category {category!r}: {shape} (a list of non-empty strings)")
+    return {category: list(values) for category, values in loaded.items()}
 
 
 def prompt_for(study: ColdStartStudy, persona: str | None) -> str:

@@ -32,29 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.keys import request_key
+from workbench.methods.entity.vocabulary import SCORING, VARIANTS  # noqa: F401 (named here by callers)
 from workbench.specs import ModelSpec
 from workbench.store.queue import PlannedRequest, transaction
-from workbench.studies.spec import Where, check_keys, expect, expect_range, read_models, read_name, study_file
+from workbench.studies.spec import Where, beside
 
-TOP_KEYS = {
-    "name",
-    "method",
-    "description",
-    "models",
-    "task",
-    "templates",
-    "entities",
-    "languages",
-    "variants",
-    "min_entities",
-    "min_templates",
-    "max_templates",
-    "max_entities",
-    "scoring",
-    "group_by",
-}
-VARIANTS = ("zero_shot_text", "few_shot_text", "zero_shot_numeric", "few_shot_numeric")
-SCORING = ("exact", "first_token", "naive")
 TEXT_COLUMNS = {"english": "sentence", "chinese": "sentence(zh)", "russian": "sentence(ru)"}
 _PLACEHOLDER = re.compile(r"\bX\b")
 NAME_COLUMNS = {"english": "name", "chinese": "name(zh)", "russian": "name(ru)"}
@@ -178,33 +160,19 @@ def load_task(where: Where, path: Path) -> Task:
     )
 
 
-def _strings(where: Where, value: Any, expectation: str, allow_empty: bool = False) -> list[str]:
-    expect(where, value, list, expectation)
-    for index, item in enumerate(value):
-        expect(where.child(index), item, str, "a string")
-    if not value and not allow_empty:
-        raise where.error(f"expected {expectation} (at least one)")
-    return value
-
-
 def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
+    # pydantic is imported when a study is read, not with the command line.
+    from workbench.methods.entity.study_schema import EntityFile
+    from workbench.studies.schema import validate
+
     where = Where(str(path))
-    check_keys(where, data, TOP_KEYS)
-    models = read_models(where, data)
-    for key in ("task", "templates", "entities"):
-        if key not in data:
-            raise where.child(key).error("missing")
-
-    def local(key: str) -> Path:
-        return study_file(where.child(key), path.parent, data[key])
-
-    task = load_task(where.child("task"), local("task"))
-    templates = _read_csv(where.child("templates"), local("templates"), "sentence")
-    entities = _read_csv(where.child("entities"), local("entities"), "name")
+    file = validate(EntityFile, data, where)
+    task = load_task(where.child("task"), beside(path, file.task))
+    templates = _read_csv(where.child("templates"), beside(path, file.templates), "sentence")
+    entities = _read_csv(where.child("entities"), beside(path, file.entities), "name")
     for index, row in enumerate(templates):
         row["template_id"] = str(index)
-    languages = _strings(where.child("languages"), data.get("languages", ["english"]), "a list of languages")
-    for language in languages:
+    for language in file.languages:
         if language not in task.locales:
             raise where.child("languages").error(
                 f"the task has no locale {language!r} (it has: {', '.join(task.locales)})"
@@ -212,19 +180,9 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
         column = task.text_columns.get(language, TEXT_COLUMNS.get(language, f"sentence({language})"))
         if column not in templates[0]:
             raise where.child("languages").error(f"the templates have no column {column!r} for {language}")
-    variants = _strings(where.child("variants"), data.get("variants", ["zero_shot_text"]), "a list of variants")
-    for variant in variants:
-        if variant not in VARIANTS:
-            raise where.child("variants").error(f"unknown variant {variant!r} (expected: {', '.join(VARIANTS)})")
-    scoring = expect(where.child("scoring"), data.get("scoring", "exact"), str, "exact, first_token or naive")
-    if scoring not in SCORING:
-        raise where.child("scoring").error(f"expected one of {', '.join(SCORING)}, got {scoring!r}")
-    for key, rows in (("max_templates", templates), ("max_entities", entities)):
-        if key in data:
-            limit = expect_range(where.child(key), data[key], 1, None, "a whole number")
-            del rows[limit:]
-    group_by = _strings(where.child("group_by"), data.get("group_by", []), "a list of entity columns", allow_empty=True)
-    for column in group_by:
+    del templates[file.max_templates or len(templates) :]
+    del entities[file.max_entities or len(entities) :]
+    for column in file.group_by:
         if column not in entities[0]:
             raise where.child("group_by").error(f"the entities have no column {column!r}")
     intended = {label.text.get("english", label.id).lower(): label.id for label in task.labels}
@@ -235,32 +193,20 @@ def from_toml(data: dict[str, Any], path: Path) -> EntityStudy:
                 f"line {number}: label {row['label']!r} is not one of the task's labels"
             )
     return EntityStudy(
-        name=read_name(where, data, path.stem),
+        name=file.name if file.name is not None else path.stem,
         path=str(path),
-        description=str(data.get("description", "")),
-        models=models,
+        description=str(file.description),
+        models=file.models,
         task=task,
-        task_path=str(local("task")),
+        task_path=str(beside(path, file.task)),
         templates=templates,
         entities=entities,
-        languages=languages,
-        variants=variants,
-        scoring=scoring,
-        group_by=group_by,
-        min_entities=expect_range(
-            where.child("min_entities"),
-            data.get("min_entities", 1),
-            1,
-            None,
-            "a whole number of entities a template needs",
-        ),
-        min_templates=expect_range(
-            where.child("min_templates"),
-            data.get("min_templates", 1),
-            1,
-            None,
-            "a whole number of templates an entity needs",
-        ),
+        languages=file.languages,
+        variants=file.variants,
+        scoring=file.scoring,
+        group_by=file.group_by,
+        min_entities=file.min_entities,
+        min_templates=file.min_templates,
     )
 
 
