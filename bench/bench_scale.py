@@ -110,12 +110,19 @@ def app_refreshes(db: Path) -> dict[str, float]:
     """The first Metrics refresh pressed at once (it waits for the start-up loading) and once
     that loading is done, and later ones after a change made from another connection
     (bench/bench_tui.py's way): a region assigned, a reviewer's edit of one list."""
-    from bench_tui import edit_list, metrics_refresh, refresh_after
+    from bench_tui import metrics_refresh, refresh_after
 
     def assign_region(conn) -> None:
         from workbench.store.mentions import set_entity_attributes
 
         set_entity_attributes(conn, [{"name": "Brand 007", "region": "Europe"}])  # it was Other
+
+    def edit_list(conn) -> None:
+        """A reviewer's edit of one list, to names the store holds (see `reviews.review`)."""
+        from workbench.store import reviews
+
+        list_id = conn.execute("SELECT id FROM mention_lists ORDER BY id LIMIT 1 OFFSET 500").fetchone()[0]
+        reviews.review(conn, list_id, "bench", "edit", ["Brand 003", "Brand 001"])
 
     return {
         "first, pressed at once": asyncio.run(metrics_refresh(db, False)),
