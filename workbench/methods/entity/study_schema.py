@@ -33,6 +33,6 @@ class EntityFile(Table):
     max_templates: number("a whole number", 1) | None = None
     max_entities: number("a whole number", 1) | None = None
     group_by: strings("a list of entity columns", at_least_one=False) = []
+    name: Name | None = None  # None: the file's name
     min_entities: number("a whole number of entities a template needs", 1) = 1
     min_templates: number("a whole number of templates an entity needs", 1) = 1
-    name: Name | None = None  # None: the file's name

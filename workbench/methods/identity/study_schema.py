@@ -26,7 +26,7 @@ class IdentityFile(Table):
     generation: Annotated[Generation, Check("a [generation] table")] = Generation()
     judge: Annotated[str, Check("a model spec string"), AfterValidator(_rules_or_spec)] | None = None
     judge_prompt: file_name("a path to a prompt file") | None = None
+    name: Name | None = None  # None: the file's name
     seed: number("an integer seed", -(2**62), 2**62) = 1
     probe: text("the probe question") | None = None  # None: study.DEFAULT_PROBE
     structured: Flag = False
-    name: Name | None = None  # None: the file's name
