@@ -9,6 +9,8 @@ not in memory), so a file of millions of rows is checked in the memory of one ch
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from itertools import count
 
 _names = count()
@@ -52,3 +54,20 @@ class SeenKeys:
     def close(self) -> None:
         self.conn.execute(f"DROP TABLE IF EXISTS temp.{self.table}")
         self.conn.execute(f"DROP TABLE IF EXISTS temp.{self.table}_chunk")
+
+
+@contextmanager
+def scratch(conn: sqlite3.Connection) -> Iterator[None]:
+    """A transaction of an import's scratch (TEMP) tables alone: staging a large file takes no
+    lock on the store, so a run writing its answers meanwhile is not held up while it is read.
+    Inside a transaction of the caller's, the statements are simply part of it."""
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

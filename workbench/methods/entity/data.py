@@ -310,11 +310,12 @@ def import_scores(
     stored as a request of the study (stage `score`, engine `import`) so status, exports and
     metrics treat it like a scored one. A prompt is a unit: it must carry every label of the
     task, and a re-imported prompt replaces the stored one whole. The whole file is checked
-    before anything is stored, and it is stored in one transaction."""
+    before anything is stored, and it is stored in one transaction; it is read and stored a
+    chunk at a time (see `imported_scores`), so a file of any size takes the memory of one chunk."""
     from pathlib import Path
 
     from workbench.csv_input import CsvInputError, ImportError_, read_rows
-    from workbench.methods.entity.imported_scores import read_scores, store_imported
+    from workbench.methods.entity.imported_scores import stage_scores, staging, store_imported
     from workbench.methods.entity.study import load_task
     from workbench.studies.spec import StudyError, Where
 
@@ -323,25 +324,26 @@ def import_scores(
         task = load_task(Where(str(task_path)), task_path)
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
-    try:
-        prompts = read_scores(path, {label.id: label.weight for label in task.labels})
-        meta = {}
-        if entities_path:
-            meta = {
-                r["name"].strip(): {k: (v or "").strip() for k, v in r.items() if k != "name"}
-                for _line, r in read_rows(Path(entities_path), ("name",))
-            }
-    except CsvInputError as exc:
-        raise ImportError_(str(exc)) from None
-    if not prompts:
-        raise ImportError_(f"{path}: no scores")
-    spec = {
-        "name": study,
-        "method": "entity",
-        "imported": str(path),
-        "task": str(task_path),
-        "task_id": task.id,
-        "group_by": group_by or [],
-    }
-    scores = store_imported(conn, spec, path, task, prompts, meta)
-    return {"prompts": len(prompts), "scores": scores, "entities": len({k[4] for k in prompts})}
+    with staging(conn):
+        try:
+            got = stage_scores(conn, path, {label.id: label.weight for label in task.labels})
+            meta = {}
+            if entities_path:  # one row per entity: small beside the scores
+                meta = {
+                    r["name"].strip(): {k: (v or "").strip() for k, v in r.items() if k != "name"}
+                    for _line, r in read_rows(Path(entities_path), ("name",))
+                }
+        except CsvInputError as exc:
+            raise ImportError_(str(exc)) from None
+        if not got["prompts"]:
+            raise ImportError_(f"{path}: no scores")
+        spec = {
+            "name": study,
+            "method": "entity",
+            "imported": str(path),
+            "task": str(task_path),
+            "task_id": task.id,
+            "group_by": group_by or [],
+        }
+        scores = store_imported(conn, spec, path, task, meta)
+    return {"prompts": got["prompts"], "scores": scores, "entities": got["entities"]}
