@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows
-from workbench.extract import normalize_surface
 from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
@@ -44,48 +43,16 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress=N
 def import_entities(conn: sqlite3.Connection, path: Path, new_regions: bool = False) -> dict[str, Any]:
     """name, region, any attribute columns. Returns counts and the names that matched nothing.
 
-    The whole file is checked before anything is stored. Regions are written in the
+    The whole file is checked before anything is stored, in one transaction; it is read and
+    stored a chunk at a time, so a file of any size takes the memory of one chunk (the names
+    that matched nothing are returned whole). Regions are written in the
     vocabulary's spelling ("usa " is United States); a region not in the vocabulary is
     refused unless `new_regions`. Two rows for one entity (one name after normalisation,
     or two spellings of one entity) are one row if they agree and refused if they give
     it different values. An empty cell leaves the stored value as it is."""
-    from workbench.store.regions import RegionError, canonical_region, known_regions
+    from workbench.methods.choice.entity_import import import_entities as streamed
 
-    known = known_regions(conn)
-    merged: dict[tuple, tuple[int, dict[str, str]]] = {}  # entity -> (its first line, its values)
-    for line, row in _rows(path, ("name", "region")):
-        name = " ".join(row["name"].split())
-        if not name:
-            raise ImportError_(f"{path}: line {line}: the name is empty; every row names one entity")
-        try:
-            region = canonical_region(row["region"], known, allow_new=new_regions)
-        except RegionError as exc:
-            raise ImportError_(
-                f"{path}: line {line}: {exc}; pass --new-region to add new regions deliberately"
-            ) from None
-        if region is not None and region not in known:
-            known.append(region)  # a new region, spelt as its first row spells it
-        values = {k: v.strip() for k, v in row.items() if k not in ("name", "region") and v.strip()}
-        if region is not None:
-            values["region"] = region
-        entity_id = mentions.entity_of_name(conn, name)
-        key = ("entity", entity_id) if entity_id is not None else ("name", normalize_surface(name))
-        if key not in merged:
-            merged[key] = (line, {"name": name, **values})
-            continue
-        first_line, first = merged[key]
-        for column, value in values.items():
-            if first.get(column, value) != value:
-                same = "" if first["name"] == name else f" (the same entity as {first['name']!r})"
-                raise ImportError_(
-                    f"{path}: line {line}: {name!r}{same} has {column} {value!r} here and "
-                    f"{first[column]!r} on line {first_line}; give each entity one row, or the same values"
-                )
-        first.update(values)
-    updated, unmatched = mentions.set_entity_attributes(
-        conn, [values for _line, values in merged.values()], new_regions=new_regions
-    )
-    return {"updated": updated, "unmatched": unmatched, "without_region": mentions.entities_without_region(conn)}
+    return streamed(conn, path, new_regions)  # read and stored a chunk at a time
 
 
 def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: str | None) -> int:
