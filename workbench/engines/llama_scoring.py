@@ -82,7 +82,7 @@ class Scorer:
             model_params.n_gpu_layers = n_gpu_layers
             with quiet_llama():
                 self._own_model = model = _internals.LlamaModel(
-                    path_model=weights or llm.model_path, params=model_params, verbose=False
+                    path_model=str(weights or llm.model_path), params=model_params, verbose=False
                 )
         params = llama_cpp.llama_context_params.from_buffer_copy(llm.context_params)  # same threads, rope
         params.n_ctx = n_ctx
@@ -91,7 +91,8 @@ class Scorer:
         if self.precision == "f32":  # keys and values in float32 too: the activations stay F32 throughout
             params.type_k = params.type_v = llama_cpp.GGML_TYPE_F32
         # On a copy, a prompt's labels are decoded in one batch, a sequence each (`_score_at_once`).
-        self.label_seqs = LABEL_SEQUENCES if weights else 0
+        # (llama.cpp wants a batch to hold a token of every sequence: a smaller one scores label by label.)
+        self.label_seqs = LABEL_SEQUENCES if weights and n_batch > LABEL_SEQUENCES else 0
         if self.label_seqs:
             params.n_seq_max = 1 + self.label_seqs
             params.kv_unified = True  # one pool of cells: a prompt's cells serve every label's sequence
