@@ -469,3 +469,45 @@ def test_scores_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
     assert large_peak < 2 * small_peak, (small_peak, large_peak)
     assert large_peak - small_peak < large.stat().st_size / 2, (small_peak, large_peak)  # not the file, nor half
     assert sqlite3.connect(tmp_path / "large.db").execute("SELECT COUNT(*) FROM label_scores").fetchone() == (100_000,)
+
+
+# -- entities --------------------------------------------------------------------------------------
+
+ENTITY_PEAK = """
+import re, sys
+from pathlib import Path
+from workbench import csv_input, transfer
+from workbench.methods.choice import entity_import
+
+entity_import.CHUNK, csv_input.BLOCK = 2_000, 1 << 16
+transfer.import_file(sys.argv[1], "entities", sys.argv[2], {})
+print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024)
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak memory from /proc")
+def test_entities_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
+    """Rows that agree on 2,000 entities, 20,000 of them and 200,000: merged a chunk at a time,
+    ten times the rows take no more memory (read whole, the larger took some 80 MB more)."""
+    import subprocess
+    import sys
+
+    def peak(db: Path, path: Path) -> int:
+        done = subprocess.run([sys.executable, "-c", ENTITY_PEAK, db, path], capture_output=True, text=True, check=True)
+        return int(done.stdout)
+
+    def rows(count: int):
+        for n in range(count):
+            yield [f"Brand {n % 2_000}", ["", "Europe", "Asia"][n % 2_000 % 3], f"size {n % 2_000}" if n % 2 else ""]
+
+    def write_entities(path: Path, count: int) -> Path:
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            csv.writer(handle).writerows([["name", "region", "size"], *rows(count)])
+        return path
+
+    small, large = write_entities(tmp_path / "small.csv", 20_000), write_entities(tmp_path / "large.csv", 200_000)
+    small_peak, large_peak = peak(tmp_path / "small.db", small), peak(tmp_path / "large.db", large)
+    assert large_peak < 1.5 * small_peak, (small_peak, large_peak)
+    assert large_peak - small_peak < large.stat().st_size / 2, (small_peak, large_peak)
+    stored = sqlite3.connect(tmp_path / "large.db").execute("SELECT COUNT(*) FROM pending_attributes").fetchone()
+    assert stored == (2_000,)
