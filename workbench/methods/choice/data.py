@@ -6,6 +6,7 @@ import json
 import sqlite3
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,10 @@ from workbench.store.studies import study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
 
 
-def _rows(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
+def _rows(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """The file's rows as they are read (never held whole), a CSV fault refused as an import's."""
     try:
-        return list(read_rows(path, required))
+        yield from read_rows(path, required)
     except CsvInputError as exc:
         raise ImportError_(str(exc)) from None
 
@@ -56,7 +58,11 @@ def import_entities(conn: sqlite3.Connection, path: Path, new_regions: bool = Fa
 
 
 def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: str | None) -> int:
-    """A ChoiceEval JSON bank (topic from --topic or the file name) or a CSV topic,cluster,question."""
+    """A ChoiceEval JSON bank (topic from --topic or the file name) or a CSV topic,cluster,question.
+
+    A CSV is read once for its topics and once per topic, a row at a time; the questions are
+    held until stored (a bank is hundreds or thousands of questions, each one asked of every
+    model). The JSON bank is one document, parsed whole."""
     clusters = default_clusters()
     spec = study_spec(conn, study)
     if spec.get("clusters"):
