@@ -38,7 +38,8 @@ Model specs (in a study's `models` or with --model):
   options: ,temperature=0.7 ,seed=1 ,max_tokens=256 ,timeout=60 ,concurrency=8 ,retries=4
            ,api_key_env=OPENAI_API_KEY ,n_gpu_layers=-1 ,threads=4 ,mode=chat|completion
            ,parallel=8 (llama: 8 answers decoded in one batch; faster, not bit-reproducible)
-           ,invariant=false (llama label scores with the fast kernels; default: batch-invariant)
+           ,precision=f32|f16|native (llama label scores on a dequantized copy; default f32 for a small model)
+           ,invariant=false (with precision=native: label scores with the fast kernels)
 """
 
 
