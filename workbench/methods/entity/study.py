@@ -249,7 +249,7 @@ def plan_requests(study: EntityStudy, model_identity: str, params: dict[str, Any
     """Template-major order: prompts that share the most text follow each other, so the
     engine's cache keeps their common start. With a llama model the kernels that score
     (batch-invariant by default, or fast) are part of each request: their numbers differ."""
-    kernels = (params or {}).get("kernels")
+    kernels = {k: v for k, v in (params or {}).items() if k in ("kernels", "precision")}  # what scores
     for language in study.languages:
         column = study.task.text_columns.get(language, TEXT_COLUMNS.get(language, f"sentence({language})"))
         name_column = NAME_COLUMNS.get(language, f"name({language})")
@@ -265,7 +265,7 @@ def plan_requests(study: EntityStudy, model_identity: str, params: dict[str, Any
                             "suffix": suffix,
                             "continuations": continuations,
                             "method": study.scoring,
-                            **({"kernels": kernels} if kernels else {}),
+                            **kernels,
                         },
                         "meta": {
                             "task": study.task.id,
