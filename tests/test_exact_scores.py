@@ -87,8 +87,10 @@ def test_a_prompt_one_replica_will_not_echo_is_scored_exactly_by_another(tmp_pat
         "WHERE s.entity = 'Finland'",
     )
     assert finland == [(plain.base_url,)]
+    # Which replica a prompt goes to first depends on timing: every refusal the picky one gave
+    # (if the pool sent it any Finland prompt) was survived by asking the other.
     refused = rows(db, "SELECT kind, final, message FROM request_errors")
-    assert refused and len(refused) == picky.stats.faults["echo_refused"]
+    assert len(refused) == picky.stats.faults["echo_refused"]
     assert all(kind == "http_400" and not final and "tried on another replica" in m for kind, final, m in refused)
 
 
@@ -103,8 +105,9 @@ def test_a_pool_with_a_replica_without_echo_scores_every_prompt_exactly(tmp_path
     assert "All 48 requests answered" in out.stdout
     assert methods_stored(db) == {"exact": 48}
     assert rows(db, "SELECT endpoint, COUNT(*) FROM responses GROUP BY endpoint") == [(echoing.base_url, 48)]
-    # The replica without echo was found out once (its first replies and one probe), then left alone.
-    assert 1 <= plain.stats.requests <= 3 + 1
+    # The replica without echo was found out once (the requests in flight to it then, and one
+    # probe), then left alone: a handful of the 48, however the requests were timed.
+    assert 1 <= plain.stats.requests <= 8
     metrics = run_cli("metrics", "--db", str(db))
     assert metrics.returncode == 0 and "first_token" not in metrics.stdout
 

@@ -178,7 +178,8 @@ def test_score_reuses_the_prompt(engine):
     first = loop.run_until_complete(eng.score(prompt, [" Apple", " Samsung"]))
     _ask(engine, GenerationRequest(messages=[{"role": "user", "content": "Hi"}], max_tokens=5, seed=1))
     second = loop.run_until_complete(eng.score(prompt, [" Apple", " Samsung"]))
-    assert np.allclose(first, second, atol=1e-4)
+    # A cache left inconsistent moves scores by nats; another batch layout by well under 0.01.
+    assert np.allclose(first, second, atol=0.01)
 
 
 def test_token_logprobs_when_asked(engine):

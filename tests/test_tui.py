@@ -197,11 +197,13 @@ def test_the_log_odds_forest_is_a_plot_when_colour_and_room_allow(metrics_db, mo
             plot, text = app.screen.query_one("#lor-forest-plot", PlotextPlot), app.screen.query_one("#lor-forest")
             assert (plot.display, text.display) == (plotted, not plotted)
             rows = str(text.render()).splitlines()
-            gemini = next(r for r in rows if r.startswith("phones · Europe · gemini"))
-            assert "●" in gemini and "-2.83 [-2.99, -2.64]" in gemini  # estimate and interval, as in the table
+            gpt = next(r for r in rows if r.startswith("phones · Europe · gpt"))
+            assert "●" in gpt and "+0.96 [0.49, 2.02]" in gpt  # estimate and interval, as in the table
+            # gemini names no United States brand: its log-odds are n/a, so no row pretends a value
+            assert not any("gemini" in r for r in rows)
             if plotted:
                 drawn = plot.render().plain
-                assert "phones · Europe · gemini" in drawn and "●" in drawn
+                assert "phones · Europe · gpt" in drawn and "●" in drawn
 
     asyncio.run(scenario())
 
