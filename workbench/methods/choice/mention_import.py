@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import groupby
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from workbench.extract import normalize_surface
 from workbench.store import mentions
 from workbench.store.mentions import MentionList
 from workbench.store.queue import ensure_study, transaction
+from workbench.store.staging import scratch
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
 LISTS_PER_CHUNK = 2_000  # lists stored at a time (a list is a handful of rows)
@@ -58,7 +58,7 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress: 
     one entity keeps both slots (the log-odds count slots; PEIR counts the answer once).
     A question belongs to one cluster, in the file and in the study."""
     try:
-        with _scratch(conn):
+        with scratch(conn):
             for sql in SCRATCH:
                 conn.execute(sql)
         _stage(conn, path, progress)
@@ -69,25 +69,9 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress: 
             _refuse_moved_clusters(conn, study, study_id, path)
         return got
     finally:
-        with _scratch(conn):
+        with scratch(conn):
             for table in TABLES:
                 conn.execute(f"DROP TABLE IF EXISTS temp.{table}")
-
-
-@contextmanager
-def _scratch(conn: sqlite3.Connection) -> Iterator[None]:
-    """A transaction of the scratch tables alone: staging takes no lock on the store, so a
-    run writing its answers meanwhile is not held up while a large file is read."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def _checked(path: Path, progress: Progress | None) -> Iterator[tuple[tuple, ImportError_ | None]]:
@@ -142,7 +126,7 @@ def _stage(conn: sqlite3.Connection, path: Path, progress: Progress | None) -> N
                 more = False
         except ImportError_ as exc:  # a row that cannot be read: after every row staged
             refusals.append((float("inf"), ROW, exc))
-        with _scratch(conn):
+        with scratch(conn):
             refusals += _stage_chunk(conn, path, chunk)
         if refusals:
             raise min(refusals, key=lambda found: found[:2])[2]
