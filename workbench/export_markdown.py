@@ -56,13 +56,13 @@ def markdown_export(
     fields: list[str],
     study: str | None = None,
     filters: dict[str, str] | None = None,
-    convention: str = "paper",
+    by_method: dict[str, list[dict[str, Any]]] | None = None,
 ) -> str:
-    """The export as one Markdown document: the header, then the metrics' sections or a table."""
+    """The export as one Markdown document: the header, then the metrics' sections (`by_method`:
+    each method's records, which `records` flattens) or a table."""
     records = list(records)
     sections = [header(conn, kind, records, study, filters or {})]
-    if kind == "metrics":  # the core's own kind: each method's sections, as the app shows them
-        by_method = methods.metric_records_by_method(conn, study, convention)
+    if by_method is not None:  # the metrics: each method's sections, as the app shows them
         sections += [
             method_section(methods.get(name), conn, study or "", found) for name, found in by_method.items() if found
         ]

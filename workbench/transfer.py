@@ -64,8 +64,18 @@ def export_records(conn, kind_name: str, study: str | None = None, convention: s
     return kinds[kind_name].records(conn, study)
 
 
-def markdown_filters(study: str | None, convention: str) -> dict[str, str]:
-    return {"filters": f"study {study}" if study else "none (every study)", "convention": convention}
+def markdown_document(conn, kind_name: str, study: str | None, convention: str = "paper") -> tuple[str, int]:
+    """One export kind as Markdown for people, and how many records it holds. The metrics are
+    computed once, per method (their sections need them so), never a second time as records."""
+    by_method = None
+    if kind_name == "metrics":
+        by_method = methods.metric_records_by_method(conn, study, convention)
+        records, fields = [r for found in by_method.values() for r in found], []
+    else:
+        records, fields = export_records(conn, kind_name, study, convention)
+        records = list(records)
+    filters = {"filters": f"study {study}" if study else "none (every study)", "convention": convention}
+    return markdown_export(conn, kind_name, records, fields, study, filters, by_method), len(records)
 
 
 def export_file(
@@ -88,17 +98,14 @@ def export_file(
         raise TransferError(
             f"no study named {study!r} in this database (known: {', '.join(queue.study_names(conn)) or 'none'})"
         )
-    records, fields = export_records(conn, kind_name, study, convention)
+    if fmt == "md":
+        text, count = markdown_document(conn, kind_name, study, convention)
+    else:
+        records, fields = export_records(conn, kind_name, study, convention)
     try:
         with atomic_text_file(output, db) as out:
             if fmt == "md":
-                records = list(records)
-                out.write(
-                    markdown_export(
-                        conn, kind_name, records, fields, study, markdown_filters(study, convention), convention
-                    )
-                )
-                count = len(records)
+                out.write(text)
             else:
                 if excel and fmt == "csv":
                     out.write(EXCEL_MARK)

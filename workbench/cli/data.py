@@ -24,7 +24,6 @@ from workbench.cli.common import (
 from workbench.cli.metrics import add_convention
 from workbench.csv_input import ImportError_
 from workbench.export_kinds import export_kinds
-from workbench.export_markdown import markdown_export
 from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
@@ -161,12 +160,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         )
         make_console(stderr=True).print(literal_text(f"Wrote {count} records to {written}"), soft_wrap=True)
         return 0
-    records, fields = transfer.export_records(conn, args.what, args.study, args.convention)
     if args.format == "md":
-        records = list(records)
-        filters = transfer.markdown_filters(args.study, args.convention)
-        sys.stdout.write(markdown_export(conn, args.what, records, fields, args.study, filters, args.convention))
+        sys.stdout.write(transfer.markdown_document(conn, args.what, args.study, args.convention)[0])
         return 0
+    records, fields = transfer.export_records(conn, args.what, args.study, args.convention)
     if args.excel and args.format == "csv":
         sys.stdout.write(transfer.EXCEL_MARK)
     exports.write_records(records, args.format, fields, sys.stdout, raw=args.raw)
