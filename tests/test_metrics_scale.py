@@ -188,6 +188,8 @@ def test_boot_sets_the_resamples_and_every_record_says_how_many(tmp_path, metric
     assert intervals_of("--boot", str(intervals.N_BOOT)) == default
     refused = run_cli("metrics", "--db", str(metrics_db), "--format", "json", "--boot", "0")
     assert refused.returncode == 2 and "at least 10" in refused.stderr
+    huge = run_cli("metrics", "--db", str(metrics_db), "--format", "json", "--boot", "99999999999999")
+    assert huge.returncode == 2 and "at most 1,000,000" in huge.stderr
     # kept numbers are never handed out for another number of resamples
     conn = connect(metrics_db)
     data.choice_metric_records_of(conn)

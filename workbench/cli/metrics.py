@@ -72,13 +72,18 @@ def add_parsers(sub, fmt) -> None:
     p.set_defaults(func=cmd_metrics)
 
 
+MAX_RESAMPLES = 1_000_000  # beyond it an interval's ends move by nothing a reader sees; memory and time do
+
+
 def resamples(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 10:
-        raise argparse.ArgumentTypeError(f"a number of resamples, at least 10: not {text!r}")
+    if not 10 <= value <= MAX_RESAMPLES:
+        raise argparse.ArgumentTypeError(
+            f"a number of resamples, at least 10 and at most {MAX_RESAMPLES:,}: not {text[:40]!r}"
+        )
     return value
 
 
