@@ -32,6 +32,12 @@ DIALOG_CSS = """
 """
 
 
+def _described(kind) -> Text:
+    """A kind's description as one paragraph: its line breaks are the command line's help
+    columns, which the dialog's own width re-wraps."""
+    return Text(visible(" ".join(kind.describe.split())))
+
+
 class ImportDialog(ModalScreen[dict[str, Any] | None]):
     """Kind, file, study and the kind's own options; Enter in a field or the button imports,
     Esc cancels. Returns {"kind", "file", "options"}."""
@@ -50,7 +56,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
             yield Select(
                 [(name, name) for name in self.kinds], value=first, allow_blank=False, id="import-kind", classes="pick"
             )
-            yield Static(Text(visible(self.kinds[first].describe)), classes="describe", id="import-describe")
+            yield Static(_described(self.kinds[first]), classes="describe", id="import-describe")
             yield Label("File:")
             yield Input(placeholder="path of the file to import", id="import-file")
             yield Label("Study (created if missing):", id="import-study-label")
@@ -70,7 +76,7 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
 
     @on(Select.Changed, "#import-kind")
     def _kind_changed(self, event: Select.Changed) -> None:
-        self.query_one("#import-describe", Static).update(Text(visible(self.kinds[str(event.value)].describe)))
+        self.query_one("#import-describe", Static).update(_described(self.kinds[str(event.value)]))
         self._show_options(str(event.value))
 
     def _show_options(self, kind: str) -> None:
@@ -136,7 +142,7 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
                 id="export-kind",
                 classes="pick",
             )
-            yield Static(Text(visible(self.kinds[self.kind].describe)), classes="describe", id="export-describe")
+            yield Static(_described(self.kinds[self.kind]), classes="describe", id="export-describe")
             yield Select(
                 [
                     ("CSV", "csv"),
@@ -167,7 +173,7 @@ class ExportDialog(ModalScreen[dict[str, Any] | None]):
             str(self.query_one("#export-kind", Select).value),
             str(self.query_one("#export-format", Select).value),
         )
-        self.query_one("#export-describe", Static).update(Text(visible(self.kinds[kind].describe)))
+        self.query_one("#export-describe", Static).update(_described(self.kinds[kind]))
         output = self.query_one("#export-output", Input)
         proposals = {self._proposed(k, f) for k in self.kinds for f in ("csv", "excel", "json", "md")}
         if output.value in proposals:
