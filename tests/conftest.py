@@ -67,3 +67,13 @@ def metrics_db(tmp_path) -> Path:
     (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
     assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
     return db
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (`-n`), the slow tests (the bundled model, peer servers, many
+    runs) go to one worker, one after another, while the others share the rest: two
+    llama.cpp engines decoding at once on a small machine each spin threads for cores the
+    other holds, and both crawl (a 50 s test took 410 s beside three others)."""
+    for item in items:
+        if item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.xdist_group("slow"))

