@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from workbench.store.db import utc_now
 from workbench.store.values import (
@@ -113,6 +113,16 @@ class PlannedRequest:
     repetition: int | None = None
     seed: int | None = None
     parent_key: str | None = None
+
+
+class PlanUnit(NamedTuple):
+    """One unit of a model's plan (see `plan_units` in docs/writing-a-method.md): a key unique
+    within the plan, a digest of everything its requests are made from, and its requests,
+    built only when iterated (a unit whose digest is marked already is never built)."""
+
+    key: str
+    digest: str
+    requests: Iterable[PlannedRequest]
 
 
 def own_keys(conn: sqlite3.Connection, study_id: int, keys: list[str]) -> dict[str, str]:
@@ -217,6 +227,24 @@ def supersede_others(conn: sqlite3.Connection, study_id: int, model_id: int, sta
             "SELECT COUNT(*) FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? AND superseded = 1",
             (study_id, model_id, stage),
         ).fetchone()[0]
+
+
+def supersede_changed(
+    conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, current: list[str], dropped: list[str]
+) -> None:
+    """What `supersede_others` does to a plan that changed in part: the keys of the units
+    planned again (`current`) are current, the keys no unit plans any more (`dropped`) are
+    superseded, the model's other requests are left as they are."""
+    with transaction(conn):
+        owned = own_keys(conn, study_id, current + dropped)
+        now = {owned[k] for k in current}
+        gone = {owned[k] for k in dropped} - now
+        for value, keys in ((0, now), (1, gone)):
+            conn.executemany(
+                "UPDATE requests SET superseded = ? WHERE key = ? AND study_id = ? AND model_id = ? AND stage = ? "
+                "AND superseded != ?",
+                ((value, k, study_id, model_id, stage, value) for k in keys),
+            )
 
 
 def requeue_failed(conn: sqlite3.Connection, study_id: int, model_ids: list[int]) -> int:

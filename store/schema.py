@@ -469,6 +469,21 @@ MIGRATIONS += [
     # 22: the entities a majority of experts named that the answer's text does not contain
     # (grounding): dropped from the list or kept and flagged, either way counted and shown.
     "ALTER TABLE mention_lists ADD COLUMN ungrounded_json TEXT;",
+    # 23: what each unit of a model's plan was made from (a ChoiceEval question; see
+    # store/plan_marks.py): an edited study plans again only the units it changed. `keys`
+    # are the unit's planned request keys, so that a unit that goes away can supersede them;
+    # an empty digest marks a unit being planned again (a run killed there redoes it).
+    """
+    CREATE TABLE plan_units (
+        study_id INTEGER NOT NULL REFERENCES studies(id) ON DELETE CASCADE,
+        model_id INTEGER NOT NULL REFERENCES models(id) ON DELETE CASCADE,
+        unit TEXT NOT NULL,
+        digest TEXT NOT NULL,
+        total INTEGER NOT NULL,
+        keys BLOB NOT NULL,
+        PRIMARY KEY (study_id, model_id, unit)
+    );
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

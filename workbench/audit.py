@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields, is_dataclass, replace
 from functools import cache
 from typing import Any
 
-from workbench import methods
+from workbench import methods, replan
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.methods.choice import study as choice
 from workbench.methods.choice.extraction import ExtractionReport
@@ -151,7 +151,8 @@ def prepare(
 ) -> PreparedStudy:
     """Store the study, register models, plan every first-stage request.
     A plan over `max_requests` is refused (PlanTooLarge) before anything is stored.
-    A model whose plan was made from the same study and store (a resume) is not planned again."""
+    A model whose plan was made from the same study and store (a resume) is not planned again;
+    a method with plan units plans again only the units an edit changed (workbench.replan)."""
     method = methods.get(study.method)
     specs = specs or study.models
     # Replicas may change between runs without asking anything again (see continue_identities).
@@ -162,25 +163,20 @@ def prepare(
     study_digest = _digest(study)
     unchanged = _unchanged_plans(conn, method, study, study_digest, resolved_all, params_all)
     to_plan = [(s, r, p) for s, r, p in zip(specs, resolved_all, params_all) if r.identity not in unchanged]
-    plans = _count_plans(method, study, to_plan, sum(unchanged.values()), max_requests)
+    plans = _count_plans(conn, method, study, to_plan, sum(unchanged.values()), max_requests)
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
     context_digest = _digest(context)
     prepared = []
     for spec, resolved, params in zip(specs, resolved_all, params_all):
+        model_id, resolved = _register(conn, spec, params, notify, resolved)
         if resolved.identity in unchanged:
-            model_id, resolved = _register(conn, spec, params, notify, resolved)
             prepared.append(PreparedModel(model_id, resolved, 0, unchanged[resolved.identity]))
             continue
-        model_id, resolved = _register(conn, spec, params, notify, resolved)
-        requests = plans[resolved.identity]
-        if requests is None:  # planned again with what the store added (question ids, imported questions)
-            requests = list(method.plan(study, resolved.identity, params, context))
-        new = queue.plan(conn, study_id, model_id, requests)
-        queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])
+        new, total = _plan_model(conn, method, study, study_id, model_id, resolved.identity, params, context, plans)
         digest = _digest([study_digest, resolved.identity, params])
-        plan_marks.mark(conn, study_id, model_id, digest, context_digest, len(requests))
-        prepared.append(PreparedModel(model_id, resolved, new, len(requests)))
+        plan_marks.mark(conn, study_id, model_id, digest, context_digest, total)
+        prepared.append(PreparedModel(model_id, resolved, new, total))
     extractor = None
     helper = method.helper_model(study)
     if helper is not None:
@@ -189,21 +185,42 @@ def prepare(
     return PreparedStudy(study_id, study, prepared, extractor)
 
 
-def _count_plans(method, study, to_plan, total: int, max_requests: int) -> dict[str, list | None]:
+def _plan_model(conn, method, study, study_id: int, model_id: int, identity: str, params, context, plans):
+    """Store one model's plan: (requests new in the store, requests in the plan)."""
+    units = getattr(method, "plan_units", None)
+    if units is not None:
+        found = replan.survey(units(study, identity, params, context), plan_marks.unit_marks(conn, study_id, identity))
+        return replan.plan_model(conn, study_id, model_id, method.first_stage, found)
+    requests = plans[identity]
+    if requests is None:  # planned again with what the store added (question ids, imported questions)
+        requests = list(method.plan(study, identity, params, context))
+    plan_marks.forget(conn, study_id, model_id)  # a run killed mid-plan must not trust the old mark
+    new = queue.plan(conn, study_id, model_id, requests)
+    queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])
+    return new, len(requests)
+
+
+def _count_plans(conn, method, study, to_plan, total: int, max_requests: int) -> dict[str, list | None]:
     """Each model's requests (None: plan again once the store has the context), counted
     against `max_requests` before anything is stored (PlanTooLarge past it)."""
     preview = method.plan_context(None, study, None)
+    units = getattr(method, "plan_units", None)
     # A method with a planning context plans again once the store has it (ChoiceEval: question
     # ids): its first pass only counts, so the plan is never held in memory twice.
-    replanned = preview is not None
+    replanned = preview is not None or units is not None
+    study_id = queue.study_id(conn, study.name)
+    what = f"study {study.name!r}"
     plans: dict[str, list | None] = {}
     for _spec, resolved, params in to_plan:
+        if units is not None:  # units marked with the same digest count by their mark, unbuilt
+            stored = plan_marks.unit_marks(conn, study_id, resolved.identity)
+            total = replan.count_units(
+                units(study, resolved.identity, params, preview), stored, total, max_requests, what
+            )
+            plans[resolved.identity] = None
+            continue
         requests = bounded(
-            method.plan(study, resolved.identity, params, preview),
-            total,
-            max_requests,
-            f"study {study.name!r}",
-            keep=not replanned,
+            method.plan(study, resolved.identity, params, preview), total, max_requests, what, keep=not replanned
         )
         total += requests if replanned else len(requests)
         plans[resolved.identity] = None if replanned else requests

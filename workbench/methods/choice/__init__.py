@@ -30,6 +30,12 @@ class ChoiceMethod(MethodBase):
 
         return plan_requests(study, model_identity, params, context)
 
+    def plan_units(self, study, model_identity, params, context):
+        """The plan by question, so that an edited study plans again only the questions it changed."""
+        from workbench.methods.choice.study import plan_units
+
+        return plan_units(study, model_identity, params, context)
+
     def helper_model(self, study):
         x = study.extraction
         return x.model if x.method == "experts" else None

@@ -310,3 +310,25 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
                 repetition=repetition,
                 seed=seed,
             )
+
+
+def plan_units(study: ChoiceStudy, model_identity: str, params: dict[str, Any], question_ids: dict[tuple, int]):
+    """The plan by question: each stored question with its repetitions is one unit, keyed by
+    (topic, cluster, text), its digest made of what `plan_requests` builds its requests from.
+    The question id is left out: a request already stored keeps the id it was planned with."""
+    import hashlib
+
+    from workbench.store.queue import PlanUnit
+
+    shared = json.dumps(
+        [model_identity, params, study.generation.get("system"), study.repetitions, study.seed],
+        sort_keys=True,
+        default=repr,
+    )
+    for question, question_id in question_ids.items():
+        unit = json.dumps(list(question))
+        yield PlanUnit(
+            hashlib.sha256(unit.encode()).hexdigest()[:32],
+            hashlib.sha256(f"{shared}\n{unit}".encode()).hexdigest()[:32],
+            plan_requests(study, model_identity, params, {question: question_id}),
+        )
