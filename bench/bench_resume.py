@@ -5,7 +5,10 @@ questions x 10 repetitions, one OpenAI-compatible model that is never contacted)
 times in this process:
 - the first `prepare`: every request built, keyed and stored (the baseline);
 - `prepare` again on the unchanged study: a resume, which reuses the stored plan;
-- `prepare` after one question is added to the file: the edited study is planned again.
+- `prepare` after one question is added to the file: only that question is planned
+  (its repetitions), the others' marks still hold;
+- `prepare` after that question is reworded: one question planned, none superseded (the
+  store keeps the old wording's question, as a whole plan does).
 Each is printed in seconds and as a ratio to the first.
 
     .venv/bin/python bench/bench_resume.py [--requests 1000000]
@@ -29,7 +32,7 @@ from workbench.studies.spec import load_study
 TOPICS, CLUSTERS, REPETITIONS = 10, 9, 10
 
 
-def write_study(path: Path, requests: int, extra: bool = False) -> Path:
+def write_study(path: Path, requests: int, extra: str | None = None) -> Path:
     per_cluster = max(1, requests // (TOPICS * CLUSTERS * REPETITIONS))
     lines = [
         'name = "big"',
@@ -45,7 +48,7 @@ def write_study(path: Path, requests: int, extra: bool = False) -> Path:
         for c in range(CLUSTERS):
             questions = [f"Which brand number {q} of topic {t} would you pick?" for q in range(per_cluster)]
             if extra and t == 0 and c == 0:
-                questions.append("Which brand would you pick today?")
+                questions.append(extra)
             lines.append(f"c{c} = [" + ", ".join(f'"{q}"' for q in questions) + "]")
     for c in range(CLUSTERS):
         lines += ["[[clusters]]", f'name = "c{c}"', f'description = "people of group {c}"']
@@ -71,12 +74,18 @@ def main() -> None:
         study, db = write_study(Path(tmp) / "big.toml", args.requests), Path(tmp) / "big.db"
         first, total = timed(db, study)
         resume, _ = timed(db, study)
-        write_study(study, args.requests, extra=True)
-        edited, edited_total = timed(db, study)
-    print(f"requests planned: {total:,} (after the edit: {edited_total:,})")
-    print(f"first plan:          {first:7.2f} s   1.000")
-    print(f"resume, unchanged:   {resume:7.2f} s   {resume / first:.3f} of the first plan")
-    print(f"resume after an edit:{edited:7.2f} s   {edited / first:.3f} of the first plan")
+        write_study(study, args.requests, extra="Which brand would you pick today?")
+        added, added_total = timed(db, study)
+        write_study(study, args.requests, extra="Which brand would you pick this week?")
+        reworded, reworded_total = timed(db, study)
+    print(f"requests planned: {total:,} (one question added: {added_total:,}, then reworded: {reworded_total:,})")
+    print(f"first plan:               {first:7.2f} s   1.000")
+    for what, seconds in (
+        ("resume, unchanged:", resume),
+        ("one question added:", added),
+        ("that question reworded:", reworded),
+    ):
+        print(f"{what:<26}{seconds:7.2f} s   {seconds / first:.3f} of the first plan")
 
 
 if __name__ == "__main__":

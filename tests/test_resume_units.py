@@ -199,20 +199,14 @@ def test_an_edit_leaves_the_store_as_a_whole_plan_does(twin, edit):
 
 
 def test_the_edited_plan_is_what_a_fresh_store_plans(twin, tmp_path):
-    """The requests current after an edit are those a store that never saw the first study plans."""
-    twin.plan(BASE)
-    twin.plan(EDITS["add a topic"])
-    twin.plan(EDITS["another temperature"])
+    """The requests current after edits are those a store that never saw the earlier studies
+    plans (the last study has every question: the store keeps a question the file drops)."""
+    last = replace(EDITS["another temperature"], topics=EDITS["add a topic"].topics, repetitions=3)
+    for spec in (BASE, EDITS["add a topic"], EDITS["another temperature"], last):
+        twin.plan(spec)
     fresh = connect(tmp_path / "fresh.db")
-    prepare(
-        fresh,
-        load_study(
-            write(tmp_path / "fresh.toml", replace(EDITS["another temperature"], topics=EDITS["add a topic"].topics))
-        ),
-    )
-    current = "SELECT key, repetition, seed, payload_json FROM requests WHERE superseded = 0 ORDER BY key"
-    # the questions of both studies (the store keeps a question the file no longer has)
-    twin.plan(replace(EDITS["another temperature"], topics=EDITS["add a topic"].topics))
+    prepare(fresh, load_study(write(tmp_path / "fresh.toml", last)))
+    current = "SELECT key, repetition, seed, payload_json, status FROM requests WHERE superseded = 0 ORDER BY key"
     assert [tuple(r) for r in twin.units.execute(current)] == [tuple(r) for r in fresh.execute(current)]
     fresh.close()
 

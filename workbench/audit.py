@@ -189,7 +189,7 @@ def _plan_model(conn, method, study, study_id: int, model_id: int, identity: str
     """Store one model's plan: (requests new in the store, requests in the plan)."""
     units = getattr(method, "plan_units", None)
     if units is not None:
-        found = replan.survey(units(study, identity, params, context), plan_marks.unit_marks(conn, study_id, identity))
+        found = replan.survey(units(study, identity, params, context), plans[identity])
         return replan.plan_model(conn, study_id, model_id, method.first_stage, found)
     requests = plans[identity]
     if requests is None:  # planned again with what the store added (question ids, imported questions)
@@ -200,9 +200,10 @@ def _plan_model(conn, method, study, study_id: int, model_id: int, identity: str
     return new, len(requests)
 
 
-def _count_plans(conn, method, study, to_plan, total: int, max_requests: int) -> dict[str, list | None]:
-    """Each model's requests (None: plan again once the store has the context), counted
-    against `max_requests` before anything is stored (PlanTooLarge past it)."""
+def _count_plans(conn, method, study, to_plan, total: int, max_requests: int) -> dict[str, Any]:
+    """Each model's requests (None: plan again once the store has the context; with plan
+    units: the units' marks, read once), counted against `max_requests` before anything is
+    stored (PlanTooLarge past it)."""
     preview = method.plan_context(None, study, None)
     units = getattr(method, "plan_units", None)
     # A method with a planning context plans again once the store has it (ChoiceEval: question
@@ -210,14 +211,14 @@ def _count_plans(conn, method, study, to_plan, total: int, max_requests: int) ->
     replanned = preview is not None or units is not None
     study_id = queue.study_id(conn, study.name)
     what = f"study {study.name!r}"
-    plans: dict[str, list | None] = {}
+    plans: dict[str, Any] = {}
     for _spec, resolved, params in to_plan:
         if units is not None:  # units marked with the same digest count by their mark, unbuilt
             stored = plan_marks.unit_marks(conn, study_id, resolved.identity)
             total = replan.count_units(
                 units(study, resolved.identity, params, preview), stored, total, max_requests, what
             )
-            plans[resolved.identity] = None
+            plans[resolved.identity] = stored
             continue
         requests = bounded(
             method.plan(study, resolved.identity, params, preview), total, max_requests, what, keep=not replanned

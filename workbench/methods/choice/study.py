@@ -326,7 +326,7 @@ def plan_units(study: ChoiceStudy, model_identity: str, params: dict[str, Any], 
         default=repr,
     )
     for question, question_id in question_ids.items():
-        unit = json.dumps(list(question))
+        unit = repr(question)  # three strings: the same spelling in every process (cheaper than JSON)
         yield PlanUnit(
             hashlib.sha256(unit.encode()).hexdigest()[:32],
             hashlib.sha256(f"{shared}\n{unit}".encode()).hexdigest()[:32],
