@@ -22,6 +22,7 @@ from textual_plotext import PlotextPlot
 from workbench import methods
 from workbench.literal import visible, visible_line
 from workbench.metric_views import Filter, Forest, Panel
+from workbench.metrics.records import as_rows, value_of
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
@@ -101,17 +102,17 @@ class MetricsScreen(Screen):
     class Computed(Message, bubble=False):
         """A worker computed every method's metric records."""
 
-        by_method: dict[str, list[dict[str, Any]]]
+        by_method: dict[str, list[Any]]  # typed records (dicts for a plugin that gives them)
 
     def __init__(self, filters: dict[str, Filter] | None = None) -> None:
         super().__init__()
-        self.by_method: dict[str, list[dict[str, Any]]] = {}
+        self.by_method: dict[str, list[Any]] = {}
         self.filters = filters or {}  # by name; `check_action` offers those of the methods with numbers
         self.choices: dict[str, str] = {}
         self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
 
     @property
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[Any]:
         return [r for records in self.by_method.values() for r in records]
 
     def compose(self) -> ComposeResult:
@@ -294,7 +295,7 @@ class MetricsScreen(Screen):
         base = base.with_suffix("") if base.suffix.lower() == ".md" else base
         files = [Path(f"{base}.md"), Path(f"{base}.csv"), Path(f"{base}.json")]
         filters = {f.name: str(self.choices.get(f.name)) for f in self._active_filters()}
-        studies = sorted({str(r["study"]) for r in records if r.get("study")})
+        studies = sorted({str(value_of(r, "study")) for r in records if value_of(r, "study")})
         tables = [TableBlock(p.title, *p.table) for p in self.panels() if p.export and p.table]
         try:
             for path in files:  # refused before any file is written: all three or none
@@ -307,10 +308,11 @@ class MetricsScreen(Screen):
             document = Report("Metrics", "workbench: the tables on screen", [head, Section("tables", "Tables", tables)])
             with atomic_text_file(files[0], db) as out:
                 out.write(md.render(document))
+            rows = as_rows(records)  # flat only as the files are written
             with atomic_text_file(files[1], db) as out:
-                write_records(records, "csv", methods.metric_fields(records), out)
+                write_records(rows, "csv", methods.metric_fields(rows), out)
             with atomic_text_file(files[2], db) as out:
-                out.write(json.dumps(records, indent=1))
+                out.write(json.dumps(rows, indent=1))
         except (OutputRefused, OSError, UserFacingError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return

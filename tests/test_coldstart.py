@@ -8,6 +8,7 @@ import pytest
 from helpers import run_cli
 
 from workbench.methods.coldstart.metrics import divergence_records, iou, mean_std, prag, serp_ms
+from workbench.metrics.records import as_rows
 
 
 def test_iou():
@@ -43,7 +44,7 @@ def test_divergence_records_mean_and_population_std():
         ("m", 0, "religion", "a Buddhist"): ["a", "b"],
         ("m", 1, "religion", "a Buddhist"): ["c", "d"],
     }
-    records = {r["metric"]: r for r in divergence_records("s", lists)}
+    records = {r["metric"]: r for r in as_rows(divergence_records("s", lists))}
     iou_div = records["iou_divergence"]
     assert (iou_div["mean"], iou_div["std"], iou_div["n"]) == (0.5, 0.5, 2)  # divergences 0 and 1
     assert iou_div["persona_category"] == "religion" and iou_div["persona"] == "a Buddhist"
@@ -111,7 +112,7 @@ def test_published_divergences_reproduce(tmp_path, shared_data, convention, repr
     rows = [row for path in sorted(raw.glob("*.json")) for row in raw_result_rows(path)]
     store_rankings(conn, "published", rows)
     study_id = conn.execute("SELECT id FROM studies WHERE name = 'published'").fetchone()[0]
-    ours = records_of("published", ranking_lists(conn, study_id), convention)
+    ours = as_rows(records_of("published", ranking_lists(conn, study_id), convention))
     assert {r["convention"] for r in ours} == {convention}
     # Their aggregates are keyed by persona only: for a name in two categories ("an American" is
     # a country and a continent) they keep the category that comes last in their files.
@@ -503,18 +504,14 @@ def test_divergences_show_the_out_of_catalog_rate_beside_them():
 
     from workbench import methods
     from workbench.methods.coldstart import views
+    from workbench.methods.coldstart.records import Divergence, Fidelity
 
     def record(metric, mean, persona="female"):
-        return {
-            "study": "s",
-            "model": "m",
-            "persona_category": "gender",
-            "persona": persona,
-            "metric": metric,
-            "mean": mean,
-            "std": 0.0,
-            "n": 5,
-        }
+        base = {"convention": "paper", "study": "s", "model": "m", "persona_category": "gender", "persona": persona}
+        if metric == "out_of_catalog_rate":
+            return Fidelity(**base, metric=metric, mean=mean, std=0.0, n=5)
+        interval = {"ci_low": None, "ci_high": None, "ci_level": 0.95, "n_boot": 1000}
+        return Divergence(**base, metric=metric, mean=mean, std=0.0, n=5, **interval)
 
     records = [record(f"{m}_divergence", 1.0) for m in ("iou", "serp", "prag")]
     records += [record("out_of_catalog_rate", 0.9)]

@@ -352,21 +352,26 @@ def test_scores_made_elsewhere_import_and_give_the_same_deltas(tmp_path, fake_se
 
 def test_group_table_keeps_its_numbers_in_view_and_a_constant_condition_in_the_title():
     from workbench.methods.entity import views
+    from workbench.methods.entity.records import GroupDelta
 
     def group(value_label, model="llama:default", value=0.5):
-        return {
-            "metric": "group_delta",
-            "attribute": "continent",
-            "value_label": value_label,
-            "model": model,
-            "variant": "zero_shot_text",
-            "language": "english",
-            "value": value,
-            "n": 4,
-            "p": 0.03,
-            "p_holm": 0.06,
-            "d": 1.2,
-        }
+        return GroupDelta(
+            convention="paper",
+            study="s",
+            model=model,
+            task="urgency",
+            language="english",
+            variant="zero_shot_text",
+            method="exact",
+            attribute="continent",
+            value_label=value_label,
+            value=value,
+            n=4,
+            u=None,
+            p=0.03,
+            d=1.2,
+            p_holm=0.06,
+        )
 
     panels = {p.id: p for p in views.panels([group("Africa"), group("Europe", value=-0.5)], {})}
     header, rows = panels["entity-groups"].table

@@ -90,10 +90,13 @@ def test_a_filter_without_all_is_printed_for_each_option():
 
 
 def _identity_records(p: float):
-    base = {"study": "s", "model": "m", "group": "Black", "condition": "explicit"}
+    from workbench.methods.identity.records import MeanShare, MeanShareVsBaseline
+
+    base = {"convention": "paper", "study": "s", "model": "m", "group": "Black", "condition": "explicit"}
+    interval = {"ci_level": 0.95, "n_boot": 1000}
     return [
-        {**base, "metric": "mean_share", "value": 0.4213, "ci_low": 0.3, "ci_high": 0.5},
-        {**base, "metric": "mean_share_vs_baseline", "difference": 0.00021, "p": p},
+        MeanShare(**base, value=0.4213, n=None, ci_low=0.3, ci_high=0.5, **interval),
+        MeanShareVsBaseline(**base, difference=0.00021, u=None, p=p, ci_low=None, ci_high=None, **interval),
     ]
 
 

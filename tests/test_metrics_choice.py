@@ -18,6 +18,8 @@ from workbench.methods.choice.metrics import (
     stability,
     us_top3,
 )
+from workbench.methods.choice.records import LorCluster, LorTopic
+from workbench.metrics.records import as_rows
 
 
 def rl(entities, rep=1, cluster="c1", question="q", model="m", topic="t"):
@@ -163,7 +165,7 @@ def test_records_have_the_documented_keys():
         for c in ("g1", "g2")
         for q in range(3)
     ]
-    records = choice_metric_records("s", lists, region)
+    records = as_rows(choice_metric_records("s", lists, region))
     metrics = {r["metric"] for r in records}
     assert metrics == {"peir", "direct_recommendation_rate", "spearman", "kruskal_wallis", "lor", "region_share"}
     shares = {r["region"]: r["value"] for r in records if r["metric"] == "region_share" and r["cluster"] is None}
@@ -172,6 +174,7 @@ def test_records_have_the_documented_keys():
     assert ("g1", "Europe") in per_cluster_shares and ("g2", "United States") in per_cluster_shares
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None][0]
     assert peir == {
+        "convention": "paper",
         "study": "s",
         "model": "m",
         "topic": "t",
@@ -207,7 +210,7 @@ def test_log_odds_count_recommendation_slots():
         for c in ("g1", "g2")
         for q in range(3)
     ]
-    records = choice_metric_records("s", lists, region)
+    records = as_rows(choice_metric_records("s", lists, region))
     lor = {(r["region_b"], r["cluster"]): r for r in records if r["metric"] == "lor"}
     # per cluster: 6 US slots vs 3 EU slots, smoothed by 0.5
     assert lor["Europe", "g1"]["value"] == pytest.approx(math.log(6.5 / 3.5))
@@ -230,6 +233,7 @@ def test_intervals_are_seeded_and_bracket_the_estimate():
     first = choice_metric_records("s", lists, region)
     again = choice_metric_records("s", lists, region)
     assert first == again  # the same data, the same intervals
+    first = as_rows(first)
     peir = next(r for r in first if r["metric"] == "peir" and r["cluster"] is None)
     assert peir["ci_low"] <= peir["value"] <= peir["ci_high"] and peir["ci_low"] < peir["ci_high"]
     lor = next(r for r in first if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe")
@@ -272,14 +276,12 @@ def test_log_odds_without_regions_say_so():
 
     lists = [rl(["Nike", "Adidas"], rep=1, cluster=c, question=f"{c}{q}") for c in ("g1", "g2") for q in range(3)]
     records = choice_metric_records("s", lists, lambda e: None)  # no entity has a region yet
-    lor = next(r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe")
-    assert lor["slots_a"] == lor["slots_b"] == 0
+    lor = next(r for r in records if isinstance(r, LorTopic) and r.region_b == "Europe")
+    assert lor.slots_a == lor.slots_b == 0
     assert lor_cell(lor) == "n/a (no regions imported)"
     region = {"Nike": "United States", "Adidas": "Europe"}.get
     lor = next(
-        r
-        for r in choice_metric_records("s", lists, region)
-        if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"
+        r for r in choice_metric_records("s", lists, region) if isinstance(r, LorTopic) and r.region_b == "Europe"
     )
     assert "no test: no spread over clusters" in lor_cell(lor)  # equal clusters: t undefined, said so
 
@@ -320,7 +322,7 @@ def test_counting_each_scope_once_gives_the_numbers_of_counting_it_afresh():
         for i in range(300)
     ]
     regions = {"Nike": "United States", "Adidas": "Europe", "Asics": "Asia"}.get
-    records = choice_metric_records("s", lists, regions)
+    records = as_rows(choice_metric_records("s", lists, regions))
     for cluster in (None, "a", "b"):
         scope = lists if cluster is None else [item for item in lists if item.cluster == cluster]
         mine = [r for r in records if r.get("cluster") == cluster]
@@ -346,8 +348,8 @@ def test_without_regions_no_log_odds_reads_like_no_bias():
         ResponseList("m", "shoes", cluster, f"q{i}", 1, ("Nike", "Adidas")) for i, cluster in enumerate(["a", "b"] * 5)
     ]
     records = choice_metric_records("s", lists, lambda entity: None)
-    cluster_rows = [r for r in records if r["metric"] == "lor" and r["cluster"] == "a"]
-    assert cluster_rows and all((r["slots_a"], r["slots_b"]) == (0, 0) for r in cluster_rows)
+    cluster_rows = [r for r in records if isinstance(r, LorCluster) and r.cluster == "a"]
+    assert cluster_rows and all((r.slots_a, r.slots_b) == (0, 0) for r in cluster_rows)
     _header, rows = views.lor_table(views.select(records, views.ALL, "a"))
     assert rows and all(row[2] == "n/a (no regions imported)" for row in rows)
     assert views.lor_bars(records) == [] and views.lor_forest(records).values == []

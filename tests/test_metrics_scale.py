@@ -106,7 +106,11 @@ def _big_store(path, rows: int = 50_000):
     return conn
 
 
-def _close(got: list[dict], want: list[dict]) -> None:
+def _close(got: list, want: list) -> None:
+    """Two lists of records alike: the same keys, the floats equal up to rounding."""
+    from workbench.metrics.records import as_rows
+
+    got, want = as_rows(got), as_rows(want)
     assert len(got) == len(want)
     for a, b in zip(got, want):
         assert a.keys() == b.keys(), (a, b)
@@ -194,8 +198,8 @@ def test_boot_sets_the_resamples_and_every_record_says_how_many(tmp_path, metric
     conn = connect(metrics_db)
     data.choice_metric_records_of(conn)
     with intervals.resampling(50):
-        assert {r["n_boot"] for r in data.choice_metric_records_of(conn) if "n_boot" in r} == {50}
-    assert {r["n_boot"] for r in data.choice_metric_records_of(conn) if "n_boot" in r} == {intervals.N_BOOT}
+        assert {r.n_boot for r in data.choice_metric_records_of(conn) if hasattr(r, "n_boot")} == {50}
+    assert {r.n_boot for r in data.choice_metric_records_of(conn) if hasattr(r, "n_boot")} == {intervals.N_BOOT}
 
 
 def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, monkeypatch, metrics_db):
@@ -217,7 +221,7 @@ def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, monkeypatch
 
     monkeypatch.setattr(metrics, "_list_records", counted)
     list_id, model, topic = conn.execute("SELECT id, model, topic FROM mention_lists ORDER BY id LIMIT 1").fetchone()
-    assert len({(r["model"], r["topic"]) for r in data.choice_metric_records_of(conn)}) > 1
+    assert len({(r.model, r.topic) for r in data.choice_metric_records_of(conn)}) > 1
     reviews.review(conn, list_id, "r", "edit", ["Puma", "Nike"])
     edited = data.choice_metric_records_of(conn)
     assert computed == [(model, topic)]

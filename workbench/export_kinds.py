@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from workbench import exports, methods
 from workbench.methods.kinds import ExportKind
+from workbench.metrics.records import as_rows
 
 
 def _responses(conn, study):
@@ -25,8 +26,8 @@ def _decisions(conn, study):
 
 def _metrics(convention: str):
     def records(conn, study):
-        found = methods.metric_records(conn, study, convention)
-        return found, methods.metric_fields(found)
+        rows = as_rows(methods.metric_records(conn, study, convention))  # an export writes flat rows
+        return rows, methods.metric_fields(rows)
 
     return records
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from workbench import methods
 from workbench.exports import workbench_version
+from workbench.metrics.records import as_rows, value_of
 from workbench.numbers import fmt_num
 from workbench.report import markdown
 from workbench.report.document import Facts, Report, Section, TableBlock
@@ -26,10 +27,10 @@ def _cell(value: Any) -> str:
 
 
 def header(
-    conn: sqlite3.Connection, kind: str, records: list[dict[str, Any]], study: str | None, filters: dict[str, str]
+    conn: sqlite3.Connection, kind: str, records: list[Any], study: str | None, filters: dict[str, str]
 ) -> Section:
-    """What the export holds, as label and value pairs."""
-    models = list(dict.fromkeys(str(r["model"]) for r in records if r.get("model") is not None))
+    """What the export holds, as label and value pairs (`records`: flat rows, or typed metric records)."""
+    models = list(dict.fromkeys(str(value_of(r, "model")) for r in records if value_of(r, "model") is not None))
     rows = [
         ("Export", kind),
         ("Study", study or "every study in the database"),
@@ -52,14 +53,14 @@ def header(
 def markdown_export(
     conn: sqlite3.Connection,
     kind: str,
-    records: list[dict[str, Any]],
+    records: list[Any],
     fields: list[str],
     study: str | None = None,
     filters: dict[str, str] | None = None,
-    by_method: dict[str, list[dict[str, Any]]] | None = None,
+    by_method: dict[str, list[Any]] | None = None,
 ) -> str:
     """The export as one Markdown document: the header, then the metrics' sections (`by_method`:
-    each method's records, which `records` flattens) or a table."""
+    each method's records, which `records` lists one after another) or a table of the rows."""
     records = list(records)
     sections = [header(conn, kind, records, study, filters or {})]
     if by_method is not None:  # the metrics: each method's sections, as the app shows them
@@ -67,6 +68,6 @@ def markdown_export(
             method_section(methods.get(name), conn, study or "", found) for name, found in by_method.items() if found
         ]
     else:
-        rows = [[_cell(r.get(f)) for f in fields] for r in records]
+        rows = [[_cell(r.get(f)) for f in fields] for r in as_rows(records)]
         sections.append(Section("records", kind, [TableBlock("", fields, rows)]))
     return markdown.render(Report(f"{kind}: {study or 'every study'}", "workbench export", sections))

@@ -3,7 +3,8 @@
 Each method turns its own records into `Panel`s (a titled table or chart) once: the
 Metrics screen, its Markdown export and `workbench metrics` (`tables.print_panels`) all
 show those. It declares the `Filter`s the screen cycles; the helpers here are what every
-method shares (no Textual here: charts are Rich text).
+method shares (no Textual here: charts are Rich text). They read a record through
+`metrics.records.value_of`, so a method's typed records and a plugin's dicts read alike.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from rich.text import Text
 
 from workbench.literal import visible_line
+from workbench.metrics.records import as_rows, has, value_of
 from workbench.numbers import fmt_num, with_interval
 
 ALL = "all"
@@ -30,7 +32,7 @@ class Filter:
     name: str  # "topic": the key of the screen's choices
     key: str  # "t"
     description: str  # "Topic", in the footer and the palette
-    options: Callable[[list[dict[str, Any]]], list[str]]  # the choices, first = default
+    options: Callable[[list[Any]], list[str]]  # the choices (from the method's records), first = default
     show: bool = True  # in the footer (the palette lists it either way)
 
 
@@ -61,7 +63,7 @@ class Panel:
 
 
 def terminal_panels(
-    filters: tuple[Filter, ...], records: list[dict[str, Any]], panels: Callable[[dict[str, str]], list[Panel]]
+    filters: tuple[Filter, ...], records: list[Any], panels: Callable[[dict[str, str]], list[Panel]]
 ) -> list[Panel]:
     """A method's panels for a terminal, which cannot cycle filters: a filter that offers
     "all" is set to it; one that does not (cold-start's divergence) is run through every
@@ -115,32 +117,35 @@ def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     return chart
 
 
-def estimate(value: Any, record: dict[str, Any], digits: int = 2, signed: bool = False, why: bool = False) -> str:
+def estimate(value: Any, record: Any, digits: int = 2, signed: bool = False, why: bool = False) -> str:
     """A headline number with its interval. A bootstrap over one unit has nothing to resample:
     the number then stands alone (the caller shows its n beside it), or with `why` says so,
     "1.10 (interval n/a: 1 answer per cluster)", where the cell shows no count of those units."""
-    text = with_interval(value, record, digits, signed)
-    reason = record.get("ci_na_reason")
+    interval = {"ci_low": value_of(record, "ci_low"), "ci_high": value_of(record, "ci_high")}
+    text = with_interval(value, interval, digits, signed)
+    reason = value_of(record, "ci_na_reason")
     return f"{text} (interval n/a: {reason})" if why and value is not None and reason else text
 
 
-def adjusted_p(record: dict[str, Any], method: str = "Holm", digits: int = 3) -> str:
+def adjusted_p(record: Any, method: str = "Holm", digits: int = 3) -> str:
     """A test's p beside its family's adjusted one: "p 0.040, Holm 0.120"; "p n/a" when
     the test could not be run (with its reason when the record gives one)."""
-    if record.get("p") is None:
-        reason = record.get("p_na_reason")
+    p = value_of(record, "p")
+    if p is None:
+        reason = value_of(record, "p_na_reason")
         return f"p n/a ({reason})" if reason else "p n/a"
     key = {"Holm": "p_holm", "BH": "p_bh"}[method]
-    raw = f"p {fmt_num(record['p'], digits)}"
+    raw = f"p {fmt_num(p, digits)}"
     # A record outside any family of tests (a plugin's, a hand-made one) has no adjusted p.
-    return f"{raw}, {method} {fmt_num(record[key], digits)}" if key in record else raw
+    return f"{raw}, {method} {fmt_num(value_of(record, key), digits)}" if has(record, key) else raw
 
 
-def generic_panels(title: str, name: str, records: list[dict[str, Any]]) -> list[Panel]:
+def generic_panels(title: str, name: str, records: list[Any]) -> list[Panel]:
     """A method that declares no panels of its own still shows its numbers: one table
-    of every record's fields."""
+    of every record's fields (dicts, or dataclass records as `as_rows` flattens them)."""
     if not records:
         return []
+    records = as_rows(records)
     fields = list(dict.fromkeys(k for r in records for k in r if k != "convention"))
     rows = [[fmt_num(r.get(k)) for k in fields] for r in records]
     return [Panel(f"{name}-records", title, table=(fields, rows))]
@@ -190,8 +195,8 @@ def short_labels(labels: list[str]) -> dict[str, str]:
     return {label: out.get(label, label) for label in labels}
 
 
-def models(records: list[dict[str, Any]]) -> list[str]:
-    return sorted({r["model"] for r in records})
+def models(records: list[Any]) -> list[str]:
+    return sorted({value_of(r, "model") for r in records})
 
 
 def diverging_bars(values: list[tuple[str, float]], width: int = 30) -> list[tuple[str, float, str]]:

@@ -15,6 +15,7 @@ from workbench.cli.common import (
     open_store,
     study_id_of,
 )
+from workbench.metrics.records import as_rows
 
 
 def print_metric_tables(conn, study: str | None, console: Console, convention: str = "paper") -> int:
@@ -39,8 +40,8 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     if args.format == "table":
         print_metric_tables(conn, args.study, make_console(), args.convention)
         return 0
-    records = methods.metric_records(conn, args.study, args.convention)
-    exports.write_records(records, args.format, methods.metric_fields(records), sys.stdout)
+    rows = as_rows(methods.metric_records(conn, args.study, args.convention))  # flat only here, as written
+    exports.write_records(rows, args.format, methods.metric_fields(rows), sys.stdout)
     return 0
 
 

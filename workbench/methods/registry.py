@@ -15,7 +15,9 @@ one through the entry-point group `workbench.methods`:
 whose value is a class (or instance) following `Method`. Two optional hooks give
 it a section of its own on the Metrics screen: `metric_filters` (a tuple of
 `metric_views.Filter`) and `metric_panels(records, choices)` (a list of
-`metric_views.Panel`); without them its records show as one table. `import_kinds` and
+`metric_views.Panel`); without them its records show as one table. Its records may be
+frozen dataclasses of its own (`workbench.metrics.records`: flattened by `as_rows` only
+where JSON, CSV or Markdown is written) or plain dicts. `import_kinds` and
 `export_kinds` (tuples of `kinds.ImportKind` / `kinds.ExportKind`) add what `workbench import`
 and `workbench export` offer, and `design_screen` (a Textual screen class, or its
 "module:Class" path, so that the core never imports the UI) is what the app's Design tab
@@ -33,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from workbench.methods.kinds import Kinds
 from workbench.metric_views import Filter, Panel, generic_panels
+from workbench.metrics.records import as_rows, with_convention
 
 if TYPE_CHECKING:
     from workbench.specs import ModelSpec
@@ -67,12 +70,14 @@ class Method(Protocol):
     async def after_answers(self, stages: Stages) -> None:
         """Everything after the first stage: plan and run later stages, parse, store."""
 
-    def metric_records(
-        self, conn: sqlite3.Connection, study: str | None, convention: str = "paper"
-    ) -> list[dict[str, Any]]:
-        """Every number of this method's studies (one study, or all) as flat records.
+    def metric_records(self, conn: sqlite3.Connection, study: str | None, convention: str = "paper") -> list[Any]:
+        """Every number of this method's studies (one study, or all) as records: frozen
+        dataclasses of the method's own (its views read their attributes), or flat dicts.
+        `metrics.records.as_rows` turns either into the flat records JSON and CSV are written
+        from: a dataclass's fields in order, the keys of `workbench metrics --format json`.
         `convention`: "paper" (the published definitions) or "original" (the original
-        research code's, where it differs); every record says which it follows."""
+        research code's, where it differs); every record says which it follows (a dataclass
+        record has a `convention` field; a dict gets the key)."""
 
 
 class MethodBase:
@@ -200,10 +205,11 @@ CONVENTIONS = ("paper", "original")
 
 def metric_records_by_method(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
-) -> dict[str, list[dict[str, Any]]]:
-    """Every metric of one study (or all) as flat records, per method."""
+) -> dict[str, list[Any]]:
+    """Every metric of one study (or all) as records, per method, each naming the convention
+    (flat rows only where a file is written: `metrics.records.as_rows`)."""
     return {
-        name: [{"convention": convention, **record} for record in get(name).metric_records(conn, study, convention)]
+        name: [with_convention(record, convention) for record in get(name).metric_records(conn, study, convention)]
         for name in names()
     }
 
@@ -220,10 +226,8 @@ def warm_metrics(conn: sqlite3.Connection) -> None:
                 pass
 
 
-def metric_records(
-    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
-) -> list[dict[str, Any]]:
-    """Every metric of one study (or all), method by method, as flat records."""
+def metric_records(conn: sqlite3.Connection, study: str | None = None, convention: str = "paper") -> list[Any]:
+    """Every metric of one study (or all), method by method, as records (`as_rows`: flat)."""
     return [record for records in metric_records_by_method(conn, study, convention).values() for record in records]
 
 
@@ -272,7 +276,7 @@ def filters_of(method: Method) -> tuple[Filter, ...]:
     return tuple(getattr(method, "metric_filters", ()))
 
 
-def panels_of(method: Method, records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+def panels_of(method: Method, records: list[Any], choices: dict[str, str]) -> list[Panel]:
     """A method's section of the Metrics screen and its Markdown export: its own
     `metric_panels(records, choices)` when it has one, else a table of its records."""
     if not records:
@@ -328,6 +332,7 @@ METRIC_FIELDS = [
 ]
 
 
-def metric_fields(records: list[dict[str, Any]]) -> list[str]:
-    """CSV columns for metric records: the usual ones, then any a plugin's records add."""
-    return list(dict.fromkeys([*METRIC_FIELDS, *(k for r in records for k in r)]))
+def metric_fields(records: list[Any]) -> list[str]:
+    """CSV columns for metric records (flat rows, or records `as_rows` flattens): the usual
+    ones, then any a plugin's records add."""
+    return list(dict.fromkeys([*METRIC_FIELDS, *(k for r in as_rows(records) for k in r)]))

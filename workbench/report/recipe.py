@@ -7,6 +7,7 @@ import json
 import shlex
 from typing import Any
 
+from workbench.metrics.records import value_of
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Commands, Facts, Paragraph, Section, TableBlock
 from workbench.report.study_facts import StudyFacts
@@ -112,9 +113,9 @@ def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section
     return Section("reproduce", "Reproducing these numbers", blocks)
 
 
-def convention_section(convention: str, records: list[dict[str, Any]]) -> Section:
+def convention_section(convention: str, records: list[Any]) -> Section:
     # Only the known conventions are named in prose (a plugin's record could say anything).
-    found = sorted({str(r.get("convention")) for r in records} & CONVENTION_NOTES.keys()) or [convention]
+    found = sorted({str(value_of(r, "convention")) for r in records} & CONVENTION_NOTES.keys()) or [convention]
     blocks: list[Block] = [
         Paragraph(f"Every number in this report follows the {c!r} convention: {CONVENTION_NOTES[c]}") for c in found
     ]

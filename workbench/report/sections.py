@@ -17,13 +17,13 @@ from workbench.metric_views import Panel, terminal_panels
 from workbench.report.document import Block, PlotBlock, Preformatted, Section, TableBlock
 
 
-def default_report_sections(method: Method, records: list[dict[str, Any]]) -> list[Panel]:
+def default_report_sections(method: Method, records: list[Any]) -> list[Panel]:
     """The method's panels as the terminal draws them: every filter that offers "all" at
     "all", the others run through each option (so nothing a screen would cycle is left out)."""
     return terminal_panels(filters_of(method), records, lambda choices: panels_of(method, records, choices))
 
 
-def report_panels(method: Method, conn: sqlite3.Connection, study: str, records: list[dict[str, Any]]) -> list[Panel]:
+def report_panels(method: Method, conn: sqlite3.Connection, study: str, records: list[Any]) -> list[Panel]:
     own = getattr(method, "report_sections", None)
     if own is not None:
         return list(own(conn, study, records))
@@ -43,7 +43,7 @@ def panel_blocks(panel: Panel) -> list[Block]:
     return blocks
 
 
-def method_section(method: Method, conn: sqlite3.Connection, study: str, records: list[dict[str, Any]]) -> Section:
+def method_section(method: Method, conn: sqlite3.Connection, study: str, records: list[Any]) -> Section:
     """One method's findings, headed by what the method is."""
     blocks = [block for panel in report_panels(method, conn, study, records) for block in panel_blocks(panel)]
     title = f"{method.name}: {method.summary}" if method.summary else method.name

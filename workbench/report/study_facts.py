@@ -15,6 +15,7 @@ from typing import Any
 
 from workbench import exports
 from workbench.metric_views import short_labels
+from workbench.metrics.records import value_of
 from workbench.numbers import fmt_num
 from workbench.report.document import BarsBlock, Block, Facts, Paragraph, Section, TableBlock
 from workbench.store import endpoints, provenance, report_reads
@@ -149,11 +150,11 @@ def _model_blocks(facts: StudyFacts) -> list[Block]:
     return blocks
 
 
-def status_section(facts: StudyFacts, records: list[dict[str, Any]]) -> Section:
+def status_section(facts: StudyFacts, records: list[Any]) -> Section:
     """Requests per model and stage: asked, answered, failed, pending; parse rates where the
     method measures them; the same counts as stacked bars."""
     if not facts.status:
-        named = sorted({str(r["model"]) for r in records if r.get("model") is not None})
+        named = sorted({str(value_of(r, "model")) for r in records if value_of(r, "model") is not None})
         if not facts.imported:
             text = "No answers yet: the study has no requests stored. Run it (see the reproduction recipe)."
             return Section("status", "Requests and answers", [Paragraph(text)])
@@ -196,14 +197,16 @@ def status_section(facts: StudyFacts, records: list[dict[str, Any]]) -> Section:
     return Section("status", "Requests and answers", blocks)
 
 
-def parse_rates(records: list[dict[str, Any]]) -> list[list[str]]:
-    """Per model, each parse measure over all its cells: the cells' shares weighted by their n."""
+def parse_rates(records: list[Any]) -> list[list[str]]:
+    """Per model, each parse measure over all its cells: the cells' shares weighted by their n
+    (any method's records that name such a measure, typed or flat)."""
     totals: dict[tuple[str, str], list[float]] = {}
     for r in records:
-        if r.get("metric") in PARSE_METRICS and r.get("value") is not None and r.get("n"):
-            total = totals.setdefault((r["model"], r["metric"]), [0.0, 0.0])
-            total[0] += r["value"] * r["n"]
-            total[1] += r["n"]
+        metric, value, n = value_of(r, "metric"), value_of(r, "value"), value_of(r, "n")
+        if metric in PARSE_METRICS and value is not None and n:
+            total = totals.setdefault((value_of(r, "model"), metric), [0.0, 0.0])
+            total[0] += value * n
+            total[1] += n
     return [
         [model, PARSE_METRICS[metric], fmt_num(parsed / n), fmt_num(int(n))]
         for (model, metric), (parsed, n) in sorted(totals.items())

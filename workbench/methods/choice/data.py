@@ -17,6 +17,7 @@ from workbench.csv_input import CsvInputError, ImportError_, read_rows
 from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
+from workbench.methods.choice.records import ChoiceRecord
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
 from workbench.metrics.intervals import resamples
 from workbench.store import mention_export, mentions
@@ -204,14 +205,14 @@ def _settings_key(settings: dict[str, Any]) -> str:
 
 def choice_metric_records_of(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
-) -> list[dict[str, Any]]:
-    """Every ChoiceEval metric of one study (or all), as flat records."""
+) -> list[ChoiceRecord]:
+    """Every ChoiceEval metric of one study (or all), as typed records (workbench/methods/choice/records.py)."""
     with _WARMING:
         pass
     return _records_of(conn, study, convention)
 
 
-def _records_of(conn: sqlite3.Connection, study: str | None = None, convention: str = "paper") -> list[dict[str, Any]]:
+def _records_of(conn: sqlite3.Connection, study: str | None = None, convention: str = "paper") -> list[ChoiceRecord]:
     region_of = mentions.regions(conn).get
     # Any region in the store, on an entity or kept for a name no answer gave yet: without
     # one a log-odds is "no regions imported", with one "no extracted name has a region".
@@ -221,7 +222,7 @@ def _records_of(conn: sqlite3.Connection, study: str | None = None, convention: 
             "OR EXISTS (SELECT 1 FROM pending_attributes WHERE region IS NOT NULL)"
         ).fetchone()[0]
     )
-    records: list[dict[str, Any]] = []
+    records: list[ChoiceRecord] = []
     for row in study_rows(conn, study):
         settings = row.spec.get("metrics", {})
         topics, list_part, region_part, epochs = _topics_of(conn, row.id, _settings_key(settings))

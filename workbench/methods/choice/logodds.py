@@ -14,7 +14,9 @@ import numpy as np
 
 from workbench.methods.choice.counts import RegionSlots, ResponseList, region_slots
 from workbench.methods.choice.counts import finite as _finite
+from workbench.methods.choice.records import LorCluster, LorTopic
 from workbench.metrics.intervals import interval_fields
+from workbench.metrics.records import UNSET, Unset
 
 
 @dataclass(frozen=True)
@@ -132,46 +134,46 @@ def _test_na_reason(values: np.ndarray, total: int, convention: str) -> str | No
     return None
 
 
-def lor_records(base: dict[str, Any], lor: LogOddsRatio, no_region: str | None) -> list[dict[str, Any]]:
+def lor_records(base: dict[str, Any], lor: LogOddsRatio, no_region: str | None) -> list[LorTopic | LorCluster]:
     """A region pair's topic record (mean over the clusters that carry it, their count of
-    all, its interval and t-test, or why each is n/a) and one record per named cluster."""
-    topic: dict[str, Any] = {
-        **base,
-        "metric": "lor",
-        "cluster": None,
-        "mean": _finite(lor.mean),
-        "exp_mean": _finite(lor.exp_mean),
-        "t": lor.t,
-        "p": lor.p,
-        "n_groups": lor.n_groups,
-        "n_clusters": lor.n_clusters,  # the clusters the mean and the t-test are taken over
-        "n_total": lor.n_groups,  # of all clusters
-        "slots_a": lor.slots[0],
-        "slots_b": lor.slots[1],
-        **interval_fields(*lor.ci),
-    }
+    all, its interval and t-test, or why each is n/a) and one record per named cluster.
+    `base`: the pair's convention, study, model, topic, region_a and region_b."""
     if no_region is not None:  # nothing to compare: no log-odds at all, in any convention
-        topic.update(mean=None, exp_mean=None, t=None, p=None, ci_low=None, ci_high=None, n_clusters=0)
-        topic["na_reason"] = no_region
-    elif lor.na_reason is not None:
-        topic["na_reason"] = lor.na_reason
+        numbers: dict[str, Any] = dict(mean=None, exp_mean=None, t=None, p=None, n_clusters=0, na_reason=no_region)
+        interval = {**interval_fields(*lor.ci), "ci_low": None, "ci_high": None}
     else:
-        if lor.test_na_reason is not None:
-            topic["p_na_reason"] = lor.test_na_reason
-        if lor.ci_na_reason is not None:
-            topic["ci_na_reason"] = lor.ci_na_reason
-    records = [topic]
+        numbers = dict(mean=_finite(lor.mean), exp_mean=_finite(lor.exp_mean), t=lor.t, p=lor.p)
+        numbers["n_clusters"] = lor.n_clusters  # the clusters the mean and the t-test are taken over
+        interval = interval_fields(*lor.ci)
+        if lor.na_reason is not None:
+            numbers["na_reason"] = lor.na_reason
+        else:
+            if lor.test_na_reason is not None:
+                numbers["p_na_reason"] = lor.test_na_reason
+            if lor.ci_na_reason is not None:
+                numbers["ci_na_reason"] = lor.ci_na_reason
+    topic = LorTopic(
+        **base,
+        **numbers,
+        **interval,
+        n_groups=lor.n_groups,
+        n_total=lor.n_groups,  # of all clusters
+        slots_a=lor.slots[0],
+        slots_b=lor.slots[1],
+    )
+    records: list[LorTopic | LorCluster] = [topic]
     for group, value in lor.per_group.items():
         if not group:
             continue
         held_a, held_b = lor.group_slots.get(group, (None, None))
-        record = {**base, "metric": "lor", "cluster": group, "value": _finite(value), "slots_a": held_a}
-        record["slots_b"] = held_b
+        reason: str | Unset = UNSET
         if no_region is not None:
-            record.update(value=None, na_reason=no_region)
+            value, reason = None, no_region
         elif value is None:
-            record["na_reason"] = _missing_slots((held_a or 0, held_b or 0), base["region_a"], base["region_b"])
-        records.append(record)
+            reason = _missing_slots((held_a or 0, held_b or 0), base["region_a"], base["region_b"])
+        records.append(
+            LorCluster(**base, cluster=group, value=_finite(value), slots_a=held_a, slots_b=held_b, na_reason=reason)
+        )
     return records
 
 

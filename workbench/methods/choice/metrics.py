@@ -38,7 +38,18 @@ from workbench.methods.choice.logodds import (  # noqa: F401 (re-exported)
     lor_records,
     no_region_reason,
 )
-from workbench.metrics.intervals import adjust, interval_fields, proportion_ci
+from workbench.methods.choice.records import (
+    ChoiceRecord,
+    DirectRecommendationRate,
+    KruskalWallis,
+    LorTopic,
+    Peir,
+    RegionShare,
+    Spearman,
+    UsTop3Share,
+)
+from workbench.metrics.intervals import interval_fields, proportion_ci
+from workbench.metrics.records import with_adjusted_p, with_convention
 from workbench.store.regions import UNITED_STATES
 
 # -- preference ----------------------------------------------------------------
@@ -206,7 +217,7 @@ def _us_rank(presence: Counter[str], counts: ScopeCounts) -> tuple[float | None,
     return counts.us_in_top3 / counts.n, rank
 
 
-# -- all of them, as flat records -------------------------------------------
+# -- all of them, as records -------------------------------------------------
 
 
 # Regions are compared by name: the vocabulary's spelling (entities' regions are read in it).
@@ -222,9 +233,9 @@ def choice_metric_records(
     min_share: float = 0.05,
     convention: str = "paper",
     regions_imported: bool | None = None,
-) -> list[dict[str, Any]]:
-    """Every ChoiceEval metric per model x topic and per cluster, as flat records
-    (the `workbench metrics --format json` contract), from response lists."""
+) -> list[ChoiceRecord]:
+    """Every ChoiceEval metric per model x topic and per cluster, as typed records
+    (`as_rows` gives the `workbench metrics --format json` contract), from response lists."""
     groups: dict[tuple[str, str], list[ResponseList]] = {}
     for item in lists:
         groups.setdefault((item.model, item.topic), []).append(item)
@@ -253,7 +264,7 @@ def records_of_counts(
     regions_imported: bool | None = None,
     region_part: dict[tuple, Any] | None = None,
     epochs: dict[tuple[str, str], int] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[ChoiceRecord]:
     """The records of every model x topic (in key order) from their counts.
 
     `list_part`: a dict the caller keeps while the lists and the names stay the same;
@@ -268,15 +279,16 @@ def records_of_counts(
     these lists has one."""
     if regions_imported is None:
         regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
-    records: list[dict[str, Any]] = []
+    records: list[ChoiceRecord] = []
     for (model, topic), counted in sorted(topics.items()):
         epoch = (epochs or {}).get((model, topic), 0)
         kept = list_part.get((model, topic, epoch)) if list_part is not None else None
         if kept is None:
-            kept = _list_records(study, model, topic, counted.scopes, top_n)
+            kept = _list_records(study, model, topic, counted.scopes, top_n, convention)
             if list_part is not None:
                 list_part[(model, topic, epoch)] = kept
-        records += [dict(r) for r in kept]  # copies: a caller may add to a record
+        # the numbers of the lists alone are the same in both conventions: kept once, named anew
+        records += [with_convention(r, convention) for r in kept]
         records += _region_records(
             study,
             (model, topic, epoch),
@@ -289,82 +301,63 @@ def records_of_counts(
             region_part,
         )
     # One family of t-tests per model: every topic x region pair.
-    adjust([r for r in records if r["metric"] == "lor" and r.get("cluster") is None], ("study", "model"))
+    with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))
     # Kruskal-Wallis: one test per topic for a model, one per cluster for a model x topic.
-    kruskal = [r for r in records if r["metric"] == "kruskal_wallis"]
-    adjust([r for r in kruskal if r.get("cluster") is None], ("study", "model"))
-    adjust([r for r in kruskal if r.get("cluster") is not None], ("study", "model", "topic"))
+    with_adjusted_p(records, lambda r: isinstance(r, KruskalWallis) and r.cluster is None, ("study", "model"))
+    with_adjusted_p(
+        records, lambda r: isinstance(r, KruskalWallis) and r.cluster is not None, ("study", "model", "topic")
+    )
     return records
 
 
-def _list_records(study, model, topic, scopes: dict[str | None, ScopeCounts], top_n) -> list[dict[str, Any]]:
+def _list_records(
+    study, model, topic, scopes: dict[str | None, ScopeCounts], top_n, convention: str = "paper"
+) -> list[ChoiceRecord]:
     """The numbers of one model x topic that depend on the lists alone."""
-    records: list[dict[str, Any]] = []
+    records: list[ChoiceRecord] = []
     for cluster, counts in scopes.items():
-        base = {"study": study, "model": model, "topic": topic, "cluster": cluster}
+        base = {"convention": convention, "study": study, "model": model, "topic": topic, "cluster": cluster}
         entity, peir, n = _preferred(counts.presence, counts.n, lambda c=counts: c.rank_sums)
         # the share of answers naming e*: the mean of n ones and zeros
         named = counts.presence[entity] if entity else 0
         low, high = proportion_ci(named, n) if entity else (None, None)
-        records.append(
-            {
-                **base,
-                "metric": "peir",
-                "entity": entity,
-                "value": _finite(peir),
-                "n": n,
-                **interval_fields(low, high, units=n if entity else None, unit="answer"),
-            }
-        )
-        records.append(
-            {
-                **base,
-                "metric": "direct_recommendation_rate",
-                "value": _finite(counts.with_entities / n if n else None),
-                "n": n,
-            }
-        )
+        interval = interval_fields(low, high, units=n if entity else None, unit="answer")
+        records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **interval))
+        rate = _finite(counts.with_entities / n if n else None)
+        records.append(DirectRecommendationRate(**base, value=rate, n=n))
         stab = stability([], top_n, counts.per_rep)
         for rep_a, rep_b, rho, p in stab.spearman:
             records.append(
-                {
-                    **base,
-                    "metric": "spearman",
-                    "repetition_a": rep_a,
-                    "repetition_b": rep_b,
-                    "value": rho,
-                    "p": p,
-                    "n": len(stab.entities),
-                }
+                Spearman(**base, repetition_a=rep_a, repetition_b=rep_b, value=rho, p=p, n=len(stab.entities))
             )
         if len(stab.counts) >= 2:
             h, p = stab.kruskal
-            records.append({**base, "metric": "kruskal_wallis", "statistic": h, "p": p, "n": len(stab.counts)})
+            records.append(KruskalWallis(**base, statistic=h, p=p, n=len(stab.counts)))
         us = _us_rank(counts.presence, counts)
         if us is not None:
-            records.append({**base, "metric": "us_top3_share", "value": _finite(us[0]), "rank": us[1], "n": n})
+            records.append(UsTop3Share(**base, value=_finite(us[0]), rank=us[1], n=n))
     return records
 
 
 def _region_records(
     study, scope, counted: TopicCounts, region_of, region_pairs, min_share, convention, regions_imported, kept
-) -> list[dict]:
+) -> list[ChoiceRecord]:
     """The numbers of one model x topic that depend on the regions too (shares, log-odds).
     `scope`: (model, topic, the epoch of its lists)."""
     model, topic, epoch = scope
-    records: list[dict[str, Any]] = []
+    records: list[ChoiceRecord] = []
     for cluster, counts in counted.scopes.items():  # the topic, then each cluster
         for region, share in region_shares([], region_of, counts.slots).items():
             records.append(
-                {
-                    "study": study,
-                    "model": model,
-                    "topic": topic,
-                    "cluster": cluster,
-                    "metric": "region_share",
-                    "region": region,
-                    "value": share,
-                }
+                RegionShare(
+                    convention=convention,
+                    study=study,
+                    model=model,
+                    topic=topic,
+                    cluster=cluster,
+                    region=region,
+                    value=share,
+                )
             )
     whole = counted.scopes[None]
     regions, code = kept_regions(whole.presence, whole.n, region_of, min_share)
@@ -378,10 +371,10 @@ def _region_records(
             slots = slots or counted.region_slots(region_of, min_share)
             lor = geographic_lor([], region_of, region_a, region_b, min_share, slots=slots, convention=convention)
             base = {"study": study, "model": model, "topic": topic, "region_a": region_a, "region_b": region_b}
-            pair = lor_records(base, lor, no_region)
+            pair = lor_records({"convention": convention, **base}, lor, no_region)
             if kept is not None:
                 kept[key] = pair
-        records += [dict(r) for r in pair]  # copies: the p-values are adjusted in place
+        records += pair  # immutable: the adjusted p-values go on copies
     return records
 
 

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 
 from workbench.literal import visible_line
+from workbench.methods.choice.records import (
+    LOR,
+    ChoiceRecord,
+    DirectRecommendationRate,
+    KruskalWallis,
+    LorCluster,
+    LorTopic,
+    Peir,
+    RegionShare,
+    Spearman,
+)
 from workbench.metric_views import (
     ALL,
     Filter,
@@ -20,15 +29,16 @@ from workbench.metric_views import (
     models,
     short_labels,
 )
+from workbench.metrics.records import value_of
 from workbench.numbers import fmt_num
 
 
-def topics(records: list[dict[str, Any]]) -> list[str]:
-    return [ALL] + sorted({r["topic"] for r in records if r.get("topic")})
+def topics(records: list[ChoiceRecord]) -> list[str]:
+    return [ALL] + sorted({r.topic for r in records if r.topic})
 
 
-def clusters(records: list[dict[str, Any]]) -> list[str]:
-    return [ALL] + sorted({r["cluster"] for r in records if r.get("cluster")})
+def clusters(records: list[ChoiceRecord]) -> list[str]:
+    return [ALL] + sorted({r.cluster for r in records if r.cluster})
 
 
 FILTERS = (
@@ -37,29 +47,28 @@ FILTERS = (
 )
 
 
-def filter_options(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+def filter_options(records: list[ChoiceRecord]) -> tuple[list[str], list[str]]:
     return topics(records), clusters(records)
 
 
-def select(records: list[dict[str, Any]], topic: str, cluster: str) -> list[dict[str, Any]]:
+def select(records: list[ChoiceRecord], topic: str, cluster: str) -> list[ChoiceRecord]:
     """Records of one topic (or all) at one cluster (or topic level)."""
     wanted_cluster = None if cluster == ALL else cluster
-    return [r for r in records if (topic == ALL or r.get("topic") == topic) and r.get("cluster") == wanted_cluster]
+    return [r for r in records if (topic == ALL or r.topic == topic) and r.cluster == wanted_cluster]
 
 
-def peir_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
     """Rows: topic; columns: one per model with 'entity PEIR [interval] · n answers', models side by side."""
     names = models(records)
-    by = {(r["topic"], r["model"]): r for r in records if r["metric"] == "peir"}
-    direct = {(r["topic"], r["model"]): r for r in records if r["metric"] == "direct_recommendation_rate"}
+    by = {(r.topic, r.model): r for r in records if isinstance(r, Peir)}
+    direct = {(r.topic, r.model): r for r in records if isinstance(r, DirectRecommendationRate)}
     rows = []
     for topic in sorted({t for t, _ in by}):
         row = [topic]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
             row.append(
-                f"{r['entity'] or '-'} {estimate(r['value'], r)} · n {r.get('n')} · direct "
-                f"{fmt_num(d['value'] if d else None, 2)}"
+                f"{r.entity or '-'} {estimate(r.value, r)} · n {r.n} · direct {fmt_num(d.value if d else None, 2)}"
                 if r
                 else ""
             )
@@ -82,30 +91,29 @@ def region_hint(conn, study: str | None) -> str:
     )
 
 
-def lor_cell(r: dict[str, Any]) -> str:
+def lor_cell(r: LorTopic) -> str:
     """A topic's mean LOR with its test, the clusters that carry it and the slots behind
     it, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
-    if r.get("mean") is None:
-        return f"n/a ({r.get('na_reason') or 'no clusters'})"
-    if r.get("p") is None:
-        test = f"no test: {r.get('p_na_reason') or 'no spread over clusters'}"
+    if r.mean is None:
+        return f"n/a ({r.na_reason or 'no clusters'})"
+    if r.p is None:
+        test = f"no test: {r.p_na_reason or 'no spread over clusters'}"
     else:
-        test = f"p {fmt_num(r['p'], 3)}, Holm {fmt_num(r.get('p_holm'), 3)}"
-    clusters = r.get("n_clusters", r.get("n_groups"))
-    carried = f"{clusters} of {r.get('n_total', r.get('n_groups'))} clusters"
-    return f"{estimate(r['mean'], r, why=True)} ({test}; {carried}, {r.get('slots_a')} vs {r.get('slots_b')} slots)"
+        test = f"p {fmt_num(r.p, 3)}, Holm {fmt_num(value_of(r, 'p_holm'), 3)}"
+    carried = f"{r.n_clusters} of {r.n_total} clusters"
+    return f"{estimate(r.mean, r, why=True)} ({test}; {carried}, {r.slots_a} vs {r.slots_b} slots)"
 
 
-def lor_cluster_cell(r: dict[str, Any]) -> str:
+def lor_cluster_cell(r: LorCluster) -> str:
     """One cluster's LOR and the slots it rests on, or why it is n/a."""
-    if r.get("value") is None:
-        return f"n/a ({r.get('na_reason') or 'no slots'})"
-    return f"{fmt_num(r['value'], 2)} ({r.get('slots_a')} vs {r.get('slots_b')} slots)"
+    if r.value is None:
+        return f"n/a ({r.na_reason or 'no slots'})"
+    return f"{fmt_num(r.value, 2)} ({r.slots_a} vs {r.slots_b} slots)"
 
 
-def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def lor_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
     names = models(records)
-    by = {(r["topic"], r["region_a"], r["region_b"], r["model"]): r for r in records if r["metric"] == "lor"}
+    by = {(r.topic, r.region_a, r.region_b, r.model): r for r in records if isinstance(r, LOR)}
     rows = []
     for topic, a, b in sorted({k[:3] for k in by}):
         row = [topic, f"{a} vs {b}"]
@@ -113,7 +121,7 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
             r = by.get((topic, a, b, model))
             if r is None:
                 row.append("")
-            elif "mean" in r:  # topic level: mean over clusters, its interval and test
+            elif isinstance(r, LorTopic):  # topic level: mean over clusters, its interval and test
                 row.append(lor_cell(r))
             else:  # one cluster
                 row.append(lor_cluster_cell(r))
@@ -121,49 +129,49 @@ def lor_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]
     return ["topic", "regions"] + names, rows
 
 
-def stability_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
     names = models(records)
     rows = []
-    for topic in sorted({r["topic"] for r in records if r["metric"] in ("spearman", "kruskal_wallis")}):
+    for topic in sorted({r.topic for r in records if isinstance(r, (Spearman, KruskalWallis))}):
         row = [topic]
         for model in names:
             rhos = [
-                r["value"]
+                r.value
                 for r in records
-                if r["metric"] == "spearman" and r["topic"] == topic and r["model"] == model and r["value"] is not None
+                if isinstance(r, Spearman) and r.topic == topic and r.model == model and r.value is not None
             ]
             kw = next(
-                (r for r in records if r["metric"] == "kruskal_wallis" and r["topic"] == topic and r["model"] == model),
+                (r for r in records if isinstance(r, KruskalWallis) and r.topic == topic and r.model == model),
                 None,
             )
             rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
             if kw is None:
                 row.append(f"{rho} · KW n/a (one repetition)")
             else:
-                adjusted = f", Holm {fmt_num(kw.get('p_holm'), 3)}" if kw.get("p") is not None else ""
-                row.append(f"{rho} · KW p {fmt_num(kw['p'], 3)}{adjusted} ({kw['n']} repetitions)")
+                adjusted = f", Holm {fmt_num(value_of(kw, 'p_holm'), 3)}" if kw.p is not None else ""
+                row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
         rows.append(row)
     return ["topic"] + names, rows
 
 
-def lor_bars(records: list[dict[str, Any]], width: int = 30) -> list[tuple[str, float, str]]:
+def lor_bars(records: list[ChoiceRecord], width: int = 30) -> list[tuple[str, float, str]]:
     """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0;
     over several topics, the mean of the topics' values."""
     grouped: dict[tuple[str, str], list[float]] = {}
     for r in records:
-        if r["metric"] == "lor" and r.get("cluster") and r.get("value") is not None and r["region_b"] == "Europe":
-            grouped.setdefault((r["model"], r["cluster"]), []).append(r["value"])
+        if isinstance(r, LorCluster) and r.cluster and r.value is not None and r.region_b == "Europe":
+            grouped.setdefault((r.model, r.cluster), []).append(r.value)
     values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
     short = short_labels([model for (model, _), _ in values])
     return diverging_bars([(f"{short[model]} · {cluster}", value) for (model, cluster), value in values], width)
 
 
-def region_share_bars(records: list[dict[str, Any]], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
+def region_share_bars(records: list[ChoiceRecord], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
     """Per model (pooled over the selected topics, weighted equally): region -> share, for a stacked bar."""
     per_model: dict[str, dict[str, list[float]]] = {}
     for r in records:
-        if r["metric"] == "region_share" and r.get("cluster") is None:  # topic level (clusters have their own)
-            per_model.setdefault(r["model"], {}).setdefault(r["region"], []).append(r["value"])
+        if isinstance(r, RegionShare) and r.cluster is None:  # topic level (clusters have their own)
+            per_model.setdefault(r.model, {}).setdefault(r.region, []).append(r.value)
     out = []
     for model, regions in sorted(per_model.items()):
         topics = max(len(v) for v in regions.values())
@@ -177,7 +185,7 @@ MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about
 REGION_STYLES = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
 
 
-def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
+def region_chart(records: list[ChoiceRecord], width: int = 40) -> Text:
     """A stacked bar of region shares per model, with letters as well as colours so it
     reads without colour (NO_COLOR), and a legend of distinct symbols."""
     rows = region_share_bars(records)
@@ -197,26 +205,26 @@ def region_chart(records: list[dict[str, Any]], width: int = 40) -> Text:
     return chart
 
 
-def lor_forest(records: list[dict[str, Any]]) -> Forest:
+def lor_forest(records: list[ChoiceRecord]) -> Forest:
     """Each model x topic x region pair's mean log-odds ratio with its bootstrap interval."""
     rows = sorted(
-        (r for r in records if r["metric"] == "lor" and r.get("cluster") is None and r.get("mean") is not None),
-        key=lambda r: (r["topic"], r["region_a"], r["region_b"], r["model"]),
+        (r for r in records if isinstance(r, LorTopic) and r.mean is not None),
+        key=lambda r: (r.topic, r.region_a, r.region_b, r.model),
     )
-    short = short_labels([r["model"] for r in rows])
+    short = short_labels([r.model for r in rows])
     return Forest(
-        labels=[f"{r['topic']} · {r['region_b']} · {short[r['model']]}" for r in rows],
-        values=[r["mean"] for r in rows],
-        lows=[r.get("ci_low") for r in rows],
-        highs=[r.get("ci_high") for r in rows],
+        labels=[f"{r.topic} · {r.region_b} · {short[r.model]}" for r in rows],
+        values=[r.mean for r in rows],
+        lows=[r.ci_low for r in rows],
+        highs=[r.ci_high for r in rows],
         x_label="log-odds ratio (< 0: the second region, > 0: the first, usually the United States)",
     )
 
 
-def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
     topic, cluster = choices.get("topic", ALL), choices.get("cluster", ALL)
     shown = select(records, topic, cluster)
-    topic_records = [r for r in records if topic == ALL or r.get("topic") == topic]
+    topic_records = [r for r in records if topic == ALL or r.topic == topic]
     forest = lor_forest(topic_records)
     return [
         Panel("peir-table", "Preferred entity (PEIR) · direct-recommendation rate", table=peir_table(shown)),

@@ -7,11 +7,11 @@ import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from workbench.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
 from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
+from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
 from workbench.store import match_reviews
 from workbench.store.queue import ensure_study, transaction
 from workbench.store.staging import SeenKeys
@@ -244,17 +244,20 @@ def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
 
 def metric_records(
     conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
-) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
+) -> list[ColdstartRecord]:
+    """Every cold-start number of one study (or all), as typed records (workbench/methods/coldstart/records.py)."""
+    records: list[ColdstartRecord] = []
     for row in study_rows(conn, study):
         lists = ranking_lists(conn, row.id)
         if lists:
             records += divergence_records(row.name, lists, convention)
-            records += fidelity_records(conn, row.id, row.name)
+            records += fidelity_records(conn, row.id, row.name, convention)
     return records
 
 
-def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[dict[str, Any]]:
+def fidelity_records(
+    conn: sqlite3.Connection, study_id: int, study: str, convention: str = "paper"
+) -> list[Fidelity | GroupShare]:
     """Per model x persona, mean and population std over seeds of: out-of-catalog rate,
     diversity (unique / total items), mean catalog rank and, for each catalog attribute
     value, the share of recommended items carrying it (group_share)."""
@@ -292,24 +295,19 @@ def fidelity_records(conn: sqlite3.Connection, study_id: int, study: str) -> lis
                 for value in sorted({str(attributes[i].get(attribute)) for i in unique if i in attributes}):
                     share = sum(1 for i in unique if str(attributes.get(i, {}).get(attribute)) == value) / len(unique)
                     values.setdefault(f"group_share|{attribute}|{value}", []).append(share)
-    records = []
+    records: list[Fidelity | GroupShare] = []
     for (model, category, persona), values in sorted(grouped.items()):
+        base = {"convention": convention, "study": study, "model": model, "persona_category": category}
+        base["persona"] = persona
         for key, series in values.items():
             mean, std = mean_std(series)
-            record = {
-                "study": study,
-                "model": model,
-                "persona_category": category,
-                "persona": persona,
-                "metric": key,
-                "mean": mean,
-                "std": std,
-                "n": len(series),
-            }
             if key.startswith("group_share|"):
                 _, attribute, value = key.split("|", 2)
-                record.update(metric="group_share", attribute=attribute, value_label=value)
-            records.append(record)
+                records.append(
+                    GroupShare(**base, mean=mean, std=std, n=len(series), attribute=attribute, value_label=value)
+                )
+            else:
+                records.append(Fidelity(**base, metric=key, mean=mean, std=std, n=len(series)))
     return records
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from workbench.methods.coldstart.records import Divergence
 from workbench.metrics.intervals import interval_fields, mean_ci
 
 
@@ -114,7 +115,7 @@ NO_NEUTRAL = "the neutral list names no catalog item"
 
 def divergence_records(
     study: str, lists: dict[tuple[str, int, str, str], list[str]], convention: str = "paper"
-) -> list[dict]:
+) -> list[Divergence]:
     """`lists`: (model, seed, persona_category, persona) -> ranked items, with the
     baseline under persona_category 'neutral'. One record per model x persona x metric,
     similarity and divergence (1 - similarity), mean and population std over seeds;
@@ -144,14 +145,8 @@ def divergence_records(
     for (model, category, persona), scores in sorted(grouped.items()):
         skipped = without_neutral.get((model, category, persona), 0)
         for name, values in scores.items():
-            base = {
-                "study": study,
-                "model": model,
-                "persona_category": category,
-                "persona": persona,
-                "n": len(values),
-                "convention": convention,
-            }
+            base = {"convention": convention, "study": study, "model": model, "persona_category": category}
+            base.update(persona=persona, n=len(values))
             if skipped:
                 base["seeds_without_neutral"] = skipped
             if not values:
@@ -160,5 +155,5 @@ def divergence_records(
             for metric, series in ((f"{name}_similarity", values), (f"{name}_divergence", divergences)):
                 mean, std = mean_std(series)
                 interval = interval_fields(*mean_ci(series), units=len(series) or None, unit="seed")  # seeds resampled
-                records.append({**base, "metric": metric, "mean": mean, "std": std, **interval})
+                records.append(Divergence(**base, metric=metric, mean=mean, std=std, **interval))
     return records

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 
 from workbench.literal import visible_line
+from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity
 from workbench.metric_views import Filter, Forest, Panel, short_labels, value_bars
 from workbench.numbers import fmt_num
 
@@ -16,11 +15,11 @@ COLDSTART_METRICS = ("iou", "serp", "prag")
 FILTERS = (Filter("divergence", "m", "Divergence", lambda records: list(COLDSTART_METRICS), show=False),)
 
 
-def _out_rates(records: list[dict[str, Any]]) -> dict[tuple, float]:
+def _out_rates(records: list[ColdstartRecord]) -> dict[tuple, float]:
     return {
-        (r["persona_category"], r["persona"], r["model"]): r["mean"]
+        (r.persona_category, r.persona, r.model): r.mean
         for r in records
-        if r["metric"] == "out_of_catalog_rate" and r.get("mean") is not None
+        if isinstance(r, Fidelity) and r.metric == "out_of_catalog_rate" and r.mean is not None
     }
 
 
@@ -32,7 +31,7 @@ def _out_note(rate: float | None) -> str:
     return f" · out {rate:.0%}" + (" ⚠" if rate > MOSTLY_OUT else "")
 
 
-def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
+def _out_of_catalog_note(records: list[ColdstartRecord]) -> list[Panel]:
     """Why a ⚠ matters, under the table, where any persona's items are mostly out of the catalog."""
     rates = [rate for (category, _p, _m), rate in _out_rates(records).items() if category != "neutral"]
     if not any(rate > MOSTLY_OUT for rate in rates):  # the baseline's own has its note
@@ -45,13 +44,13 @@ def _out_of_catalog_note(records: list[dict[str, Any]]) -> list[Panel]:
     return [Panel("coldstart-note", "", chart=note, export=False)]
 
 
-def _parse_note(records: list[dict[str, Any]]) -> list[Panel]:
+def _parse_note(records: list[ColdstartRecord]) -> list[Panel]:
     """Answers that repeat themselves or talk around the list: how much of each persona's
     lines were repeats or named no item, counted apart from the items outside the catalog."""
     rates: dict[tuple, dict[str, float]] = {}
     for r in records:
-        if r["metric"] in ("repeat_rate", "not_an_item_rate") and r.get("mean"):
-            rates.setdefault((r["model"], r["persona"]), {})[r["metric"]] = r["mean"]
+        if isinstance(r, Fidelity) and r.metric in ("repeat_rate", "not_an_item_rate") and r.mean:
+            rates.setdefault((r.model, r.persona), {})[r.metric] = r.mean
     if not rates:
         return []
     parts = [
@@ -67,14 +66,14 @@ def _parse_note(records: list[dict[str, Any]]) -> list[Panel]:
     return [Panel("coldstart-parsing", "", chart=note, export=False)]
 
 
-def _no_neutral_note(records: list[dict[str, Any]]) -> list[Panel]:
+def _no_neutral_note(records: list[ColdstartRecord]) -> list[Panel]:
     """Where a neutral list names no catalog item, the divergences against it are n/a (or
     left out for those seeds): say so under the table, with what to do."""
     missing = sorted(
         {
-            (r["model"], r.get("seeds_without_neutral", 0), r.get("mean") is None)
+            (r.model, r.seeds_without_neutral, r.mean is None)
             for r in records
-            if r["metric"].endswith("_divergence") and r.get("seeds_without_neutral")
+            if isinstance(r, Divergence) and r.is_divergence and r.seeds_without_neutral
         }
     )
     if not missing:
@@ -89,24 +88,25 @@ def _no_neutral_note(records: list[dict[str, Any]]) -> list[Panel]:
     return [Panel("coldstart-neutral-note", "", chart=Text("\n".join(lines), style="yellow"), export=False)]
 
 
-def _divergence_cell(cells: list[dict[str, Any] | None]) -> str:
+def _divergence_cell(cells: list[Divergence | None]) -> str:
     """'IOU / SERP / PRAG' divergence means and the seeds behind them, or why they are n/a."""
     present = [c for c in cells if c]
-    if present and all(c.get("mean") is None for c in present):
-        return "n/a (no neutral items)" if present[0].get("na_reason") else "n/a"
-    means = " / ".join(fmt_num(c["mean"], 2) if c else "-" for c in cells)
-    seeds = present[0].get("n") if present else None
+    if present and all(c.mean is None for c in present):
+        return "n/a (no neutral items)" if present[0].na_reason else "n/a"
+    means = " / ".join(fmt_num(c.mean, 2) if c else "-" for c in cells)
+    seeds = present[0].n if present else None
     return means if seeds is None else f"{means} · {seeds} seed" + ("" if seeds == 1 else "s")
 
 
-def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def coldstart_table(records: list[ColdstartRecord]) -> tuple[list[str], list[list[str]]]:
     """Rows: the neutral baseline, then category: persona; columns: one per model, 'IOU /
     SERP / PRAG' divergence means, the seeds they rest on and the share of the persona's
     items that are out of the catalog (⚠ above half)."""
-    names = sorted({r["model"] for r in records})
-    by = {(r["persona_category"], r["persona"], r["model"], r["metric"]): r for r in records}
+    names = sorted({r.model for r in records})
+    divergences = [r for r in records if isinstance(r, Divergence) and r.is_divergence]
+    by = {(r.persona_category, r.persona, r.model, r.metric): r for r in divergences}
     out = _out_rates(records)
-    personas = sorted({(r["persona_category"], r["persona"]) for r in records if r["metric"].endswith("_divergence")})
+    personas = sorted({(r.persona_category, r.persona) for r in divergences})
     rows = []
     if any(category == "neutral" for category, _persona, _model in out):
         # The baseline every divergence is taken against: its own out-of-catalog share shows
@@ -125,38 +125,39 @@ def coldstart_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list
     return ["persona"] + names, rows
 
 
-def coldstart_bars(records: list[dict[str, Any]], metric: str = "iou") -> list[tuple[str, str, str]]:
+def _divergences_of(records: list[ColdstartRecord], similarity: str) -> list[Divergence]:
+    """One similarity's divergences that have a mean, by model and persona."""
+    return [
+        r
+        for r in sorted(records, key=lambda r: (r.model, r.persona_category, r.persona))
+        if isinstance(r, Divergence) and r.metric == f"{similarity}_divergence" and r.mean is not None
+    ]
+
+
+def coldstart_bars(records: list[ColdstartRecord], metric: str = "iou") -> list[tuple[str, str, str]]:
     """Divergence from the neutral list per attribute x model, on the 0-1 scale (the
     attribute first: a narrow terminal cuts the label's end), with the out-of-catalog
     share beside each (⚠ when most items are out of the catalog)."""
     out = _out_rates(records)
-    chosen = [
-        r
-        for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
-        if r["metric"] == f"{metric}_divergence" and r.get("mean") is not None
-    ]
-    short = short_labels([r["model"] for r in chosen])
-    bars = value_bars([(f"{r['persona']} · {short[r['model']]}", r["mean"], r.get("std")) for r in chosen], scale=1.0)
+    chosen = _divergences_of(records, metric)
+    short = short_labels([r.model for r in chosen])
+    bars = value_bars([(f"{r.persona} · {short[r.model]}", r.mean, r.std) for r in chosen], scale=1.0)
     return [
-        (label, bar, figures + _out_note(out.get((r["persona_category"], r["persona"], r["model"]))))
+        (label, bar, figures + _out_note(out.get((r.persona_category, r.persona, r.model))))
         for (label, bar, figures), r in zip(bars, chosen)
     ]
 
 
-def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Panel]:
     divergence = choices.get("divergence", COLDSTART_METRICS[0])
-    chosen = [
-        r
-        for r in sorted(records, key=lambda r: (r["model"], r["persona_category"], r["persona"]))
-        if r["metric"] == f"{divergence}_divergence" and r.get("mean") is not None
-    ]
-    spread = [r.get("std") or 0.0 for r in chosen]
-    short = short_labels([r["model"] for r in chosen])
+    chosen = _divergences_of(records, divergence)
+    spread = [r.std or 0.0 for r in chosen]
+    short = short_labels([r.model for r in chosen])
     forest = Forest(
-        labels=[f"{r['persona']} · {short[r['model']]}" for r in chosen],
-        values=[r["mean"] for r in chosen],
-        lows=[max(0.0, r["mean"] - s) for r, s in zip(chosen, spread)],
-        highs=[min(1.0, r["mean"] + s) for r, s in zip(chosen, spread)],
+        labels=[f"{r.persona} · {short[r.model]}" for r in chosen],
+        values=[r.mean for r in chosen],
+        lows=[max(0.0, r.mean - s) for r, s in zip(chosen, spread)],
+        highs=[min(1.0, r.mean + s) for r, s in zip(chosen, spread)],
         x_label=f"{divergence.upper()} divergence, mean ± std over seeds (0 = the neutral list)",
         reference=None,
     )
@@ -165,7 +166,7 @@ def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel
         chart.append(f"{visible_line(label)[:30]:<30} ")
         chart.append(bar, style="cyan")
         chart.append(f" {figures}\n")
-    if not chosen and any(r["metric"] == f"{divergence}_divergence" for r in records):
+    if not chosen and any(r.metric == f"{divergence}_divergence" for r in records):
         chart.append("(every divergence is n/a: see the table)")
     return [
         Panel(

@@ -42,7 +42,9 @@ class EntityMethod(MethodBase):
     def metric_records(self, conn, study, convention="paper"):
         from workbench.methods.entity.data import metric_records
 
-        return metric_records(conn, study)  # the paper's and the framework's code agree (sample std, ddof = 1)
+        return metric_records(
+            conn, study, convention
+        )  # the paper's and the framework's code agree (sample std, ddof = 1)
 
     @property
     def metric_filters(self):

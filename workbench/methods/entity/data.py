@@ -9,7 +9,18 @@ from itertools import combinations
 from typing import Any
 
 from workbench.methods.entity import metrics as em
-from workbench.metrics.intervals import adjust, interval_fields, mean_ci
+from workbench.methods.entity.records import (
+    DeltaPearson,
+    EntityDelta,
+    EntityDeltaGlobal,
+    EntityMacroF1,
+    EntityRecord,
+    GroupDelta,
+    MacroF1,
+    PairedDelta,
+)
+from workbench.metrics.intervals import interval_fields, mean_ci
+from workbench.metrics.records import with_adjusted_p
 from workbench.store import answers
 from workbench.store.studies import study_names_by_id, study_rows
 
@@ -114,65 +125,68 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
 _CONDITION = ("study", "model", "task", "language", "variant", "method")
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
+def metric_records(conn: sqlite3.Connection, study: str | None = None, convention: str = "paper") -> list[EntityRecord]:
     """entity_delta, macro_f1, group_delta (Mann-Whitney U, Cohen's d), paired_delta
-    (Wilcoxon between variants or languages), entity_delta_global and delta_pearson."""
+    (Wilcoxon between variants or languages), entity_delta_global and delta_pearson, as typed
+    records (workbench/methods/entity/records.py). One convention: the records name the one asked for."""
     biases = entity_biases(conn, study)
     group_by = {name: spec.get("group_by", []) for _i, name, spec in _studies(conn, study)}
-    records, per_condition, metas = _entity_records(biases)
-    records += _group_records(per_condition, metas, group_by)
-    records += _paired_records(per_condition)
-    records += _global_records(per_condition)
-    records += _pearson_records(per_condition)
+    records, per_condition, metas = _entity_records(biases, convention)
+    records += _group_records(per_condition, metas, group_by, convention)
+    records += _paired_records(per_condition, convention)
+    records += _global_records(per_condition, convention)
+    records += _pearson_records(per_condition, convention)
     # Families of tests: the groups of one attribute in one condition.
-    adjust(
-        [r for r in records if r["metric"] == "group_delta"],
+    with_adjusted_p(
+        records,
+        lambda r: isinstance(r, GroupDelta),
         ("study", "model", "task", "language", "variant", "method", "attribute"),
     )
     # The paired comparisons of one study x model x task, and the Pearson r of one model x task.
-    adjust([r for r in records if r["metric"] == "paired_delta"], ("study", "model", "task"))
-    adjust([r for r in records if r["metric"] == "delta_pearson"], ("model", "task"))
+    with_adjusted_p(records, lambda r: isinstance(r, PairedDelta), ("study", "model", "task"))
+    with_adjusted_p(records, lambda r: isinstance(r, DeltaPearson), ("model", "task"))
     return records
 
 
-def _entity_records(biases: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], dict, dict]:
+def _entity_records(biases: list[dict[str, Any]], convention: str) -> tuple[list[EntityRecord], dict, dict]:
     """macro_f1 per condition, entity_delta and entity_macro_f1 per entity; and each
     condition's (study, model, task, language, variant, method) deltas and metadata by entity."""
-    records: list[dict[str, Any]] = []
+    records: list[EntityRecord] = []
     per_condition: dict[tuple, dict[str, float]] = defaultdict(dict)
     metas: dict[tuple, dict[str, dict]] = defaultdict(dict)
     for b in biases:
-        base = {k: b[k] for k in _CONDITION}
+        condition = {k: b[k] for k in _CONDITION}
+        base = {"convention": convention, **condition}
         if b["entity"] is None:
-            records.append({**base, "metric": "macro_f1", "value": b["macro_f1"], "n": b["prompts"]})
+            records.append(MacroF1(**base, value=b["macro_f1"], n=b["prompts"]))
             continue
+        interval = interval_fields(*b["ci"], units=b["templates"], unit="template")
         records.append(
-            {
+            EntityDelta(
                 **base,
-                "metric": "entity_delta",
-                "entity": b["entity"],
-                "value": b["delta"],
-                "n": b["templates"],
-                "flat_templates": b["flat_templates"],
-                "mean": b["mean_score"],
-                **interval_fields(*b["ci"], units=b["templates"], unit="template"),
-                **{f"meta_{k}": v for k, v in b["meta"].items()},
-            }
+                entity=b["entity"],
+                value=b["delta"],
+                n=b["templates"],
+                flat_templates=b["flat_templates"],
+                mean=b["mean_score"],
+                **interval,
+                meta=b["meta"],
+            )
         )
-        records.append(
-            {**base, "metric": "entity_macro_f1", "entity": b["entity"], "value": b["macro_f1"], "n": b["templates"]}
-        )
-        key = tuple(base.values())
+        records.append(EntityMacroF1(**base, entity=b["entity"], value=b["macro_f1"], n=b["templates"]))
+        key = tuple(condition.values())
         per_condition[key][b["entity"]] = b["delta"]
         metas[key][b["entity"]] = b["meta"]
     return records, per_condition, metas
 
 
-def _group_records(per_condition: dict, metas: dict, group_by: dict[str, list[str]]) -> list[dict[str, Any]]:
+def _group_records(
+    per_condition: dict, metas: dict, group_by: dict[str, list[str]], convention: str
+) -> list[GroupDelta]:
     """group_delta: per metadata value, its entities' deltas against the others'."""
     records = []
     for key, deltas in per_condition.items():
-        base = dict(zip(_CONDITION, key))
+        base = {"convention": convention, **dict(zip(_CONDITION, key))}
         for column in group_by.get(base["study"], []):
             values = sorted({metas[key][e].get(column, "") for e in deltas})
             for value in values:
@@ -180,22 +194,21 @@ def _group_records(per_condition: dict, metas: dict, group_by: dict[str, list[st
                 outside = [d for e, d in deltas.items() if metas[key][e].get(column, "") != value]
                 test = em.group_test(inside, outside)
                 records.append(
-                    {
+                    GroupDelta(
                         **base,
-                        "metric": "group_delta",
-                        "attribute": column,
-                        "value_label": value,
-                        "value": sum(inside) / len(inside),
-                        "n": len(inside),
-                        "u": test["u"],
-                        "p": test["p"],
-                        "d": test["d"],
-                    }
+                        attribute=column,
+                        value_label=value,
+                        value=sum(inside) / len(inside),
+                        n=len(inside),
+                        u=test["u"],
+                        p=test["p"],
+                        d=test["d"],
+                    )
                 )
     return records
 
 
-def _paired_records(per_condition: dict) -> list[dict[str, Any]]:
+def _paired_records(per_condition: dict, convention: str) -> list[PairedDelta]:
     """Paired conditions: the same study, model and method, two variants or two languages."""
     names, records = _CONDITION, []
     for a, b in combinations(sorted(per_condition), 2):
@@ -206,22 +219,22 @@ def _paired_records(per_condition: dict) -> list[dict[str, Any]]:
             xs, ys = [per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared]
             test = em.paired_test(xs, ys)
             records.append(
-                {
+                PairedDelta(
+                    convention=convention,
                     **dict(zip(names, a)),
-                    "metric": "paired_delta",
-                    "between": differs[0],
-                    "condition_a": a[names.index(differs[0])],
-                    "condition_b": b[names.index(differs[0])],
-                    "statistic": test["statistic"],
-                    "p": test["p"],
-                    "d": test["d"],
-                    "n": len(shared),
-                }
+                    between=differs[0],
+                    condition_a=a[names.index(differs[0])],
+                    condition_b=b[names.index(differs[0])],
+                    statistic=test["statistic"],
+                    p=test["p"],
+                    d=test["d"],
+                    n=len(shared),
+                )
             )
     return records
 
 
-def _global_records(per_condition: dict) -> list[dict[str, Any]]:
+def _global_records(per_condition: dict, convention: str) -> list[EntityDeltaGlobal]:
     """entity_delta_global: an entity's delta across tasks (Eq. 4), per model and condition."""
     global_delta: dict[tuple, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     for key, deltas in per_condition.items():
@@ -232,21 +245,21 @@ def _global_records(per_condition: dict) -> list[dict[str, Any]]:
     for (model, language, variant, method), entities in global_delta.items():
         for entity, values in sorted(entities.items()):
             records.append(
-                {
-                    "metric": "entity_delta_global",
-                    "model": model,
-                    "language": language,
-                    "variant": variant,
-                    "method": method,
-                    "entity": entity,
-                    "value": sum(values) / len(values),
-                    "n": len(values),
-                }
+                EntityDeltaGlobal(
+                    convention=convention,
+                    model=model,
+                    language=language,
+                    variant=variant,
+                    method=method,
+                    entity=entity,
+                    value=sum(values) / len(values),
+                    n=len(values),
+                )
             )
     return records
 
 
-def _pearson_records(per_condition: dict) -> list[dict[str, Any]]:
+def _pearson_records(per_condition: dict, convention: str) -> list[DeltaPearson]:
     """delta_pearson: two studies of the same task, model and condition (two template sets)."""
     records = []
     for a, b in combinations(sorted(per_condition), 2):
@@ -254,14 +267,14 @@ def _pearson_records(per_condition: dict) -> list[dict[str, Any]]:
             shared = sorted(set(per_condition[a]) & set(per_condition[b]))
             result = em.pearson([per_condition[a][e] for e in shared], [per_condition[b][e] for e in shared])
             records.append(
-                {
+                DeltaPearson(
+                    convention=convention,
                     **dict(zip(_CONDITION, a)),
-                    "metric": "delta_pearson",
-                    "study_b": b[0],
-                    "r": result["r"],
-                    "p": result["p"],
-                    "n": len(shared),
-                }
+                    study_b=b[0],
+                    r=result["r"],
+                    p=result["p"],
+                    n=len(shared),
+                )
             )
     return records
 

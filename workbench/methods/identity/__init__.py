@@ -44,7 +44,7 @@ class IdentityMethod(MethodBase):
     def metric_records(self, conn, study, convention="paper"):
         from workbench.methods.identity.data import metric_records
 
-        return metric_records(conn, study)  # one convention (docs/methods.md)
+        return metric_records(conn, study, convention)  # one convention, named as asked (docs/methods.md)
 
     @property
     def metric_filters(self):

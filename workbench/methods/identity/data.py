@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, chunks, read_rows, real
 from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
-from workbench.metrics.intervals import adjust, difference_ci, interval_fields, mean_ci
+from workbench.methods.identity.records import (
+    Coverage,
+    ExplanationWord,
+    IdentityRecord,
+    MeanShare,
+    MeanShareVsBaseline,
+    MeanShareWhenProbe,
+    Rate,
+)
+from workbench.metrics.intervals import difference_ci, interval_fields, mean_ci
+from workbench.metrics.records import with_adjusted_p
 from workbench.store import answers
 from workbench.store.queue import ensure_study, transaction
 from workbench.store.studies import study_names_by_id, study_rows
@@ -51,8 +62,12 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path, progress
     return stored
 
 
-def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
-    records: list[dict[str, Any]] = []
+def metric_records(
+    conn: sqlite3.Connection, study: str | None = None, convention: str = "paper"
+) -> list[IdentityRecord]:
+    """Every identity number of one study (or all), as typed records (workbench/methods/identity/records.py).
+    One convention: the records name the one asked for."""
+    records: list[IdentityRecord] = []
     for row in study_rows(conn, study):
         study_id, name = row.id, row.name
         outputs = conn.execute(
@@ -82,11 +97,11 @@ def metric_records(conn: sqlite3.Connection, study: str | None = None) -> list[d
             if total:
                 totals[group] = total
         silent = _groups_without_dialect(row.spec)
-        for record in _records(name, outputs, items, shares, counts, totals):
-            if record.get("condition") == "dialect" and record.get("group") in silent:
-                record["no_signal"] = True  # these prompts read like the baseline: no dialect to measure
+        for record in _records((convention, name), outputs, items, shares, counts, totals):
+            if record.condition == "dialect" and record.group in silent:
+                record = replace(record, no_signal=True)  # these prompts read like the baseline: no dialect to measure
             records.append(record)
-        records += _word_records(conn, study_id, name)
+        records += _word_records(conn, study_id, name, convention)
     return records
 
 
@@ -103,7 +118,7 @@ def _groups_without_dialect(spec: dict[str, Any]) -> set[str]:
         return set()
 
 
-def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[dict[str, Any]]:
+def _word_records(conn: sqlite3.Connection, study_id: int, study: str, convention: str) -> list[ExplanationWord]:
     """Top explanation words per model and group (query words and entity names excluded)."""
     import json
     import re
@@ -126,22 +141,23 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str) -> list[d
         for group, words in sorted(explanation_words(explanations).items()):
             for rank, (word, score, count) in enumerate(words, start=1):
                 records.append(
-                    {
-                        "study": study,
-                        "model": model,
-                        "group": group,
-                        "condition": "all",
-                        "metric": "explanation_word",
-                        "word": word,
-                        "rank": rank,
-                        "value": score,
-                        "n": count,
-                    }
+                    ExplanationWord(
+                        convention=convention,
+                        study=study,
+                        model=model,
+                        group=group,
+                        condition="all",
+                        word=word,
+                        rank=rank,
+                        value=score,
+                        n=count,
+                    )
                 )
     return records
 
 
-def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, Any]]:
+def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityRecord]:
+    """`scope`: (convention, study)."""
     cells: dict[tuple, dict[str, Any]] = {}
     for key, model, group, condition, parsed, probe, mode in outputs:
         cell = cells.setdefault(
@@ -159,56 +175,32 @@ def _records(study, outputs, items, shares, counts, totals) -> list[dict[str, An
                 cell["probe"].setdefault(probe, []).append(value)
         if probe:
             cell.setdefault("labels", []).append(probe)
-    records = []
+    convention, study = scope
+    records: list[IdentityRecord] = []
     for (model, group, condition), cell in sorted(cells.items()):
-        base = {"study": study, "model": model, "group": group, "condition": condition}
-        records.append({**base, "metric": "parse_rate", "value": cell["parsed"] / cell["n"], "n": cell["n"]})
-        records.append({**base, "metric": "json_rate", "value": cell["json"] / cell["n"], "n": cell["n"]})
+        base = {"convention": convention, "study": study, "model": model, "group": group, "condition": condition}
+        records.append(Rate(**base, metric="parse_rate", value=cell["parsed"] / cell["n"], n=cell["n"]))
+        records.append(Rate(**base, metric="json_rate", value=cell["json"] / cell["n"], n=cell["n"]))
         if cell["shares"]:
-            records.append(
-                {
-                    **base,
-                    "metric": "mean_share",
-                    "value": sum(cell["shares"]) / len(cell["shares"]),
-                    "n": len(cell["shares"]),
-                    **interval_fields(*mean_ci(cell["shares"]), units=len(cell["shares"]), unit="answer"),
-                }
-            )
+            found = cell["shares"]
+            interval = interval_fields(*mean_ci(found), units=len(found), unit="answer")
+            records.append(MeanShare(**base, value=sum(found) / len(found), n=len(found), **interval))
             baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
             if condition != "baseline" and baseline:
-                records.append(
-                    {
-                        **base,
-                        "metric": "mean_share_vs_baseline",
-                        **{k: v for k, v in compare_to_baseline(cell["shares"], baseline).items()},
-                        **interval_fields(
-                            *difference_ci(cell["shares"], baseline),
-                            units=min(len(cell["shares"]), len(baseline)),
-                            unit="answer",
-                        ),
-                    }
-                )
+                units = min(len(found), len(baseline))
+                interval = interval_fields(*difference_ci(found, baseline), units=units, unit="answer")
+                records.append(MeanShareVsBaseline(**base, **compare_to_baseline(found, baseline), **interval))
         if group in totals and group in counts:
-            records.append(
-                {**base, "metric": "coverage", "value": coverage(cell["items"], counts[group], totals[group])}
-            )
+            records.append(Coverage(**base, value=coverage(cell["items"], counts[group], totals[group])))
         labels = cell.get("labels", [])
         if labels:
-            records.append(
-                {**base, "metric": "probe_admits_rate", "value": labels.count("admits") / len(labels), "n": len(labels)}
-            )
+            admits = labels.count("admits") / len(labels)
+            records.append(Rate(**base, metric="probe_admits_rate", value=admits, n=len(labels)))
             for label, values in cell["probe"].items():
-                records.append(
-                    {
-                        **base,
-                        "metric": "mean_share_when_probe",
-                        "probe_label": label,
-                        "value": sum(values) / len(values),
-                        "n": len(values),
-                    }
-                )
+                mean = sum(values) / len(values)
+                records.append(MeanShareWhenProbe(**base, probe_label=label, value=mean, n=len(values)))
     # One family of tests per model: every group x condition against its baseline.
-    adjust([r for r in records if r["metric"] == "mean_share_vs_baseline"], ("study", "model"))
+    with_adjusted_p(records, lambda r: isinstance(r, MeanShareVsBaseline), ("study", "model"))
     return records
 
 

@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from workbench.methods.identity.records import ExplanationWord, IdentityRecord, MeanShare, MeanShareVsBaseline, Rate
 from workbench.metric_views import Panel, adjusted_p, estimate, short_labels
 from workbench.numbers import fmt_num
 
 FILTERS = ()
 
 
-def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def identity_table(records: list[IdentityRecord]) -> tuple[list[str], list[list[str]]]:
     """Rows: group · condition; columns per model: 'mean share (diff vs baseline, p)' (with
     reference shares imported), the parse rate and the probe's admit rate."""
-    names = sorted({r["model"] for r in records})
+    names = sorted({r.model for r in records})
     by = {
-        (r["group"], r["condition"], r["model"], r["metric"]): r
+        (r.group, r.condition, r.model, r.metric): r
         for r in records
-        if r["metric"] in ("mean_share", "mean_share_vs_baseline", "parse_rate", "probe_admits_rate")
+        if isinstance(r, (MeanShare, MeanShareVsBaseline)) or (isinstance(r, Rate) and r.metric != "json_rate")
     }
     rows = []
     for group, condition in sorted({(g, c) for g, c, _m, _x in by}):
@@ -27,18 +26,18 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
                 by.get((group, condition, model, "mean_share")),
                 by.get((group, condition, model, "mean_share_vs_baseline")),
             )
-            cell = estimate(share["value"], share, 3) if share else "-"
-            if share and share.get("n") is not None:  # the answers the mean share rests on
-                cell += f" · n {share['n']}"
+            cell = estimate(share.value, share, 3) if share else "-"
+            if share and share.n is not None:  # the answers the mean share rests on
+                cell += f" · n {share.n}"
             if versus:  # the difference, its p and the p adjusted over the model's conditions
-                cell += f" ({fmt_num(versus['difference'], 3, signed=True)}, {adjusted_p(versus)})"
-            if (share or {}).get("no_signal"):
+                cell += f" ({fmt_num(versus.difference, 3, signed=True)}, {adjusted_p(versus)})"
+            if share and share.no_signal:
                 cell += " no dialect in template"
             parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
             row += [
                 cell,
-                fmt_num(parsed["value"], 2) if parsed else "-",
-                fmt_num(admits["value"], 2) if admits else "-",
+                fmt_num(parsed.value, 2) if parsed else "-",
+                fmt_num(admits.value, 2) if admits else "-",
             ]
         rows.append(row)
     header = ["group · condition"]
@@ -48,17 +47,17 @@ def identity_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[
     return header, rows
 
 
-def words_table(records: list[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+def words_table(records: list[IdentityRecord]) -> tuple[list[str], list[list[str]]]:
     """Rows: model x group; the words that mark the group's explanations, best first."""
     words: dict[tuple[str, str], list[str]] = {}
-    for r in sorted((r for r in records if r["metric"] == "explanation_word"), key=lambda r: r.get("rank") or 0):
-        words.setdefault((r["model"], r["group"]), []).append(r["word"])
+    for r in sorted((r for r in records if isinstance(r, ExplanationWord)), key=lambda r: r.rank or 0):
+        words.setdefault((r.model, r.group), []).append(r.word)
     return ["model", "group", "top words"], [
         [model, group, ", ".join(top)] for (model, group), top in sorted(words.items())
     ]
 
 
-def panels(records: list[dict[str, Any]], choices: dict[str, str]) -> list[Panel]:
+def panels(records: list[IdentityRecord], choices: dict[str, str]) -> list[Panel]:
     out = [
         Panel(
             "identity-table",

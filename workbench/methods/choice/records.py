@@ -1,0 +1,145 @@
+"""ChoiceEval's numbers as typed records (docs/methods.md §1), one class per kind.
+
+Field order is the order of the keys in `workbench metrics --format json`; a field at UNSET
+is a key that record does not have (see workbench/metrics/records.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.metrics.records import UNSET, Unset
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChoiceRecord:
+    """What every ChoiceEval number is of: a model's answers on one topic of a study."""
+
+    convention: str
+    study: str
+    model: str
+    topic: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScopeRecord(ChoiceRecord):
+    """A number of the topic (cluster None) or of one of its clusters, from the lists alone
+    or (region shares) with the entities' regions."""
+
+    cluster: str | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Peir(ScopeRecord):
+    """The preferred entity e* and PEIR, the share of answers naming it, with its interval."""
+
+    metric: str = field(default="peir", init=False)
+    entity: str | None
+    value: float | None
+    n: int
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    n_boot: int
+    ci_na_reason: str | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DirectRecommendationRate(ScopeRecord):
+    """The share of answers whose experts agreed on at least one recommendation."""
+
+    metric: str = field(default="direct_recommendation_rate", init=False)
+    value: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Spearman(ScopeRecord):
+    """Spearman's rho between two repetitions' counts of the top entities."""
+
+    metric: str = field(default="spearman", init=False)
+    repetition_a: int
+    repetition_b: int
+    value: float | None
+    p: float | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KruskalWallis(ScopeRecord):
+    """Kruskal-Wallis H across the repetitions, with the family's adjusted p once adjusted."""
+
+    metric: str = field(default="kruskal_wallis", init=False)
+    statistic: float | None
+    p: float | None
+    n: int
+    p_holm: float | None | Unset = UNSET
+    p_bh: float | None | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UsTop3Share(ScopeRecord):
+    """The share of answers with the United States in the top 3, and the US's rank."""
+
+    metric: str = field(default="us_top3_share", init=False)
+    value: float | None
+    rank: int | None
+    n: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegionShare(ScopeRecord):
+    """The share of all top-K slots held by one region."""
+
+    metric: str = field(default="region_share", init=False)
+    region: str
+    value: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegionPair(ChoiceRecord):
+    """A log-odds ratio of one region's slots against another's."""
+
+    region_a: str
+    region_b: str
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LorTopic(RegionPair):
+    """A topic's log-odds: the mean over the clusters that carry one, its interval and
+    t-test, or why each is n/a."""
+
+    metric: str = field(default="lor", init=False)
+    cluster: None = field(default=None, init=False)
+    mean: float | None
+    exp_mean: float | None
+    t: float | None
+    p: float | None
+    n_groups: int
+    n_clusters: int  # the clusters the mean and the t-test are taken over
+    n_total: int  # of all clusters
+    slots_a: int
+    slots_b: int
+    ci_low: float | None
+    ci_high: float | None
+    ci_level: float
+    n_boot: int
+    na_reason: str | Unset = UNSET  # why there is no mean
+    p_na_reason: str | Unset = UNSET  # why there is a mean but no t-test
+    ci_na_reason: str | Unset = UNSET  # why there is a mean but no interval
+    p_holm: float | None | Unset = UNSET
+    p_bh: float | None | Unset = UNSET
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LorCluster(RegionPair):
+    """One cluster's log-odds and the slots it rests on, or why it is n/a."""
+
+    metric: str = field(default="lor", init=False)
+    cluster: str
+    value: float | None
+    slots_a: int | None
+    slots_b: int | None
+    na_reason: str | Unset = UNSET
+
+
+LOR = (LorTopic, LorCluster)

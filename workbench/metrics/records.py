@@ -1,0 +1,138 @@
+"""Metric records as typed values, flat rows only where a file is written.
+
+Each method describes its numbers as frozen dataclasses (`workbench/methods/<m>/records.py`):
+its views read their attributes, and `as_row` turns one into the flat record of
+`workbench metrics --format json` (and the CSV, the exports) at the edge. A dataclass's fields
+are the row's keys in their order; a field left at `UNSET` is a key the row does not have
+(a reason given only where a number is missing, an adjusted p only where a family was
+adjusted), so the rows read exactly as the plain dicts did. A mapping field declared with
+`spliced(prefix)` becomes keys of its own (an entity's metadata as `meta_<column>`).
+
+Plain dicts pass through unchanged: a plugin's method may go on returning them, and the
+helpers here (`value_of`, `has`) read either kind.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from operator import attrgetter
+from typing import Any, Final
+
+
+class Unset:
+    """The value of a field whose key the flat record leaves out."""
+
+    _instance: Unset | None = None
+
+    def __new__(cls) -> Unset:  # one of it, so `is UNSET` holds after a copy or a pickle too
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __reduce__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Final = Unset()
+
+_SPLICE = "workbench.splice"  # field metadata: the prefix a mapping's keys take in the row
+
+
+def spliced(prefix: str) -> Any:
+    """A mapping field whose items are keys of the row, each as `prefix + key`."""
+    return dataclasses.field(default_factory=dict, metadata={_SPLICE: prefix})
+
+
+# Per record class: a getter of every field's value at once, the field names, and the
+# positions of spliced fields with their prefixes (worked out once: rows are made by the
+# thousand, and `dataclasses.fields` per record would cost more than the row itself).
+_Layout = tuple[Callable[[Any], tuple], tuple[str, ...], dict[int, str]]
+_LAYOUTS: dict[type, _Layout] = {}
+
+
+def _layout(cls: type) -> _Layout:
+    found = _LAYOUTS.get(cls)
+    if found is None:
+        fields = dataclasses.fields(cls)
+        names = tuple(f.name for f in fields)
+        getter = attrgetter(*names)
+        values = getter if len(names) > 1 else (lambda record: (getter(record),))
+        splices = {i: f.metadata[_SPLICE] for i, f in enumerate(fields) if _SPLICE in f.metadata}
+        found = _LAYOUTS[cls] = (values, names, splices)
+    return found
+
+
+def as_row(record: Any) -> dict[str, Any]:
+    """The flat record of a dataclass record (its fields in order, UNSET ones left out,
+    spliced mappings spread); a dict as it is."""
+    if isinstance(record, dict):
+        return record
+    if not dataclasses.is_dataclass(record):
+        return dict(record)  # another mapping
+    values, names, splices = _layout(type(record))
+    row: dict[str, Any] = {}
+    for i, (name, value) in enumerate(zip(names, values(record))):
+        if i in splices:
+            prefix = splices[i]
+            row.update((prefix + key, item) for key, item in value.items())
+        elif value is not UNSET:
+            row[name] = value
+    return row
+
+
+def as_rows(records: Iterable[Any]) -> list[dict[str, Any]]:
+    """`as_row` of each record: what JSON and CSV are written from."""
+    return [as_row(record) for record in records]
+
+
+def value_of(record: Any, key: str, default: Any = None) -> Any:
+    """A record's value for `key`, a dict's or a dataclass's (`default` where it has none)."""
+    if isinstance(record, Mapping):
+        return record.get(key, default)
+    value = getattr(record, key, default)
+    return default if value is UNSET else value
+
+
+def has(record: Any, key: str) -> bool:
+    """Whether the record's flat row has `key` (a dataclass field left UNSET is absent)."""
+    if isinstance(record, Mapping):
+        return key in record
+    return getattr(record, key, UNSET) is not UNSET
+
+
+def with_adjusted_p(records: list[Any], chosen: Callable[[Any], bool], key: tuple[str, ...]) -> None:
+    """Holm and Benjamini-Hochberg adjusted p-values (`p_holm`, `p_bh`) for the chosen records
+    that have a `p`, adjusting within each family that shares the values of `key`; the records
+    are replaced in `records` by copies that carry them (records are immutable: a kept one
+    may be shared with an earlier computation)."""
+    from workbench.metrics.intervals import benjamini_hochberg, holm
+
+    families: dict[tuple, list[int]] = {}
+    for i, record in enumerate(records):
+        if chosen(record) and has(record, "p"):
+            families.setdefault(tuple(value_of(record, k) for k in key), []).append(i)
+    for family in families.values():
+        ps = [value_of(records[i], "p") for i in family]
+        for i, by_holm, by_bh in zip(family, holm(ps), benjamini_hochberg(ps)):
+            record = records[i]
+            if isinstance(record, dict):
+                record["p_holm"], record["p_bh"] = by_holm, by_bh
+            else:
+                records[i] = dataclasses.replace(record, p_holm=by_holm, p_bh=by_bh)
+
+
+def with_convention(record: Any, convention: str) -> Any:
+    """The record naming `convention`: a dict gets it as its first key (as records always
+    had it); a dataclass with a `convention` field a copy where it differs."""
+    if isinstance(record, dict):
+        return {"convention": convention, **record}
+    if getattr(record, "convention", convention) == convention:
+        return record
+    return dataclasses.replace(record, convention=convention)
