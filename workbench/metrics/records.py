@@ -50,23 +50,30 @@ def spliced(prefix: str) -> Any:
     return dataclasses.field(default_factory=dict, metadata={_SPLICE: prefix})
 
 
-# Per record class: a getter of every field's value at once, the field names, and the
-# positions of spliced fields with their prefixes (worked out once: rows are made by the
-# thousand, and `dataclasses.fields` per record would cost more than the row itself).
-_Layout = tuple[Callable[[Any], tuple], tuple[str, ...], dict[int, str]]
-_LAYOUTS: dict[type, _Layout] = {}
+# Per record class, worked out once (rows are made by the thousand, and `dataclasses.fields`
+# per record would cost more than the row itself): a function from a record to its row.
+_ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {}
 
 
-def _layout(cls: type) -> _Layout:
-    found = _LAYOUTS.get(cls)
-    if found is None:
-        fields = dataclasses.fields(cls)
-        names = tuple(f.name for f in fields)
-        getter = attrgetter(*names)
-        values = getter if len(names) > 1 else (lambda record: (getter(record),))
-        splices = {i: f.metadata[_SPLICE] for i, f in enumerate(fields) if _SPLICE in f.metadata}
-        found = _LAYOUTS[cls] = (values, names, splices)
-    return found
+def _row_maker(cls: type) -> Callable[[Any], dict[str, Any]]:
+    fields = dataclasses.fields(cls)
+    names = tuple(f.name for f in fields)
+    getter = attrgetter(*names)
+    values = getter if len(names) > 1 else (lambda record: (getter(record),))
+    splices = {i: f.metadata[_SPLICE] for i, f in enumerate(fields) if _SPLICE in f.metadata}
+    if not splices:  # the usual case: one comprehension
+        return lambda record: {k: v for k, v in zip(names, values(record)) if v is not UNSET}
+
+    def row(record: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for i, (name, value) in enumerate(zip(names, values(record))):
+            if i in splices:
+                out.update((splices[i] + key, item) for key, item in value.items())
+            elif value is not UNSET:
+                out[name] = value
+        return out
+
+    return row
 
 
 def as_row(record: Any) -> dict[str, Any]:
@@ -74,17 +81,12 @@ def as_row(record: Any) -> dict[str, Any]:
     spliced mappings spread); a dict as it is."""
     if isinstance(record, dict):
         return record
-    if not dataclasses.is_dataclass(record):
-        return dict(record)  # another mapping
-    values, names, splices = _layout(type(record))
-    row: dict[str, Any] = {}
-    for i, (name, value) in enumerate(zip(names, values(record))):
-        if i in splices:
-            prefix = splices[i]
-            row.update((prefix + key, item) for key, item in value.items())
-        elif value is not UNSET:
-            row[name] = value
-    return row
+    maker = _ROWS.get(type(record))
+    if maker is None:
+        if not dataclasses.is_dataclass(record):
+            return dict(record)  # another mapping
+        maker = _ROWS[type(record)] = _row_maker(type(record))
+    return maker(record)
 
 
 def as_rows(records: Iterable[Any]) -> list[dict[str, Any]]:
