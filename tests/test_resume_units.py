@@ -380,3 +380,17 @@ RandomEdits.TestCase.settings = settings(
     max_examples=12, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
 )
 test_random_edits_plan_as_a_whole_plan = RandomEdits.TestCase
+
+
+def test_a_plan_too_large_is_refused_counting_the_marked_units(twin):
+    """The units kept count by their marks: one question more than the limit allows is refused
+    before anything is stored."""
+    from workbench.audit_limits import PlanTooLarge
+
+    twin.plan(BASE)  # 3 questions x 2 repetitions
+    write(twin.study, ONE_MORE)
+    with pytest.raises(PlanTooLarge):
+        prepare(twin.units, load_study(twin.study), max_requests=7)
+    assert twin.units.execute("SELECT COUNT(*) FROM requests").fetchone()[0] == 6
+    assert twin.units.execute("SELECT COUNT(*) FROM questions WHERE text = 'Which sandal?'").fetchone()[0] == 0
+    assert [m.total for m in prepare(twin.units, load_study(twin.study), max_requests=8).models] == [8]

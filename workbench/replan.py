@@ -40,7 +40,8 @@ def count_units(units: Iterable, stored: dict[str, tuple[str, int]], total: int,
         mark = stored.get(unit)
         if mark is not None and mark[0] == digest:
             total += mark[1]
-            bounded((), total, limit, what, keep=False)
+            if total > limit:
+                bounded((), total, limit, what, keep=False)  # refuses, in its words
         else:
             total += bounded(requests, total, limit, what, keep=False)
     return total
