@@ -38,7 +38,7 @@ def count_units(units: Iterable, stored: dict[str, tuple[str, int]], total: int,
     and counted), PlanTooLarge as soon as it passes `limit`."""
     for unit, digest, requests in units:
         mark = stored.get(unit)
-        if mark is not None and mark[0] == digest:
+        if mark is not None and mark[0] == digest != plan_marks.PENDING:
             total += mark[1]
             if total > limit:
                 bounded((), total, limit, what, keep=False)  # refuses, in its words
@@ -55,7 +55,7 @@ def survey(units: Iterable, stored: dict[str, tuple[str, int]]) -> Survey:
             raise ValueError(f"the plan has unit {unit!r} twice: a unit's key must be unique in a model's plan")
         seen.add(unit)
         mark = stored.get(unit)
-        if mark is not None and mark[0] == digest:
+        if mark is not None and mark[0] == digest != plan_marks.PENDING:
             found.kept += 1
             found.kept_total += mark[1]
         else:
