@@ -227,3 +227,40 @@ def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, monkeypatch
     assert computed == [(model, topic)]
     data._LOADED.clear()
     assert edited == data.choice_metric_records_of(conn)
+
+
+def test_the_lean_tests_give_what_scipy_stats_gives():
+    """Ranks and the one-sample t-test computed without importing scipy.stats (it costs
+    about a second at start-up) equal scipy.stats's: ranks exactly, t and p to 1e-12."""
+    import numpy as np
+    from scipy import stats
+
+    from workbench.metrics.lean_tests import average_ranks, ttest_1samp
+
+    rng = np.random.default_rng(5)
+    for _ in range(500):
+        rows = rng.integers(0, rng.integers(1, 8), size=(rng.integers(1, 6), rng.integers(1, 12))).astype(float)
+        assert np.array_equal(average_ranks(rows), stats.rankdata(rows, axis=1))
+        values = rng.normal(rng.normal(), rng.uniform(0.01, 3), size=rng.integers(2, 12))
+        t, p = ttest_1samp(values, 0.0)
+        expected = stats.ttest_1samp(values, 0.0)
+        assert abs(t - expected.statistic) <= 1e-12 * max(1.0, abs(t)) and abs(p - expected.pvalue) <= 1e-12
+
+
+def test_metrics_do_not_import_scipy_stats(metrics_db):
+    """ChoiceEval's metrics (Spearman pairs, log-odds t-tests) stay clear of scipy.stats's import."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+
+    db = metrics_db
+    code = (
+        "import sys\n"
+        "from workbench.cli import main\n"
+        f"main(['metrics', '--db', {str(db)!r}, '--format', 'json'])\n"
+        "print('scipy.stats' in sys.modules, file=sys.stderr)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    tested = [r for r in json.loads(out.stdout) if r.get("p") is not None]
+    assert tested and out.stderr.strip() == "False"

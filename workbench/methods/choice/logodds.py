@@ -102,10 +102,9 @@ def geographic_lor(
     t = p = None
     test_reason = _test_na_reason(values, len(per_group), convention)
     if test_reason is None:
-        from scipy import stats
+        from workbench.metrics.lean_tests import ttest_1samp
 
-        result = stats.ttest_1samp(values, 0.0)
-        t, p = _finite(result.statistic), _finite(result.pvalue)
+        t, p = (_finite(x) for x in ttest_1samp(values, 0.0))
     return replace(
         empty, mean=mean, exp_mean=math.exp(mean), t=t, p=p, ci=ci, test_na_reason=test_reason, ci_na_reason=ci_reason
     )

@@ -117,7 +117,9 @@ def stability(
         for item in lists:
             by_rep.setdefault(item.repetition, []).append(item)
         per_rep = {rep: presence_of(items) for rep, items in by_rep.items()}
-    pooled: Counter[str] = sum(per_rep.values(), Counter())
+    pooled: Counter[str] = Counter()
+    for counted in per_rep.values():  # in place: `sum` of Counters builds a new one per repetition
+        pooled.update(counted)
     top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
     reps = sorted(per_rep)
     counts = {r: [per_rep[r][e] for e in top] for r in reps}
@@ -141,9 +143,11 @@ def _spearman_matrix(samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
     n = len(samples[0]) if samples else 0
     if k < 2 or n < 3:
         return np.full((k, k), np.nan), np.full((k, k), np.nan)
-    from scipy import special, stats  # imported on use: it costs ~0.5 s at start-up
+    from scipy import special
 
-    ranks = stats.rankdata(np.asarray(samples, dtype=float), axis=1)
+    from workbench.metrics.lean_tests import average_ranks
+
+    ranks = average_ranks(np.asarray(samples, dtype=float))
     with np.errstate(divide="ignore", invalid="ignore"):
         rho = np.corrcoef(ranks)
         dof = n - 2
