@@ -264,3 +264,62 @@ def test_metrics_do_not_import_scipy_stats(metrics_db):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     tested = [r for r in json.loads(out.stdout) if r.get("p") is not None]
     assert tested and out.stderr.strip() == "False"
+
+
+def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(monkeypatch, metrics_db):
+    """Only gpt names Nike: renaming it, merging Puma into it and undoing both recompute gpt's
+    two topics and keep gemini's numbers; every number still equals a computation from
+    scratch."""
+    from workbench.methods.choice import data
+    from workbench.store import entities
+    from workbench.store.db import connect
+
+    conn = connect(metrics_db)
+    data._LOADED.clear()
+    data.choice_metric_records_of(conn)
+    computed = []
+    real = metrics._list_records
+
+    def counted(study, model, topic, *args):
+        computed.append((model, topic))
+        return real(study, model, topic, *args)
+
+    monkeypatch.setattr(metrics, "_list_records", counted)
+
+    def recomputed_after(change) -> set[tuple[str, str]]:
+        computed.clear()
+        change()
+        kept = data.choice_metric_records_of(conn)
+        data._LOADED.clear()
+        assert kept == data.choice_metric_records_of(conn)  # what a cold start computes
+        data._LOADED.clear()
+        data.choice_metric_records_of(conn)
+        computed.clear()
+        data.choice_metric_records_of(conn)  # warm again, nothing moved: nothing computed
+        assert computed == []
+        return set(reached)
+
+    reached: list = []
+
+    def rename():
+        entities.rename(conn, "Nike", "Nike Inc", who="r")
+        data.choice_metric_records_of(conn)
+        reached[:] = computed
+
+    gpt = {("gpt", "shoes"), ("gpt", "phones")}
+    assert recomputed_after(rename) == gpt
+    assert any(r["entity"] == "Nike Inc" for r in data.choice_metric_records_of(conn) if r["metric"] == "peir")
+
+    def merge_everywhere():  # Puma is in every model's lists: everything moves
+        entities.merge(conn, ["Puma", "Asics"], into="Asics", who="r")
+        data.choice_metric_records_of(conn)
+        reached[:] = computed
+
+    assert recomputed_after(merge_everywhere) == gpt | {("gemini", "shoes"), ("gemini", "phones")}
+
+    def undo_rename_only():
+        entities.undo(conn, "r", ("rename",))
+        data.choice_metric_records_of(conn)
+        reached[:] = computed
+
+    assert recomputed_after(undo_rename_only) == gpt

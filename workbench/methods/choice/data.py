@@ -108,6 +108,9 @@ class _Held:
     # Each model x topic's count of patches that touched its lists: the kept records carry it in
     # their keys, so a refresh still computing from older counts cannot hand them to a newer one.
     epochs: dict = field(default_factory=dict)
+    # How each surface read when the counts were made (its canonical name, "" when it
+    # counted for no entity): a merge or rename forgets only the model x topics it reaches.
+    surface_names: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
 
     def forget(self, touched: set[tuple[str, str]]) -> None:
         """The kept records of the model x topics whose lists changed (the others stay)."""
@@ -162,18 +165,15 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
     if names_moved:
         held.topics = None
     held.version = version
-    if names_moved or held.settings != settings:
+    if held.settings != settings:
         held.list_part, held.region_part = {}, {}
         held.settings = settings
     if held.topics is None:
-        aliases, names = mentions.resolution(conn)
-        codes: dict[int, int] = {}
-        surface_entity = np.fromiter(
-            (-1 if (e := aliases.get(s)) is None else codes.setdefault(e, len(codes)) for s in held.arrays.surfaces),
-            dtype=np.int64,
-            count=len(held.arrays.surfaces),
-        )
-        canonical = [names[e] for e in codes]
+        surface_entity, canonical = _resolved(conn, held.arrays.surfaces)
+        read_as = np.asarray(canonical + [""], dtype=object)[surface_entity]
+        if names_moved:  # a merge, split or rename: the model x topics whose names read otherwise
+            held.forget(_renamed_groups(held.arrays, held.surface_names, read_as))
+        held.surface_names = read_as
         held.topics = topic_counts(held.arrays, surface_entity, canonical)
     if cacheable:
         _LOADED.pop(key, None)
@@ -181,6 +181,32 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
         while len(_LOADED) > _KEEP_STUDIES:
             _LOADED.pop(next(iter(_LOADED)))
     return held.topics, held.list_part, held.region_part, dict(held.epochs)
+
+
+def _resolved(conn: sqlite3.Connection, surfaces: list[str]) -> tuple[np.ndarray, list[str]]:
+    """Each surface's entity code (-1: none) and each code's canonical name, as the store
+    resolves spellings now."""
+    aliases, names = mentions.resolution(conn)
+    codes: dict[int, int] = {}
+    surface_entity = np.fromiter(
+        (-1 if (e := aliases.get(s)) is None else codes.setdefault(e, len(codes)) for s in surfaces),
+        dtype=np.int64,
+        count=len(surfaces),
+    )
+    return surface_entity, [names[e] for e in codes]
+
+
+def _renamed_groups(arrays: ListArrays, before: np.ndarray, now: np.ndarray) -> set[tuple[str, str]]:
+    """The model x topics with a mention whose surface reads as another name than before
+    (surfaces new since then came with new lists, which forgot their model x topic already).
+    The others count the same entities under the same names: their numbers stay."""
+    common = min(len(before), len(now))
+    changed = np.flatnonzero(before[:common] != now[:common])
+    if not changed.size:
+        return set()
+    lists = np.unique(arrays.m_list[np.isin(arrays.m_surface, changed)])
+    groups = arrays.group[np.searchsorted(arrays.ids, lists)]
+    return {arrays.groups[g] for g in np.unique(groups).tolist()}
 
 
 # Held while the app's start-up loading computes: a refresh asked for meanwhile waits for it
