@@ -271,6 +271,7 @@ def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(monke
     two topics and keep gemini's numbers; every number still equals a computation from
     scratch."""
     from workbench.methods.choice import data
+    from workbench.methods.choice.records import Peir
     from workbench.store import entities
     from workbench.store.db import connect
 
@@ -308,7 +309,7 @@ def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(monke
 
     gpt = {("gpt", "shoes"), ("gpt", "phones")}
     assert recomputed_after(rename) == gpt
-    assert any(r["entity"] == "Nike Inc" for r in data.choice_metric_records_of(conn) if r["metric"] == "peir")
+    assert any(r.entity == "Nike Inc" for r in data.choice_metric_records_of(conn) if isinstance(r, Peir))
 
     def merge_everywhere():  # Puma is in every model's lists: everything moves
         entities.merge(conn, ["Puma", "Asics"], into="Asics", who="r")
