@@ -50,6 +50,7 @@ from workbench.methods.choice.records import (
 )
 from workbench.metrics.intervals import interval_fields, proportion_ci
 from workbench.metrics.records import with_adjusted_p, with_convention
+from workbench.metrics.threads import map_in_threads
 from workbench.store.regions import UNITED_STATES
 
 # -- preference ----------------------------------------------------------------
@@ -283,9 +284,23 @@ def records_of_counts(
     these lists has one."""
     if regions_imported is None:
         regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
+    ordered = sorted(topics.items())
+
+    def epoch_of(model: str, topic: str) -> int:
+        return (epochs or {}).get((model, topic), 0)
+
+    def regional(item: tuple[tuple[str, str], TopicCounts]) -> list[ChoiceRecord]:
+        (model, topic), counted = item
+        scope = (model, topic, epoch_of(model, topic))
+        return _region_records(
+            study, scope, counted, region_of, region_pairs, min_share, convention, regions_imported, region_part
+        )
+
+    # The log-odds bootstraps (most of the cost) are drawn on several cores at once.
+    by_regions = map_in_threads(regional, ordered)
     records: list[ChoiceRecord] = []
-    for (model, topic), counted in sorted(topics.items()):
-        epoch = (epochs or {}).get((model, topic), 0)
+    for ((model, topic), counted), region_records in zip(ordered, by_regions):
+        epoch = epoch_of(model, topic)
         kept = list_part.get((model, topic, epoch)) if list_part is not None else None
         if kept is None:
             kept = _list_records(study, model, topic, counted.scopes, top_n, convention)
@@ -293,17 +308,7 @@ def records_of_counts(
                 list_part[(model, topic, epoch)] = kept
         # the numbers of the lists alone are the same in both conventions: kept once, named anew
         records += [with_convention(r, convention) for r in kept]
-        records += _region_records(
-            study,
-            (model, topic, epoch),
-            counted,
-            region_of,
-            region_pairs,
-            min_share,
-            convention,
-            regions_imported,
-            region_part,
-        )
+        records += region_records
     # One family of t-tests per model: every topic x region pair.
     with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))
     # Kruskal-Wallis: one test per topic for a model, one per cluster for a model x topic.
