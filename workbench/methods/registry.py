@@ -21,7 +21,8 @@ where JSON, CSV or Markdown is written) or plain dicts. `import_kinds` and
 `export_kinds` (tuples of `kinds.ImportKind` / `kinds.ExportKind`) add what `workbench import`
 and `workbench export` offer, and `design_screen` (a Textual screen class, or its
 "module:Class" path, so that the core never imports the UI) is what the app's Design tab
-shows for the method's studies. `register` does the same in code (tests register a toy
+shows for the method's studies. `plan_units` (optional) splits a model's plan into units
+marked one by one, so that an edited study plans again only the units it changed. `register` does the same in code (tests register a toy
 method that way). docs/writing-a-method.md walks through one.
 """
 
