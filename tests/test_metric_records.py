@@ -124,3 +124,35 @@ def test_spliced_fields_unset_fields_and_adjusted_p():
         {"study": "s", "p": 0.04, "reason": "why", "p_holm": 0.08, "p_bh": pytest.approx(0.06)},
         {"study": "s", "p": 0.2, "p_holm": 0.2, "p_bh": pytest.approx(0.2)},
     ]
+
+
+def test_entities_tied_on_delta_are_ranked_by_name_whatever_the_hash_seed():
+    """The entity table orders tied Deltas by name (a set's order follows the hash seed, so
+    two processes drew the same report in two orders); an n/a Delta comes last."""
+    import dataclasses
+
+    from workbench.methods.entity.records import EntityDelta
+    from workbench.methods.entity.views import entity_table
+
+    base = EntityDelta(
+        convention="paper",
+        study="s",
+        model="m",
+        task="t",
+        language="english",
+        variant="v",
+        method="exact",
+        entity="",
+        value=0.5,
+        n=4,
+        flat_templates=0,
+        mean=0.5,
+        ci_low=None,
+        ci_high=None,
+        ci_level=0.95,
+        n_boot=1000,
+    )
+    values = {"Chad": 0.5, "Austria": 0.5, "Brazil": 0.9, "Denmark": None}
+    records = [dataclasses.replace(base, entity=name, value=value) for name, value in values.items()]
+    _header, rows = entity_table(records)
+    assert [row[1] for row in rows] == ["Brazil", "Austria", "Chad", "Denmark"]

@@ -60,7 +60,14 @@ def entity_table(records: list[EntityRecord]) -> tuple[list[str], list[list[str]
         return ["entity"], []
     by = {(r.entity, condition(r)): r.value for r in deltas}
     record = {(r.entity, condition(r)): r for r in deltas}
-    order = sorted({r.entity for r in deltas}, key=lambda e: -by.get((e, conditions[0]), float("-inf")))
+
+    def rank_key(entity: str) -> tuple[float, str]:
+        # highest Delta first, n/a last; tied entities by name, so that a table (and the
+        # report drawing it) reads the same in every process, whatever the hash seed
+        value = by.get((entity, conditions[0]))
+        return (-value if value is not None else float("inf"), entity)
+
+    order = sorted({r.entity for r in deltas}, key=rank_key)
     rows = [
         [str(rank), entity] + [_delta_cell(record[entity, c]) if (entity, c) in by else "-" for c in conditions]
         for rank, entity in enumerate(order, start=1)
