@@ -1,3 +1,4 @@
+import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -69,11 +70,23 @@ def metrics_db(tmp_path) -> Path:
     return db
 
 
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (`-n`), the slow tests (the bundled model, peer servers, many
-    runs) go to one worker, one after another, while the others share the rest: two
-    llama.cpp engines decoding at once on a small machine each spin threads for cores the
-    other holds, and both crawl (a 50 s test took 410 s beside three others)."""
-    for item in items:
-        if item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.xdist_group("slow"))
+def pytest_xdist_auto_num_workers(config):
+    """`-n auto`: a worker per core and one more. Many tests wait (a screen to settle, a
+    server to answer) more than they compute, so a third worker on two cores fills those waits
+    (the fast part: 100 s against 125 s with two)."""
+    from workbench.cores import usable_cores
+
+    return usable_cores() + 1
+
+
+def pytest_configure(config):
+    """Under pytest-xdist each worker runs on one core of its own (round robin when there
+    are more workers than cores). llama.cpp sizes its threads by the cores a process may
+    use (`workbench.cores`): pinned, a worker's engine decodes on one thread, instead of two
+    engines' spinning threads fighting over two cores (a 90 s test took 334 s that way)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):
+        return
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) > 1:
+        os.sched_setaffinity(0, {cores[int(worker[2:]) % len(cores)]})

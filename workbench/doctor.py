@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import os
 
 from rich.console import Console
 
+from workbench.cores import usable_cores
 from workbench.literal import literal_text
 from workbench.models import ModelNotFound, cache_dir, make_engine, resolve
 from workbench.specs import ModelSpec, SpecError, parse_spec
@@ -20,7 +20,7 @@ def llama_build() -> dict[str, object]:
     return {
         "version": llama_cpp.__version__,
         "gpu_offload": bool(llama_cpp.llama_supports_gpu_offload()),
-        "cpu_threads": os.cpu_count(),
+        "cpu_threads": usable_cores(),
         "system_info": info.decode() if isinstance(info, bytes) else str(info),
     }
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -20,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.cores import usable_cores
 from workbench.engines.base import (
     Completion,
     EngineError,
@@ -64,7 +64,7 @@ class _Instance:
         read_long_pieces()  # llama-cpp-python loses the text of tokens longer than 32 bytes
 
         opts = self.options
-        threads = opts.get("threads") or max(1, (os.cpu_count() or 2) // max(1, opts.get("concurrency", 1)))
+        threads = opts.get("threads") or max(1, usable_cores() // max(1, opts.get("concurrency", 1)))
         from workbench.engines.llama_scoring import quiet_llama
 
         try:

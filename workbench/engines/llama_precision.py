@@ -25,6 +25,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from workbench.cores import usable_cores
+
 BYTES_PER_WEIGHT = {"f32": 4, "f16": 2}
 # A 1B-parameter model's F32 copy; the bundled 270M model's is 1.08 GB.
 SMALL_F32_BYTES = 4 * 1024**3
@@ -142,7 +144,7 @@ def dequantized_copy(source: str | Path, digest: str, precision: str) -> Path:
         params = llama_cpp.llama_model_quantize_default_params()
         params.ftype = llama_cpp.LLAMA_FTYPE_ALL_F32 if precision == "f32" else llama_cpp.LLAMA_FTYPE_MOSTLY_F16
         params.allow_requantize = True  # from 4-bit blocks: dequantized, then stored wider
-        params.nthread = max(1, os.cpu_count() or 1)
+        params.nthread = usable_cores()
         try:
             with quiet_llama():
                 code = llama_cpp.llama_model_quantize(str(source).encode(), str(partial).encode(), params)

@@ -9,10 +9,11 @@ thread would otherwise read the default."""
 from __future__ import annotations
 
 import contextvars
-import os
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
+
+from workbench.cores import usable_cores
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -24,7 +25,7 @@ MAX_THREADS = 4
 def map_in_threads(work: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """`[work(item) for item in items]`, on up to MAX_THREADS threads (one per core)."""
     items = list(items)
-    threads = min(len(items), os.cpu_count() or 1, MAX_THREADS)
+    threads = min(len(items), usable_cores(), MAX_THREADS)
     if threads < 2:
         return [work(item) for item in items]
     context = contextvars.copy_context()
