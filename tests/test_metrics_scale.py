@@ -202,24 +202,38 @@ def test_boot_sets_the_resamples_and_every_record_says_how_many(tmp_path, metric
     assert {r.n_boot for r in data.choice_metric_records_of(conn) if hasattr(r, "n_boot")} == {intervals.N_BOOT}
 
 
-def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, monkeypatch, metrics_db):
+@pytest.fixture
+def warm_counting(monkeypatch):
+    """A connection to a store whose numbers are computed (warm), and the list of model x
+    topics whose list-only numbers are computed again from then on."""
+
+    def warm(db):
+        from workbench.methods.choice import data
+        from workbench.store.db import connect
+
+        conn = connect(db)
+        data._LOADED.clear()
+        data.choice_metric_records_of(conn)
+        computed = []
+        real = metrics._list_records
+
+        def counted(study, model, topic, *args):
+            computed.append((model, topic))
+            return real(study, model, topic, *args)
+
+        monkeypatch.setattr(metrics, "_list_records", counted)
+        return conn, computed
+
+    return warm
+
+
+def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, warm_counting, metrics_db):
     """A reviewer's edit of one list: the numbers of the other model x topics are kept, and
     every number still equals a computation from scratch."""
     from workbench.methods.choice import data
     from workbench.store import reviews
-    from workbench.store.db import connect
 
-    conn = connect(metrics_db)
-    data._LOADED.clear()
-    data.choice_metric_records_of(conn)
-    computed = []
-    real = metrics._list_records
-
-    def counted(study, model, topic, *args):
-        computed.append((model, topic))
-        return real(study, model, topic, *args)
-
-    monkeypatch.setattr(metrics, "_list_records", counted)
+    conn, computed = warm_counting(metrics_db)
     list_id, model, topic = conn.execute("SELECT id, model, topic FROM mention_lists ORDER BY id LIMIT 1").fetchone()
     assert len({(r.model, r.topic) for r in data.choice_metric_records_of(conn)}) > 1
     reviews.review(conn, list_id, "r", "edit", ["Puma", "Nike"])
@@ -266,61 +280,34 @@ def test_metrics_do_not_import_scipy_stats(metrics_db):
     assert tested and out.stderr.strip() == "False"
 
 
-def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(monkeypatch, metrics_db):
+def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(warm_counting, metrics_db):
     """Only gpt names Nike: renaming it, merging Puma into it and undoing both recompute gpt's
     two topics and keep gemini's numbers; every number still equals a computation from
     scratch."""
     from workbench.methods.choice import data
     from workbench.methods.choice.records import Peir
     from workbench.store import entities
-    from workbench.store.db import connect
 
-    conn = connect(metrics_db)
-    data._LOADED.clear()
-    data.choice_metric_records_of(conn)
-    computed = []
-    real = metrics._list_records
-
-    def counted(study, model, topic, *args):
-        computed.append((model, topic))
-        return real(study, model, topic, *args)
-
-    monkeypatch.setattr(metrics, "_list_records", counted)
+    conn, computed = warm_counting(metrics_db)
 
     def recomputed_after(change) -> set[tuple[str, str]]:
+        """The model x topics a warm refresh computes again after `change`; checks that the
+        refresh gives what a cold start computes."""
         computed.clear()
         change()
         kept = data.choice_metric_records_of(conn)
+        reached = set(computed)
         data._LOADED.clear()
-        assert kept == data.choice_metric_records_of(conn)  # what a cold start computes
-        data._LOADED.clear()
-        data.choice_metric_records_of(conn)
-        computed.clear()
-        data.choice_metric_records_of(conn)  # warm again, nothing moved: nothing computed
-        assert computed == []
-        return set(reached)
-
-    reached: list = []
-
-    def rename():
-        entities.rename(conn, "Nike", "Nike Inc", who="r")
-        data.choice_metric_records_of(conn)
-        reached[:] = computed
+        assert kept == data.choice_metric_records_of(conn)
+        return reached
 
     gpt = {("gpt", "shoes"), ("gpt", "phones")}
-    assert recomputed_after(rename) == gpt
+    assert recomputed_after(lambda: entities.rename(conn, "Nike", "Nike Inc", who="r")) == gpt
     assert any(r.entity == "Nike Inc" for r in data.choice_metric_records_of(conn) if isinstance(r, Peir))
-
-    def merge_everywhere():  # Puma is in every model's lists: everything moves
-        entities.merge(conn, ["Puma", "Asics"], into="Asics", who="r")
-        data.choice_metric_records_of(conn)
-        reached[:] = computed
-
-    assert recomputed_after(merge_everywhere) == gpt | {("gemini", "shoes"), ("gemini", "phones")}
-
-    def undo_rename_only():
-        entities.undo(conn, "r", ("rename",))
-        data.choice_metric_records_of(conn)
-        reached[:] = computed
-
-    assert recomputed_after(undo_rename_only) == gpt
+    computed.clear()
+    data.choice_metric_records_of(conn)  # nothing moved since: nothing computed
+    assert computed == []
+    # Puma is in every model's lists: everything moves
+    merge = lambda: entities.merge(conn, ["Puma", "Asics"], into="Asics", who="r")  # noqa: E731
+    assert recomputed_after(merge) == gpt | {("gemini", "shoes"), ("gemini", "phones")}
+    assert recomputed_after(lambda: entities.undo(conn, "r", ("rename",))) == gpt
