@@ -14,9 +14,9 @@ from workbench.store.queue import transaction
 
 def insert_questions(
     conn: sqlite3.Connection, study_id: int, questions: Iterable[Any], provenance: dict[str, Any] | None = None
-) -> dict[tuple, int]:
-    """Store questions (idempotent); returns (topic, cluster, text) -> question id.
-    A question whose text a reviewer has since edited is not brought back."""
+) -> None:
+    """Store questions (idempotent; `study_questions` reads them back). A question whose
+    text a reviewer has since edited is not brought back."""
     edited = {
         (r[0], r[1], r[2])
         for r in conn.execute("SELECT topic, cluster, old_text FROM question_edits WHERE study_id = ?", (study_id,))
@@ -40,18 +40,19 @@ def insert_questions(
                 for q in questions
             ],
         )
-    return study_questions(conn, study_id)
 
 
 def study_questions(conn: sqlite3.Connection, study_id: int, verified_only: bool = False) -> dict[tuple, int]:
     """Every question of a study (from its file, imported or generated): key -> id."""
-    rows = conn.execute(
-        "SELECT id, topic, cluster, text FROM questions WHERE study_id = ? "
+    cursor = conn.cursor()
+    cursor.row_factory = None  # plain tuples: a resumed 100k-question study reads them at every start
+    rows = cursor.execute(
+        "SELECT topic, cluster, text, id FROM questions WHERE study_id = ? "
         + ("AND verified = 1 " if verified_only else "")
         + "ORDER BY id",
         (study_id,),
     )
-    return {(r["topic"], r["cluster"], r["text"]): r["id"] for r in rows}
+    return {(topic, cluster, text): id_ for topic, cluster, text, id_ in rows}
 
 
 def edit_question(conn: sqlite3.Connection, study_id: int, question_id: int, new_text: str) -> None:

@@ -13,6 +13,7 @@ import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields, is_dataclass, replace
 from functools import cache
+from operator import attrgetter, itemgetter
 from typing import Any
 
 from workbench import methods, replan
@@ -104,8 +105,14 @@ def _digest(value: Any) -> str:
 
 
 @cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(f.name for f in fields(kind))
+def _field_values(kind: type) -> Callable[[Any], tuple]:
+    """A dataclass's field values as one tuple, in field order (one C call per object)."""
+    names = tuple(f.name for f in fields(kind))
+    getter = attrgetter(*names)
+    return (lambda o: (getter(o),)) if len(names) == 1 else getter
+
+
+_PRIMITIVE = frozenset((str, int, float, bool, type(None)))
 
 
 def _plain(o: Any) -> Any:
@@ -114,11 +121,18 @@ def _plain(o: Any) -> Any:
     if isinstance(o, (list, tuple)):
         return [_plain(x) for x in o]
     if isinstance(o, dict):
-        return sorted(([repr(k), _plain(v)] for k, v in o.items()), key=lambda kv: kv[0])
+        try:  # keys that compare (strings, tuples of strings): sorted by the C sort, no key function
+            items = sorted(o.items(), key=itemgetter(0))
+        except TypeError:
+            items = sorted(o.items(), key=lambda kv: repr(kv[0]))
+        return [[repr(k), _plain(v)] for k, v in items]
     if isinstance(o, (set, frozenset)):
         return sorted(map(repr, o))
     if is_dataclass(o) and not isinstance(o, type):
-        return [type(o).__name__, *(_plain(getattr(o, name)) for name in _field_names(type(o)))]
+        values = _field_values(type(o))(o)
+        if all(type(v) in _PRIMITIVE for v in values):  # most of a study: questions, prompts
+            return [type(o).__name__, *values]
+        return [type(o).__name__, *map(_plain, values)]
     return repr(o)
 
 
