@@ -13,6 +13,7 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
@@ -453,6 +454,22 @@ def decision_summary(conn, decision_id: int) -> str:
     return row[0] if row else ""
 
 
+def entity_rows(conn: sqlite3.Connection) -> list[tuple[str, str | None, str, int]]:
+    """(name, region, attributes JSON, mentions in the lists that count now) of every entity
+    with a spelling, most mentioned first. Entities emptied by a merge keep their row (for
+    undo) but are not listed."""
+    return conn.execute(
+        f"""
+        SELECT e.name, e.region, e.attributes_json,
+               (SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key
+                JOIN mention_lists l ON l.id = m.list_id
+                WHERE a.entity_id = e.id AND {counts_now("l")}) AS mentions
+        FROM entities e WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)
+        ORDER BY mentions DESC, e.name
+        """
+    ).fetchall()
+
+
 def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> list[tuple[str, int]]:
     """(name, mentions) of every entity mentioned, in one study or in any, by name."""
     where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
@@ -464,7 +481,7 @@ def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> li
         JOIN mention_lists l ON l.id = m.list_id
         JOIN aliases a ON a.surface_key = m.surface_key
         JOIN entities e ON e.id = a.entity_id
-        WHERE 1 = 1 {where}
+        WHERE {counts_now("l")} {where}
         GROUP BY e.id ORDER BY e.name
         """,
             args,

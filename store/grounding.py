@@ -13,6 +13,8 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.current_lists import counts_now
+
 
 def ungrounded_counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
     """Per study and model: voted lists, how many had names not found in the answer, and how many names."""
@@ -20,7 +22,7 @@ def ungrounded_counts(conn: sqlite3.Connection, study_id: int | None = None) -> 
     rows = conn.execute(
         "SELECT s.name, l.model, COUNT(*), SUM(l.ungrounded_json IS NOT NULL), "
         "SUM(COALESCE(json_array_length(l.ungrounded_json), 0)) "
-        f"FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE l.source = 'vote' {where} "
+        f"FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE l.source = 'vote' AND {counts_now()} {where} "
         "GROUP BY s.name, l.model ORDER BY s.name, l.model",
         args,
     ).fetchall()

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import sqlite3
 
+from workbench.store.current_lists import counts_now
+
 
 def mention_export_rows(conn: sqlite3.Connection, study: str | None = None) -> sqlite3.Cursor:
     """Every stored list (of one study, or all) by list and rank; a list with no
     recommendation is one row with an empty rank."""
-    where, args = ("WHERE s.name = ?", (study,)) if study else ("", ())
+    where, args = (f"WHERE s.name = ? AND {counts_now()}", (study,)) if study else (f"WHERE {counts_now()}", ())
     return conn.execute(
         f"""
         SELECT s.name AS study, l.model, l.topic, l.cluster,

@@ -10,6 +10,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
 from workbench.store.entity_names import ensure_entities  # noqa: F401  (where importers find it)
 from workbench.store.queue import transaction
@@ -157,9 +158,7 @@ def list_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = N
         conn,
         f"""
         SELECT l.id, l.model, l.topic, l.cluster, l.repetition FROM mention_lists l
-        WHERE l.study_id = ?{only}
-          AND (l.response_key IS NULL
-               OR l.response_key NOT IN (SELECT key FROM requests WHERE superseded AND key IS NOT NULL))
+        WHERE l.study_id = ?{only} AND {counts_now("l")}
         """,
         (study_id, *args),
     )

@@ -8,6 +8,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from workbench.store.current_lists import counts_now
+
 
 def study_row(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
     """The study as stored: method, the file it was last run from, the parsed study, dates."""
@@ -43,11 +45,13 @@ def study_models(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]
 def list_review_counts(conn: sqlite3.Connection, study_id: int) -> dict[str, Any]:
     """The study's extracted lists, how many have a standing verdict that is not blind (what
     the metrics follow), and each reviewer's standing verdicts on them (blind ones apart)."""
-    lists = conn.execute("SELECT COUNT(*) FROM mention_lists WHERE study_id = ?", (study_id,)).fetchone()[0]
+    lists = conn.execute(
+        f"SELECT COUNT(*) FROM mention_lists l WHERE study_id = ? AND {counts_now('l')}", (study_id,)
+    ).fetchone()[0]
     reviewed = conn.execute(
-        """
+        f"""
         SELECT COUNT(*) FROM mention_lists l
-        WHERE l.study_id = ? AND EXISTS (
+        WHERE l.study_id = ? AND {counts_now("l")} AND EXISTS (
             SELECT 1 FROM verdicts v WHERE v.study_id = l.study_id AND v.model = l.model AND v.topic = l.topic
                AND v.question = l.question AND v.repetition = l.repetition AND v.undone = 0 AND v.blind = 0)
         """,

@@ -24,6 +24,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
 from workbench.store.entity_names import ensure_entities
 from workbench.store.errors import InputError
@@ -310,6 +311,7 @@ def review_items(
         args.append(model)
     if only == "disagreements":
         clauses.append("l.agreement IS NOT NULL AND l.agreement < 1")
+    clauses.append(counts_now("l"))  # a superseded answer's list is not the study's any more
     where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
     rows = conn.execute(
         f"""

@@ -297,14 +297,10 @@ MENTION_FIELDS = [
 
 
 def entity_records(conn: sqlite3.Connection):
-    for row in conn.execute(
-        "SELECT e.name, e.region, e.attributes_json, "
-        "(SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
-        " WHERE a.entity_id = e.id) AS mentions FROM entities e "
-        # Entities emptied by a merge keep their row (for undo) but are not listed.
-        "WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id) ORDER BY mentions DESC, e.name"
-    ):
-        yield {"name": row[0], "region": row[1], "mentions": row[3], **json.loads(row[2])}
+    from workbench.store.entities import entity_rows
+
+    for name, region, attributes, mentions_now in entity_rows(conn):
+        yield {"name": name, "region": region, "mentions": mentions_now, **json.loads(attributes)}
 
 
 ENTITY_FIELDS = ["name", "region", "mentions"]
