@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -36,6 +37,12 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     `create=False` (read-only commands): a missing file is an error, never an
     empty new database (nor its folder)."""
     path = Path(path)
+    try:
+        path.stat()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:  # a folder on the way this user may not enter
+        raise StoreError(f"{path}: cannot read it ({exc.strerror or exc})") from None
     if path.is_dir():
         raise StoreError(f"{path}: is a directory; --db takes a database file")
     if not path.exists():
@@ -46,6 +53,8 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{path}: cannot create its folder ({exc.strerror or exc})") from None
+    if not create and not _writable(path):
+        return _read_only(path)
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as exc:
@@ -68,6 +77,56 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(f"{path}: {reason(exc)}") from None
+    return conn
+
+
+def _writable(path: Path) -> bool:
+    """Whether this process may write the store and the files SQLite keeps beside it."""
+    return os.access(path, os.W_OK) and os.access(path.parent or Path("."), os.W_OK)
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """A store this process may not write (an archived audit, a colleague's file): opened
+    read-only, nothing written, no file created beside it. A store whose folder holds no
+    WAL index SQLite could use is read as immutable (its writer is gone: nobody can write
+    it with these rights either). A store of an older schema cannot be brought up to date
+    here, and says so."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    conn = None
+    # No -wal beside it: no writer is connected (one keeps it while it is), so the file is
+    # read as it stands, and SQLite creates no WAL index for a reader that may not remove it.
+    live = Path(f"{path}-wal").exists()
+    for suffix in ("", "&immutable=1") if live else ("&immutable=1", ""):
+        try:
+            conn = sqlite3.connect(uri + suffix, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            break
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            conn, failure = None, exc
+    if conn is None:
+        raise StoreError(f"{path}: cannot open it read-only ({reason(failure)})") from None
+    conn.row_factory = sqlite3.Row
+    app_id, version = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
+    if app_id != APPLICATION_ID and not (version > 0 and _has_workbench_tables(conn)):
+        conn.close()
+        raise StoreError(f"{path}: is an SQLite database of another application, not a workbench store")
+    if version != SCHEMA_VERSION:
+        conn.close()
+        newer = version > SCHEMA_VERSION
+        raise StoreError(
+            f"{path}: schema version {version} is "
+            + (
+                "newer than this workbench understands; upgrade the workbench"
+                if newer
+                else "older than this workbench's"
+            )
+            + ("" if newer else f" ({SCHEMA_VERSION}) and the file is read-only here: open it once with write access")
+        )
+    conn.execute("PRAGMA foreign_keys = ON")
     return conn
 
 
