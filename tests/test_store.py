@@ -153,11 +153,13 @@ def test_edited_questions_stay_edited(db_path):
     conn = connect(db_path)
     study = queue.upsert_study(conn, "s", "choice", {}, None)
     original = [Question("t", "c", "c", 0, "Old wording?", "inline"), Question("t", "c", "c", 1, "Other?", "inline")]
-    ids = question_store.insert_questions(conn, study, original)
+    question_store.insert_questions(conn, study, original)
+    ids = question_store.study_questions(conn, study)
     question_store.edit_question(conn, study, ids["t", "c", "Old wording?"], "New   wording?")
     question_store.edit_question(conn, study, ids["t", "c", "Old wording?"], "Newest wording?")
     # Reading the study file again does not bring the old wording back.
-    texts = sorted(k[2] for k in question_store.insert_questions(conn, study, original))
+    question_store.insert_questions(conn, study, original)
+    texts = sorted(k[2] for k in question_store.study_questions(conn, study))
     assert texts == ["Newest wording?", "Other?"]
     with pytest.raises(ValueError, match="already has a question"):
         question_store.edit_question(conn, study, ids["t", "c", "Other?"], "Newest wording?")
