@@ -228,3 +228,29 @@ def test_a_saved_edit_keeps_every_comment(tmp_path):
     ]
     assert saved.startswith(COMMENTED.split("[[topics]]")[0])  # the top of the file as written
     assert saved.endswith(COMMENTED.split("[[topics]]")[2])  # and the topic nobody edited
+
+
+@pytest.mark.parametrize(
+    "questions, where",
+    [
+        (
+            '"Budget-Conscious" = ["Cheap shoes?"]\n"Convenience" = ["Cheap   shoes?"]',
+            "in clusters 'Budget-Conscious' and 'Convenience'",
+        ),
+        ('"Budget-Conscious" = ["Cheap shoes?", "Cheap shoes?"]', "twice in cluster 'Budget-Conscious'"),
+    ],
+)
+def test_a_wording_asked_twice_in_a_topic_is_refused_naming_it(tmp_path, questions, where):
+    """The same wording twice is one request: its answers would count under one cluster only
+    and the run would plan fewer requests than it said. Refused before anything is stored."""
+    from helpers import run_cli
+
+    study = tmp_path / "s.toml"
+    study.write_text(
+        'name = "dq"\nmethod = "choice"\nmodels = ["openai:m@http://127.0.0.1:9/v1"]\n'
+        f'[[topics]]\nname = "shoes"\n[topics.questions]\n{questions}\n'
+    )
+    result = run_cli("run", str(study), "--db", str(tmp_path / "s.db"))
+    assert result.returncode == 2
+    assert f"key 'topics[0].questions': the question 'Cheap shoes?' is {where} of topic 'shoes'" in result.stderr
+    assert not (tmp_path / "s.db").exists()

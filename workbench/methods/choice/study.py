@@ -209,11 +209,33 @@ def _topic_questions(
     else:
         return []  # generated later: `generate = N`
     limit = topic.questions_per_cluster
-    return [
+    questions = [
         Question(topic.name, cluster_name, label, position, text, source)
         for cluster_name, label, texts in grouped
         for position, text in enumerate(texts[:limit] if limit else texts)
     ]
+    _refuse_repeated(where.child("questions" if topic.questions is not None else "questions_file"), questions)
+    return questions
+
+
+def _refuse_repeated(where: Where, questions: list[Question]) -> None:
+    """A wording asked twice in a topic is one request (the same messages): its answers
+    would count under the first cluster only, and the run would plan fewer requests than it
+    said. Refused, naming the wording and where it is."""
+    seen: dict[str, str] = {}
+    for q in questions:
+        wording = " ".join(q.text.split())
+        if wording in seen:
+            where_else = (
+                f"twice in cluster {q.cluster!r}"
+                if seen[wording] == q.cluster
+                else f"in clusters {seen[wording]!r} and {q.cluster!r}"
+            )
+            raise where.error(
+                f"the question {wording!r} is {where_else} of topic {q.topic!r}: a wording is asked once, "
+                "so give each cluster its own wording or keep it in one"
+            )
+        seen[wording] = q.cluster
 
 
 def _inline_questions(where: Where, table: dict[str, list[str]], clusters: list[Cluster]):
