@@ -158,7 +158,8 @@ def print_extraction(reports, console: Console) -> None:
     for report in reports:
         if not report.answers:
             continue
-        line = f"Extracted ranked lists for {report.answers} answers ({report.empty} with no recommendation)"
+        answers = f"{report.answers} answer" + ("s" if report.answers != 1 else "")
+        line = f"Extracted ranked lists for {answers} ({report.empty} with no recommendation)"
         if report.expert_replies:
             agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
             line += (
