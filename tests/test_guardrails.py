@@ -294,3 +294,20 @@ def test_label_scores_equal_up_to_rounding_give_delta_zero(tmp_path):
     table = table_of(db)
     assert "Japan +0.000 [0.00, 0.00] (n 2, 2 flat)" in table and "-1.7" not in table
     assert "2 of 2 templates flat (the entities' label scores differ by float rounding only" in table
+
+
+def test_one_repetition_says_why_there_is_no_stability(tmp_path):
+    """A study asked once per question has no stability across repetitions: a record says so
+    (n 1, the reason) and the table shows it, instead of an empty table."""
+    import json
+
+    from helpers import imported_mentions, run_cli
+
+    db = imported_mentions(tmp_path, [("Nike", 3), ("Adidas", 2)])
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    kw = [r for r in records if r["metric"] == "kruskal_wallis" and r["cluster"] is None]
+    assert kw == [
+        {**kw[0], "statistic": None, "p": None, "n": 1, "na_reason": "one repetition: stability needs two or more"}
+    ]
+    table = run_cli("metrics", "--db", str(db)).stdout
+    assert "KW n/a (one repetition: stability needs two or more)" in table

@@ -342,6 +342,9 @@ def _list_records(
         if len(stab.counts) >= 2:
             h, p = stab.kruskal
             records.append(KruskalWallis(**base, statistic=h, p=p, n=len(stab.counts)))
+        else:  # said, not left out: an empty stability table reads as if nothing were asked
+            reason = "one repetition: stability needs two or more"
+            records.append(KruskalWallis(**base, statistic=None, p=None, n=len(stab.counts), na_reason=reason))
         us = _us_rank(counts.presence, counts)
         if us is not None:
             records.append(UsTop3Share(**base, value=_finite(us[0]), rank=us[1], n=n))

@@ -74,6 +74,7 @@ class KruskalWallis(ScopeRecord):
     n: int
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
+    na_reason: str | Unset = UNSET  # why there is no test (one repetition)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -29,7 +29,7 @@ from workbench.metric_views import (
     models,
     short_labels,
 )
-from workbench.metrics.records import value_of
+from workbench.metrics.records import has, value_of
 from workbench.numbers import fmt_num
 
 
@@ -145,8 +145,8 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
                 None,
             )
             rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
-            if kw is None:
-                row.append(f"{rho} · KW n/a (one repetition)")
+            if kw is None or has(kw, "na_reason"):
+                row.append(f"{rho} · KW n/a ({kw.na_reason if kw is not None else 'one repetition'})")
             else:
                 adjusted = f", Holm {fmt_num(value_of(kw, 'p_holm'), 3)}" if kw.p is not None else ""
                 row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
