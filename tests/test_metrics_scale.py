@@ -227,18 +227,27 @@ def warm_counting(monkeypatch):
     return warm
 
 
-def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, warm_counting, metrics_db):
-    """A reviewer's edit of one list: the numbers of the other model x topics are kept, and
-    every number still equals a computation from scratch."""
+def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, warm_counting, metrics_db, monkeypatch):
+    """A reviewer's edit of one list: only its model x topic's lists are counted again and
+    its numbers computed again, the others are kept, and every number still equals a
+    computation from scratch."""
     from workbench.methods.choice import data
     from workbench.store import reviews
 
     conn, computed = warm_counting(metrics_db)
+    counted_groups = []
+    real_counts = data.topic_counts
+
+    def counting(arrays, *args):
+        counted_groups.append({arrays.groups[g] for g in set(arrays.group.tolist())})
+        return real_counts(arrays, *args)
+
+    monkeypatch.setattr(data, "topic_counts", counting)
     list_id, model, topic = conn.execute("SELECT id, model, topic FROM mention_lists ORDER BY id LIMIT 1").fetchone()
     assert len({(r.model, r.topic) for r in data.choice_metric_records_of(conn)}) > 1
     reviews.review(conn, list_id, "r", "edit", ["Puma", "Nike"])
     edited = data.choice_metric_records_of(conn)
-    assert computed == [(model, topic)]
+    assert computed == [(model, topic)] and counted_groups == [{(model, topic)}]
     data._LOADED.clear()
     assert edited == data.choice_metric_records_of(conn)
 

@@ -91,6 +91,25 @@ class ListArrays:
             self.m_list, self.m_rank, self.m_surface = (a[order] for a in (self.m_list, self.m_rank, self.m_surface))
 
 
+def only_groups(arrays: ListArrays, groups: set[tuple[str, str]]) -> ListArrays:
+    """The lists of some model x topics (and their mentions), in the same codes: what their
+    counts are made from, since a model x topic's counts read its own lists alone."""
+    codes = np.asarray([arrays._group_code[g] for g in groups if g in arrays._group_code], dtype=np.int64)
+    keep = np.isin(arrays.group, codes)
+    ids = arrays.ids[keep]
+    held = np.isin(arrays.m_list, ids)
+    return replace(
+        arrays,
+        ids=ids,
+        group=arrays.group[keep],
+        cluster=arrays.cluster[keep],
+        rep=arrays.rep[keep],
+        m_list=arrays.m_list[held],
+        m_rank=arrays.m_rank[held],
+        m_surface=arrays.m_surface[held],
+    )
+
+
 def _sparse(keys: np.ndarray, size: int, weights: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """(distinct keys, their counts or weight sums), keys ascending: a dense bincount
     where the key space is small, a sort where it is not."""

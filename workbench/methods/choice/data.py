@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from workbench.csv_input import CsvInputError, ImportError_, read_rows
-from workbench.methods.choice.arrays import ListArrays, topic_counts
+from workbench.methods.choice.arrays import ListArrays, only_groups, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
 from workbench.methods.choice.records import ChoiceRecord
@@ -145,6 +145,7 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
     # An in-memory store has no name to key by; a transaction's reads may yet be rolled back.
     cacheable = bool(key[0]) and not conn.in_transaction
     held = _LOADED.get(key) if cacheable else None
+    stale: set[tuple[str, str]] = set()  # the model x topics whose counts are made again
     if held is None or held.version[0] != version[0] or version[1] < held.version[1]:
         # a new store, or a count gone back (a rolled-back read, a file restored from a copy):
         # the log cannot say what differs
@@ -159,22 +160,26 @@ def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tupl
             before = arrays.group[np.isin(arrays.ids, np.asarray(changed, dtype=np.int64))]
             touched = {arrays.groups[g] for g in set(before.tolist())} | {(row[1], row[2]) for row in rows}
             arrays.replace(changed, rows, mentions.mention_rows(conn, study_id, changed))
-            held.topics = None
+            stale |= touched
             held.forget(touched)  # a reviewer's edit: the numbers of the other model x topics stay
     names_moved = held.version[2] != version[2]
-    if names_moved:
-        held.topics = None
     held.version = version
     if held.settings != settings:
         held.list_part, held.region_part = {}, {}
         held.settings = settings
-    if held.topics is None:
+    if held.topics is None or names_moved or stale:
         surface_entity, canonical = _resolved(conn, held.arrays.surfaces)
         read_as = np.asarray(canonical + [""], dtype=object)[surface_entity]
-        if names_moved:  # a merge, split or rename: the model x topics whose names read otherwise
-            held.forget(_renamed_groups(held.arrays, held.surface_names, read_as))
+        if held.topics is not None and names_moved:  # a merge, split or rename
+            renamed = _renamed_groups(held.arrays, held.surface_names, read_as)
+            held.forget(renamed)
+            stale |= renamed
         held.surface_names = read_as
-        held.topics = topic_counts(held.arrays, surface_entity, canonical)
+        if held.topics is None:
+            held.topics = topic_counts(held.arrays, surface_entity, canonical)
+        elif stale:  # counted again from their own lists only (a million other mentions stay counted)
+            fresh = topic_counts(only_groups(held.arrays, stale), surface_entity, canonical)
+            held.topics = {k: v for k, v in held.topics.items() if k not in stale} | fresh
     if cacheable:
         _LOADED.pop(key, None)
         _LOADED[key] = held  # the most recent last: the oldest study goes first
