@@ -64,6 +64,8 @@ def write(path: Path, spec: Spec) -> Path:
         'method = "list"',
     ]
     for topic, clusters in spec.topics.items():
+        if not any(clusters.values()):
+            continue  # a topic left without questions is taken out of the file (one is refused)
         lines += ["[[topics]]", f'name = "{topic}"', "[topics.questions]"]
         lines += [f"{cluster} = {_quoted(texts)}" for cluster, texts in clusters.items() if texts]
     for cluster in ("us", "eu"):
@@ -336,6 +338,8 @@ class RandomEdits(RuleBasedStateMachine):
         questions = topics.setdefault(topic, {}).setdefault(cluster, [])
         if text not in questions and any(text in q for q in topics[topic].values()):
             return  # a study file refuses a wording twice in a topic (imports may repeat one)
+        if questions == [text] and sum(len(q) for cs in topics.values() for q in cs.values()) == 1:
+            return  # the study's last question stays: a study asks something
         questions.remove(text) if text in questions else questions.append(text)
         self.spec = replace(self.spec, topics=topics)
         self.twin.plan(self.spec)

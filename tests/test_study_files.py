@@ -254,3 +254,33 @@ def test_a_wording_asked_twice_in_a_topic_is_refused_naming_it(tmp_path, questio
     assert result.returncode == 2
     assert f"key 'topics[0].questions': the question 'Cheap shoes?' is {where} of topic 'shoes'" in result.stderr
     assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize(
+    "topics, message",
+    [
+        (
+            '[[topics]]\nname = "shoes"\n[topics.questions]\n',
+            "key 'topics[0].questions': topic 'shoes' has no questions",
+        ),
+        ('[[topics]]\nname = "shoes"\n[topics.questions]\n"Convenience" = []\n', "topic 'shoes' has no questions"),
+        (
+            '[[topics]]\nname = "   "\n[topics.questions]\n"Convenience" = ["Q?"]\n',
+            "key 'topics[0].name': a topic needs a name",
+        ),
+        (
+            '[[topics]]\nname = "shoes"\n[topics.questions]\n"Convenience" = ["Q?"]\n'
+            '[[topics]]\nname = "shoes"\n[topics.questions]\n"Convenience" = ["R?"]\n',
+            "key 'topics[1].name': topic 'shoes' is named twice",
+        ),
+    ],
+)
+def test_a_topic_without_questions_or_name_is_refused(tmp_path, topics, message):
+    """A topic that would ask nothing ("All 0 requests answered", exit 0), one without a
+    name (an empty cell in every table) or one named twice is refused, naming the key."""
+    from helpers import run_cli
+
+    study = tmp_path / "s.toml"
+    study.write_text(f'name = "t"\nmethod = "choice"\nmodels = ["openai:m@http://127.0.0.1:9/v1"]\n{topics}')
+    result = run_cli("run", str(study), "--db", str(tmp_path / "s.db"))
+    assert result.returncode == 2 and message in result.stderr, result.stderr

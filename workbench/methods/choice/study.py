@@ -149,8 +149,15 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     )
     questions: list[Question] = []
     generate: dict[str, int] = {}
+    named: set[str] = set()
     for index, topic in enumerate(file.topics):
-        questions.extend(_topic_questions(where.child("topics").child(index), topic, clusters, path))
+        at = where.child("topics").child(index)
+        if not topic.name.strip():
+            raise at.child("name").error("a topic needs a name (it heads every table and export row)")
+        if topic.name in named:
+            raise at.child("name").error(f"topic {topic.name!r} is named twice: each topic needs its own name")
+        named.add(topic.name)
+        questions.extend(_topic_questions(at, topic, clusters, path))
         if topic.generate:
             generate[topic.name] = topic.generate
     x = file.extraction
@@ -214,7 +221,10 @@ def _topic_questions(
         for cluster_name, label, texts in grouped
         for position, text in enumerate(texts[:limit] if limit else texts)
     ]
-    _refuse_repeated(where.child("questions" if topic.questions is not None else "questions_file"), questions)
+    at = where.child("questions" if topic.questions is not None else "questions_file")
+    if not questions:  # nothing would be asked: a run "answering all 0 requests" reads as done
+        raise at.error(f"topic {topic.name!r} has no questions (give some, or `generate = N` to write them)")
+    _refuse_repeated(at, questions)
     return questions
 
 
