@@ -80,9 +80,17 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     return conn
 
 
+def tuples(conn: sqlite3.Connection, sql: str, args: tuple = ()) -> list[tuple]:
+    """Rows as plain tuples: bulk reads (a million mentions, a 100k-question bank) fetch
+    about half as long again as `sqlite3.Row`s, the connection's row factory."""
+    cursor = conn.cursor()
+    cursor.row_factory = None
+    return cursor.execute(sql, args).fetchall()
+
+
 def _writable(path: Path) -> bool:
     """Whether this process may write the store and the files SQLite keeps beside it."""
-    return os.access(path, os.W_OK) and os.access(path.parent or Path("."), os.W_OK)
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def _read_only(path: Path) -> sqlite3.Connection:

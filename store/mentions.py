@@ -11,7 +11,7 @@ from operator import itemgetter
 from typing import Any
 
 from workbench.store.current_lists import counts_now
-from workbench.store.db import utc_now
+from workbench.store.db import tuples, utc_now
 from workbench.store.entity_names import ensure_entities  # noqa: F401  (where importers find it)
 from workbench.store.queue import transaction
 from workbench.store.reviews import settle_lists
@@ -142,19 +142,11 @@ def _only(ids: list[int] | None, column: str) -> tuple[str, tuple]:
     return ("", ()) if ids is None else (f" AND {column} IN (SELECT value FROM json_each(?))", (json.dumps(ids),))
 
 
-def _tuples(conn: sqlite3.Connection, sql: str, args: tuple) -> list[tuple]:
-    """Rows as plain tuples: a million `sqlite3.Row`s (the store's row factory) take about
-    half as long again to fetch as the tuples these bulk reads need."""
-    cursor = conn.cursor()
-    cursor.row_factory = None
-    return cursor.execute(sql, args).fetchall()
-
-
 def list_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = None) -> list[tuple]:
     """(id, model, topic, cluster, repetition) of the study's lists (or of `ids` among
     them) that count: a superseded request's list does not."""
     only, args = _only(ids, "l.id")
-    return _tuples(
+    return tuples(
         conn,
         f"""
         SELECT l.id, l.model, l.topic, l.cluster, l.repetition FROM mention_lists l
@@ -168,13 +160,13 @@ def mention_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None 
     """(list id, rank, surface key) of the study's mentions (or of lists `ids`)."""
     only, args = _only(ids, "m.list_id")
     if ids is None:
-        return _tuples(
+        return tuples(
             conn,
             "SELECT m.list_id, m.rank, m.surface_key FROM mentions m "
             "WHERE m.list_id IN (SELECT id FROM mention_lists WHERE study_id = ?)",
             (study_id,),
         )
-    return _tuples(conn, f"SELECT m.list_id, m.rank, m.surface_key FROM mentions m WHERE 1{only}", args)
+    return tuples(conn, f"SELECT m.list_id, m.rank, m.surface_key FROM mentions m WHERE 1{only}", args)
 
 
 def resolution(conn: sqlite3.Connection) -> tuple[dict[str, int], dict[int, str]]:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.store.db import utc_now
+from workbench.store.db import tuples, utc_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 
@@ -44,9 +44,8 @@ def insert_questions(
 
 def study_questions(conn: sqlite3.Connection, study_id: int, verified_only: bool = False) -> dict[tuple, int]:
     """Every question of a study (from its file, imported or generated): key -> id."""
-    cursor = conn.cursor()
-    cursor.row_factory = None  # plain tuples: a resumed 100k-question study reads them at every start
-    rows = cursor.execute(
+    rows = tuples(  # a resumed 100k-question study reads them at every start
+        conn,
         "SELECT topic, cluster, text, id FROM questions WHERE study_id = ? "
         + ("AND verified = 1 " if verified_only else "")
         + "ORDER BY id",

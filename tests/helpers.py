@@ -177,3 +177,17 @@ def table_text(app, selector):
     """The cells of a table on the screen on view, as text, row by row."""
     table = app.screen.query_one(selector)
     return [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+
+
+# The last line of a script `peak_memory` runs: the process's own peak resident memory
+# (ru_maxrss would carry its parent's over the exec).
+PRINT_PEAK = 'print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024)'
+
+
+def peak_memory(script: str, *args: object) -> int:
+    """The peak resident memory in bytes of `python -c script args` (the script ends with
+    PRINT_PEAK), the workbench's loading included."""
+    done = subprocess.run(
+        [sys.executable, "-c", script, *map(str, args)], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return int(done.stdout)

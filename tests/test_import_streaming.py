@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import PRINT_PEAK, peak_memory, run_cli
 
 from workbench import csv_input, transfer
 from workbench.methods.choice import mention_import
@@ -138,7 +138,8 @@ def test_a_reimport_in_chunks_replaces_the_lists_it_names_and_keeps_the_others(t
     assert sorted(stored_lists(tmp_path / "a.db"), key=str) == sorted(expected, key=str)
 
 
-PEAK = """
+PEAK = (
+    """
 import re, sys
 from pathlib import Path
 from workbench import csv_input, transfer
@@ -157,18 +158,9 @@ def connect(*args):  # SQLite's page caches (2 MB each, full after some 50,000 r
 
 transfer.connect = connect
 transfer.import_file(sys.argv[1], "mentions", sys.argv[2], {"study": "s"})
-# The process's own peak (ru_maxrss would carry its parent's over the exec).
-print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024)
 """
-
-
-def peak_bytes(db: Path, path: Path) -> int:
-    """The peak resident memory of a process that imports `path` (and loads the workbench)."""
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-c", PEAK, db, path], capture_output=True, text=True, check=True)
-    return int(done.stdout)
+    + PRINT_PEAK
+)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak memory from /proc")
@@ -187,8 +179,8 @@ def test_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
     small = write(tmp_path / "small.csv", rows(1_000))
     large = write(tmp_path / "large.csv", rows(10_000))
     assert large.stat().st_size > 9 * small.stat().st_size
-    small_peak = peak_bytes(tmp_path / "small.db", small)
-    large_peak = peak_bytes(tmp_path / "large.db", large)
+    small_peak = peak_memory(PEAK, tmp_path / "small.db", small)
+    large_peak = peak_memory(PEAK, tmp_path / "large.db", large)
     assert large_peak < 2 * small_peak, (small_peak, large_peak)
     assert large_peak - small_peak < large.stat().st_size / 2, (small_peak, large_peak)  # not the file, nor half
     assert sqlite3.connect(tmp_path / "large.db").execute("SELECT COUNT(*) FROM mentions").fetchone() == (100_000,)

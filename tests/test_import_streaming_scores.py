@@ -10,7 +10,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import PRINT_PEAK, peak_memory, run_cli
 from test_import_streaming import dump
 
 from workbench import csv_input
@@ -118,7 +118,8 @@ def test_a_prompt_without_every_label_is_refused_at_its_first_line(tmp_path, sma
     assert not (tmp_path / "a.db").exists()
 
 
-SCORE_PEAK = """
+SCORE_PEAK = (
+    """
 import re, sys
 from pathlib import Path
 from workbench import csv_input, transfer
@@ -137,22 +138,18 @@ def connect(*args):  # SQLite's page caches (2 MB each) made small
 
 transfer.connect = connect
 transfer.import_file(sys.argv[1], "scores", sys.argv[2], {"study": "s", "task": sys.argv[3]})
-print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024)
 """
+    + PRINT_PEAK
+)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak memory from /proc")
 def test_scores_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
     """The peak memory of importing 10,000 and 100,000 label rows: staged and stored a chunk at
     a time, ten times the file takes no more memory (read whole, the larger took some 65 MB more)."""
-    import subprocess
-    import sys
 
     def peak(db: Path, path: Path) -> int:
-        done = subprocess.run(
-            [sys.executable, "-c", SCORE_PEAK, db, path, score_task()], capture_output=True, text=True, check=True
-        )
-        return int(done.stdout)
+        return peak_memory(SCORE_PEAK, db, path, score_task())
 
     small = write_scores(tmp_path / "small.csv", score_rows(2_500))
     large = write_scores(tmp_path / "large.csv", score_rows(25_000))
@@ -166,7 +163,8 @@ def test_scores_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
 
 # -- entities --------------------------------------------------------------------------------------
 
-ENTITY_PEAK = """
+ENTITY_PEAK = (
+    """
 import re, sys
 from pathlib import Path
 from workbench import csv_input, transfer
@@ -174,20 +172,18 @@ from workbench.methods.choice import entity_import
 
 entity_import.CHUNK, csv_input.BLOCK = 2_000, 1 << 16
 transfer.import_file(sys.argv[1], "entities", sys.argv[2], {})
-print(int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_text()).group(1)) * 1024)
 """
+    + PRINT_PEAK
+)
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak memory from /proc")
 def test_entities_memory_stays_flat_as_the_file_grows_tenfold(tmp_path):
     """Rows that agree on 2,000 entities, 20,000 of them and 200,000: merged a chunk at a time,
     ten times the rows take no more memory (read whole, the larger took some 80 MB more)."""
-    import subprocess
-    import sys
 
     def peak(db: Path, path: Path) -> int:
-        done = subprocess.run([sys.executable, "-c", ENTITY_PEAK, db, path], capture_output=True, text=True, check=True)
-        return int(done.stdout)
+        return peak_memory(ENTITY_PEAK, db, path)
 
     def rows(count: int):
         for n in range(count):

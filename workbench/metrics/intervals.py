@@ -188,19 +188,6 @@ def benjamini_hochberg(pvalues: Sequence[float | None]) -> list[float | None]:
     return out
 
 
-def adjust(records: list[dict], key: tuple[str, ...], p_field: str = "p") -> None:
-    """Add `p_holm` and `p_bh` to records, adjusting within each family of records that
-    share the values of `key` (e.g. one study x model x topic)."""
-    families: dict[tuple, list[dict]] = {}
-    for record in records:
-        if p_field in record:
-            families.setdefault(tuple(record.get(k) for k in key), []).append(record)
-    for family in families.values():
-        ps = [r.get(p_field) for r in family]
-        for record, h, b in zip(family, holm(ps), benjamini_hochberg(ps)):
-            record["p_holm"], record["p_bh"] = h, b
-
-
 def interval_fields(
     low: float | None,
     high: float | None,
