@@ -320,3 +320,27 @@ def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(warm_
     merge = lambda: entities.merge(conn, ["Puma", "Asics"], into="Asics", who="r")  # noqa: E731
     assert recomputed_after(merge) == gpt | {("gemini", "shoes"), ("gemini", "phones")}
     assert recomputed_after(lambda: entities.undo(conn, "r", ("rename",))) == gpt
+
+
+def test_work_in_threads_keeps_order_and_context_and_stops_at_an_error(monkeypatch):
+    """The bootstraps' thread pool: results in the items' order, the number of resamples
+    `--boot` set seen in every task, and an error (as Ctrl-C) drops the tasks not started."""
+    import threading
+
+    from workbench.metrics import threads
+
+    monkeypatch.setattr(threads, "usable_cores", lambda: 2)
+    with intervals.resampling(77):
+        assert threads.map_in_threads(lambda i: (i, intervals.resamples()), range(20)) == [(i, 77) for i in range(20)]
+    started, never = [], threading.Event()
+
+    def work(i):
+        started.append(i)
+        if i == 0:
+            raise KeyboardInterrupt
+        never.wait(0.2)  # each other task takes a while: 50 of them would take 5 s
+        return i
+
+    with pytest.raises(KeyboardInterrupt):
+        threads.map_in_threads(work, range(50))
+    assert len(started) < 50

@@ -29,6 +29,10 @@ def map_in_threads(work: Callable[[T], R], items: Iterable[T]) -> list[R]:
     if threads < 2:
         return [work(item) for item in items]
     context = contextvars.copy_context()
-    with ThreadPoolExecutor(threads, thread_name_prefix="metrics") as pool:
+    pool = ThreadPoolExecutor(threads, thread_name_prefix="metrics")
+    try:
         # a context cannot be entered by two threads at once: each task runs in a copy
         return list(pool.map(lambda item: context.copy().run(work, item), items))
+    finally:
+        # Ctrl-C (or a task's error): the tasks not started are dropped, not all run first
+        pool.shutdown(wait=True, cancel_futures=True)
