@@ -55,7 +55,10 @@ def endpoint_records(conn: sqlite3.Connection, study_id: int | None = None) -> l
     ).fetchall()
     if study_id is not None:
         used = {
-            row[0] for row in conn.execute("SELECT DISTINCT model_id FROM requests WHERE study_id = ?", (study_id,))
+            row[0]  # a model the study no longer has (its requests superseded) is not shown
+            for row in conn.execute(
+                "SELECT DISTINCT model_id FROM requests WHERE study_id = ? AND superseded = 0", (study_id,)
+            )
         }
         health = [row for row in health if row[0] in used]
     if not health:

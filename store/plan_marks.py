@@ -134,3 +134,73 @@ def finish_units(
             "DELETE FROM plan_units WHERE study_id = ? AND model_id = ? AND unit = ?",
             ((study_id, model_id, unit) for unit in removed),
         )
+
+
+# The mark of a model the study no longer has (removed from its file, or not among a run's
+# --model): its requests are superseded, its answers kept. Equal to no digest, so a model
+# added back is planned again: its answers count again without asking twice.
+RETIRED = "retired"
+
+
+def retire_models(conn: sqlite3.Connection, study_id: int, kept: Iterable[int], stage: str) -> list[int]:
+    """Supersede the requests of the study's models not in `kept` (those with requests of
+    the plan's first `stage` there): their first-stage requests and every request planned
+    from them (extraction, probes, their judges), whichever model asks it. Returns them."""
+    kept = set(kept)
+    retired = {
+        m
+        for (m,) in conn.execute(
+            "SELECT model_id FROM plan_marks WHERE study_id = ? AND study_digest = ?", (study_id, RETIRED)
+        )
+    }
+    gone = [
+        model_id
+        for (model_id,) in conn.execute("SELECT id FROM models").fetchall()
+        if model_id not in kept
+        and model_id not in retired
+        and conn.execute(  # the index (study, model, stage, ...): a look-up, not a scan
+            "SELECT 1 FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? LIMIT 1",
+            (study_id, model_id, stage),
+        ).fetchone()
+    ]
+    for model_id in gone:
+        with transaction(conn):
+            _follow(conn, study_id, model_id, stage, 1)
+            conn.execute("DELETE FROM plan_units WHERE study_id = ? AND model_id = ?", (study_id, model_id))
+            conn.execute(
+                "INSERT OR REPLACE INTO plan_marks VALUES (?, ?, ?, '', 0, ?)", (study_id, model_id, RETIRED, utc_now())
+            )
+    return gone
+
+
+def was_retired(conn: sqlite3.Connection, study_id: int, model_id: int) -> bool:
+    return (
+        conn.execute(
+            "SELECT 1 FROM plan_marks WHERE study_id = ? AND model_id = ? AND study_digest = ?",
+            (study_id, model_id, RETIRED),
+        ).fetchone()
+        is not None
+    )
+
+
+def restore_follow_ups(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str) -> None:
+    """A retired model planned again: the requests planned from its current answers count
+    again with them (its first stage was planned as a whole plan does)."""
+    with transaction(conn):
+        _follow(conn, study_id, model_id, stage, 0)
+
+
+def _follow(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, superseded: int) -> None:
+    """Mark a model's first-stage requests (all of them when superseding, the current ones
+    when restoring) and, down the chain of `parent_key`, every request planned from them."""
+    first = "" if superseded else "AND superseded = 0"
+    conn.execute(
+        f"""
+        WITH RECURSIVE chain(key) AS (
+            SELECT key FROM requests WHERE study_id = ? AND model_id = ? AND stage = ? {first}
+            UNION SELECT r.key FROM requests r JOIN chain c ON r.parent_key = c.key
+        )
+        UPDATE requests SET superseded = ? WHERE key IN chain AND superseded != ?
+        """,
+        (study_id, model_id, stage, superseded, superseded),
+    )

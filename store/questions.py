@@ -9,6 +9,7 @@ from typing import Any
 
 from workbench.store.db import tuples, utc_now
 from workbench.store.errors import InputError
+from workbench.store.file_questions import ASKED
 from workbench.store.queue import transaction
 
 
@@ -23,6 +24,12 @@ def insert_questions(
     }
     questions = [q for q in questions if (q.topic, q.cluster, q.text) not in edited]
     with transaction(conn):
+        # A question the study file dropped, imported (or generated) again, is asked again.
+        conn.executemany(
+            "UPDATE questions SET in_file = NULL WHERE study_id = ? AND topic = ? AND cluster = ? AND text = ? "
+            "AND in_file = 0",
+            [(study_id, q.topic, q.cluster, q.text) for q in questions],
+        )
         conn.executemany(
             "INSERT OR IGNORE INTO questions (study_id, topic, cluster, cluster_label, position, text, source, "
             "provenance_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -43,10 +50,11 @@ def insert_questions(
 
 
 def study_questions(conn: sqlite3.Connection, study_id: int, verified_only: bool = False) -> dict[tuple, int]:
-    """Every question of a study (from its file, imported or generated): key -> id."""
+    """Every question a study asks (from its file, imported or generated; not one its file
+    dropped, see store/file_questions.py): key -> id."""
     rows = tuples(  # a resumed 100k-question study reads them at every start
         conn,
-        "SELECT topic, cluster, text, id FROM questions WHERE study_id = ? "
+        f"SELECT topic, cluster, text, id FROM questions WHERE study_id = ? AND {ASKED} "
         + ("AND verified = 1 " if verified_only else "")
         + "ORDER BY id",
         (study_id,),
@@ -113,7 +121,7 @@ def question_records(conn: sqlite3.Connection, study_id: int) -> list[dict[str, 
         dict(r)
         for r in conn.execute(
             "SELECT id, topic, cluster, cluster_label, text, source, verified, provenance_json FROM questions "
-            "WHERE study_id = ? ORDER BY topic, cluster, position, id",
+            f"WHERE study_id = ? AND {ASKED} ORDER BY topic, cluster, position, id",
             (study_id,),
         )
     ]

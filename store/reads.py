@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from workbench.store.file_questions import ASKED
+
 
 def recent_errors(conn: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
     """The latest request errors, oldest first, with the model and stage they hit."""
@@ -42,7 +44,7 @@ def question_rows(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any
         dict(r)
         for r in conn.execute(
             "SELECT id, verified, topic, cluster, cluster_label, text, source FROM questions WHERE study_id = ? "
-            "ORDER BY topic, cluster, position, id",
+            f"AND {ASKED} ORDER BY topic, cluster, position, id",  # not one the study file dropped
             (study_id,),
         )
     ]

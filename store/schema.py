@@ -484,6 +484,10 @@ MIGRATIONS += [
         PRIMARY KEY (study_id, model_id, unit)
     );
     """,
+    # 24: whether the study file has a question (store/questions.py, `sync_file_questions`):
+    # 1 it has it now, 0 it had it and dropped it (kept for its answers, asked no more),
+    # NULL never from the file (imported, generated, added in the app).
+    "ALTER TABLE questions ADD COLUMN in_file INTEGER;",
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

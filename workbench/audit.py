@@ -24,7 +24,7 @@ from workbench.models import ResolvedModel, continue_identities, make_engine, re
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import plan_marks, queue
-from workbench.store import questions as question_store
+from workbench.store.file_questions import sync_file_questions
 
 
 @dataclass
@@ -166,7 +166,9 @@ def prepare(
     """Store the study, register models, plan every first-stage request.
     A plan over `max_requests` is refused (PlanTooLarge) before anything is stored.
     A model whose plan was made from the same study and store (a resume) is not planned again;
-    a method with plan units plans again only the units an edit changed (workbench.replan)."""
+    a method with plan units plans again only the units an edit changed (workbench.replan).
+    The study's other models (removed from its file, or replaced by `specs`) are retired:
+    their requests superseded, their answers kept (store/plan_marks.py)."""
     method = methods.get(study.method)
     specs = specs or study.models
     # Replicas may change between runs without asking anything again (see continue_identities).
@@ -187,10 +189,16 @@ def prepare(
         if resolved.identity in unchanged:
             prepared.append(PreparedModel(model_id, resolved, 0, unchanged[resolved.identity]))
             continue
+        retired = plan_marks.was_retired(conn, study_id, model_id)
         new, total = _plan_model(conn, method, study, study_id, model_id, resolved.identity, params, context, plans)
+        if retired:  # added back: what was planned from its answers counts again with them
+            plan_marks.restore_follow_ups(conn, study_id, model_id, method.first_stage)
         digest = _digest([study_digest, resolved.identity, params])
         plan_marks.mark(conn, study_id, model_id, digest, context_digest, total)
         prepared.append(PreparedModel(model_id, resolved, new, total))
+    # The study's models are the ones planned now: a model removed from the file is superseded
+    # as a dropped question is (its answers kept; added back, they count again, not asked twice).
+    plan_marks.retire_models(conn, study_id, [m.model_id for m in prepared], method.first_stage)
     extractor = None
     helper = method.helper_model(study)
     if helper is not None:
@@ -294,7 +302,7 @@ async def generate_questions(
     from workbench.methods.choice import generation
 
     study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    question_store.insert_questions(conn, study_id, study.questions)
+    sync_file_questions(conn, study_id, study.questions)
     spec = spec or study.question_generation.model or study.models[0]
     model_id, resolved = _register(conn, spec, {}, notify)
     engine = make_engine(resolved)

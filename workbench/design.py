@@ -15,6 +15,7 @@ from workbench.methods.choice.writer import study_to_toml
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
 from workbench.store.db import opened
+from workbench.store.file_questions import sync_file_questions
 from workbench.studies.spec import load_study
 
 
@@ -27,7 +28,7 @@ def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, 
         )
     with opened(db_path) as conn:
         study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-        question_store.insert_questions(conn, study_id, study.questions)
+        sync_file_questions(conn, study_id, study.questions)
         return study, study_id
 
 

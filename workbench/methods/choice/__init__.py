@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workbench.methods.registry import MethodBase, Stages, register
 from workbench.store import questions as question_store
+from workbench.store.file_questions import sync_file_questions
 
 
 @register
@@ -22,7 +23,7 @@ class ChoiceMethod(MethodBase):
     def plan_context(self, conn, study, study_id):
         if conn is None:  # counting: the questions of the file
             return {(q.topic, q.cluster, q.text): 0 for q in study.questions}
-        question_store.insert_questions(conn, study_id, study.questions)
+        sync_file_questions(conn, study_id, study.questions)  # the file's now: moved, dropped, added
         return question_store.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
 
     def plan(self, study, model_identity, params, context):
