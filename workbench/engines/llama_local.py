@@ -321,17 +321,23 @@ class _Instance:
                 try:
                     digest = file_sha256(Path(self.file_path))  # cached: the copy is named by it
                     weights = str(dequantized_copy(self.file_path, digest, precision))
-                except OSError as exc:
-                    raise EngineError("load", str(exc), retryable=False) from None
-            self.scorer = Scorer(
-                self.llm,
-                self.options.get("n_ctx", DEFAULT_N_CTX),
-                self.options.get("n_batch", 512),
-                invariant=bool(self.options.get("invariant", True)),
-                weights=weights,
-                precision=precision,
-                n_gpu_layers=self.options.get("n_gpu_layers", 0),
-            )
+                except OSError as exc:  # the model's copy cannot be had: no request of it can be scored
+                    raise EngineError("load", str(exc), retryable=False, stops_model=True) from None
+            try:
+                self.scorer = Scorer(
+                    self.llm,
+                    self.options.get("n_ctx", DEFAULT_N_CTX),
+                    self.options.get("n_batch", 512),
+                    invariant=bool(self.options.get("invariant", True)),
+                    weights=weights,
+                    precision=precision,
+                    n_gpu_layers=self.options.get("n_gpu_layers", 0),
+                )
+            except ValueError as exc:  # llama.cpp's "Failed to load model": say which file
+                where = f"the {precision} copy {weights}" if weights else self.file_path
+                raise EngineError(
+                    "load", f"cannot score on {where}: {exc}", retryable=False, stops_model=True
+                ) from None
         return self.scorer
 
     def score(self, prompt: str, continuations: list[str]) -> list[float]:

@@ -14,7 +14,8 @@ faster than the batch-invariant native set-up:
 The default is `f32` for a small model (its copy at most `SMALL_F32_BYTES`), `f16` for a
 larger one, and `native` when even the F16 copy would take more than half of this machine's
 memory. The copy is made on the first score, once per GGUF: it is named after the source's
-SHA-256 and written under a temporary name, renamed only when whole.
+SHA-256, written under a temporary name, recorded (size and SHA-256) and renamed only when
+whole, and checked against its record before each use (model_cache).
 """
 
 from __future__ import annotations
@@ -123,37 +124,77 @@ def copy_path(digest: str, precision: str) -> Path:
 
 
 def dequantized_copy(source: str | Path, digest: str, precision: str) -> Path:
-    """The copy of `source` at `precision`, made with llama.cpp's quantize on first use."""
-    import llama_cpp
-
-    from workbench.engines.llama_scoring import quiet_llama
+    """The copy of `source` at `precision`, made with llama.cpp's quantize on first use and
+    checked against its record at every use (model_cache): a damaged copy is made again,
+    or refused in one line naming it where this user may not replace it."""
+    from workbench.engines import model_cache
 
     target = copy_path(digest, precision)
     with _making:
-        if target.is_file():
-            return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        need = parameter_count(source) * BYTES_PER_WEIGHT[precision]
-        free = _free_disk(target.parent)
-        if free is not None and free < need:
-            raise OSError(
-                f"a {precision} copy of {source} needs {need / 1e9:.1f} GB in {target.parent}, "
-                f"{free / 1e9:.1f} GB are free; free space or use precision=native"
-            )
-        partial = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.partial")
-        params = llama_cpp.llama_model_quantize_default_params()
-        params.ftype = llama_cpp.LLAMA_FTYPE_ALL_F32 if precision == "f32" else llama_cpp.LLAMA_FTYPE_MOSTLY_F16
-        params.allow_requantize = True  # from 4-bit blocks: dequantized, then stored wider
-        params.nthread = usable_cores()
+        if not target.parent.is_dir():
+            try:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise OSError(_unwritable(source, precision, target, exc.strerror or str(exc))) from None
+        with model_cache.making(target):
+            model_cache.clean_stale_partials(target.parent)  # before the free-space check: their space is free
+            if target.is_file():
+                problem = model_cache.problem(target)
+                if problem is None:
+                    return target
+                try:
+                    model_cache.discard(target)
+                except OSError as exc:
+                    raise model_cache.DamagedCopy(
+                        f"the cached {precision} copy {target} {problem}, and this user may not replace it "
+                        f"({exc.strerror or exc}): delete it (the next run makes it again) "
+                        "or set WORKBENCH_CACHE to a folder you may write"
+                    ) from None
+            _make_copy(source, precision, target)
+    return target
+
+
+def _make_copy(source: str | Path, precision: str, target: Path) -> None:
+    """Write the copy under a name of this thread's own, record it, and rename it whole."""
+    import llama_cpp
+
+    from workbench.engines import model_cache
+    from workbench.engines.llama_scoring import quiet_llama
+
+    if not os.access(target.parent, os.W_OK):
+        raise OSError(_unwritable(source, precision, target, "this user may not write there"))
+    need = parameter_count(source) * BYTES_PER_WEIGHT[precision]
+    free = _free_disk(target.parent)
+    if free is not None and free < need:
+        raise OSError(
+            f"a {precision} copy of {source} needs {need / 1e9:.1f} GB in {target.parent}, "
+            f"{free / 1e9:.1f} GB are free; free space or use precision=native"
+        )
+    partial = model_cache.partial_path(target)
+    params = llama_cpp.llama_model_quantize_default_params()
+    params.ftype = llama_cpp.LLAMA_FTYPE_ALL_F32 if precision == "f32" else llama_cpp.LLAMA_FTYPE_MOSTLY_F16
+    params.allow_requantize = True  # from 4-bit blocks: dequantized, then stored wider
+    params.nthread = usable_cores()
+    try:
         try:
             with quiet_llama():
                 code = llama_cpp.llama_model_quantize(str(source).encode(), str(partial).encode(), params)
             if code != 0:
                 raise OSError(f"llama.cpp could not make a {precision} copy of {source} (code {code})")
-            os.replace(partial, target)  # another process finds the whole copy or none
-        finally:
-            partial.unlink(missing_ok=True)
-    return target
+            model_cache.record(partial, target)
+        except PermissionError as exc:
+            raise OSError(_unwritable(source, precision, target, exc.strerror or str(exc))) from None
+        os.replace(partial, target)  # another process finds the whole copy or none
+        model_cache.mark_verified(target)
+    finally:
+        partial.unlink(missing_ok=True)
+
+
+def _unwritable(source: str | Path, precision: str, target: Path, why: str) -> str:
+    return (
+        f"cannot make the {precision} copy of {source} in {target.parent} ({why}): "
+        "set WORKBENCH_CACHE to a folder you may write, or use precision=native"
+    )
 
 
 def _free_disk(folder: Path) -> int | None:
