@@ -10,8 +10,6 @@ guessed, so names are never silently mangled.
 from __future__ import annotations
 
 import codecs
-import csv
-import io
 import math
 import os
 import stat
@@ -20,12 +18,11 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+from workbench import csv_records
+from workbench.csv_records import CsvSyntaxError, records
 from workbench.store.errors import UserFacingError
 
 SQLITE_MAX_INT = 2**63 - 1
-# csv refuses fields over 128 KB by default with a traceback-worthy message; a model
-# answer can be longer. 64 MB per field is beyond any sane file and still bounded.
-csv.field_size_limit(64 * 1024 * 1024)
 # Imports read their files in blocks and store their rows in chunks, so that memory stays
 # bounded by these whatever the file's size (a million-row file is common).
 BLOCK = 1 << 20  # bytes read and decoded at a time
@@ -45,7 +42,7 @@ class CsvInputError(ImportError_):
 
 def read_text(path: Path) -> str:
     """The file's text: UTF-8 (BOM or not) or UTF-16 with a BOM (for small files: a catalog)."""
-    return "".join(text_lines(path))
+    return "".join(text_blocks(path))
 
 
 def _open(path: Path) -> BinaryIO:
@@ -56,7 +53,7 @@ def _open(path: Path) -> BinaryIO:
         if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
             # /dev/zero or /dev/urandom never end: reading one would fill the memory.
             raise CsvInputError(f"{path}: is a device, not a file (a pipe or a regular file will do)")
-        return open(path, "rb")  # noqa: SIM115  (closed by text_lines)
+        return open(path, "rb")  # noqa: SIM115  (closed by text_blocks)
     except FileNotFoundError:
         raise CsvInputError(f"{path}: no such file") from None
     except OSError as exc:
@@ -79,11 +76,12 @@ def _decoder(head: bytes) -> tuple[Callable[[bytes, str, bool], tuple[str, int]]
     return codecs.utf_8_decode, 3 if head.startswith(codecs.BOM_UTF8) else 0
 
 
-def text_lines(path: Path, progress: Progress | None = None) -> Iterator[str]:
-    """The file's lines, decoded block by block (UTF-8 with or without a BOM, UTF-16 with
-    one) and split as `open(newline="")` splits them (at LF, CRLF or CR, kept), so that a
-    file of any size is read in bounded memory. A byte that is not UTF-8 is refused with
-    its line; `progress("reading", bytes read, file size or None)` follows the reading."""
+def text_blocks(path: Path, progress: Progress | None = None) -> Iterator[str]:
+    """The file's text, decoded a block at a time (UTF-8 with or without a BOM, UTF-16 with
+    one), so that a file of any size is read in bounded memory. A byte that is not UTF-8 is
+    refused with its line, after the text before it (a fault on an earlier line is named
+    first, wherever the blocks happen to end); `progress("reading", bytes read, file size or
+    None)` follows the reading."""
     path = Path(path)
     handle = _open(path)
     with handle:
@@ -91,7 +89,7 @@ def text_lines(path: Path, progress: Progress | None = None) -> Iterator[str]:
         total = status.st_size if stat.S_ISREG(status.st_mode) else None  # a pipe's is not known
         data = _read(path, handle, 4)
         decode, bom = _decoder(data)
-        done, offset, newlines, carry = len(data), bom, 0, ""  # `data`: the bytes from `offset` not decoded yet
+        done, offset, newlines = len(data), bom, 0  # `data`: the bytes from `offset` not decoded yet
         data = data[bom:]
         while True:
             block = _read(path, handle, BLOCK)
@@ -100,18 +98,11 @@ def text_lines(path: Path, progress: Progress | None = None) -> Iterator[str]:
             try:
                 text, used = decode(data, "strict", not block)
             except UnicodeDecodeError as exc:
-                # The whole lines before the bad byte first: a fault on an earlier line is named
-                # first, wherever the blocks happen to end.
-                text = decode(data[: exc.start], "strict", False)[0]
-                lines = io.StringIO(carry + text, newline="").readlines()
-                yield from lines if lines and lines[-1].endswith(("\n", "\r")) else lines[:-1]
+                yield decode(data[: exc.start], "strict", False)[0]
                 raise _decode_error(path, data, exc, offset, newlines, decode) from None
             newlines += data.count(b"\n", 0, used)
             offset, data = offset + used, data[used:]
-            lines = io.StringIO(carry + text, newline="").readlines()
-            # The last line may go on in the next block (a CR may be the first half of a CRLF).
-            carry = lines.pop() if block and lines and not lines[-1].endswith("\n") else ""
-            yield from lines
+            yield text
             if progress is not None:
                 progress("reading", done, total)
             if not block:
@@ -135,32 +126,32 @@ def read_rows(
     path: Path, required: tuple[str, ...] | list[str] = (), progress: Progress | None = None
 ) -> Iterator[tuple[int, dict[str, str]]]:
     """(line number, row) for each data row, every value a string (missing optional
-    columns are absent, not None). Refuses a missing required column and short or
-    long rows, naming the line. The file is read as the rows are taken, in bounded memory."""
-    reader = csv.reader(text_lines(path, progress))
+    columns are absent, not None). The file is read as the rows are taken, in bounded
+    memory, as `csv.reader(strict=True)` reads it: a quote that never closes, a file cut
+    inside a quoted field or text after a closing quote is refused with the line where the
+    field opens (read leniently, one unclosed quote took the rest of the file into one
+    field). So are a missing required column and short or long rows."""
+    found = records(text_blocks(path, progress), csv_records.FIELD_LIMIT)
     try:
-        header = next(reader)
-    except StopIteration:
-        raise CsvInputError(f"{path}: is empty; expected a header row with {', '.join(required)}") from None
-    except csv.Error as exc:
-        raise CsvInputError(f"{path}: line 1: {exc}") from None
-    header = [h.strip() for h in header]
-    missing = [c for c in required if c not in header]
-    if missing:
-        raise CsvInputError(
-            f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
-            f"{', '.join(required)} (found: {', '.join(header) or 'nothing'})"
-        )
-    try:
-        for values in reader:
-            line = reader.line_num
+        try:
+            _, header = next(found)
+        except StopIteration:
+            raise CsvInputError(f"{path}: is empty; expected a header row with {', '.join(required)}") from None
+        header = [h.strip() for h in header]
+        missing = [c for c in required if c not in header]
+        if missing:
+            raise CsvInputError(
+                f"{path}: missing column(s) {', '.join(missing)}; expected a header with "
+                f"{', '.join(required)} (found: {', '.join(header) or 'nothing'})"
+            )
+        for line, values in found:
             if not values or all(not v.strip() for v in values):
                 continue  # blank lines, as spreadsheets leave them
             if len(values) != len(header):
                 raise CsvInputError(f"{path}: line {line}: {len(values)} fields, the header has {len(header)}")
             yield line, dict(zip(header, values))
-    except csv.Error as exc:
-        raise CsvInputError(f"{path}: line {reader.line_num}: {exc}") from None
+    except CsvSyntaxError as exc:
+        raise CsvInputError(f"{path}: line {exc.line}: {exc.message}") from None
 
 
 def chunks(items: Iterable[T], size: int | None = None) -> Iterator[list[T]]:
