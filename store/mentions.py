@@ -143,13 +143,13 @@ def _only(ids: list[int] | None, column: str) -> tuple[str, tuple]:
 
 
 def list_rows(conn: sqlite3.Connection, study_id: int, ids: list[int] | None = None) -> list[tuple]:
-    """(id, model, topic, cluster, repetition) of the study's lists (or of `ids` among
-    them) that count: a superseded request's list does not."""
+    """(id, model, topic, cluster, repetition, question) of the study's lists (or of `ids`
+    among them) that count: a superseded request's list does not."""
     only, args = _only(ids, "l.id")
     return tuples(
         conn,
         f"""
-        SELECT l.id, l.model, l.topic, l.cluster, l.repetition FROM mention_lists l
+        SELECT l.id, l.model, l.topic, l.cluster, l.repetition, l.question FROM mention_lists l
         WHERE l.study_id = ?{only} AND {counts_now("l")}
         """,
         (study_id, *args),

@@ -43,7 +43,9 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
 
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]
-    interval = {k: peir[0].pop(k) for k in ("ci_low", "ci_high", "ci_level", "n_boot")}
+    interval = {
+        k: peir[0].pop(k) for k in ("ci_low", "ci_high", "ci_level", "n_boot", "ci_unit", "n_eff", "design_effect")
+    }
     assert peir == [
         {
             "convention": "paper",
@@ -58,6 +60,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
         }
     ]
     assert interval["ci_low"] < 24 / 25 <= interval["ci_high"] <= 1 and interval["ci_level"] == 0.95
+    assert interval["ci_unit"] == "question" and interval["n_eff"] > 0  # questions resampled, with their repetitions
     direct = [r for r in records if r["metric"] == "direct_recommendation_rate" and r["cluster"] is None]
     assert direct[0]["value"] == 24 / 25
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"][0]

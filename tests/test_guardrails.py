@@ -200,16 +200,30 @@ def test_one_answer_has_no_interval(tmp_path):
     db = tmp_path / "c.db"
     import_mentions(tmp_path, db, [("c1", "q1", ["Nike"])])
     import_regions(tmp_path, db, REGIONS)
-    original = records_of(db, "--convention", "original")
+    # over answers (--ci-unit answer): one answer, nothing to resample
+    original = records_of(db, "--convention", "original", "--ci-unit", "answer")
     asia = one(original, metric="lor", cluster=None, region_b="Asia")
     assert asia["mean"] == pytest.approx(math.log(1.5 / 0.5))  # 1.10, as the original code computes it
     assert (asia["ci_low"], asia["ci_high"], asia["ci_na_reason"]) == (None, None, "1 answer per cluster")
     peir = one(original, metric="peir", cluster=None)
     assert (peir["value"], peir["n"], peir["ci_low"], peir["ci_na_reason"]) == (1.0, 1, None, "1 answer")
-    table = table_of(db, "--convention", "original")
+    table = table_of(db, "--convention", "original", "--ci-unit", "answer")
     assert "[1.10, 1.10]" not in table and "[1.00, 1.00]" not in table
     assert "United States vs Asia 1.10 (interval n/a: 1 answer per cluster) (no test: one cluster;" in table
-    assert "Nike 1.00 · n 1 · direct 1.00" in table  # no interval, its n beside it
+    assert "Nike 1.00 (interval n/a: 1 answer) · n 1 · direct 1.00" in table  # no interval, and why
+    # over questions (the default): one question, its spread unknown
+    original = records_of(db, "--convention", "original")
+    asia = one(original, metric="lor", cluster=None, region_b="Asia")
+    assert (asia["ci_low"], asia["ci_na_reason"], asia["ci_unit"]) == (None, "1 question in cluster 'c1'", "question")
+    peir = one(original, metric="peir", cluster=None)
+    assert (peir["ci_low"], peir["ci_na_reason"], peir["n_eff"], peir["ci_unit"]) == (
+        None,
+        "1 question",
+        None,
+        "question",
+    )
+    table = table_of(db, "--convention", "original")
+    assert "Nike 1.00 (interval n/a: 1 question) · n 1 · direct 1.00" in table
     # the paper convention: one US slot against no Asian one is no log-odds at all
     assert "United States vs Asia n/a (no Asia slot: 1 vs 0 slots)" in table_of(db)
 

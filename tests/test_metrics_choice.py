@@ -183,10 +183,13 @@ def test_records_have_the_documented_keys():
         "entity": "Nike",
         "value": 1.0,
         "n": 12,  # tie on presence: Nike ranks first
+        "n_eff": None,  # every answer names Nike: no variance to compare, no design effect
+        "design_effect": None,
         "ci_low": 1.0,
         "ci_high": 1.0,
         "ci_level": 0.95,
         "n_boot": 1000,
+        "ci_unit": "question",  # 6 questions (2 clusters x 3), each with its 2 repetitions, resampled
     }
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None]
     assert {(r["region_a"], r["region_b"]) for r in lor} == {

@@ -124,11 +124,13 @@ def _close(got: list, want: list) -> None:
 def test_fifty_thousand_rows_give_the_numbers_of_the_definitions(tmp_path, monkeypatch):
     """Counted from arrays, the log-odds kept between refreshes and the tests computed in
     one pass per scope, the records equal those of the plain definitions: counts from
-    response lists (`counts.scope_counts`), scipy called per pair and per test, intervals
-    of the n values; after a region assigned, too."""
+    response lists (`counts.scope_counts`, per question `counts.questions_of`), scipy called
+    per pair and per test, and under `--ci-unit answer` intervals of the n values; after a
+    region assigned, too."""
     from test_metrics_choice import records_by_definition
 
     from workbench.methods.choice import data
+    from workbench.metrics import clustered
     from workbench.store.mentions import set_entity_attributes
 
     conn = _big_store(tmp_path / "s.db")
@@ -138,11 +140,15 @@ def test_fifty_thousand_rows_give_the_numbers_of_the_definitions(tmp_path, monke
         with monkeypatch.context() as patched:
             patched.setattr(metrics, "_spearman_matrix", _spearman_by_pair)
             patched.setattr(metrics, "_kruskal", _kruskal_by_scipy)
-            patched.setattr(metrics, "proportion_ci", _proportion_by_values)
+            patched.setattr(clustered, "proportion_ci", lambda hits, n, seed=None: _proportion_by_values(hits, n))
             return records_by_definition(conn)
 
     data._LOADED.clear()
     _close(data.choice_metric_records_of(conn), definition())
+    with clustered.resampling_unit("answer"):
+        answers = data.choice_metric_records_of(conn)
+        assert {r.ci_unit for r in answers if hasattr(r, "ci_unit")} == {"answer"}
+        _close(answers, definition())
     set_entity_attributes(conn, [{"name": "Brand 05", "region": "Asia"}])  # was Europe
     _close(data.choice_metric_records_of(conn), definition())
 

@@ -80,7 +80,7 @@ def _too_long(line: int, limit: int, quoted_since: int | None) -> CsvSyntaxError
             f"a quoted field opens here and runs past {limit:,} characters (the field limit): "
             "is its closing quote missing?",
         )
-    return CsvSyntaxError(line, f"a field longer than {limit:,} characters (the field limit)")
+    return CsvSyntaxError(line, f"a field runs past {limit:,} characters (the field limit)")
 
 
 def _after_quote(line: int, opened: int, text: str) -> CsvSyntaxError:

@@ -127,6 +127,20 @@ def estimate(value: Any, record: Any, digits: int = 2, signed: bool = False, why
     return f"{text} (interval n/a: {reason})" if why and value is not None and reason else text
 
 
+def units_note(records: list[Any], kinds: tuple[type, ...] = ()) -> str:
+    """ " · 95% intervals: questions resampled (all repetitions of each together)": what the
+    intervals of these records (of `kinds`, or all) resample, for a panel's title, so that
+    every surface drawing the panel names the unit; "" when none has an interval."""
+    from workbench.metrics.clustered import unit_label
+
+    units = sorted(
+        {value_of(r, "ci_unit") for r in records if (not kinds or isinstance(r, kinds)) and value_of(r, "ci_unit")}
+    )
+    if not units:
+        return ""
+    return " · 95% intervals: " + "; ".join(unit_label(unit) for unit in units)
+
+
 def adjusted_p(record: Any, method: str = "Holm", digits: int = 3) -> str:
     """A test's p beside its family's adjusted one: "p 0.040, Holm 0.120"; "p n/a" when
     the test could not be run (with its reason when the record gives one)."""

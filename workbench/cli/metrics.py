@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from contextlib import nullcontext
+from contextlib import ExitStack
 
 from rich.console import Console
 
@@ -58,13 +58,16 @@ def add_parsers(sub, fmt) -> None:
         "mean share and coverage per condition vs baseline, probe admissions, explanation words. Label\n"
         "probabilities: Delta per entity, macro-F1, group and paired tests, Pearson r between studies.\n"
         "Headline numbers carry a seeded 95% bootstrap interval (--boot: how many resamples, 1000 by\n"
-        "default, recorded as n_boot); test families Holm and BH p-values.\n"
+        "default, recorded as n_boot) over the unit each record names (ci_unit): questions, all\n"
+        "repetitions of each together, for shares of answers (--ci-unit answer: these questions only),\n"
+        "with the effective n (n_eff) beside n; test families Holm and BH p-values.\n"
         "JSON and CSV give one flat record per number (keys: study, metric, convention, model, ...);\n"
         "what each means: docs/methods.md.",
         epilog="examples:\n  workbench metrics --db audit.db\n"
         "  workbench metrics --db audit.db --study shoes --format json > metrics.json\n"
         "  workbench metrics --db movies.db --convention original   # the cold-start benchmark's own tables\n"
-        "  workbench metrics --db audit.db --format json --boot 200   # rougher intervals, sooner",
+        "  workbench metrics --db audit.db --format json --boot 200   # rougher intervals, sooner\n"
+        "  workbench metrics --db audit.db --ci-unit answer   # intervals about these questions only",
     )
     add_db(p)
     p.add_argument("--study", help="only this study")
@@ -89,12 +92,18 @@ def resamples(text: str) -> int:
 
 
 def resampled(args: argparse.Namespace):
-    """The context a command runs in: its `--boot` number of resamples for every interval."""
-    if getattr(args, "boot", None) is None:
-        return nullcontext()
-    from workbench.metrics.intervals import resampling
+    """The context a command runs in: its `--boot` number of resamples for every interval,
+    and its `--ci-unit` (what an interval of a share of answers resamples)."""
+    stack = ExitStack()
+    if getattr(args, "boot", None) is not None:
+        from workbench.metrics.intervals import resampling
 
-    return resampling(args.boot)
+        stack.enter_context(resampling(args.boot))
+    if getattr(args, "ci_unit", None) is not None:
+        from workbench.metrics.clustered import resampling_unit
+
+        stack.enter_context(resampling_unit(args.ci_unit))
+    return stack
 
 
 def add_convention(p) -> None:
@@ -108,6 +117,15 @@ def add_convention(p) -> None:
     )
     p.add_argument(
         "--convention",
+    p.add_argument(
+        "--ci-unit",
+        choices=["question", "answer"],
+        default=None,
+        help="what an interval of a share of answers (PEIR, direct rate, log-odds) resamples: question "
+        "(default: all repetitions of a question together, within its cluster; the interval speaks about "
+        "questions of the kind asked) or answer (each answer on its own: these questions only, narrower "
+        "when answers to one question resemble each other). Every record names it (ci_unit)",
+    )
         choices=list(methods.CONVENTIONS),
         default="paper",
         help="paper: the published definitions (default); original: the original research "

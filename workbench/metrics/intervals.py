@@ -2,9 +2,10 @@
 
 None of the original papers reports intervals. Every headline number here gets a
 seeded percentile bootstrap interval that resamples the unit the number averages
-over (responses for PEIR and the log-odds, seeds for cold-start divergences,
-templates for Δ, prompts for Mean Share), so the interval says how much the number
-would move with another draw of those units. Families of tests (one per cluster,
+over (questions, each with all its repetitions, for PEIR, the direct-recommendation
+rate and the log-odds: workbench/metrics/clustered.py; seeds for cold-start divergences,
+templates for Δ, answers for Mean Share), so the interval says how much the number
+would move with another draw of those units; every record names it (`ci_unit`). Families of tests (one per cluster,
 entity group or condition) get Holm and Benjamini–Hochberg adjusted p-values next
 to the raw ones.
 
@@ -68,9 +69,9 @@ def _bounds(samples: np.ndarray, level: float) -> tuple[float | None, float | No
 _CELLS = 2_000_000
 
 
-def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Sums over n units drawn with replacement from the rows of `values` (n, ...),
-    n_boot times: shape (n_boot, ...).
+def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator, draws: int | None = None) -> np.ndarray:
+    """Sums over n units (or `draws` of them) drawn with replacement from the rows of
+    `values` (n, ...), n_boot times: shape (n_boot, ...).
 
     Drawing n units with replacement is drawing how many times each distinct row comes
     up: Multinomial(n, row frequencies). So the cost is n_boot x (distinct rows), not
@@ -84,8 +85,10 @@ def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator) ->
     else:
         distinct, counts = _distinct_rows(rows)
     chunk = max(1, _CELLS // max(len(distinct), 1))
+    draws = n if draws is None else draws
     parts = [
-        rng.multinomial(n, counts / n, size=min(chunk, n_boot - start)) @ distinct for start in range(0, n_boot, chunk)
+        rng.multinomial(draws, counts / n, size=min(chunk, n_boot - start)) @ distinct
+        for start in range(0, n_boot, chunk)
     ]
     return np.concatenate(parts).reshape((n_boot, *values.shape[1:]))
 
@@ -198,8 +201,9 @@ def interval_fields(
 ) -> dict:
     """The interval's fields of a record. `units`: how many units the bootstrap resampled
     (answers, seeds, templates); under 2 there is no interval, and `ci_na_reason` says so
-    ("1 seed"), so that a missing interval is never read as a precise estimate."""
-    fields: dict = {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot or resamples()}
+    ("1 seed"), so that a missing interval is never read as a precise estimate. `ci_unit`
+    names the unit resampled, what the interval speaks about (workbench/metrics/clustered.py)."""
+    fields: dict = {"ci_low": low, "ci_high": high, "ci_level": level, "n_boot": n_boot or resamples(), "ci_unit": unit}
     if units is not None and units < 2:
         fields.update(ci_low=None, ci_high=None, ci_na_reason=units_text(units, unit))
     return fields

@@ -18,6 +18,7 @@ from operator import itemgetter
 import numpy as np
 
 from workbench.methods.choice.counts import RegionSlots, ScopeCounts, TopicCounts, is_united_states, kept_regions
+from workbench.metrics.clustered import Questions
 
 
 def _codes(values: list, index: dict, into: list) -> np.ndarray:
@@ -37,48 +38,55 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 @dataclass
 class ListArrays:
-    """Lists in id order (id, model x topic, cluster, repetition) and their mentions in
-    (list id, rank) order (list id, rank, surface)."""
+    """Lists in id order (id, model x topic, cluster, repetition, question) and their
+    mentions in (list id, rank) order (list id, rank, surface). A question is a wording in a
+    model x topic x cluster: its repetitions are what an interval over questions resamples
+    together."""
 
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     group: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     cluster: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     rep: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    question: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     m_list: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     m_rank: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     m_surface: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     groups: list[tuple[str, str]] = field(default_factory=list)
     clusters: list[str] = field(default_factory=list)
     surfaces: list[str] = field(default_factory=list)
+    questions: list[tuple] = field(default_factory=list)
     _group_code: dict = field(default_factory=dict)
     _cluster_code: dict = field(default_factory=dict)
     _surface_code: dict = field(default_factory=dict)
+    _question_code: dict = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def replace(self, drop: Iterable[int], lists: list[tuple], mentions: list[tuple]) -> None:
         """Forget the lists `drop` (and their mentions), then add `lists` (id, model,
-        topic, cluster, repetition) and `mentions` (list id, rank, surface key); mentions
+        topic, cluster, repetition, question) and `mentions` (list id, rank, surface key); mentions
         of lists not held (superseded ones) are left out."""
         drop = np.fromiter(drop, dtype=np.int64)
         if drop.size:
             keep = ~np.isin(self.ids, drop)
-            self.ids, self.group, self.cluster, self.rep = (
-                a[keep] for a in (self.ids, self.group, self.cluster, self.rep)
+            self.ids, self.group, self.cluster, self.rep, self.question = (
+                a[keep] for a in (self.ids, self.group, self.cluster, self.rep, self.question)
             )
             keep = ~np.isin(self.m_list, drop)
             self.m_list, self.m_rank, self.m_surface = (a[keep] for a in (self.m_list, self.m_rank, self.m_surface))
         if lists:
-            ids, models, topics, clusters, reps = _columns(lists, 5)
+            ids, models, topics, clusters, reps, texts = _columns(lists, 6)
             self.ids = np.concatenate([self.ids, np.asarray(ids, dtype=np.int64)])
             self.group = np.concatenate([self.group, _codes(list(zip(models, topics)), self._group_code, self.groups)])
             names = [c or "" for c in clusters]  # no cluster: one unnamed group, as in the records
             self.cluster = np.concatenate([self.cluster, _codes(names, self._cluster_code, self.clusters)])
             self.rep = np.concatenate([self.rep, np.asarray(reps, dtype=np.int64)])
+            asked = list(zip(models, topics, names, texts))
+            self.question = np.concatenate([self.question, _codes(asked, self._question_code, self.questions)])
             order = np.argsort(self.ids, kind="stable")
-            self.ids, self.group, self.cluster, self.rep = (
-                a[order] for a in (self.ids, self.group, self.cluster, self.rep)
+            self.ids, self.group, self.cluster, self.rep, self.question = (
+                a[order] for a in (self.ids, self.group, self.cluster, self.rep, self.question)
             )
         if mentions:
             list_ids, ranks, keys = _columns(mentions, 3)
@@ -104,6 +112,7 @@ def only_groups(arrays: ListArrays, groups: set[tuple[str, str]]) -> ListArrays:
         group=arrays.group[keep],
         cluster=arrays.cluster[keep],
         rep=arrays.rep[keep],
+        question=arrays.question[keep],
         m_list=arrays.m_list[held],
         m_rank=arrays.m_rank[held],
         m_surface=arrays.m_surface[held],
@@ -205,6 +214,41 @@ def _list_counts(layout: _Layout) -> dict[bool, dict[str, np.ndarray]]:
     }
 
 
+def _question_counts(layout: _Layout, named: np.ndarray) -> Callable[[int, bool], Questions]:
+    """A scope's questions (model x topic x cluster x wording), each with all its
+    repetitions: its stratum (cluster), answers, answers naming an entity, and per entity
+    the answers naming it (one sparse count over every question, looked up per scope)."""
+    arrays, n_e = layout.arrays, layout.n_entities
+    _, first, local = np.unique(arrays.question, return_index=True, return_inverse=True)
+    local = local.reshape(-1)
+    q_group, q_cluster = arrays.group[first], arrays.cluster[first]
+    q_n = np.bincount(local, minlength=len(first))
+    q_named = np.bincount(local, weights=named, minlength=len(first)).astype(np.int64)
+    keys, values = _sparse(local[layout.p_pos] * n_e + layout.p_ent, len(first) * n_e)
+    names = sorted(arrays.clusters)
+    rank = np.argsort(np.argsort(np.asarray(arrays.clusters, dtype=object), kind="stable"))
+    code_of = {name: i for i, name in enumerate(layout.names)}
+    by = {}
+    for topic, q_key in ((True, q_group), (False, q_group * layout.n_clusters + q_cluster)):
+        order = np.argsort(q_key, kind="stable")
+        by[topic] = (order, np.searchsorted(q_key[order], np.arange(layout.n_scopes + 1)))
+
+    def questions(index: int, topic: bool) -> Questions:
+        order, bounds = by[topic]
+        held = order[bounds[index] : bounds[index + 1]]
+
+        def naming(entity: str) -> np.ndarray:
+            if entity not in code_of or not len(keys):
+                return np.zeros(len(held), np.int64)
+            wanted = held * n_e + code_of[entity]
+            at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
+            return np.where(keys[at] == wanted, values[at], 0).astype(np.int64)
+
+        return Questions(rank[q_cluster[held]], names, q_n[held], q_named[held], naming)
+
+    return questions
+
+
 def _present_reps(layout: _Layout) -> dict[tuple[bool, int], set[int]]:
     """Which repetitions each scope has (a repetition whose answers named nothing still counts)."""
     present: dict[tuple[bool, int], set[int]] = {}
@@ -242,7 +286,7 @@ def _region_tables(layout: _Layout, clusters_of: dict[int, list[int]]) -> Callab
             for entity, region in code.items():
                 region_code[code_of[entity]] = region
             width = max(len(regions), 1)
-            per_group = {}
+            per_group, questions = {}, {}
             for c in clusters_of[g]:
                 s = g * layout.n_clusters + c
                 rows = slot_order[slot_bounds[s] : slot_bounds[s + 1]]
@@ -251,7 +295,9 @@ def _region_tables(layout: _Layout, clusters_of: dict[int, list[int]]) -> Callab
                 n_rows = int(list_bounds[s + 1] - list_bounds[s])
                 matrix = np.bincount(local[pos[rows][held]] * width + region[held], minlength=n_rows * width)
                 per_group[arrays.clusters[c]] = matrix.reshape(n_rows, width).astype(float)
-            return RegionSlots(regions, per_group)
+                asked = arrays.question[list_order[list_bounds[s] : list_bounds[s + 1]]]
+                questions[arrays.clusters[c]] = np.unique(asked, return_inverse=True)[1].reshape(-1)
+            return RegionSlots(regions, per_group, questions)
 
         return build
 
@@ -269,6 +315,9 @@ def topic_counts(
     arrays = replace(arrays, groups=list(arrays.groups), clusters=list(arrays.clusters))
     layout = _Layout(arrays, surface_entity, names)
     entity_counts, list_counts, present_reps = _entity_counts(layout), _list_counts(layout), _present_reps(layout)
+    named = np.zeros(layout.n_lists)
+    named[layout.p_pos] = 1
+    question_counts = _question_counts(layout, named)
     reps, n_reps = layout.reps, layout.n_reps
 
     def scope_counts(index: int, topic: bool) -> ScopeCounts:
@@ -285,6 +334,7 @@ def topic_counts(
             rank_sums=entity_counts["rank_sums"][topic].counter(index),
             with_us=int(lists["us"][index]),
             us_in_top3=int(lists["top3"][index]),
+            questions=question_counts(index, topic),
         )
 
     clusters_of = _clusters_of(arrays)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import chain
 
 import numpy as np
+
+from workbench.metrics.clustered import Questions
 
 US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
 
@@ -57,6 +59,8 @@ class ScopeCounts:
     rank_sums: Counter[str]  # each entity's rank in the de-duplicated lists, summed over answers
     with_us: int  # answers naming the United States (any spelling)
     us_in_top3: int  # answers naming it in their first three
+    # the same per question (all its repetitions together), for intervals over questions
+    questions: Questions | None = field(default=None, compare=False)
 
 
 @lru_cache(maxsize=65536)
@@ -98,6 +102,24 @@ def scope_counts(lists: Sequence[ResponseList]) -> ScopeCounts:
         rank_sums=rank_sums,
         with_us=with_us,
         us_in_top3=us_in_top3,
+        questions=questions_of(lists),
+    )
+
+
+def questions_of(lists: Sequence[ResponseList]) -> Questions:
+    """A scope's questions (a wording in a cluster), their strata in the order of the names."""
+    by_question: dict[tuple[str, str], list[ResponseList]] = {}
+    for item in lists:
+        by_question.setdefault((item.cluster or "", item.question), []).append(item)
+    names = sorted({cluster for cluster, _ in by_question})
+    keys = list(by_question)
+    presence = [presence_of(by_question[key]) for key in keys]
+    return Questions(
+        stratum=np.array([names.index(cluster) for cluster, _ in keys], dtype=np.int64),
+        names=names,
+        n=np.array([len(by_question[key]) for key in keys], dtype=np.int64),
+        named=np.array([sum(1 for item in by_question[key] if item.entities) for key in keys], dtype=np.int64),
+        naming=lambda entity: np.array([counted[entity] for counted in presence], dtype=np.int64),
     )
 
 
@@ -109,6 +131,15 @@ class RegionSlots:
 
     regions: list[str]
     per_group: dict[str, np.ndarray]
+    # per cluster, each answer's question (0, 1, ...): the rows an interval over questions sums
+    questions: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def by_question(self, group: str, rows: np.ndarray) -> np.ndarray:
+        """A cluster's rows (one per answer) summed per question."""
+        question = self.questions[group]
+        out = np.zeros((int(question.max()) + 1 if question.size else 0, rows.shape[1]))
+        np.add.at(out, question, rows)
+        return out
 
     def column(self, matrix: np.ndarray, region: str, other: str) -> np.ndarray:
         """Slots of `region` per answer; "non-US" is every known region but `other`."""
@@ -146,14 +177,16 @@ def region_slots(
     by_group: dict[str, list[ResponseList]] = {}
     for item in lists:
         by_group.setdefault(item.cluster or "", []).append(item)
-    per_group = {}
+    per_group, questions = {}, {}
     for group, items in sorted(by_group.items()):
         answer = [i for i, item in enumerate(items) for e in item.slot_entities if e in code]
         region = [code[e] for item in items for e in item.slot_entities if e in code]
         matrix = np.zeros((len(items), max(len(regions), 1)))
         np.add.at(matrix, (np.asarray(answer, dtype=int), np.asarray(region, dtype=int)), 1)
         per_group[group] = matrix
-    return RegionSlots(regions, per_group)
+        number: dict[str, int] = {}
+        questions[group] = np.array([number.setdefault(item.question, len(number)) for item in items], np.int64)
+    return RegionSlots(regions, per_group, questions)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts
 from workbench.methods.choice.records import ChoiceRecord
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
+from workbench.metrics.clustered import answer_unit
 from workbench.metrics.intervals import resamples
 from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
@@ -230,8 +231,9 @@ def warm(conn: sqlite3.Connection) -> None:
 
 def _settings_key(settings: dict[str, Any]) -> str:
     """What the kept records were computed with: the study's settings and the number of
-    resamples (a `--boot` of another size must not reuse them)."""
-    return json.dumps({**settings, "n_boot": resamples()}, sort_keys=True)
+    resamples and the unit an interval resamples (a `--boot` of another size, or
+    `--ci-unit`, must not reuse them)."""
+    return json.dumps({**settings, "n_boot": resamples(), "ci_unit": answer_unit()}, sort_keys=True)
 
 
 def choice_metric_records_of(

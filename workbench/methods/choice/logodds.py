@@ -15,6 +15,7 @@ import numpy as np
 from workbench.methods.choice.counts import RegionSlots, ResponseList, region_slots
 from workbench.methods.choice.counts import finite as _finite
 from workbench.methods.choice.records import LorCluster, LorTopic
+from workbench.metrics.clustered import answer_unit
 from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import UNSET, Unset
 
@@ -33,6 +34,7 @@ class LogOddsRatio:
     na_reason: str | None = None  # why there is no mean
     test_na_reason: str | None = None  # why there is a mean but no t-test
     ci_na_reason: str | None = None  # why there is a mean but no interval
+    ci_unit: str | None = None  # what the interval resampled: questions (with their repetitions) or answers
 
     @property
     def n_groups(self) -> int:
@@ -60,7 +62,8 @@ def geographic_lor(
 ) -> LogOddsRatio:
     """Per-group LOR of top-K slots held by region a vs region b, their mean,
     exp(mean), a one-sample t-test of the group values against 0, and a bootstrap
-    interval of the mean (each cluster's answers resampled within it). `slots`: the
+    interval of the mean (each cluster's questions, all repetitions of each together,
+    resampled within it; its answers under `--ci-unit answer`). `slots`: the
     topic's RegionSlots, when several region pairs share them.
 
     `convention`: "original" takes every cluster, as the paper's code does: a region
@@ -92,12 +95,7 @@ def geographic_lor(
     def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
         return np.mean([np.log((x[:, 0] + alpha) / (x[:, 1] + alpha)) for x in sums], axis=0)
 
-    from workbench.metrics.intervals import stratified_ci
-
-    ci = stratified_ci([pairs[g] for g in carried], mean_lor)
-    ci_reason = None
-    if ci == (None, None) and max(pairs[g].shape[0] for g in carried) < 2:
-        ci_reason = "1 answer per cluster"  # nothing to resample
+    ci, ci_reason, unit = _lor_interval(slots, pairs, carried, mean_lor)
     mean = float(values.mean())
     t = p = None
     test_reason = _test_na_reason(values, len(per_group), convention)
@@ -106,8 +104,35 @@ def geographic_lor(
 
         t, p = (_finite(x) for x in ttest_1samp(values, 0.0))
     return replace(
-        empty, mean=mean, exp_mean=math.exp(mean), t=t, p=p, ci=ci, test_na_reason=test_reason, ci_na_reason=ci_reason
+        empty,
+        mean=mean,
+        exp_mean=math.exp(mean),
+        t=t,
+        p=p,
+        ci=ci,
+        test_na_reason=test_reason,
+        ci_na_reason=ci_reason,
+        ci_unit=unit,
     )
+
+
+def _lor_interval(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tuple[str, ...], statistic) -> tuple:
+    """(interval, why it is n/a or None, its unit): each carried cluster's questions (their
+    answers' slots summed) resampled within it, or its answers under `--ci-unit answer`."""
+    from workbench.metrics.clustered import QUESTION, answer_unit, stratified_question_ci, stratum_text
+    from workbench.metrics.intervals import stratified_ci
+
+    if answer_unit() == QUESTION and all(g in slots.questions for g in carried):
+        rows = [slots.by_question(g, pairs[g]) for g in carried]
+        single = next((g for g, r in zip(carried, rows) if r.shape[0] < 2), None)
+        if single is not None:  # one question: the spread between its cluster's questions is unknown
+            return (None, None), f"1 question in {stratum_text(single)}", QUESTION
+        return stratified_question_ci(rows, statistic), None, QUESTION
+    ci = stratified_ci([pairs[g] for g in carried], statistic)
+    reason = None
+    if ci == (None, None) and max(pairs[g].shape[0] for g in carried) < 2:
+        reason = "1 answer per cluster"  # nothing to resample
+    return ci, reason, "answer"
 
 
 def _missing_slots(held: tuple[int, int], region_a: str, region_b: str) -> str:
@@ -139,11 +164,11 @@ def lor_records(base: dict[str, Any], lor: LogOddsRatio, no_region: str | None) 
     `base`: the pair's convention, study, model, topic, region_a and region_b."""
     if no_region is not None:  # nothing to compare: no log-odds at all, in any convention
         numbers: dict[str, Any] = dict(mean=None, exp_mean=None, t=None, p=None, n_clusters=0, na_reason=no_region)
-        interval = {**interval_fields(*lor.ci), "ci_low": None, "ci_high": None}
+        interval = {**interval_fields(*lor.ci, unit=lor.ci_unit or answer_unit()), "ci_low": None, "ci_high": None}
     else:
         numbers = dict(mean=_finite(lor.mean), exp_mean=_finite(lor.exp_mean), t=lor.t, p=lor.p)
         numbers["n_clusters"] = lor.n_clusters  # the clusters the mean and the t-test are taken over
-        interval = interval_fields(*lor.ci)
+        interval = interval_fields(*lor.ci, unit=lor.ci_unit or answer_unit())
         if lor.na_reason is not None:
             numbers["na_reason"] = lor.na_reason
         else:

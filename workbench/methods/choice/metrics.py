@@ -48,7 +48,8 @@ from workbench.methods.choice.records import (
     Spearman,
     UsTop3Share,
 )
-from workbench.metrics.intervals import interval_fields, proportion_ci
+from workbench.metrics.clustered import answer_unit, share_fields
+from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import with_adjusted_p, with_convention
 from workbench.metrics.threads import map_in_threads
 from workbench.store.regions import UNITED_STATES
@@ -327,13 +328,16 @@ def _list_records(
     for cluster, counts in scopes.items():
         base = {"convention": convention, "study": study, "model": model, "topic": topic, "cluster": cluster}
         entity, peir, n = _preferred(counts.presence, counts.n, lambda c=counts: c.rank_sums)
-        # the share of answers naming e*: the mean of n ones and zeros
-        named = counts.presence[entity] if entity else 0
-        low, high = proportion_ci(named, n) if entity else (None, None)
-        interval = interval_fields(low, high, units=n if entity else None, unit="answer")
+        # the share of answers naming e*, its interval over questions (or answers: --ci-unit)
+        questions = counts.questions
+        if entity and questions is not None:
+            interval = share_fields(questions.naming(entity), questions)
+        else:
+            interval = {"n_eff": None, "design_effect": None, **interval_fields(None, None, unit=answer_unit())}
         records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **interval))
         rate = _finite(counts.with_entities / n if n else None)
-        records.append(DirectRecommendationRate(**base, value=rate, n=n))
+        interval = share_fields(questions.named, questions) if n and questions is not None else {}
+        records.append(DirectRecommendationRate(**base, value=rate, n=n, **interval))
         stab = stability([], top_n, counts.per_rep)
         for rep_a, rep_b, rho, p in stab.spearman:
             records.append(

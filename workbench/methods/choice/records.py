@@ -30,26 +30,39 @@ class ScopeRecord(ChoiceRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Peir(ScopeRecord):
-    """The preferred entity e* and PEIR, the share of answers naming it, with its interval."""
+    """The preferred entity e* and PEIR, the share of answers naming it, with its interval
+    over questions (`ci_unit`), the effective n and the design effect beside n."""
 
     metric: str = field(default="peir", init=False)
     entity: str | None
     value: float | None
     n: int
+    n_eff: float | None | Unset = UNSET
+    design_effect: float | None | Unset = UNSET
     ci_low: float | None
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET
     ci_na_reason: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DirectRecommendationRate(ScopeRecord):
-    """The share of answers whose experts agreed on at least one recommendation."""
+    """The share of answers whose experts agreed on at least one recommendation, with its
+    interval over questions as PEIR's."""
 
     metric: str = field(default="direct_recommendation_rate", init=False)
     value: float | None
     n: int
+    n_eff: float | None | Unset = UNSET
+    design_effect: float | None | Unset = UNSET
+    ci_low: float | None | Unset = UNSET
+    ci_high: float | None | Unset = UNSET
+    ci_level: float | Unset = UNSET
+    n_boot: int | Unset = UNSET
+    ci_unit: str | Unset = UNSET
+    ci_na_reason: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,6 +137,7 @@ class LorTopic(RegionPair):
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET
     na_reason: str | Unset = UNSET  # why there is no mean
     p_na_reason: str | Unset = UNSET  # why there is a mean but no t-test
     ci_na_reason: str | Unset = UNSET  # why there is a mean but no interval

@@ -28,6 +28,7 @@ from workbench.metric_views import (
     legend_symbols,
     models,
     short_labels,
+    units_note,
 )
 from workbench.metrics.records import has, value_of
 from workbench.numbers import fmt_num
@@ -58,7 +59,8 @@ def select(records: list[ChoiceRecord], topic: str, cluster: str) -> list[Choice
 
 
 def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
-    """Rows: topic; columns: one per model with 'entity PEIR [interval] · n answers', models side by side."""
+    """Rows: topic; columns: one per model with 'entity PEIR [interval] · n answers · n_eff
+    (the effective n of the interval's unit) · direct rate [interval]', models side by side."""
     names = models(records)
     by = {(r.topic, r.model): r for r in records if isinstance(r, Peir)}
     direct = {(r.topic, r.model): r for r in records if isinstance(r, DirectRecommendationRate)}
@@ -67,13 +69,22 @@ def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]
         row = [topic]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
-            row.append(
-                f"{r.entity or '-'} {estimate(r.value, r)} · n {r.n} · direct {fmt_num(d.value if d else None, 2)}"
-                if r
-                else ""
-            )
+            if r is None:
+                row.append("")
+                continue
+            rate = estimate(d.value, d) if d else "n/a"
+            row.append(f"{r.entity or '-'} {estimate(r.value, r, why=True)} · n {r.n}{effective_n(r)} · direct {rate}")
         rows.append(row)
     return ["topic"] + names, rows
+
+
+def effective_n(record) -> str:
+    """ " · n_eff 96": the effective n of an interval over questions (n / the design effect);
+    "" where the record has none (the interval is over answers, or n/a)."""
+    n_eff = value_of(record, "n_eff")
+    if n_eff is None or value_of(record, "ci_unit") != "question":
+        return ""
+    return f" · n_eff {n_eff:.0f}"
 
 
 def region_hint(conn, study: str | None) -> str:
@@ -227,8 +238,16 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
     topic_records = [r for r in records if topic == ALL or r.topic == topic]
     forest = lor_forest(topic_records)
     return [
-        Panel("peir-table", "Preferred entity (PEIR) · direct-recommendation rate", table=peir_table(shown)),
-        Panel("lor-table", "Geographic bias: log-odds ratio (mean over clusters, t-test p)", table=lor_table(shown)),
+        Panel(
+            "peir-table",
+            f"Preferred entity (PEIR) · direct-recommendation rate{units_note(shown, (Peir,))}",
+            table=peir_table(shown),
+        ),
+        Panel(
+            "lor-table",
+            f"Geographic bias: log-odds ratio (mean over clusters, t-test p){units_note(shown, (LorTopic,))}",
+            table=lor_table(shown),
+        ),
         Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
         Panel(
             "lor-forest",

@@ -36,6 +36,7 @@ class Divergence(PersonaRecord):
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET  # what the interval resampled (seed, template, answer, question)
     ci_na_reason: str | Unset = UNSET
 
     @property

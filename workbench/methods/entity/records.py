@@ -49,6 +49,7 @@ class EntityDelta(ConditionRecord):
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET  # what the interval resampled (seed, template, answer, question)
     ci_na_reason: str | Unset = UNSET
     meta: dict[str, Any] = spliced("meta_")
 

@@ -44,6 +44,7 @@ class MeanShare(CellRecord):
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET  # what the interval resampled (seed, template, answer, question)
     ci_na_reason: str | Unset = UNSET
     no_signal: bool | Unset = UNSET
 
@@ -61,6 +62,7 @@ class MeanShareVsBaseline(CellRecord):
     ci_high: float | None
     ci_level: float
     n_boot: int
+    ci_unit: str | Unset = UNSET  # what the interval resampled (seed, template, answer, question)
     ci_na_reason: str | Unset = UNSET
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
