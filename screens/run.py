@@ -26,7 +26,7 @@ from workbench.store.db import StoreError
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 
-STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "retried")
+STATUS_COLUMNS = ("study", "model", "stage", "done", "pending", "running", "failed", "recovered")
 REPLICA_COLUMNS = ("state", "answered", "failed", "in flight", "mean s", "replica")  # the long URL last
 PAINT_EVERY_S = 0.25  # progress rows repaint at most this often while a run reports
 

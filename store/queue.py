@@ -437,11 +437,11 @@ def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[s
 
 
 def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
-    """Errors met per study, model and kind: how many were survived, how many final."""
+    """Errors met per study, model and kind; survived: its request answered since; final: it failed on it, still."""
     where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
     rows = conn.execute(
-        f"SELECT s.name AS study, m.spec AS model, e.kind, "
-        f"SUM(e.final = 0) AS survived, SUM(e.final = 1) AS final, MAX(e.message) AS example "
+        f"SELECT s.name AS study, m.spec AS model, e.kind, COUNT(*) AS met, SUM(r.status = 'done') AS survived, "
+        f"SUM(e.final = 1 AND r.status <> 'done') AS final, MAX(e.message) AS example "
         f"FROM request_errors e JOIN requests r ON r.key = e.request_key "
         f"JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
         f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, e.kind ORDER BY s.name, m.spec, e.kind",

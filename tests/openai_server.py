@@ -40,6 +40,7 @@ HOSTILE = (
     "huge_body",
     "gzip_bomb",
     "echo_auth",
+    "echo_key_answer",
     "no_choices",
     "content_list",
 )
@@ -253,6 +254,11 @@ class FaultyOpenAIServer:
             return web.Response(
                 status=500, text=f"upstream failed; headers: Authorization: {request.headers.get('Authorization')}"
             )
+        elif mode == "echo_key_answer":  # a 200 answer quoting the request's API key (a proxy's debug echo)
+            key = (request.headers.get("Authorization") or "").removeprefix("Bearer ")
+            choice["message"]["content"] = f"{text}\n(answered for key {key})"
+            choice["logprobs"] = {"content": [{"token": key, "logprob": -0.5, "top_logprobs": []}]}
+            return web.json_response({"choices": [choice], "usage": usage, "model": f"m-{key}"})
         elif mode == "no_choices":
             return web.json_response({"choices": [], "usage": usage})
         elif mode == "content_list":

@@ -39,7 +39,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     assert "Imported 25 responses" in out.stdout and "1 with no recommendation" in out.stdout
     out = run_cli("import", "entities", str(tmp_path / "entities.csv"), "--db", db)
     assert "Assigned region and attributes to 3 entities" in out.stdout
-    assert "match no entity yet; they are kept and applied when mentions name them: Puma" in out.stdout
+    assert "1 name matches no entity yet; they are kept and applied when mentions name them: Puma" in out.stdout
 
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     peir = [r for r in records if r["metric"] == "peir" and r["cluster"] is None]

@@ -76,7 +76,7 @@ def test_a_reimported_ranking_replaces_the_stored_one_whole(tmp_path):
     # The neutral list again, five items long: ranks 6-10 of the ten go with the old list.
     five = rankings_csv(tmp_path / "five.csv", {("neutral", "neutral"): ten[:5]})
     result = run_cli("import", "rankings", five, "--db", db, "--study", "c")
-    assert result.returncode == 0 and "5 ranked items in 1 lists" in result.stdout, result.stdout + result.stderr
+    assert result.returncode == 0 and "5 ranked items in 1 list " in result.stdout, result.stdout + result.stderr
     stored = export(db, "rankings")
     neutral = [r for r in stored if r["persona"] == "neutral"]
     assert [(r["rank"], r["item"]) for r in neutral] == list(enumerate(ten[:5], 1))

@@ -67,7 +67,7 @@ def test_questions_imported_since_the_plan_are_asked_on_resume(tmp_path, fake_se
     )
     db = tmp_path / "s.db"
     assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
-    assert "1 requests (1 newly planned)" in capsys.readouterr().out
+    assert "1 request (1 newly planned)" in capsys.readouterr().out
     bank = tmp_path / "more.csv"
     bank.write_text("topic,cluster,question\nshoes,us,Which trail shoe brand?\n")
     assert main(["import", "questions", str(bank), "--db", str(db), "--study", "s"]) == 0

@@ -10,6 +10,7 @@ from rich.text import Text
 from workbench.dedup import Suggestion
 from workbench.literal import visible_line
 from workbench.store.entity_list import EntityRow
+from workbench.words import plural
 
 
 def clip(text: str, width: int, tell: bool = False) -> str:
@@ -18,10 +19,6 @@ def clip(text: str, width: int, tell: bool = False) -> str:
     if len(text) <= width:
         return text
     return text[: width - 1] + "…" + (f" ({len(text):,} characters)" if tell else "")
-
-
-def plural(n: int, word: str, words: str = "") -> str:
-    return f"{n} {word if n == 1 else words or word + 's'}"
 
 
 def suggestion_cells(s: Suggestion, marked: Container[str]) -> list[str | Text]:

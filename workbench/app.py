@@ -29,6 +29,7 @@ from workbench.screens.run import RunScreen
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import ConfirmUnsaved, ErrorModal, HelpScreen
 from workbench.widgets.transfer import ExportDialog, ImportDialog
+from workbench.words import plural
 
 
 def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
@@ -290,4 +291,4 @@ class WorkbenchApp(App):
         except UserFacingError as exc:
             self.notify(str(exc), title="Nothing was exported", severity="error", timeout=12)
             return
-        self.notify(f"Wrote {count} records to {written}", title=f"Exported {chosen['kind']}", timeout=10)
+        self.notify(f"Wrote {plural(count, 'record')} to {written}", title=f"Exported {chosen['kind']}", timeout=10)

@@ -13,6 +13,7 @@ from itertools import islice
 from typing import TypeVar
 
 from workbench.store.errors import UserFacingError
+from workbench.words import plural_word
 
 DEFAULT_MAX_REQUESTS = 1_000_000
 T = TypeVar("T")
@@ -31,6 +32,6 @@ def bounded(items: Iterable[T], already: int, limit: int, what: str, keep: bool 
     if already + (len(kept) if keep else kept) <= limit:
         return kept
     raise PlanTooLarge(
-        f"{what} would create more than {limit:,} requests (the --max-requests limit); "
+        f"{what} would create more than {limit:,} {plural_word(limit, 'request')} (the --max-requests limit); "
         "reduce repetitions, seeds, prompts or questions, or raise --max-requests"
     )

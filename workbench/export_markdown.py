@@ -20,6 +20,7 @@ from workbench.report.document import Facts, Report, Section, TableBlock
 from workbench.report.sections import method_section
 from workbench.store import queue, report_reads
 from workbench.store.db import utc_now
+from workbench.words import plural_word
 
 
 def _cell(value: Any) -> str:
@@ -45,7 +46,10 @@ def header(
         if counts["lists"]:
             reviewers = ", ".join(r["reviewer"] for r in counts["reviewers"]) or "nobody yet"
             rows.append(
-                ("Review", f"{fmt_num(counts['reviewed'])} of {fmt_num(counts['lists'])} lists reviewed ({reviewers})")
+                (
+                    "Review",
+                    f"{fmt_num(counts['reviewed'])} of {fmt_num(counts['lists'])} {plural_word(counts['lists'], 'list')} reviewed ({reviewers})",
+                )
             )
     return Section("about", "About this export", [Facts(rows)])
 

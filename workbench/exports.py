@@ -117,7 +117,8 @@ def request_as_sent(payload: dict[str, Any]) -> tuple[str | None, str | None]:
 def status_records(
     conn: sqlite3.Connection, study_id: int | None = None, replicas: list[dict[str, Any]] | None = None
 ) -> list[dict[str, Any]]:
-    """Counts per study, model and stage, with the errors each met (survived and final)."""
+    """Counts per study, model and stage, with the errors each met: survived (a later attempt
+    answered the request) and final (the request failed on it)."""
     records = queue.counts(conn, study_id)
     errors = queue.error_summary(conn, study_id)
     for record in records:
@@ -125,7 +126,7 @@ def status_records(
         mine = [e for e in errors if e["study"] == record["study"] and e["model"] == record["model"]]
         record["errors_survived"] = sum(e["survived"] for e in mine)
         record["errors_final"] = sum(e["final"] for e in mine)
-        record["error_kinds"] = {e["kind"]: e["survived"] + e["final"] for e in mine}
+        record["error_kinds"] = {e["kind"]: e["met"] for e in mine}
     if replicas is None:
         replicas = endpoints.endpoint_records(conn, study_id)
     for record in records:

@@ -30,6 +30,7 @@ from workbench.engines.exact import NotExact, closing_line
 from workbench.store import endpoints as endpoint_store
 from workbench.store import queue, reads
 from workbench.store.db import utc_now
+from workbench.words import plural
 
 
 @dataclass
@@ -409,7 +410,7 @@ class _ModelRun:
         self.consecutive_failures += 1
         if self.consecutive_failures >= self.options.max_consecutive_failures and not self.stopped_reason:
             self.stopped_reason = (
-                f"stopped after {self.consecutive_failures} failures in a row (last: {kind}: {message})"
+                f"stopped after {plural(self.consecutive_failures, 'failure')} in a row (last: {kind}: {message})"
             )
         self._emit()
 

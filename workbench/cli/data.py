@@ -28,6 +28,7 @@ from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
 from workbench.store import endpoints, grounding, queue, served
+from workbench.words import plural
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
@@ -36,11 +37,11 @@ def print_status(conn, study: str | None, console: Console) -> None:
     if not records:
         console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
         return
-    table = new_table(title="Requests (retried: errors met and retried)")
+    table = new_table(title="Requests (recovered: errors of requests a later attempt answered)")
     table.add_column("study", overflow="fold")
     table.add_column("model", overflow="fold", min_width=13)
     table.add_column("stage")
-    for column in ("done", "pending", "running", "failed", "retried"):
+    for column in ("done", "pending", "running", "failed", "recovered"):
         table.add_column(column, justify="right")
     for r in records:
         table.add_row(
@@ -59,7 +60,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
     print_ungrounded(grounding.ungrounded_counts(conn, study_id_of(conn, study)), console)
     errors = queue.error_summary(conn, study_id_of(conn, study))
     if errors:
-        table = new_table(title="Errors met (survived: retried; final: the request failed)")
+        table = new_table(title="Errors met (survived: a later attempt answered; final: the request failed on it)")
         for column in ("model", "kind", "survived", "final", "example"):
             table.add_column(column, overflow="fold")
         for e in errors:
@@ -158,7 +159,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             excel=args.excel,
             conn=conn,
         )
-        make_console(stderr=True).print(literal_text(f"Wrote {count} records to {written}"), soft_wrap=True)
+        make_console(stderr=True).print(literal_text(f"Wrote {plural(count, 'record')} to {written}"), soft_wrap=True)
         return 0
     if args.format == "md":
         sys.stdout.write(transfer.markdown_document(conn, args.what, args.study, args.convention)[0])
@@ -218,7 +219,7 @@ def add_status_parser(sub, fmt) -> None:
         help="counts per study, model, stage and status; errors met",
         formatter_class=fmt,
         description="What is done, pending, running and failed, and which errors the runs met\n"
-        "(including the ones a retry survived).",
+        "(including the ones a later attempt recovered from).",
         epilog="examples:\n  workbench status --db audit.db\n  workbench status --db audit.db --json | jq .",
     )
     add_db(p)

@@ -17,6 +17,7 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.literal import literal_line, literal_text
+from workbench.words import plural
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
@@ -72,9 +73,10 @@ def _suggest(conn, args: argparse.Namespace, console) -> int:
     elif args.format == "csv":
         _suggestions_csv(found)
     elif not found:
-        console.print(f"No suggestions among {len(index.names)} entities.")
+        console.print(f"No suggestions among {plural(len(index.names), 'entity', 'entities')}.")
     else:
-        table = new_table(title=f"{len(found)} suggested merges among {len(index.names)} entities (strict first)")
+        among = plural(len(index.names), "entity", "entities")
+        table = new_table(title=f"{plural(len(found), 'suggested merge')} among {among} (strict first)")
         for column in ("method", "score", "canonical", "members (mentions, how each joined)"):
             table.add_column(column, overflow="fold")
         for s in found:

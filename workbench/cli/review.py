@@ -18,6 +18,7 @@ from workbench.cli.common import (
 )
 from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
+from workbench.words import plural
 
 
 def cmd_review(args: argparse.Namespace) -> int:
@@ -89,7 +90,7 @@ def _review_lists(conn, args: argparse.Namespace) -> int:
         if args.format == "csv":
             exports.write_records(flat, "csv", fields, sys.stdout)
             return 0
-        table = new_table(title=f"{len(records)} lists of {args.study}")
+        table = new_table(title=f"{plural(len(records), 'list')} of {args.study}")
         for field in fields:
             table.add_column(field, overflow="fold")
         for r in flat:

@@ -28,6 +28,7 @@ from workbench.store import questions as question_store
 from workbench.store import queue
 from workbench.studies.spec import StudyError, load_study
 from workbench.tables import fmt_eta
+from workbench.words import plural
 
 
 def replica_label(url: str) -> str:
@@ -118,7 +119,7 @@ def run_study(
     for model in prepared.models:
         console.print(
             literal_text(
-                f"{study.name} · {model.resolved.label}: {model.total} requests "
+                f"{study.name} · {model.resolved.label}: {plural(model.total, 'request')} "
                 f"({model.planned} newly planned) · database {db}"
             ),
             soft_wrap=True,
@@ -131,7 +132,7 @@ def run_study(
             summary = asyncio.run(run_prepared(conn, prepared, options, on_progress))
     except KeyboardInterrupt:
         left = sum(queue.unanswered(conn, prepared.study_id, queue.claim_owner())[:2])
-        console.print(f"Interrupted. {left} requests left pending; run the same command again to resume.")
+        console.print(f"Interrupted. {plural(left, 'request')} left pending; run the same command again to resume.")
         return 130
     except EngineError as exc:  # an engine that cannot start: one line, not a traceback
         raise UserError(str(exc)) from None
@@ -143,7 +144,7 @@ def run_study(
         last = next((p.last_error for p in summary.progress if p.last_error), "")
         console.print(
             literal_text(
-                f"{summary.failed} requests failed (last error: {last}); "
+                f"{plural(summary.failed, 'request')} failed (last error: {last}); "
                 f"`workbench status --db {db}` shows why, and running again retries them."
             ),
             style="red",
@@ -158,16 +159,18 @@ def print_extraction(reports, console: Console) -> None:
     for report in reports:
         if not report.answers:
             continue
-        answers = f"{report.answers} answer" + ("s" if report.answers != 1 else "")
+        answers = plural(report.answers, "answer")
         line = f"Extracted ranked lists for {answers} ({report.empty} with no recommendation)"
         if report.expert_replies:
             agreement = f"{report.mean_agreement:.2f}" if report.mean_agreement is not None else "n/a"
             line += (
-                f"; {report.expert_replies} expert replies, {report.unparseable} unparseable (kept), "
+                f"; {plural(report.expert_replies, 'expert reply', 'expert replies')}, "
+                f"{report.unparseable} unparseable (kept), "
                 f"mean expert agreement (Jaccard) {agreement}"
             )
             what = "dropped" if report.grounding == "drop" else "kept, flagged"
-            line += f"; {report.ungrounded} voted entities not found in the answer ({what})"
+            voted = plural(report.ungrounded, "voted entity", "voted entities")
+            line += f"; {voted} not found in the answer ({what})"
         console.print(line, soft_wrap=True)
 
 
@@ -176,21 +179,21 @@ def report_pending(conn, study_id: int, summary, limit: int | None, console: Con
     may be answering part of the study); the exit status."""
     pending, _here, elsewhere = queue.unanswered(conn, study_id, queue.claim_owner())
     if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
-        console.print(f"Stopped with {pending} requests still pending; the line above says why.")
+        console.print(f"Stopped with {plural(pending, 'request')} still pending; the line above says why.")
         return 1
     if elsewhere:
         console.print(
-            f"{elsewhere} requests are being answered by another process (a second `workbench run` "
+            f"{plural(elsewhere, 'request is', 'requests are')} being answered by another process (a second `workbench run` "
             "on this database); it will store them. Nothing was asked twice.",
             soft_wrap=True,
         )
         return 0
     if pending:
         why = f" (--limit {limit})" if limit is not None else ""
-        console.print(f"Stopped with {pending} requests still pending{why}; run again to continue.")
+        console.print(f"Stopped with {plural(pending, 'request')} still pending{why}; run again to continue.")
         return 0
     done = sum(p.done for p in summary.progress)
-    console.print(f"All {done} requests answered.")
+    console.print("1 request answered." if done == 1 else f"All {done} requests answered.")
     return 0
 
 
@@ -226,14 +229,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except (EngineError, ModelNotFound) as exc:
         raise UserError(str(exc)) from None
     console.print(
-        f"Adapted {report.adapted} clusters ({report.adapt_unparseable} kept their general name: "
+        f"Adapted {plural(report.adapted, 'cluster')} ({report.adapt_unparseable} kept their general name: "
         f"unparseable or failed replies, kept in the store)."
     )
     for topic, count in report.per_topic.items():
-        console.print(literal_text(f"{topic}: {count} new questions"))
+        console.print(literal_text(f"{topic}: {plural(count, 'new question')}"))
     if report.generate_unparseable:
         console.print(
-            f"{report.generate_unparseable} question lists could not be parsed (kept in the store; "
+            f"{plural(report.generate_unparseable, 'question list')} could not be parsed (kept in the store; "
             "`workbench export --what responses` shows them)."
         )
     console.print(
@@ -245,12 +248,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_questions(args: argparse.Namespace) -> int:
-    conn = open_store(args.db)
+    marking = bool(args.verify or args.verify_all or args.unverify)
+    conn = open_store(args.db, create=marking)  # listing only reads: a read-only store lists
     study_id = study_id_of(conn, args.study)
-    if args.verify or args.verify_all or args.unverify:
+    if marking:
         ids = None if args.verify_all else (args.verify or args.unverify)
         changed = question_store.set_verified(conn, study_id, ids, verified=not args.unverify)
-        make_console().print(f"{'Unverified' if args.unverify else 'Verified'} {changed} questions.")
+        make_console().print(f"{'Unverified' if args.unverify else 'Verified'} {plural(changed, 'question')}.")
         return 0
     rows = question_store.question_records(conn, study_id)
     if args.format != "table":

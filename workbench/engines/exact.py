@@ -10,6 +10,7 @@ and the option that would score them by the approximation, chosen by the user.
 from __future__ import annotations
 
 from workbench.engines.base import EngineError
+from workbench.words import plural
 
 ADVICE = (
     "to score them by the first-token approximation instead (stored and shown as first_token), "
@@ -42,14 +43,14 @@ def closing_line(prompts: list[str], reason: str, *, left: int, everywhere: bool
     more = f" and {len(prompts) - NAMED} more" if len(prompts) > NAMED else ""
     if everywhere:
         return (
-            f"stopped, no prompt can be scored exactly: {reason}; its {left} requests are left pending, "
+            f"stopped, no prompt can be scored exactly: {reason}; its {plural(left, 'request is', 'requests are')} left pending, "
             f"none approximated (the first: {named}); {ADVICE}"
         )
-    count = f"{len(prompts)} prompt{'s' if len(prompts) != 1 else ''}"
+    count = plural(len(prompts), "prompt")
     if in_a_row:
         return (
             f"stopped after {in_a_row} prompts in a row could not be scored exactly: {named}{more} ({reason}); "
-            f"its {left} requests are left pending, none approximated; {ADVICE}"
+            f"its {plural(left, 'request is', 'requests are')} left pending, none approximated; {ADVICE}"
         )
     return (
         f"{count} could not be scored exactly: {named}{more} ({reason}); they are left pending, "

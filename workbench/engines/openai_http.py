@@ -148,6 +148,23 @@ class OpenAIEngine:
         """The text without this engine's API key (a proxy may echo the header in an error body)."""
         return redact(text, self._secret)
 
+    def _without_secret(self, reply: Any) -> Any:
+        """A parsed reply with this engine's API key out of every string: a server that echoes
+        it into an answer's text would otherwise have it stored, exported and shown. Only the
+        key itself: an answer's own words ("bearer bonds") are kept as they are."""
+        secret = self._secret
+        if len(secret) < 4 or not isinstance(reply, (dict, list)):
+            return reply
+        stack = [reply]  # by hand, not recursion: a hostile reply may nest deeply
+        while stack:
+            node = stack.pop()
+            for key, value in list(node.items() if isinstance(node, dict) else enumerate(node)):
+                if isinstance(value, str) and secret in value:
+                    node[key] = value.replace(secret, "[redacted]")
+                elif isinstance(value, (dict, list)):
+                    stack.append(value)
+        return reply
+
     async def start(self) -> None:
         if self._session is None:
             per_endpoint = self.pool.endpoints[0].limiter.maximum
@@ -255,7 +272,7 @@ class OpenAIEngine:
                     retryable=True,
                 ) from None
             ok = True
-            return parsed, endpoint.url
+            return self._without_secret(parsed), endpoint.url
         except TimeoutError:
             broken = True
             raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None

@@ -11,6 +11,7 @@ from itertools import combinations
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
 from workbench.store import decision_log, probe_reviews, report_reads, review_validation, reviews
+from workbench.words import plural_word
 
 # Pairs of reviewers compared at most: a study with many reviewers gets the first ones by name.
 MAX_REVIEWERS = 6
@@ -34,7 +35,10 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
         ),
     ]
     rows += [
-        (f"Reviewer {r['reviewer']}", f"{fmt_num(r['open'])} verdicts, {fmt_num(r['blind'])} blind")
+        (
+            f"Reviewer {r['reviewer']}",
+            f"{fmt_num(r['open'])} {plural_word(r['open'], 'verdict')}, {fmt_num(r['blind'])} blind",
+        )
         for r in counts["reviewers"]
     ]
     blocks: list[Block] = [Facts(rows)]

@@ -161,7 +161,8 @@ def status_section(facts: StudyFacts, records: list[Any]) -> Section:
         text = "No requests are stored for this study: its data was imported, so nothing was asked here."
         imported = Facts([("Models in the imported data", ", ".join(named) or "none")])
         return Section("status", "Requests and answers", [Paragraph(text), imported])
-    header = ["model", "stage", "asked", "answered", "failed", "pending", "running", "errors survived"]
+    # Survived: errors of requests a later attempt answered; a failed request's errors are not.
+    header = ["model", "stage", "asked", "answered", "failed", "pending", "running", "errors recovered from"]
     rows = [
         [
             r["model"],
@@ -178,7 +179,13 @@ def status_section(facts: StudyFacts, records: list[Any]) -> Section:
     blocks: list[Block] = []
     if facts.answers == 0:
         blocks.append(Paragraph("No answers yet: every request is pending or failed, so there are no findings."))
-    blocks.append(TableBlock("Requests per model and stage", header, rows))
+    blocks.append(
+        TableBlock(
+            "Requests per model and stage (errors recovered from: those of requests a later attempt answered)",
+            header,
+            rows,
+        )
+    )
     short = short_labels([r["model"] for r in facts.status])
     blocks.append(
         BarsBlock(

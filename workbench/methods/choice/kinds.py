@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind, Option
+from workbench.words import plural
 
 
 def _more(names: list[str], limit: int = 20) -> str:
@@ -17,7 +18,10 @@ def _questions(conn, path: Path, options: dict[str, Any]) -> list[str]:
 
     study = options["study"]
     added = import_questions(conn, study, path, options.get("topic"))
-    return [f"Imported {added} new questions into study {study!r}; the next `workbench run` of that study asks them."]
+    return [
+        f"Imported {plural(added, 'new question')} into study {study!r}; "
+        "the next `workbench run` of that study asks them."
+    ]
 
 
 def _mentions(conn, path: Path, options: dict[str, Any]) -> list[str]:
@@ -26,7 +30,7 @@ def _mentions(conn, path: Path, options: dict[str, Any]) -> list[str]:
     study = options["study"]
     got = import_mentions(conn, study, path, options.get("progress"))
     return [
-        f"Imported {got['responses']} responses with {got['mentions']} mentions "
+        f"Imported {plural(got['responses'], 'response')} with {plural(got['mentions'], 'mention')} "
         f"({got['empty']} with no recommendation) into study {study!r}."
     ]
 
@@ -35,15 +39,17 @@ def _entities(conn, path: Path, options: dict[str, Any]) -> list[str]:
     from workbench.methods.choice.data import import_entities
 
     got = import_entities(conn, path, new_regions=bool(options.get("new_region")))
-    lines = [f"Assigned region and attributes to {got['updated']} entities."]
+    lines = [f"Assigned region and attributes to {plural(got['updated'], 'entity', 'entities')}."]
     if got["unmatched"]:
         lines.append(
-            f"{len(got['unmatched'])} names match no entity yet; they are kept and applied when mentions "
+            f"{plural(len(got['unmatched']), 'name matches', 'names match')} no entity yet; "
+            "they are kept and applied when mentions "
             f"name them: {_more(got['unmatched'])}"
         )
     if got["without_region"]:
         names = [f"{n} ({c})" for n, c in got["without_region"]]
-        lines.append(f"{len(names)} mentioned entities still have no region: {_more(names)}")
+        still = plural(len(names), "mentioned entity still has", "mentioned entities still have")
+        lines.append(f"{still} no region: {_more(names)}")
     return lines
 
 

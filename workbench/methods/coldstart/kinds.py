@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind, Option, missing
+from workbench.words import plural
 
 
 def _rankings(conn, path: Path, options: dict[str, Any]) -> list[str]:
@@ -20,8 +21,9 @@ def _rankings(conn, path: Path, options: dict[str, Any]) -> list[str]:
         except (OSError, ValueError) as exc:
             raise ImportError_(f"{options['catalog']}: {exc}") from None
     got = import_rankings(conn, study, path, catalog, progress=options.get("progress"))  # one transaction
-    with_catalog = f" with its catalog of {len(catalog.items)} items." if catalog else "."
-    return [f"Imported {got['rows']} ranked items in {got['lists']} lists into study {study!r}{with_catalog}"]
+    with_catalog = f" with its catalog of {plural(len(catalog.items), 'item')}." if catalog else "."
+    ranked = f"{plural(got['rows'], 'ranked item')} in {plural(got['lists'], 'list')}"
+    return [f"Imported {ranked} into study {study!r}{with_catalog}"]
 
 
 def _responses(conn, path: Path, options: dict[str, Any]) -> list[str]:
@@ -32,9 +34,9 @@ def _responses(conn, path: Path, options: dict[str, Any]) -> list[str]:
     study = options["study"]
     got = import_responses(conn, study, path, Path(options["catalog"]), progress=options.get("progress"))
     return [
-        f"Parsed {got['lists']} responses into {got['rows']} lines: {got['out_of_catalog']} items out of the "
-        f"catalog, {got['repeats']} repeats and {got['not_items']} lines naming no item (all kept and counted "
-        f"apart) in study {study!r}."
+        f"Parsed {plural(got['lists'], 'response')} into {plural(got['rows'], 'line')}: "
+        f"{plural(got['out_of_catalog'], 'item')} out of the catalog, {plural(got['repeats'], 'repeat')} and "
+        f"{plural(got['not_items'], 'line')} naming no item (all kept and counted apart) in study {study!r}."
     ]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind, Option, missing
+from workbench.words import plural
 
 
 def _scores(conn, path: Path, options: dict[str, Any]) -> list[str]:
@@ -17,8 +18,8 @@ def _scores(conn, path: Path, options: dict[str, Any]) -> list[str]:
     entities = options.get("entities")
     got = import_scores(conn, study, path, Path(options["task"]), entities, options.get("group_by"))
     return [
-        f"Imported {got['scores']} label scores of {got['prompts']} prompts "
-        f"({got['entities']} entities) into study {study!r}."
+        f"Imported {plural(got['scores'], 'label score')} of {plural(got['prompts'], 'prompt')} "
+        f"({plural(got['entities'], 'entity', 'entities')}) into study {study!r}."
     ]
 
 

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind
+from workbench.words import plural
 
 
 def _references(conn, path: Path, options: dict[str, Any]) -> list[str]:
@@ -13,7 +14,7 @@ def _references(conn, path: Path, options: dict[str, Any]) -> list[str]:
 
     study = options["study"]
     count = import_references(conn, study, path, options.get("progress"))
-    return [f"Imported {count} reference shares into study {study!r}."]
+    return [f"Imported {plural(count, 'reference share')} into study {study!r}."]
 
 
 def _identity_records(conn, study):
