@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 
-from workbench.cli import data, doctor, entities, metrics, report, review, run, tui
+from workbench.cli import compare, data, doctor, entities, metrics, plan, report, review, run, tui
 from workbench.cli.common import UserError, make_console
 from workbench.exports import workbench_version
 from workbench.literal import literal_text
@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
     parser.add_argument("--version", action="version", version=f"workbench {workbench_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (run, entities, review, data, metrics, report, tui, doctor):
+    for group in (run, entities, review, data, metrics, compare, plan, report, tui, doctor):
         group.add_parsers(sub, fmt)
     return parser
 

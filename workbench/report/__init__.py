@@ -13,6 +13,7 @@ import sqlite3
 
 from workbench import methods
 from workbench.report.checks import check_blocks
+from workbench.report.comparisons import comparison_sections
 from workbench.report.document import Paragraph, Report, Section
 from workbench.report.recipe import convention_section, recipe_section
 from workbench.report.review_facts import review_section
@@ -55,6 +56,7 @@ def build_report(
         status,
         Section("findings", "Findings", [intro]),
         *findings,
+        *comparison_sections(conn, study),  # two or more models: each paired with the first
         review_section(conn, study, facts.id),
         recipe_section(facts, convention, out_name),
         convention_section(convention, records),

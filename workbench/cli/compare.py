@@ -1,0 +1,81 @@
+"""`workbench compare`: two models of a ChoiceEval study, paired over the questions both answered."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from workbench.cli.common import add_db, make_console, new_table, open_store, study_id_of
+from workbench.literal import literal_text
+
+DESCRIPTION = """\
+For each topic of a ChoiceEval study, model B's number minus model A's over the questions
+both answered: the share of answers naming A's preferred entity (PEIR of A's e*), the
+direct-recommendation rate, each region's share of recommendation slots and each region
+pair's log-odds (the study's region_pairs). Each difference has a 95% interval from a paired
+cluster bootstrap (the same questions resampled for both models, all repetitions of a question
+together, within its cluster: ci_unit "question") and a sign-flip permutation p (each
+question's two models swapped at random), with Holm and Benjamini-Hochberg p-values over every
+difference of the comparison. A number that cannot be computed is n/a with its reason (no
+question both answered, one question in a cluster, no region imported).
+
+JSON and CSV give one record per difference: study, metric, topic, entity (PEIR), region
+(region share), region_a / region_b (log-odds), model_a, model_b, value_a, value_b,
+difference, ci_low, ci_high, ci_level, n_boot, ci_unit, p, p_holm, p_bh, n_questions, and
+na_reason / ci_na_reason where a number is missing. Methods: docs/methods.md."""
+
+EXAMPLES = """\
+examples:
+  workbench compare --db audit.db --study shoes --models gpt-4o llama3
+  workbench compare --db audit.db --study shoes --models gpt-4o llama3 --format json > diff.json
+  workbench compare --db audit.db --study shoes --models gpt-4o llama3 --format csv --boot 200"""
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from workbench import exports
+    from workbench.compare import COMPARE_FIELDS, compare_study, comparison_note, comparison_table
+    from workbench.store.db import snapshot
+
+    conn = open_store(args.db, create=False)
+    with snapshot(conn):  # one commit's lists, while imports and reviews go on
+        study_id_of(conn, args.study)
+        records = compare_study(conn, args.study, *args.models)
+    if args.format != "table":
+        exports.write_records(records, args.format, COMPARE_FIELDS, sys.stdout)
+        return 0
+    console = make_console()
+    header, rows = comparison_table(records)
+    title = f"{args.study}: {args.models[1]} (B) - {args.models[0]} (A)"
+    table = new_table(literal_text(title))
+    for name in header:
+        table.add_column(literal_text(name), overflow="fold")
+    for row in rows:
+        table.add_row(*(literal_text(cell) for cell in row))
+    console.print(table)
+    console.print(literal_text(comparison_note(records)), soft_wrap=False)
+    return 0
+
+
+def add_parsers(sub, fmt) -> None:
+    from workbench.cli.metrics import resamples
+
+    p = sub.add_parser(
+        "compare",
+        help="two models of a ChoiceEval study: differences over the questions both answered, paired",
+        formatter_class=fmt,
+        description=DESCRIPTION,
+        epilog=EXAMPLES,
+    )
+    add_db(p)
+    p.add_argument("--study", required=True, help="the study whose models are compared")
+    p.add_argument(
+        "--models", nargs=2, required=True, metavar=("A", "B"), help="the two models, as the study names them"
+    )
+    p.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    p.add_argument(
+        "--boot",
+        type=resamples,
+        metavar="N",
+        help="resamples per interval and swaps per test, 10 to 1,000,000 (default 1000; records say n_boot)",
+    )
+    p.set_defaults(func=cmd_compare)

@@ -1,0 +1,132 @@
+"""A difference between two models over the questions both answered: a paired cluster
+bootstrap interval and a sign-flip permutation test.
+
+Each question carries a few per-question sums for each model (answers, answers naming an
+entity, slots of a region ...), the same columns for both. A difference is a function of
+the two models' sums: `diff(sums_a, sums_b)`, each of shape (..., strata, columns).
+
+The interval resamples questions, the same draw for both models (that is the pairing: a
+question that makes both models name Nike moves both numbers together, and the difference
+does not move). Within a stratum of k questions (the persona cluster a topic's questions
+are drawn from) it draws k - 1 with replacement and scales them by k / (k - 1), so the
+variance of the stratum's mean is not under-estimated by (k - 1) / k (the same rule as
+workbench/metrics/clustered.py). The unit is the question: the interval speaks about
+questions of the kind asked.
+
+The test swaps the two models' answers to a question with chance 1/2, question by question
+(a sign flip of its difference): under "no difference" each swap is as likely as the data,
+so the share of swaps whose difference is at least as far from 0 as the observed one is an
+exact p-value (up to the Monte Carlo error of the number of swaps drawn), whatever the
+number of questions or how answers to one question resemble each other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from workbench.metrics.intervals import LEVEL, _bounds, _rng, resamples
+
+Diff = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+# Weights are drawn a slice of resamples at a time: about this many cells at once.
+_CELLS = 4_000_000
+
+
+@dataclass(frozen=True)
+class PairedColumns:
+    """The questions both models answered: their stratum codes (Q,), and per model the
+    per-question sums (Q, C), rows in the same question order."""
+
+    stratum: np.ndarray
+    names: list[str]  # each stratum code's name
+    a: np.ndarray
+    b: np.ndarray
+
+    @property
+    def n_questions(self) -> int:
+        return int(self.stratum.shape[0])
+
+    def sums(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """Per stratum sums of `x` (Q, C) weighted by `weights` (n, Q): (n, S, C)."""
+        parts = [weights[:, self.stratum == s] @ x[self.stratum == s] for s in range(len(self.names))]
+        return np.stack(parts, axis=1)
+
+
+def one_question_stratum(columns: PairedColumns) -> str | None:
+    """The name of a stratum with a single question (its spread is unknown: no interval)."""
+    counts = np.bincount(columns.stratum, minlength=len(columns.names))
+    single = np.flatnonzero(counts < 2)
+    return None if not single.size else columns.names[int(single[0])]
+
+
+def _slices(total: int, width: int) -> list[int]:
+    step = max(1, _CELLS // max(width, 1))
+    return [min(step, total - start) for start in range(0, total, step)]
+
+
+def question_weights(stratum: np.ndarray, n: int, rng: np.random.Generator) -> np.ndarray:
+    """(n, Q): how often each question is drawn, k - 1 of a stratum's k with replacement,
+    scaled by k / (k - 1)."""
+    weights = np.zeros((n, stratum.shape[0]))
+    for code in np.unique(stratum).tolist():
+        members = np.flatnonzero(stratum == code)
+        k = members.size
+        draws = rng.multinomial(k - 1, np.full(k, 1.0 / k), size=n)
+        weights[:, members] = draws * (k / (k - 1))
+    return weights
+
+
+def paired_interval(
+    columns: PairedColumns, diff: Diff, seed: int | None = None, level: float = LEVEL
+) -> tuple[float | None, float | None]:
+    """Percentile interval of diff(A, B) over questions resampled the same for both."""
+    rng = _rng(seed)
+    samples = []
+    for size in _slices(resamples(), columns.n_questions):
+        weights = question_weights(columns.stratum, size, rng)
+        samples.append(diff(columns.sums(weights, columns.a), columns.sums(weights, columns.b)))
+    return _bounds(np.concatenate(samples).astype(float), level)
+
+
+def sign_flip_p(columns: PairedColumns, diff: Diff, observed: float, seed: int | None = None) -> float:
+    """Two-sided p of `observed` against the differences of the data with each question's
+    two models swapped at random (as many swaps as resamples)."""
+    rng = _rng(None if seed is None else seed + 1)
+    ones = np.ones((1, columns.n_questions))
+    total = columns.sums(ones, columns.a) + columns.sums(ones, columns.b)  # (1, S, C): what a swap keeps
+    n_perm, beyond = resamples(), 0
+    tolerance = 1e-12 * max(1.0, abs(observed))
+    for size in _slices(n_perm, columns.n_questions):
+        flips = rng.integers(0, 2, size=(size, columns.n_questions)).astype(float)
+        sums_a = columns.sums(1 - flips, columns.a) + columns.sums(flips, columns.b)
+        sums_b = total - sums_a
+        swapped = np.asarray(diff(sums_a, sums_b), dtype=float)
+        beyond += int(np.sum(np.abs(swapped[np.isfinite(swapped)]) >= abs(observed) - tolerance))
+    return (1 + beyond) / (1 + n_perm)
+
+
+def observed_difference(columns: PairedColumns, diff: Diff) -> float | None:
+    """diff of the data itself (every question once)."""
+    ones = np.ones((1, columns.n_questions))
+    value = float(np.asarray(diff(columns.sums(ones, columns.a), columns.sums(ones, columns.b)))[0])
+    return value if np.isfinite(value) else None
+
+
+def share(numerator: int, denominator: int = 0) -> Callable[[np.ndarray], np.ndarray]:
+    """One model's share from its sums (..., strata, columns): the column `numerator`
+    summed over strata, over the column `denominator` summed likewise (a share of answers
+    or of slots)."""
+
+    def value(sums: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return sums[..., numerator].sum(-1) / sums[..., denominator].sum(-1)
+
+    return value
+
+
+def difference_of(value: Callable[[np.ndarray], np.ndarray]) -> Diff:
+    """B's value minus A's."""
+    return lambda sums_a, sums_b: value(sums_b) - value(sums_a)

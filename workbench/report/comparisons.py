@@ -1,0 +1,33 @@
+"""The report's paired model comparisons: a ChoiceEval study with two or more models gets
+one table per model against the first (in name order), as `workbench compare` computes it."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from workbench.report.document import Paragraph, Section, TableBlock
+
+
+def comparison_sections(conn: sqlite3.Connection, study: str) -> list[Section]:
+    """No section for a study of another method or with fewer than two models."""
+    from workbench.compare import compare_study, comparison_note, comparison_table, study_models
+
+    method = conn.execute("SELECT method FROM studies WHERE name = ?", (study,)).fetchone()
+    models = study_models(conn, study)
+    if method is None or method[0] != "choice" or len(models) < 2:
+        return []
+    first, others = models[0], models[1:]
+    blocks: list = [
+        Paragraph(
+            "Each other model (B) against the first in name order (A), over the questions both answered. "
+            "Run `workbench compare` for any other pair."
+        )
+    ]
+    note = ""
+    for other in others:
+        records = compare_study(conn, study, first, other)
+        header, rows = comparison_table(records)
+        blocks.append(TableBlock(f"{other} (B) - {first} (A)", header, rows))
+        note = comparison_note(records)
+    blocks.append(Paragraph(note))
+    return [Section("model-comparisons", "Paired model comparisons", blocks, level=3)]
