@@ -1,0 +1,124 @@
+"""`workbench plan`: the design it recommends attains its power in simulated studies, and
+the command reads assumptions, a pilot store and the study file."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+from helpers import run_cli
+from test_compare import beta_chances, simulated_lists
+
+from workbench import plan
+from workbench.compare import paired_records
+from workbench.metrics.intervals import resampling
+
+
+def test_the_recommended_design_attains_the_target_power():
+    """Assumed p 0.3, ICC 0.33, a difference of 0.15 to detect, the models' question chances
+    unrelated: the planner's questions at 5 repetitions; 300 simulated studies with
+    Beta-distributed question chances of that ICC (A mean 0.3, B mean 0.45), each compared
+    as `workbench compare` does (the PEIR record's permutation p)."""
+    a, b = plan.assumed(0.3, 0.33), plan.assumed(0.45, 0.33)
+    paired = plan.assumed_paired(a, b, correlation=0.0)
+    goal = plan.Goal(difference=0.15, power=0.8)
+    row = next(r for r in plan.trade_off(a, paired, goal, [5]) if r["repetitions"] == 5)
+    questions = int(row["questions_for_power"])
+    assert abs(plan.power(paired, questions, 5, 0.15) - 0.8) < 0.02
+    rng = np.random.default_rng(5)
+    rejected = 0
+    with resampling(200):
+        for _ in range(300):
+            lists = simulated_lists(
+                rng, beta_chances(rng, 0.3, 0.33, questions), beta_chances(rng, 0.45, 0.33, questions), 5
+            )
+            record = next(r for r in paired_records("s", lists, "A", "B") if r["metric"] == "peir")
+            rejected += record["p"] < 0.05
+    assert abs(rejected / 300 - 0.8) <= 0.05, (questions, rejected)
+
+
+STUDY = """\
+name = "shoes"
+method = "choice"
+repetitions = 5
+seed = 1
+models = ["openai:a@http://127.0.0.1:9/v1", "openai:b@http://127.0.0.1:9/v1"]
+[[topics]]
+name = "shoes"
+[topics.questions]
+"Budget-Conscious" = ["q1?", "q2?", "q3?", "q4?"]
+"Convenience" = ["q5?", "q6?", "q7?", "q8?"]
+[[topics]]
+name = "phones"
+[topics.questions]
+"Convenience" = ["p1?", "p2?", "p3?", "p4?", "p5?", "p6?"]
+"""
+
+
+def test_plan_from_assumptions(tmp_path):
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    args = ["plan", study, "--p", "0.3", "--icc", "0.33", "--difference", "0.1", "--rate", "2"]
+    out = run_cli(*args, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    ten = next(r for r in result["trade_off"] if r["repetitions"] == 10)
+    # 1.96^2 x 0.21 x (1 + 9 x 0.33) / 10 / 0.05^2 = 128.1 questions per topic
+    assert ten["questions_for_half_width"] == 129
+    assert ten["requests_half_width"] == 129 * 10 * 2 * 2  # 2 topics, 2 models
+    assert ten["hours_half_width"] == ten["requests_half_width"] / 2 / 3600
+    assert result["current"]["questions"] == 6 and result["current"]["repetitions"] == 5
+    assert result["current"]["half_width"] > 0.05 and result["current"]["power"] < 0.8
+    table = run_cli(*args)
+    text = " ".join(table.stdout.split())
+    assert "The study file gives: 6 questions (smallest topic) x 5 repetitions, 120 requests" in text
+    assert "questions (power)" in text and "ICC 0.33 (assumed: p 0.3, ICC 0.33)" in text
+
+
+def pilot_csv(path, rng) -> None:
+    """Two models, 12 questions of one topic x 6 repetitions: each question has its own
+    chance (Beta, mean 0.4, ICC 0.3) of naming Nike, else it names Puma."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for model in ("gpt", "gemini"):
+            for q, chance in enumerate(beta_chances(rng, 0.4, 0.3, 12)):
+                for rep in range(1, 7):
+                    brand = "Nike" if rng.random() < chance else "Puma"
+                    writer.writerow([model, "shoes", "Convenience", f"q{q}", rep, 1, brand])
+
+
+def test_plan_from_a_pilot_store(tmp_path):
+    rng = np.random.default_rng(3)
+    path = tmp_path / "pilot.csv"
+    pilot_csv(path, rng)
+    db = tmp_path / "pilot.db"
+    imported = run_cli("import", "mentions", path, "--db", db, "--study", "pilot")
+    assert imported.returncode == 0, imported.stderr
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    out = run_cli("plan", study, "--db", db, "--pilot", "pilot", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    assert result["share"]["source"].startswith("pilot 'pilot'")
+    assert [(r["model"], r["questions"], r["answers"]) for r in result["pilot"]] == [
+        ("gemini", 12, 72),
+        ("gpt", 12, 72),
+    ]
+    assert 0 < result["share"]["p"] < 1 and 0 < result["share"]["icc"] < 1
+    assert result["paired"]["source"] == "pilot 'pilot': 1 model pair x topic(s)"
+    assert result["current"]["questions"] == 6 and result["current"]["half_width"] > 0
+    # no timed answers in an imported store: the time is n/a and says how to give it
+    assert all(rate is None for rate in result["rates"].values())
+    table = run_cli("plan", study, "--db", db, "--pilot", "pilot")
+    assert "not measured in --db; give --rate" in " ".join(table.stdout.split())
+    both = run_cli("plan", study, "--db", db, "--pilot", "pilot", "--icc", "0.2")
+    assert both.returncode == 2 and "give --pilot or --p/--icc, not both" in both.stderr
+    no_db = run_cli("plan", study, "--pilot", "pilot")
+    assert no_db.returncode == 2 and "--pilot names a study in a store: give --db too" in no_db.stderr
+
+
+def test_plan_help_teaches():
+    out = run_cli("plan", "--help")
+    assert out.returncode == 0 and "examples:" in out.stdout and "--pilot pilot --difference 0.1" in out.stdout
