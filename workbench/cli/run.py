@@ -171,6 +171,10 @@ def print_extraction(reports, console: Console) -> None:
             what = "dropped" if report.grounding == "drop" else "kept, flagged"
             voted = plural(report.ungrounded, "voted entity", "voted entities")
             line += f"; {voted} not found in the answer ({what})"
+        if report.gazetteer is not None:
+            line += (
+                f"; names sought: the gazetteer's {report.gazetteer}, {report.near_spellings} found by a near spelling"
+            )
         console.print(line, soft_wrap=True)
 
 

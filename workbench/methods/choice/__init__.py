@@ -11,7 +11,7 @@ from workbench.store.file_questions import sync_file_questions
 class ChoiceMethod(MethodBase):
     name = "choice"
     first_stage = "answer"
-    summary = "ChoiceEval: personas x topics, repeated answers, multi-expert extraction"
+    summary = "ChoiceEval: personas x topics, repeated answers, multi-expert or gazetteer extraction"
     kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
 
@@ -50,6 +50,14 @@ class ChoiceMethod(MethodBase):
                 stages.extraction.append(
                     choice_extraction.extract_with_list_parser(
                         stages.conn, stages.study_id, m.model_id, m.resolved.label, settings.k
+                    )
+                )
+            return
+        if settings.method == "gazetteer":
+            for m in prepared.models:
+                stages.extraction.append(
+                    choice_extraction.extract_with_gazetteer(
+                        stages.conn, stages.study_id, m.model_id, m.resolved.label, settings
                     )
                 )
             return

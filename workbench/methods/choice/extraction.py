@@ -1,4 +1,5 @@
-"""From stored answers to ranked entity lists: the list parser, or LLM experts and a vote.
+"""From stored answers to ranked entity lists: the list parser, a gazetteer's known names,
+or LLM experts and a vote.
 
 Expert extraction goes through the same persistent queue as the answers (stage
 `extract`, one request per answer x expert, keyed by content), so it resumes after
@@ -42,6 +43,8 @@ class ExtractionReport:
     below_majority: int = 0  # entities fewer than `min_votes` experts named (left out)
     ungrounded: int = 0  # voted entities not found in the answer text (dropped or flagged)
     grounding: str = "drop"  # what happened to the ungrounded: "drop" (left out) or "flag" (kept)
+    gazetteer: int | None = None  # names the gazetteer holds (None: no gazetteer)
+    near_spellings: int = 0  # gazetteer names found by a near spelling (a misspelling)
 
 
 # A voted name counts as found in the answer when its normalized form matches a
@@ -135,6 +138,32 @@ def extract_with_list_parser(
         )
         report.answers += 1
         report.empty += not names
+    mentions.store_lists(conn, study_id, lists)
+    return report
+
+
+def extract_with_gazetteer(
+    conn: sqlite3.Connection, study_id: int, model_id: int, model_label: str, settings: Extraction
+) -> ExtractionReport:
+    """Each answer's list: the gazetteer's names it contains, in order of appearance (no model)."""
+    from pathlib import Path
+
+    from workbench.gazetteer import load
+
+    names = load(Path(settings.entities or ""))
+    report = ExtractionReport(gazetteer=len(names.names))
+    lists = []
+    for key, topic, cluster, question, repetition, text in answers.answers_without_list(conn, study_id, model_id):
+        found = names.find(text, topic, settings.fuzzy)
+        entities = list(dict.fromkeys(f.entity for f in found))[: settings.k]
+        report.near_spellings += sum(1 for f in found if f.edits and f.entity in entities)
+        lists.append(
+            MentionList(
+                model_label, topic, cluster, question, repetition, "gazetteer", _surfaces(entities), response_key=key
+            )
+        )
+        report.answers += 1
+        report.empty += not entities
     mentions.store_lists(conn, study_id, lists)
     return report
 

@@ -35,8 +35,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Extraction:
-    """How answers become ranked entity lists: `list` (deterministic parser) or
-    `experts` (E LLM runs at temperature > 0 and a majority vote)."""
+    """How answers become ranked entity lists: `list` (deterministic parser),
+    `experts` (E LLM runs at temperature > 0 and a majority vote) or `gazetteer`
+    (the known names of an entities file found in the text, workbench/gazetteer.py)."""
 
     method: str = "list"
     experts: int = 5
@@ -53,6 +54,8 @@ class Extraction:
     min_votes: int | None = None
     # A voted entity not found in the answer text: "drop" leaves it out, "flag" keeps it (counted).
     grounding: str = "drop"
+    entities: str | None = None  # gazetteer: the names file, resolved beside the study file
+    fuzzy: bool = True  # gazetteer: near spellings count too
 
 
 @dataclass(frozen=True)
@@ -163,7 +166,17 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
     x = file.extraction
     return ChoiceStudy(
         extraction=Extraction(
-            x.method, x.experts, x.k, x.model, x.temperature, x.max_tokens, x.output, x.min_votes, x.grounding
+            x.method,
+            x.experts,
+            x.k,
+            x.model,
+            x.temperature,
+            x.max_tokens,
+            x.output,
+            x.min_votes,
+            x.grounding,
+            entities=_gazetteer_file(where.child("extraction").child("entities"), x.entities, path),
+            fuzzy=x.fuzzy,
         ),
         metrics=_metrics(file.metrics),
         generate=generate,
@@ -181,6 +194,22 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
         clusters=clusters,
         questions=questions,
     )
+
+
+def _gazetteer_file(where: Where, name: str | None, study_path: Path) -> str | None:
+    """The gazetteer's path, read once here so that a fault in it is named before any request."""
+    if name is None:
+        return None
+    from workbench.gazetteer import GazetteerError, load
+
+    file_path = beside(study_path, name)
+    if not file_path.is_file():
+        raise where.error(f"file {file_path} does not exist")
+    try:
+        load(file_path)
+    except GazetteerError as exc:
+        raise where.error(str(exc)) from None
+    return str(file_path)
 
 
 def _metrics(table: study_schema.Metrics) -> dict[str, Any]:

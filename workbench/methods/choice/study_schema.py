@@ -26,7 +26,7 @@ from workbench.studies.schema import (
 
 
 class Extraction(Table):
-    method: Literal["list", "experts"] = "list"
+    method: Literal["list", "experts", "gazetteer"] = "list"
     experts: number("a whole number of experts", 1, MAX_EXPERTS) = 5
     k: number("a whole number of entities per list", 1, 100) = 5
     temperature: number("a temperature (above 0, so experts differ)", 0, MAX_TEMPERATURE, kind=float) = 0.8
@@ -35,6 +35,17 @@ class Extraction(Table):
     output: Literal["json", "list"] = "json"
     min_votes: Any = None  # a number of the experts: checked against `experts` below
     grounding: Literal["drop", "flag"] = "drop"
+    entities: file_name("a path to a CSV file of names (name, spellings, topic)") | None = None  # gazetteer
+    fuzzy: Flag = True  # gazetteer: near spellings count too
+
+    @model_validator(mode="after")
+    def _entities_for_the_gazetteer(self) -> Extraction:
+        if self.method == "gazetteer" and self.entities is None:
+            raise refuse(
+                'method = "gazetteer" needs entities = "FILE.csv" (the names to find: name, spellings, topic)',
+                key="entities",
+            )
+        return self
 
     @model_validator(mode="after")
     def _votes_within_experts(self) -> Extraction:

@@ -138,6 +138,7 @@ def study_dict(study: ChoiceStudy) -> dict[str, Any]:
         "max_tokens": x.max_tokens,
         "output": x.output,
         **({"model": str(x.model)} if x.model is not None else {}),
+        **({"entities": x.entities, "fuzzy": x.fuzzy} if x.entities is not None else {}),
     }
     data["question_generation"] = {
         **({"model": str(g.model)} if g.model is not None else {}),
