@@ -124,12 +124,9 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
 
 def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
     """The models with lists in a study (what a comparison can pick from)."""
-    rows = conn.execute(
-        "SELECT DISTINCT l.model FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE s.name = ? "
-        "ORDER BY l.model",
-        (study,),
-    )
-    return [row[0] for row in rows]
+    from workbench.store.plan_reads import study_models as models_of
+
+    return models_of(conn, study)
 
 
 def paired_records(

@@ -234,10 +234,9 @@ def measured_rates(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
     """Per model (as studies name it): answers per second while it was answering (its
     answers' [started, finished] spans merged, so concurrency counts and the pauses between
     runs do not) and the number of answers timed."""
-    rows = conn.execute(
-        "SELECT m.spec, s.started_at, s.finished_at FROM responses s JOIN requests r ON r.key = s.request_key "
-        "JOIN models m ON m.id = r.model_id WHERE r.stage = 'answer' ORDER BY m.spec, s.started_at"
-    ).fetchall()
+    from workbench.store.plan_reads import answer_spans
+
+    rows = answer_spans(conn)
     spans: dict[str, list[tuple[float, float]]] = {}
     for spec, started, finished in rows:
         try:
@@ -286,7 +285,9 @@ def study_design(path: str) -> StudyDesign:
 
     study = load_study(path)
     models = [str(m) for m in getattr(study, "models", [])]
-    if getattr(study, "method", "") != "choice":
+    from workbench.methods.choice.study import ChoiceStudy
+
+    if not isinstance(study, ChoiceStudy):
         reason = f"a {study.method} study: the planner counts a ChoiceEval study's questions"
         return StudyDesign(study.name, {}, getattr(study, "repetitions", 1), models, reason)
     topics = Counter(q.topic for q in study.questions)

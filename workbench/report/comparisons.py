@@ -9,12 +9,11 @@ from workbench.report.document import Paragraph, Section, TableBlock
 
 
 def comparison_sections(conn: sqlite3.Connection, study: str) -> list[Section]:
-    """No section for a study of another method or with fewer than two models."""
+    """No section for a study without ranked lists of two models or more."""
     from workbench.compare import compare_study, comparison_note, comparison_table, study_models
 
-    method = conn.execute("SELECT method FROM studies WHERE name = ?", (study,)).fetchone()
-    models = study_models(conn, study)
-    if method is None or method[0] != "choice" or len(models) < 2:
+    models = study_models(conn, study)  # ranked lists: a ChoiceEval study's
+    if len(models) < 2:
         return []
     first, others = models[0], models[1:]
     blocks: list = [

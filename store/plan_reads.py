@@ -1,0 +1,24 @@
+"""What `workbench compare` and `workbench plan` read beside the lists: a study's models, and
+the span of every timed answer (for each model's throughput)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+
+def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
+    """The models with ranked lists in a study, in name order."""
+    rows = conn.execute(
+        "SELECT DISTINCT l.model FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE s.name = ? "
+        "ORDER BY l.model",
+        (study,),
+    )
+    return [row[0] for row in rows]
+
+
+def answer_spans(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+    """(model spec, started at, finished at) of every stored answer, by model and start."""
+    return conn.execute(
+        "SELECT m.spec, s.started_at, s.finished_at FROM responses s JOIN requests r ON r.key = s.request_key "
+        "JOIN models m ON m.id = r.model_id WHERE r.stage = 'answer' ORDER BY m.spec, s.started_at"
+    ).fetchall()
