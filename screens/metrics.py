@@ -103,10 +103,12 @@ class MetricsScreen(Screen):
         """A worker computed every method's metric records."""
 
         by_method: dict[str, list[Any]]  # typed records (dicts for a plugin that gives them)
+        empty_note: str = ""  # why there is nothing to show, when there is nothing
 
     def __init__(self, filters: dict[str, Filter] | None = None) -> None:
         super().__init__()
         self.by_method: dict[str, list[Any]] = {}
+        self.empty_note = ""  # why there are no numbers (the worker reads it with them)
         self.filters = filters or {}  # by name; `check_action` offers those of the methods with numbers
         self.choices: dict[str, str] = {}
         self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
@@ -173,16 +175,19 @@ class MetricsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
+        from workbench.na_reasons import no_numbers_lines
         from workbench.store.db import opened
 
         with opened(self.app.db_path) as conn:
             by_method = methods.metric_records_by_method(conn)
-        self.post_message(self.Computed(by_method))
+            empty = "" if any(by_method.values()) else " · ".join(no_numbers_lines(conn, None))
+        self.post_message(self.Computed(by_method, empty))
 
     def on_metrics_screen_computed(self, message: Computed) -> None:
         self.query_one("#metrics-body").remove_class("stale")
         self.computed += 1
         self.by_method = message.by_method
+        self.empty_note = message.empty_note
         self.refresh_bindings()  # the filters on offer follow the methods with numbers
         for f in self._active_filters():
             options = self._options(f)
@@ -212,7 +217,7 @@ class MetricsScreen(Screen):
             if owner not in shown and widget.display:
                 widget.display = False
         total = len(self.records)
-        self._show_filters(f"{total} numbers" if total else "no ranked lists yet: run a study or `workbench import`")
+        self._show_filters(f"{total} numbers" if total else self.empty_note or "no numbers yet")
 
     def _can_plot(self) -> bool:
         """A real plot needs colour and room; otherwise the text chart (NO_COLOR, 80 columns)."""

@@ -27,10 +27,12 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
         if records:
             methods.print_tables_of(method, conn, study, records, console)
             shown += 1
-    if not shown:
-        console.print(
-            "No ranked lists yet: run a study (its answers are extracted at the end) or `workbench import mentions`."
-        )
+    if not shown:  # why, per study, and what to do: never one method's guess for all
+        from workbench.literal import literal_text
+        from workbench.na_reasons import no_numbers_lines
+
+        for line in no_numbers_lines(conn, study):
+            console.print(literal_text(line), soft_wrap=True)
     return shown
 
 

@@ -37,6 +37,10 @@ class Peir(ScopeRecord):
     entity: str | None
     value: float | None
     n: int
+    # The other entities named in as many answers as `entity` (a tie the rank sums broke):
+    # a view names them all and says tie, never "the preferred entity".
+    tied_with: tuple[str, ...] | Unset = UNSET
+    na_reason: str | Unset = UNSET  # why there is no preferred entity
     n_eff: float | None | Unset = UNSET
     design_effect: float | None | Unset = UNSET
     ci_low: float | None

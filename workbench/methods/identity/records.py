@@ -35,11 +35,13 @@ class Rate(CellRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeanShare(CellRecord):
-    """Mean Share: the group's mean share of the recommended items, with its interval over answers."""
+    """Mean Share: the group's mean share of the recommended items, with its interval over
+    answers; None with `na_reason` where no answer has one (no references, nothing parsed)."""
 
     metric: str = field(default="mean_share", init=False)
-    value: float
+    value: float | None
     n: int
+    na_reason: str | Unset = UNSET
     ci_low: float | None
     ci_high: float | None
     ci_level: float
@@ -58,6 +60,8 @@ class MeanShareVsBaseline(CellRecord):
     difference: float | None
     u: float | None
     p: float | None
+    na_reason: str | Unset = UNSET  # why there is no difference
+    p_na_reason: str | Unset = UNSET  # why there is a difference but no test
     ci_low: float | None
     ci_high: float | None
     ci_level: float
