@@ -159,12 +159,14 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
             # 4 groups x 4 conditions; mean shares where references exist (Black, White).
             assert await wait_for(pilot, lambda: app.screen.query_one("#identity-table").row_count == 16)
             first = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(0)]
-            assert first[0] == "Asian · associated" and first[1:3] == ["-", "1.00"]
+            # no reference share for Asian users: n/a with why, the cell's answers (n) beside it
+            no_share = "n/a (no recommended item is in the reference shares)"
+            assert first[0] == "Asian · associated" and first[1:4] == [no_share, "2", "1.00"]
             black = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(4)]
             assert (
                 black[0] == "Black · associated"
                 and black[1].startswith("0.500 [0.50, 0.50] · n 2 (+0.000, p n/a")
-                and black[2] == "1.00"
+                and black[2:4] == ["2", "1.00"]
             )
 
     asyncio.run(scenario())
@@ -295,8 +297,11 @@ def _recompute_from_the_export(db, records):
     theirs = {
         (r["metric"], r["model"], r["group"], r["condition"]): r["value"]
         for r in records
-        if r["metric"] in ("mean_share", "coverage", "probe_admits_rate")
+        if r["metric"] in ("mean_share", "coverage", "probe_admits_rate") and r["value"] is not None
     }
+    # A cell no reference share covers (a group the table leaves out) is n/a with why, not 0.
+    missing = [r for r in records if r["metric"] == "mean_share" and r["value"] is None]
+    assert all(r["na_reason"] == "no recommended item is in the reference shares" for r in missing)
     assert mine.keys() == theirs.keys() and len(mine) > 10
     for key, value in theirs.items():
         assert mine[key] == pytest.approx(value, abs=1e-12), key

@@ -17,7 +17,18 @@ from openai_server import ServerConfig
 from workbench.numbers import fmt_num
 
 HOSTILE = "<b>[/x]</b> & Co"  # markup for HTML, Rich and Markdown at once, and an ampersand
-PARTS = ["The study", "Requests and answers", "Findings", "Review", "Reproducing these numbers", "Conventions"]
+PARTS = [
+    "Summary",
+    "The study",
+    "What was asked",
+    "Requests and answers",
+    "Findings",
+    "Limitations",
+    "Review",
+    "Reproducing these numbers",
+    "Conventions",
+]
+APPENDIX = "Appendix: the questions"  # a study with questions (ChoiceEval) ends with them
 
 
 class Page(HTMLParser):
@@ -144,7 +155,7 @@ def test_the_html_report_of_a_choice_study_is_self_contained_and_escaped(choice_
     assert not [tag for tag, _ in page.tags if tag in ("script", "iframe", "img", "link", "object")]
     assert all((attrs.get("href") or "#").startswith("#") for _, attrs in page.tags)
     assert not any(name.startswith("on") for _, attrs in page.tags for name in attrs)
-    assert [title for level, title in page.headings if level == "h2"] == PARTS
+    assert [title for level, title in page.headings if level == "h2"] == [*PARTS, APPENDIX]
     assert any(level == "h3" and title.startswith("choice: ChoiceEval") for level, title in page.headings)
     assert page.facts()["Study"] == "ext"
     # The preferred entity per topic and model, as `workbench metrics` finds it.

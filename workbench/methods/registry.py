@@ -279,11 +279,15 @@ def filters_of(method: Method) -> tuple[Filter, ...]:
 
 def panels_of(method: Method, records: list[Any], choices: dict[str, str]) -> list[Panel]:
     """A method's section of the Metrics screen and its Markdown export: its own
-    `metric_panels(records, choices)` when it has one, else a table of its records."""
+    `metric_panels(records, choices)` when it has one, else a table of its records; then,
+    where numbers are n/a, why and what to do (`na_reasons`), for every method alike."""
     if not records:
         return []
+    from workbench.na_reasons import na_panel
+
     own = getattr(method, "metric_panels", None)
-    return own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
+    panels = own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
+    return [*panels, *na_panel(f"{method.name}-na", records)]
 
 
 # The columns of a metrics CSV, in a fixed order so files compare across versions.

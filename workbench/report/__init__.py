@@ -3,15 +3,18 @@
 `build_report` reads the store into a `document.Report` (sections of tables, plots and
 facts); `html.render` writes it as one self-contained HTML file (inline CSS and SVG, no
 script, nothing fetched), `markdown.render` as Markdown with the same headings. The parts:
-the study and its provenance, the requests per model and stage, each method's findings
-(its `report_sections` hook, by default its terminal panels: `sections`), the review
-status, a reproduction recipe and the convention the numbers follow. docs/report.md."""
+a summary in plain words (`summary`), the study and its provenance, what was asked
+(`asked`: questions, settings, extraction), the requests per model and stage, each method's
+findings (its `report_sections` hook, by default its terminal panels: `sections`), the
+limitations, the review status, a reproduction recipe, the convention the numbers follow
+and the questions asked (an appendix). docs/report.md."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from workbench import methods
+from workbench.report.asked import appendix_section, asked_section
 from workbench.report.checks import check_blocks
 from workbench.report.comparisons import comparison_sections
 from workbench.report.document import Paragraph, Report, Section
@@ -19,6 +22,8 @@ from workbench.report.recipe import convention_section, recipe_section
 from workbench.report.review_facts import review_section
 from workbench.report.sections import method_section
 from workbench.report.study_facts import read_facts, status_section, study_section
+from workbench.report.summary import limitations_section, summary_section
+from workbench.store import report_asked
 from workbench.store.db import utc_now
 
 
@@ -30,7 +35,9 @@ def build_report(
     conn: sqlite3.Connection, study: str, database: str, convention: str = "paper", out_name: str = "report.html"
 ) -> Report:
     """The report of one study. `database` and `out_name` are written into the reproduction
-    commands as given; `convention` is the metrics' (`methods.CONVENTIONS`)."""
+        commands as given; `convention` is the metrics' (`methods.CONVENTIONS`). The parts: a
+    summary, the study, what was asked, the requests, the findings, the limitations, the review,
+    the recipe, the conventions and the questions (an appendix)."""
     facts = read_facts(conn, study, database)
     if facts is None:
         raise NoSuchStudy(study)
@@ -51,14 +58,19 @@ def build_report(
         )
     status = status_section(facts, records)
     status.blocks += check_blocks(conn, facts.id)
+    appendix = appendix_section(conn, facts)
     sections = [
+        summary_section(facts, records),
         study_section(facts, summary, convention, utc_now()),
+        asked_section(conn, facts),
         status,
         Section("findings", "Findings", [intro]),
         *findings,
         *comparison_sections(conn, study),  # two or more models: each paired with the first
+        limitations_section(conn, facts, records),
         review_section(conn, study, facts.id),
-        recipe_section(facts, convention, out_name),
+        recipe_section(facts, convention, out_name, report_asked.parallel_used(conn, facts.id)),
         convention_section(convention, records),
+        *([appendix] if appendix else []),
     ]
     return Report(f"Audit report: {study}", f"{facts.method} study · workbench report", sections)

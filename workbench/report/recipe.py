@@ -4,6 +4,7 @@ the exact commands), and which convention its numbers follow."""
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from typing import Any
 
@@ -36,7 +37,33 @@ def seeds_in(spec: Any, where: str = "") -> list[tuple[str, str]]:
     return found
 
 
-def _model_seed_rows(facts: StudyFacts) -> list[list[str]]:
+def _file_spec(stored: str, file_specs: list[str]) -> str:
+    """The study file's entry for a stored model (its transport options, `parallel` among them,
+    are not part of the stored spec), or the stored spec when none matches."""
+    from workbench.specs import SpecError, parse_spec
+
+    for entry in file_specs:
+        try:
+            if parse_spec(entry).canonical() == stored:
+                return entry
+        except (SpecError, ValueError, KeyError):
+            continue
+    return stored
+
+
+def spec_as_run(model: dict[str, Any], file_specs: list[str], parallel: list[int | None] | None) -> str:
+    """The model spec that asks as this run asked: the study file's, with `parallel` as most of
+    the answers were decoded (`llama:default,parallel=8`): it can change a seeded answer."""
+    spec = _file_spec(model["spec"], file_specs)
+    ran = next((v for v in parallel or [] if v is not None), None)
+    if ran is None or (parallel and parallel[0] is None):
+        return spec
+    if re.search(r",parallel=\d+", spec):
+        return re.sub(r",parallel=\d+", f",parallel={ran}", spec)
+    return f"{spec},parallel={ran}"
+
+
+def _model_seed_rows(facts: StudyFacts, as_run: dict[int, str]) -> list[list[str]]:
     rows = []
     for m in facts.models:
         params = json.loads(m["params_json"] or "{}")
@@ -48,24 +75,30 @@ def _model_seed_rows(facts: StudyFacts) -> list[list[str]]:
             requests = f"{fmt_num(m['seeds'])} distinct ({span})"
         else:
             requests = "none (requests carry no seed)"
-        rows.append([m["spec"], "n/a" if option is None else fmt_num(option), requests])
+        rows.append([m["spec"], as_run.get(m["id"], m["spec"]), "n/a" if option is None else fmt_num(option), requests])
     return rows
 
 
-def run_command(facts: StudyFacts) -> str | None:
+def run_command(facts: StudyFacts, as_run: dict[int, str] | None = None) -> str | None:
     """`workbench run` as it reproduces the stored plan: the study file, and `--model` for each
-    stored model when they are not the study's own `models` (the run named others)."""
+    model as it was run (`as_run`, else as stored) when those are not the study's own `models`
+    (the run named others, or decoded with a `parallel` the file does not say)."""
     if not facts.source_path:
         return None
     words = ["workbench", "run", facts.source_path, "--db", facts.database]
-    stored = [m["spec"] for m in facts.models]
-    if stored and sorted(stored) != sorted(facts.spec.get("models") or []):
-        for spec in stored:
+    ran = [(as_run or {}).get(m["id"], m["spec"]) for m in facts.models]
+    if ran and sorted(ran) != sorted(facts.spec.get("models") or []):
+        for spec in ran:
             words += ["--model", spec]
     return shlex.join(words)
 
 
-def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section:
+def recipe_section(
+    facts: StudyFacts, convention: str, out_name: str, parallel: dict[int, list[int | None]] | None = None
+) -> Section:
+    """`parallel`: per model id, the `parallel` values its answers were decoded with."""
+    file_specs = [str(m) for m in facts.spec.get("models") or []]
+    as_run = {m["id"]: spec_as_run(m, file_specs, (parallel or {}).get(m["id"])) for m in facts.models}
     blocks: list[Block] = [
         Facts(
             [
@@ -78,7 +111,9 @@ def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section
     if facts.models:
         blocks.append(
             TableBlock(
-                "Models and seeds", ["model (spec as stored)", "seed option", "request seeds"], _model_seed_rows(facts)
+                "Models and seeds",
+                ["model (spec as stored)", "spec as run", "seed option", "request seeds"],
+                _model_seed_rows(facts, as_run),
             )
         )
     seeds = seeds_in(facts.spec)
@@ -88,7 +123,7 @@ def recipe_section(facts: StudyFacts, convention: str, out_name: str) -> Section
         else Paragraph("The stored study sets no seed.")
     )
     commands = []
-    run = run_command(facts)
+    run = run_command(facts, as_run)
     if run:
         commands.append(run)
     else:

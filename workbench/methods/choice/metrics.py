@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench import na_reasons
 from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the metrics' vocabulary)
     NON_US,
     US_NAMES,
@@ -88,6 +89,14 @@ def _preferred(
     sums = rank_sums() if len(tied) > 1 else Counter()  # rank sums only where they decide something
     best = min(tied, key=lambda e: (sums[e], e))
     return best, top / n, n
+
+
+def _ties(presence: Counter[str], entity: str | None) -> dict[str, tuple[str, ...]]:
+    """{"tied_with": the others named in as many answers as `entity`} where there are any."""
+    if not entity:
+        return {}
+    others = tuple(sorted(e for e, count in presence.items() if count == presence[entity] and e != entity))
+    return {"tied_with": others} if others else {}
 
 
 def direct_recommendation_rate(lists: Sequence[ResponseList]) -> float | None:
@@ -334,7 +343,9 @@ def _list_records(
             interval = share_fields(questions.naming(entity), questions)
         else:
             interval = {"n_eff": None, "design_effect": None, **interval_fields(None, None, unit=answer_unit())}
-        records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **interval))
+        ties = _ties(counts.presence, entity)
+        why = {} if entity else {"na_reason": na_reasons.shown("no-entity-named")}
+        records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **ties, **why, **interval))
         rate = _finite(counts.with_entities / n if n else None)
         interval = share_fields(questions.named, questions) if n and questions is not None else {}
         records.append(DirectRecommendationRate(**base, value=rate, n=n, **interval))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from workbench import na_reasons
 from workbench.literal import visible_line
 from workbench.methods.choice.records import (
     LOR,
@@ -73,9 +74,19 @@ def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]
                 row.append("")
                 continue
             rate = estimate(d.value, d) if d else "n/a"
-            row.append(f"{r.entity or '-'} {estimate(r.value, r, why=True)} · n {r.n}{effective_n(r)} · direct {rate}")
+            row.append(f"{preferred(r)} {estimate(r.value, r, why=True)} · n {r.n}{effective_n(r)} · direct {rate}")
         rows.append(row)
     return ["topic"] + names, rows
+
+
+def preferred(r: Peir) -> str:
+    """The preferred entity, or every entity tied for it ("tie: Asics, Nike"): a share one
+    entity holds with others must not read as that entity's alone; or why there is none."""
+    if r.entity is None:
+        return f"n/a ({r.na_reason})" if has(r, "na_reason") else "-"
+    if has(r, "tied_with") and r.tied_with:
+        return "tie: " + ", ".join(sorted([r.entity, *r.tied_with]))
+    return r.entity
 
 
 def effective_n(record) -> str:
@@ -157,7 +168,8 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
             )
             rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
             if kw is None or has(kw, "na_reason"):
-                row.append(f"{rho} · KW n/a ({kw.na_reason if kw is not None else 'one repetition'})")
+                reason = kw.na_reason if kw is not None else na_reasons.shown("one-repetition")
+                row.append(f"{rho} · KW n/a ({reason})")
             else:
                 adjusted = f", Holm {fmt_num(value_of(kw, 'p_holm'), 3)}" if kw.p is not None else ""
                 row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
@@ -201,7 +213,7 @@ def region_chart(records: list[ChoiceRecord], width: int = 40) -> Text:
     reads without colour (NO_COLOR), and a legend of distinct symbols."""
     rows = region_share_bars(records)
     if not rows:
-        return Text("(no ranked lists yet)")
+        return Text(f"({na_reasons.shown('no-lists')}: {na_reasons.by_key('no-lists').remedy})")
     regions = sorted({region for _, shares in rows for region, _ in shares})
     colour = {region: REGION_STYLES[i % len(REGION_STYLES)] for i, region in enumerate(regions)}
     symbol = legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U
@@ -214,6 +226,24 @@ def region_chart(records: list[ChoiceRecord], width: int = 40) -> Text:
         chart.append("\n")
     chart.append("  ".join(f"{symbol[r]} = {r}" for r in regions), style="dim")
     return chart
+
+
+def no_lor_text(records: list[ChoiceRecord], kind: type, region_b: str | None = None) -> str:
+    """Why a log-odds chart is empty: the reasons its records give (the real cause: no region,
+    no cluster with both regions, ...), each with its remedy; never a guess."""
+    reasons = sorted(
+        {
+            r.na_reason
+            for r in records
+            if isinstance(r, kind) and has(r, "na_reason") and (region_b is None or r.region_b == region_b)
+        }
+    )
+    if not reasons:
+        pair = f"United States vs {region_b}" if region_b else "region pair"
+        return f"(no log-odds: no {pair} among the study's region_pairs)"
+    lines = [f"{text}: {na_reasons.remedy(text)}" if na_reasons.remedy(text) else text for text in reasons[:4]]
+    more = f"\n... and {len(reasons) - 4} more (the table says where)" if len(reasons) > 4 else ""
+    return "(no log-odds: " + "\n".join(lines) + ")" + more
 
 
 def lor_forest(records: list[ChoiceRecord]) -> Forest:
@@ -252,7 +282,7 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
         Panel(
             "lor-forest",
             "Log-odds ratio with 95% intervals: United States vs each region, per topic and model",
-            chart=forest_text(forest) if forest.values else Text("(no log-odds yet: regions needed)"),
+            chart=forest_text(forest) if forest.values else Text(no_lor_text(topic_records, LorTopic)),
             plot=forest if forest.values else None,
             export=False,
         ),
@@ -265,7 +295,7 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
         Panel(
             "lor-chart",
             "LOR US vs Europe per cluster (left: Europe, right: US)",
-            chart=diverging_chart(lor_bars(topic_records)[:40], 28, "(no per-cluster values yet)"),
+            chart=diverging_chart(lor_bars(topic_records)[:40], 28, no_lor_text(topic_records, LorCluster, "Europe")),
             export=False,
         ),
     ]

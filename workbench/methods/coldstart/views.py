@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from workbench.literal import visible_line
-from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity
+from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity, GroupShare
 from workbench.metric_views import Filter, Forest, Panel, short_labels, value_bars
 from workbench.numbers import fmt_num
 
@@ -92,7 +92,7 @@ def _divergence_cell(cells: list[Divergence | None]) -> str:
     """'IOU / SERP / PRAG' divergence means and the seeds behind them, or why they are n/a."""
     present = [c for c in cells if c]
     if present and all(c.mean is None for c in present):
-        return "n/a (no neutral items)" if present[0].na_reason else "n/a"
+        return f"n/a ({present[0].na_reason})" if present[0].na_reason else "n/a"
     means = " / ".join(fmt_num(c.mean, 2) if c else "-" for c in cells)
     seeds = present[0].n if present else None
     return means if seeds is None else f"{means} · {seeds} seed" + ("" if seeds == 1 else "s")
@@ -125,6 +125,31 @@ def coldstart_table(records: list[ColdstartRecord]) -> tuple[list[str], list[lis
     return ["persona"] + names, rows
 
 
+def group_share_table(records: list[ColdstartRecord]) -> tuple[list[str], list[list[str]]]:
+    """Rows: catalog attribute = value, then persona (the neutral user first); columns: one per
+    model, the share of its recommended items carrying that value, mean ± std over seeds (n)."""
+    shares = [r for r in records if isinstance(r, GroupShare)]
+    names = sorted({r.model for r in shares})
+    by = {(r.attribute, r.value_label, r.persona_category, r.persona, r.model): r for r in shares}
+    keys = sorted(
+        {(r.attribute, r.value_label, r.persona_category, r.persona) for r in shares},
+        key=lambda k: (k[0], k[1], k[2] != "neutral", k[2], k[3]),
+    )
+    rows = []
+    for attribute, value, category, persona in keys:
+        row = [f"{attribute} = {value}", "neutral" if category == "neutral" else f"{category}: {persona}"]
+        for model in names:
+            r = by.get((attribute, value, category, persona, model))
+            row.append(_share_cell(r) if r else "-")
+        rows.append(row)
+    return ["catalog value", "persona"] + names, rows
+
+
+def _share_cell(r: GroupShare) -> str:
+    spread = f" ± {fmt_num(r.std, 2)}" if r.std is not None else ""
+    return f"{fmt_num(r.mean, 2)}{spread} (n {r.n})"
+
+
 def _divergences_of(records: list[ColdstartRecord], similarity: str) -> list[Divergence]:
     """One similarity's divergences that have a mean, by model and persona."""
     return [
@@ -145,6 +170,18 @@ def coldstart_bars(records: list[ColdstartRecord], metric: str = "iou") -> list[
     return [
         (label, bar, figures + _out_note(out.get((r.persona_category, r.persona, r.model))))
         for (label, bar, figures), r in zip(bars, chosen)
+    ]
+
+
+def _group_share_panel(records: list[ColdstartRecord]) -> list[Panel]:
+    if not any(isinstance(r, GroupShare) for r in records):
+        return []  # a catalog without attributes
+    return [
+        Panel(
+            "coldstart-group-shares",
+            "Cold-start: share of recommended items per catalog value (mean ± std over seeds, n seeds)",
+            table=group_share_table(records),
+        )
     ]
 
 
@@ -175,6 +212,7 @@ def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Pane
             table=coldstart_table(records),
         ),
         *_no_neutral_note(records),
+        *_group_share_panel(records),
         *_out_of_catalog_note(records),
         *_parse_note(records),
         Panel(

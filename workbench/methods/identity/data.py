@@ -185,11 +185,10 @@ def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityReco
             found = cell["shares"]
             interval = interval_fields(*mean_ci(found), units=len(found), unit="answer")
             records.append(MeanShare(**base, value=sum(found) / len(found), n=len(found), **interval))
-            baseline = cells.get((model, group, "baseline"), {}).get("shares", [])
-            if condition != "baseline" and baseline:
-                units = min(len(found), len(baseline))
-                interval = interval_fields(*difference_ci(found, baseline), units=units, unit="answer")
-                records.append(MeanShareVsBaseline(**base, **compare_to_baseline(found, baseline), **interval))
+            records += _versus_baseline(base, found, cells.get((model, group, "baseline"), {}).get("shares", []))
+        else:  # n/a, with why: a missing number must not read as a share of 0
+            why = _no_share_reason(cell, shares)
+            records.append(MeanShare(**base, value=None, n=0, na_reason=why, **interval_fields(None, None)))
         if group in totals and group in counts:
             records.append(Coverage(**base, value=coverage(cell["items"], counts[group], totals[group])))
         labels = cell.get("labels", [])
@@ -202,6 +201,34 @@ def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityReco
     # One family of tests per model: every group x condition against its baseline.
     with_adjusted_p(records, lambda r: isinstance(r, MeanShareVsBaseline), ("study", "model"))
     return records
+
+
+def _no_share_reason(cell: dict[str, Any], shares: dict[str, dict[str, float]]) -> str:
+    """Why a cell has no Mean Share (docs/methods.md, "When a number is n/a")."""
+    from workbench.na_reasons import shown
+
+    if not shares:
+        return shown("no-references")
+    if not cell["parsed"]:
+        return shown("no-parsed-answer")
+    return shown("unknown-items")
+
+
+def _versus_baseline(base: dict[str, Any], found: list[float], baseline: list[float]) -> list[IdentityRecord]:
+    """The condition's Mean Share against the baseline's, or why it cannot be compared."""
+    from workbench.na_reasons import shown
+
+    if base["condition"] == "baseline":
+        return []
+    if not baseline:
+        empty = dict(difference=None, u=None, p=None, na_reason=shown("no-baseline"))
+        return [MeanShareVsBaseline(**base, **empty, **interval_fields(None, None))]
+    units = min(len(found), len(baseline))
+    interval = interval_fields(*difference_ci(found, baseline), units=units, unit="answer")
+    numbers: dict[str, Any] = compare_to_baseline(found, baseline)
+    if numbers["p"] is None:
+        numbers["p_na_reason"] = shown("same-shares")
+    return [MeanShareVsBaseline(**base, **numbers, **interval)]
 
 
 IDENTITY_FIELDS = [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from workbench.methods.identity.records import ExplanationWord, IdentityRecord, MeanShare, MeanShareVsBaseline, Rate
 from workbench.metric_views import Panel, adjusted_p, estimate, short_labels
+from workbench.metrics.records import has
 from workbench.numbers import fmt_num
 
 FILTERS = ()
@@ -11,7 +12,8 @@ FILTERS = ()
 
 def identity_table(records: list[IdentityRecord]) -> tuple[list[str], list[list[str]]]:
     """Rows: group · condition; columns per model: 'mean share (diff vs baseline, p)' (with
-    reference shares imported), the parse rate and the probe's admit rate."""
+    reference shares imported, else why it is n/a), the answers in the cell (n), the parse
+    rate and the probe's admit rate."""
     names = sorted({r.model for r in records})
     by = {
         (r.group, r.condition, r.model, r.metric): r
@@ -22,29 +24,41 @@ def identity_table(records: list[IdentityRecord]) -> tuple[list[str], list[list[
     for group, condition in sorted({(g, c) for g, c, _m, _x in by}):
         row = [f"{group} · {condition}"]
         for model in names:
-            share, versus = (
-                by.get((group, condition, model, "mean_share")),
-                by.get((group, condition, model, "mean_share_vs_baseline")),
-            )
-            cell = estimate(share.value, share, 3) if share else "-"
-            if share and share.n is not None:  # the answers the mean share rests on
-                cell += f" · n {share.n}"
-            if versus:  # the difference, its p and the p adjusted over the model's conditions
-                cell += f" ({fmt_num(versus.difference, 3, signed=True)}, {adjusted_p(versus)})"
-            if share and share.no_signal:
-                cell += " no dialect in template"
-            parsed, admits = (by.get((group, condition, model, m)) for m in ("parse_rate", "probe_admits_rate"))
+            found = {m: by.get((group, condition, model, m)) for m in METRICS}
+            parsed, admits = found["parse_rate"], found["probe_admits_rate"]
             row += [
-                cell,
+                _share_cell(found["mean_share"], found["mean_share_vs_baseline"]),
+                str(parsed.n) if parsed else "-",
                 fmt_num(parsed.value, 2) if parsed else "-",
-                fmt_num(admits.value, 2) if admits else "-",
+                fmt_num(admits.value, 2) if admits else "no probe",
             ]
         rows.append(row)
     header = ["group · condition"]
     short = short_labels(names)  # a whole URL would push parsed and admits off an 80-column screen
     for model in names:
-        header += [f"{short[model]}: mean share", "parsed", "admits"]
+        header += [f"{short[model]}: mean share", "n", "parsed", "admits"]
     return header, rows
+
+
+METRICS = ("mean_share", "mean_share_vs_baseline", "parse_rate", "probe_admits_rate")
+
+
+def _share_cell(share: MeanShare | None, versus: MeanShareVsBaseline | None) -> str:
+    """'0.412 [0.3, 0.5] · n 12 (+0.010, p 0.4, Holm 0.8)', or why the share is n/a."""
+    if share is None:
+        return "-"
+    if share.value is None:
+        return f"n/a ({share.na_reason})" if has(share, "na_reason") else "n/a"
+    cell = estimate(share.value, share, 3)
+    if share.n is not None:  # the answers the mean share rests on
+        cell += f" · n {share.n}"
+    if versus and versus.difference is not None:  # its p and the p adjusted over the model's conditions
+        cell += f" ({fmt_num(versus.difference, 3, signed=True)}, {adjusted_p(versus)})"
+    elif versus and has(versus, "na_reason"):
+        cell += f" (vs baseline n/a: {versus.na_reason})"
+    if share.no_signal:
+        cell += " no dialect in template"
+    return cell
 
 
 def words_table(records: list[IdentityRecord]) -> tuple[list[str], list[list[str]]]:

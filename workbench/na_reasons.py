@@ -1,0 +1,312 @@
+"""Why a number is n/a, and what to do about it: one catalog of every reason the metrics give.
+
+A record says why a number is missing in `na_reason`, `p_na_reason` or `ci_na_reason` (short:
+the cause, as the cells show it). This catalog recognises each reason and adds the remedy, for
+the note under every method's tables (`na_panel`: the Metrics screen, `workbench metrics`, the
+report), for the report's summary, and for the messages shown where there are no numbers at all.
+docs/methods.md ("When a number is n/a") lists the same reasons, causes and remedies: a test
+holds the two together."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+REASON_FIELDS = ("na_reason", "p_na_reason", "ci_na_reason")
+
+
+@dataclass(frozen=True)
+class Reason:
+    key: str  # stable: the docs table and the tests name it
+    shown: str  # how it reads where the number would be (a pattern's words in capitals)
+    pattern: str  # a regular expression matching the reason's text from its start
+    cause: str
+    remedy: str
+
+
+REASONS: tuple[Reason, ...] = (
+    # ChoiceEval: the log-odds, its test and its interval (methods/choice/logodds.py)
+    Reason(
+        "no-lists",
+        "no answers",
+        r"no answers$",
+        "the topic has no ranked list of this model: its answers are not in yet, or none was extracted",
+        "finish the run (`workbench run STUDY.toml` resumes) or `workbench import mentions FILE.csv`",
+    ),
+    Reason(
+        "no-regions",
+        "no regions imported",
+        r"no regions imported",
+        "no entity in the store has a region, so no slot belongs to either region",
+        "give entities regions: `workbench import entities FILE.csv` (columns name, region) or "
+        "`workbench entities region NAME --region REGION`",
+    ),
+    Reason(
+        "rare-regions",
+        "the entities with a region are each in fewer than 5% of the answers",
+        r"the entities with a region are each in fewer than",
+        "the entities that have a region are too rare to count: the log-odds counts only those in "
+        "`[metrics] min_share` of the answers",
+        "give regions to the names most often named (`workbench entities list`), or lower `min_share`",
+    ),
+    Reason(
+        "unmatched-names",
+        "no extracted name has a region: top unmatched names: ...",
+        r"no extracted name has a region",
+        "regions were imported, but none of the names the answers gave is among them",
+        "give the names listed a region (`workbench entities region NAME --region REGION`), or merge "
+        "their spellings into entities that have one (`workbench entities merge`)",
+    ),
+    Reason(
+        "no-slot-either",
+        "no slot of either region",
+        r"no slot of either region",
+        "no answer named an entity of either region of the pair",
+        "a finding, not a fault: the model named neither; check the named entities' regions "
+        "(`workbench entities list`) or compare other regions (`[metrics] region_pairs`)",
+    ),
+    Reason(
+        "no-slot-one",
+        "no REGION slot: N vs 0 slots",
+        r"no (?!cluster )(?!slot of either).+ slot: \d+ vs \d+ slots",
+        "the answers named entities of one region of the pair and never one of the other: a ratio "
+        "against no slot would be the smoothing's, not the model's",
+        "more answers (`repetitions`, more questions), or `--convention original`, which counts a "
+        "missing region as 0.5",
+    ),
+    Reason(
+        "no-shared-cluster",
+        "no cluster has slots of both regions: N vs M slots",
+        r"no cluster has slots of both regions",
+        "both regions were named, but never within one cluster, and the log-odds is taken per cluster",
+        "more answers per cluster (`repetitions`, more questions per cluster), or `--convention original`",
+    ),
+    Reason(
+        "one-cluster",
+        "one cluster",
+        r"one cluster$",
+        "the t-test is over clusters and there is one",
+        "ask questions of a second cluster",
+    ),
+    Reason(
+        "few-clusters",
+        "only K of N clusters has slots of both regions",
+        r"only \d+ of \d+ clusters? ha(s|ve) slots of both regions",
+        "the t-test needs two clusters with a log-odds; the others have no slot of one region",
+        "more answers per cluster (`repetitions`, more questions), or `--convention original`",
+    ),
+    Reason(
+        "no-spread",
+        "no spread over clusters",
+        r"no spread over clusters",
+        "every cluster has the same log-odds, so a t-test against 0 is undefined",
+        "nothing to fix; more questions per cluster give the clusters room to differ",
+    ),
+    Reason(
+        "one-answer-per-cluster",
+        "1 answer per cluster",
+        r"1 answer per cluster",
+        "the interval resamples each cluster's answers and each cluster has one",
+        "`repetitions = 2` or more, or more questions per cluster",
+    ),
+    Reason(
+        "one-question",
+        "1 question in CLUSTER",
+        r"1 question in ",
+        "the interval resamples questions within each cluster and this one has a single question",
+        "more questions in that cluster, or `--ci-unit answer` (an interval about these questions only)",
+    ),
+    Reason(
+        "one-repetition",
+        "one repetition: stability needs two or more",
+        r"one repetition",
+        "stability compares repetitions of the same questions, and there is one",
+        "`repetitions = 2` or more in the study file; `workbench run` then asks only the new ones",
+    ),
+    Reason(
+        "no-entity-named",
+        "no answer named an entity",
+        r"no answer named an entity",
+        "every list of this model and topic is empty: no answer named anything the extraction kept",
+        "read the answers and their lists (`workbench review`); ask for names in the questions, or "
+        'extract with `[extraction] method = "gazetteer"`',
+    ),
+    # Cold-start (methods/coldstart/metrics.py)
+    Reason(
+        "no-neutral-items",
+        "the neutral list names no catalog item",
+        r"the neutral list names no catalog item",
+        "every divergence is taken against the neutral user's list, and it matched nothing in the catalog",
+        "correct catalog matches (`workbench review`, c), or use a catalog holding what the model names",
+    ),
+    # Identity (methods/identity/data.py)
+    Reason(
+        "no-references",
+        "no reference shares imported",
+        r"no reference shares imported",
+        "Mean Share weighs each recommended item by the group's share of it, from a reference table",
+        "`workbench import references FILE.csv --db DB --study STUDY` (columns item, group, share)",
+    ),
+    Reason(
+        "no-parsed-answer",
+        "no answer parsed",
+        r"no answer parsed",
+        "none of the cell's answers could be read as a list of recommendations",
+        "`structured = true` in the study (answers constrained to JSON), or a larger model",
+    ),
+    Reason(
+        "unknown-items",
+        "no recommended item is in the reference shares",
+        r"no recommended item is in the reference shares",
+        "the answers were read, but no item they name is in the group's reference table",
+        "compare the names (`workbench export --what identity`) with the table's items and import "
+        "the missing ones (`workbench import references`)",
+    ),
+    Reason(
+        "same-shares",
+        "every share is the same",
+        r"every share is the same",
+        "the condition's and the baseline's answers all have one mean share: the rank test is undefined",
+        "nothing to fix; more answers (`per_group`) give the test something to rank",
+    ),
+    Reason(
+        "no-baseline",
+        "the baseline has no mean share",
+        r"the baseline has no mean share",
+        "a difference needs the group's baseline cell, which has no mean share",
+        "the baseline's own reason says why (usually the references: `workbench import references`)",
+    ),
+    # An interval over fewer than 2 units (metrics/intervals.py): one per unit
+    Reason(
+        "one-seed",
+        "1 seed",
+        r"[01] seeds?$",
+        "the interval resamples seeds and there is one",
+        "more seeds (`seeds = 5` in the study file)",
+    ),
+    Reason(
+        "one-answer",
+        "1 answer",
+        r"[01] answers?$",
+        "the interval resamples answers and there is one",
+        "more answers (`per_group`, `repetitions` or more questions)",
+    ),
+    Reason(
+        "one-template",
+        "1 template",
+        r"[01] templates?$",
+        "the interval resamples templates and there is one",
+        "more templates in the task",
+    ),
+    Reason(
+        "one-question-unit",
+        "1 question",
+        r"[01] questions?$",
+        "the interval resamples questions and this cell has one",
+        "more questions in the cell's cluster, or `--ci-unit answer` (an interval about these questions only)",
+    ),
+    Reason(
+        "one-unit",
+        "1 UNIT",
+        r"[01] \w+$",
+        "the interval resamples a unit there are fewer than 2 of",
+        "more of that unit",
+    ),
+)
+
+_COMPILED = [(re.compile(r.pattern), r) for r in REASONS]
+
+
+def find(text: str | None) -> Reason | None:
+    """The catalog's reason for a record's reason text (None when it is not one of them)."""
+    if not text:
+        return None
+    return next((reason for pattern, reason in _COMPILED if pattern.match(text)), None)
+
+
+def remedy(text: str | None) -> str:
+    """What to do about a reason ("" for one the catalog does not know, a plugin's)."""
+    found = find(text)
+    return found.remedy if found else ""
+
+
+def by_key(key: str) -> Reason:
+    return next(r for r in REASONS if r.key == key)
+
+
+def shown(key: str, **words: Any) -> str:
+    """A reason's text for a view to show, from the catalog (the view and the docs agree)."""
+    return by_key(key).shown.format(**words)
+
+
+def reasons_in(records: list[Any]) -> Counter[str]:
+    """Every reason text the records give, with how many numbers give it."""
+    from workbench.metrics.records import value_of
+
+    found: Counter[str] = Counter()
+    for record in records:
+        for name in REASON_FIELDS:
+            text = value_of(record, name)
+            if isinstance(text, str) and text:
+                found[text] += 1
+    return found
+
+
+def na_rows(records: list[Any], extra: list[str] = ()) -> list[list[str]]:
+    """One row per reason the records (and `extra`: reasons a view gives itself) give: the
+    reason as the cells show it, how many numbers it leaves n/a, and what to do."""
+    counts = reasons_in(records)
+    for text in extra:
+        counts[text] += 0
+    return [[text, str(n) if n else "-", remedy(text) or "see docs/methods.md"] for text, n in sorted(counts.items())]
+
+
+def na_panel(panel_id: str, records: list[Any], extra: list[str] = ()):
+    """The note under a method's tables: why its n/a numbers are n/a and what to do (none
+    when every number has a value)."""
+    from workbench.metric_views import Panel
+
+    rows = na_rows(records, extra)
+    if not rows:
+        return []
+    header = ["n/a because", "numbers", "what to do"]
+    return [Panel(panel_id, "Why some numbers are n/a, and what to do", table=(header, rows))]
+
+
+# Where a method's numbers come from once its answers are in: what an empty table waits for.
+WAITS_FOR = {
+    "choice": "its answers' lists are extracted at the end of the run",
+    "identity": "its answers are read once every answer (and probe) is in",
+    "coldstart": "its answers are matched against the catalog at the end of the run",
+    "entity": "its label scores are read at the end of the run",
+}
+
+
+def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
+    """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
+    the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
+    from workbench.store.report_asked import study_progress
+
+    rows = study_progress(conn, study)
+    if not rows:
+        return [
+            "No studies yet: run a study file (`workbench run STUDY.toml --db DB`) or import data "
+            "(`workbench import KIND FILE --db DB --study NAME`)."
+        ]
+    return [_study_line(*row) for row in rows]
+
+
+def _study_line(name: str, method: str, source: str | None, asked: int, answered: int) -> str:
+    run = f"`workbench run {source}`" if source else "`workbench run STUDY.toml`"
+    head = f"{name} ({method}): no numbers yet"
+    if not asked:
+        return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
+    waits = WAITS_FOR.get(method, "they are computed at the end of the run")
+    if answered < asked:
+        return f"{head}: {answered} of {asked} requests answered, and {waits}. {run} resumes the run."
+    return (
+        f"{head}: all {asked} requests are answered, but nothing could be scored ({waits}). "
+        f"Finish the run ({run} resumes its last stages) and read the answers (`workbench export --what responses`)."
+    )
