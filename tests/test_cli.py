@@ -44,26 +44,39 @@ def test_demo_answers_every_request_with_the_local_model(tmp_path):
     db = tmp_path / "demo.db"
     result = run_cli("demo", "--no-tui", "--db", str(db), timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "All 216 requests answered" in result.stdout  # 54 answers + 3 experts each
+    assert "All 108 requests answered" in result.stdout  # 3 topics x 9 clusters x 2 questions, twice
     status = {r["stage"]: r for r in json.loads(run_cli("status", "--db", str(db), "--json").stdout)}
-    assert status["answer"]["done"] == 54 and status["answer"]["pending"] == status["answer"]["failed"] == 0
-    assert status["extract"]["done"] == 162
+    assert status["answer"]["done"] == 108 and status["answer"]["pending"] == status["answer"]["failed"] == 0
+    assert "extract" not in status  # the gazetteer asks no model
     stored = rows(
         db,
         "SELECT p.model_identity, p.seed, p.latency_s, p.started_at, p.finished_at, m.file_hash "
         "FROM responses p JOIN requests r ON r.key = p.request_key JOIN models m ON m.id = r.model_id "
         "WHERE r.stage = 'answer'",
     )
-    assert len(stored) == 54
+    assert len(stored) == 108
     for identity, seed, latency, started, finished, file_hash in stored:
         assert identity == f"llama:sha256:{file_hash}" and seed in (7, 8)
         assert latency > 0 and started <= finished
-    # Every answer got a voted list, and the metric tables were printed.
-    assert rows(db, "SELECT COUNT(*), SUM(n_experts IS NOT NULL) FROM mention_lists") == [(54, 54)]
-    assert "Preferred entity (PEIR)" in result.stdout and "log-odds" in result.stdout
+    # Every answer got a list of the gazetteer's brands, and most name one.
+    assert rows(db, "SELECT COUNT(*), MIN(source), MAX(source) FROM mention_lists") == [(108, "gazetteer", "gazetteer")]
+    named = rows(db, "SELECT COUNT(DISTINCT list_id) FROM mentions")[0][0]
+    assert named >= 54, f"only {named} of 108 answers name a brand of the gazetteer"
+    assert "Preferred entity (PEIR)" in result.stdout and "What this demo can and cannot show" in result.stdout
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    peir = {r["topic"]: r for r in records if r["metric"] == "peir" and r.get("cluster") is None}
+    assert set(peir) == {"running shoes", "smartphones", "coffee makers"}
+    assert all(r["value"] is not None for r in peir.values())
+    # The log-odds per topic and region pair (the mean over clusters) with its interval.
+    with_intervals = [
+        r
+        for r in records
+        if r["metric"] == "lor" and r["cluster"] is None and r.get("mean") is not None and r.get("ci_low") is not None
+    ]
+    assert len(with_intervals) >= 2
     # Export carries every answer.
     exported = run_cli("export", "--db", str(db), "--what", "responses", "--format", "csv").stdout
-    assert len(exported.strip().splitlines()) >= 55
+    assert len(exported.strip().splitlines()) >= 109
     assert re.search(r"request_key,study,model", exported)
 
 

@@ -33,7 +33,7 @@ def test_the_demo_study_loads_with_the_nine_default_clusters():
     study = load_study(str(files("workbench.assets").joinpath("studies/demo.toml")))
     assert [c.name for c in study.clusters] == [c.name for c in default_clusters()]
     assert len(study.clusters) == 9
-    assert len(study.topics) == 3 and len(study.questions) == 27
+    assert len(study.topics) == 3 and len(study.questions) == 54  # 2 questions per topic x cluster
     assert {q.cluster for q in study.questions} == {c.name for c in study.clusters}
 
 
@@ -159,7 +159,7 @@ def test_saved_study_round_trips(tmp_path):
     assert [q.text for q in again.questions if q.cluster == "Convenience" and q.topic == "running shoes"] == [
         'Shoes with "quotes" and \\ backslash\nand a newline?'
     ]
-    assert len(again.questions) == 27
+    assert len(again.questions) == 53  # one of the two Convenience questions replaced by one
 
 
 COMMENTED = """\

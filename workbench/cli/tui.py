@@ -61,7 +61,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
         console.print(f"Database: {db}\nThe same results headless: `workbench demo --no-tui --db {db}`")
         return 0
     console.print(
-        "[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters, asked of the bundled Gemma 3 270M on this machine."
+        "[bold]Audit Workbench demo[/]: 3 topics x 9 user clusters x 2 questions, asked twice of the bundled "
+        "Gemma 3 270M on this machine; the brands of assets/studies/demo_brands.csv found in each answer."
     )
     status = run_study(study_path, db, None, None, None, console)
     conn = open_store(db)
@@ -70,20 +71,34 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
     console.print()
     print_metric_tables(conn, "demo", console)
+    console.print(literal_text(DEMO_LIMITS), style="dim", soft_wrap=True)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
 
 
+# Said after the demo's tables: what they can be read for.
+DEMO_LIMITS = (
+    "\nWhat this demo can and cannot show. The 270M model answers in seconds on a CPU and names real "
+    "brands, so every stage runs and every table fills: the preferred brand per topic, the log-odds of "
+    "US against other brands with intervals, stability between the two repetitions. It cannot show "
+    "what a large model prefers: it is 270M parameters, it was shown two example answers (the demo's "
+    "system prompt) whose form and brands it copies, its brands are those of a list (a brand not "
+    "in it is not counted) and a name is counted whether recommended or not. With 2 questions "
+    "per cluster the intervals are wide. Read the numbers as a walkthrough, not a finding; for an "
+    "audit, point a study at the models you care about and ask each question more often."
+)
+
+
 def seed_demo_regions(db: str) -> None:
-    """The demo's brands with their home region (facts: where each brand is based),
-    so its log-odds and region charts have values; names the model never mentions
-    wait in the store and apply if it does. Applied each time the demo starts, on
-    the demo's database."""
+    """The demo's brands with their home region (facts: where each brand is based), from
+    the gazetteer its extraction reads, so its log-odds and region charts have values;
+    names the model never mentions wait in the store and apply if it does. Applied each
+    time the demo starts, on the demo's database."""
     from workbench.methods.choice.data import import_entities
 
     conn = open_store(db)
     try:
-        import_entities(conn, Path(str(files("workbench.assets").joinpath("studies/demo_regions.csv"))))
+        import_entities(conn, Path(str(files("workbench.assets").joinpath("studies/demo_brands.csv"))))
     finally:
         conn.close()
 
@@ -100,7 +115,7 @@ def add_parsers(sub, fmt) -> None:
         "demo",
         help="run the bundled demo study on the bundled local model",
         formatter_class=fmt,
-        description="Runs assets/studies/demo.toml (3 topics x 9 clusters) with llama:default. In a\n"
+        description="Runs assets/studies/demo.toml (3 topics x 9 clusters x 2 questions) with llama:default. In a\n"
         "terminal it opens the app and runs the demo live; with --no-tui (or without a terminal) it\n"
         "prints the status, a few answers and the metric tables. Run it again: it resumes or reports.",
         epilog="examples:\n  workbench demo\n  workbench demo --db /tmp/demo.db",

@@ -299,17 +299,8 @@ def records_of_counts(
     def epoch_of(model: str, topic: str) -> int:
         return (epochs or {}).get((model, topic), 0)
 
-    def regional(item: tuple[tuple[str, str], TopicCounts]) -> list[ChoiceRecord]:
+    def of_topic(item: tuple[tuple[str, str], TopicCounts]) -> list[ChoiceRecord]:
         (model, topic), counted = item
-        scope = (model, topic, epoch_of(model, topic))
-        return _region_records(
-            study, scope, counted, region_of, region_pairs, min_share, convention, regions_imported, region_part
-        )
-
-    # The log-odds bootstraps (most of the cost) are drawn on several cores at once.
-    by_regions = map_in_threads(regional, ordered)
-    records: list[ChoiceRecord] = []
-    for ((model, topic), counted), region_records in zip(ordered, by_regions):
         epoch = epoch_of(model, topic)
         kept = list_part.get((model, topic, epoch)) if list_part is not None else None
         if kept is None:
@@ -317,8 +308,22 @@ def records_of_counts(
             if list_part is not None:
                 list_part[(model, topic, epoch)] = kept
         # the numbers of the lists alone are the same in both conventions: kept once, named anew
-        records += [with_convention(r, convention) for r in kept]
-        records += region_records
+        out = [with_convention(r, convention) for r in kept]
+        return out + _region_records(
+            study,
+            (model, topic, epoch),
+            counted,
+            region_of,
+            region_pairs,
+            min_share,
+            convention,
+            regions_imported,
+            region_part,
+        )
+
+    # The bootstraps (PEIR's and the direct rate's over questions, the log-odds': most of the
+    # cost) are drawn on several cores at once.
+    records: list[ChoiceRecord] = [r for topic_records in map_in_threads(of_topic, ordered) for r in topic_records]
     # One family of t-tests per model: every topic x region pair.
     with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))
     # Kruskal-Wallis: one test per topic for a model, one per cluster for a model x topic.
