@@ -9,8 +9,9 @@ its time and its peak memory. Measured:
 
 - `workbench import mentions` and `import entities` (time; peak memory, bounded on its own
   by bench/bench_import_memory.py);
-- `workbench metrics --format json` at the default number of resamples and at 1,000
-  (time and peak resident memory, the process start-up included);
+- `workbench metrics --format json` at the default number of resamples, at 1,000, and with
+  intervals over answers (`--ci-unit answer`) beside the default over questions (time and
+  peak resident memory, the process start-up included);
 - the app (headless, 80x24): the first Metrics refresh pressed once the start-up loading is
   done, and a later one after a region is assigned elsewhere (bench/bench_tui.py's way).
 
@@ -165,7 +166,12 @@ def main() -> None:
                 f"import mentions: {t_import:.1f} s = {t_import / read:.1f}x the read, peak {m_import / 1e6:.0f} MB "
                 f"= {m_import / read_mem:.1f}x; import entities: {t_entities:.2f} s"
             )
-        for label, extra in (("default resamples", ()), ("--boot 1000", ("--boot", "1000"))):
+        runs = (
+            ("default: intervals over questions", ()),
+            ("--boot 1000", ("--boot", "1000")),
+            ("--ci-unit answer", ("--ci-unit", "answer")),
+        )
+        for label, extra in runs:
             seconds, peak, out = workbench("metrics", "--db", str(db), "--format", "json", *extra)
             print(
                 f"metrics --format json ({label}): {seconds:.2f} s = {seconds / read:.1f}x the read "
