@@ -19,7 +19,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from workbench import dedup
 from workbench.literal import visible, visible_line
 from workbench.store import entities as registry
-from workbench.store.db import opened
+from workbench.store.db import opened, reading
 from workbench.store.entity_list import EntityRow, entity_rows, matching, own_decisions
 from workbench.store.errors import UserFacingError
 from workbench.widgets.entity_text import clip, entity_cells, entity_detail, plural, suggestion_cells, suggestion_detail
@@ -223,7 +223,7 @@ class EntitiesScreen(Screen):
 
     @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def action_recluster(self) -> None:
-        with opened(self.app.db_path) as conn:
+        with reading(self.app.db_path) as conn:
             index = dedup.load_entities(conn)
             listed = entity_rows(conn)
         methods = dedup.METHODS if self.method == "all" else (self.method,)
@@ -477,7 +477,7 @@ class EntitiesScreen(Screen):
     @work(thread=True, exclusive=True, group="entity-history", description="Reading your decisions")
     def _read_decisions(self, open_list: bool = False) -> None:
         try:
-            with opened(self.app.db_path) as conn:
+            with reading(self.app.db_path) as conn:
                 mine = own_decisions(conn, self.who)
         except sqlite3.Error as exc:
             self.notify(str(exc), severity="error")

@@ -176,9 +176,9 @@ class MetricsScreen(Screen):
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
         from workbench.na_reasons import no_numbers_lines
-        from workbench.store.db import opened
+        from workbench.store.db import reading
 
-        with opened(self.app.db_path) as conn:
+        with reading(self.app.db_path) as conn:  # every table as one commit left it
             by_method = methods.metric_records_by_method(conn)
             empty = "" if any(by_method.values()) else " · ".join(no_numbers_lines(conn, None))
         self.post_message(self.Computed(by_method, empty))

@@ -18,7 +18,7 @@ from textual.widgets import Footer, Static
 
 from workbench.literal import visible
 from workbench.store import probe_reviews
-from workbench.store.db import opened
+from workbench.store.db import reading
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
 
@@ -71,7 +71,7 @@ class ProbeReviewScreen(PagerScreen):
 
     @work(thread=True, group="probe-detail", description="Reading the conversation")
     def _read_turn(self, key: str) -> None:
-        with opened(self.app.db_path) as conn:
+        with reading(self.app.db_path) as conn:
             turn = probe_reviews.detail(conn, key)
         self.post_message(self.TurnRead(key, turn))
 

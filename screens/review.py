@@ -14,7 +14,7 @@ from textual.widgets import Footer, ProgressBar, Static
 
 from workbench.literal import visible
 from workbench.store import review_validation, reviews
-from workbench.store.db import opened
+from workbench.store.db import reading
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
@@ -114,7 +114,7 @@ class ReviewScreen(PagerScreen):
 
     @work(thread=True, group="review-detail", description="Reading the response")
     def _read_detail(self, item: dict) -> None:
-        with opened(self.app.db_path) as conn:
+        with reading(self.app.db_path) as conn:
             detailed = reviews.review_detail(conn, item)
         self.post_message(self.DetailRead(detailed))
 

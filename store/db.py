@@ -95,28 +95,10 @@ def _writable(path: Path) -> bool:
 
 def _read_only(path: Path) -> sqlite3.Connection:
     """A store this process may not write (an archived audit, a colleague's file): opened
-    read-only, nothing written, no file created beside it. A store whose folder holds no
-    WAL index SQLite could use is read as immutable (its writer is gone: nobody can write
-    it with these rights either). A store of an older schema cannot be brought up to date
-    here, and says so."""
-    from urllib.parse import quote
-
-    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
-    conn = None
-    # No -wal beside it: no writer is connected (one keeps it while it is), so the file is
-    # read as it stands, and SQLite creates no WAL index for a reader that may not remove it.
-    live = Path(f"{path}-wal").exists()
-    for suffix in ("", "&immutable=1") if live else ("&immutable=1", ""):
-        try:
-            conn = sqlite3.connect(uri + suffix, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            break
-        except sqlite3.Error as exc:
-            if conn is not None:
-                conn.close()
-            conn, failure = None, exc
-    if conn is None:
-        raise StoreError(f"{path}: cannot open it read-only ({reason(failure)})") from None
+    read-only, nothing written, no file created beside it, always with the commits of its
+    write-ahead log (`_open_read_only`). A store of an older schema cannot be brought up to
+    date here, and says so."""
+    conn = _open_read_only(path)
     conn.row_factory = sqlite3.Row
     app_id, version = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
     if app_id != APPLICATION_ID and not (version > 0 and _has_workbench_tables(conn)):
@@ -136,6 +118,49 @@ def _read_only(path: Path) -> sqlite3.Connection:
         )
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """The connection `_read_only` reads through. No -wal beside the store: no writer is
+    connected (one keeps it while it is), so the file is read as it stands (immutable), and
+    SQLite creates no WAL index for a reader that may not remove it. A -wal beside it holds
+    commits the file may not have yet (a writer that crashed before a checkpoint): it is
+    always read with them, never as immutable, which would show the store without them."""
+    from urllib.parse import quote
+
+    uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+    wal = Path(f"{path}-wal")
+    if not wal.exists():
+        attempts = [(uri + "&immutable=1", False), (uri, False)]
+    else:
+        # Read through the shared WAL index (-shm) when there is one or SQLite may make one.
+        # Without it (a crashed writer's -shm removed, a folder this user may not write),
+        # exclusive locking keeps the index in this process's memory: SQLite builds it from
+        # the -wal (a checksum ends it at the last whole commit); the "unix-none" files take
+        # no lock, which a read-only descriptor could not hold. No -shm means no writer is
+        # connected; one that starts meanwhile appends to the -wal past what is read (only a
+        # checkpoint of its, 1000 pages on or at its close, rewrites pages of the file).
+        attempts = [(uri, False), (uri + "&vfs=unix-none", True)]
+    failure: sqlite3.Error | None = None
+    for target, exclusive in attempts:
+        conn = None
+        try:
+            conn = sqlite3.connect(target, uri=True, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+            if exclusive:
+                conn.execute("PRAGMA locking_mode = EXCLUSIVE")  # before the first read: no -shm
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+            return conn
+        except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
+            failure = exc
+    if wal.exists():
+        raise StoreError(
+            f"{path}: its write-ahead log {wal.name} holds commits not yet in the file, and this user "
+            f"cannot read them ({reason(failure)}): ask its owner to open it once (any workbench "
+            f"command folds the log into the file), or to copy it with its {wal.name} to a folder you may write"
+        ) from None
+    raise StoreError(f"{path}: cannot open it read-only ({reason(failure)})") from None
 
 
 def _journal_mode_wal(conn: sqlite3.Connection) -> str:
@@ -246,6 +271,52 @@ def opened(path: str | Path, create: bool = True) -> Iterator[sqlite3.Connection
         yield conn
     finally:
         conn.close()
+
+
+# The connections inside a `snapshot` of their own, by id, with their count of changed
+# rows when it began (a sqlite3 connection takes no attributes and no weak references).
+_SNAPSHOTS: dict[int, int] = {}
+
+
+@contextmanager
+def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One read transaction around a piece of work that reads several tables: every read
+    in it sees the store as one commit left it. Without it each statement reads the latest
+    commit, and a writer committing between two reads (an import replacing the lists
+    while `metrics` reads the lists, then their mentions) makes them disagree. In WAL
+    mode the first read pins the snapshot until the end, and writers go on meanwhile.
+    Inside a transaction already (a write's), the reads are simply part of it."""
+    if conn.in_transaction:
+        yield conn
+        return
+    conn.execute("BEGIN")
+    _SNAPSHOTS[id(conn)] = conn.total_changes
+    try:
+        yield conn
+    except BaseException:
+        _SNAPSHOTS.pop(id(conn), None)
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    _SNAPSHOTS.pop(id(conn), None)
+    if conn.in_transaction:
+        conn.execute("COMMIT")  # a write made inside stays (none is expected; none is lost)
+
+
+def reads_committed(conn: sqlite3.Connection) -> bool:
+    """Whether what `conn` reads now is committed: outside any transaction, or inside a
+    `snapshot` that has written nothing (so a cache may keep what it read)."""
+    if not conn.in_transaction:
+        return True
+    began = _SNAPSHOTS.get(id(conn))
+    return began is not None and began == conn.total_changes
+
+
+@contextmanager
+def reading(path: str | Path, create: bool = True) -> Iterator[sqlite3.Connection]:
+    """`opened` for a read of several tables (a screen's refresh): one `snapshot`."""
+    with opened(path, create) as conn, snapshot(conn):
+        yield conn
 
 
 def data_version(conn: sqlite3.Connection) -> int:

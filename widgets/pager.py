@@ -21,7 +21,7 @@ from textual import work
 from textual.message import Message
 from textual.screen import Screen
 
-from workbench.store.db import opened
+from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
 
 
@@ -101,7 +101,7 @@ class PagerScreen(Screen):
 
     @work(thread=True, exclusive=True, group="pager-load", description="Reading the store")
     def _load(self, keep: Any, advance: int) -> None:
-        with opened(self.app.db_path) as conn:
+        with reading(self.app.db_path) as conn:
             pages, more = self.fetch(conn)
         self.post_message(self.PagesRead(pages, more, keep, advance))
 

@@ -58,13 +58,13 @@ def _warm_metrics(db_path: str) -> None:
     Metrics screen's first computation finds them ready."""
     import scipy.stats  # noqa: F401
 
-    from workbench.store.db import opened
+    from workbench.store.db import reading
     from workbench.store.errors import UserFacingError
 
     # Best effort, and read only: the screens create and migrate the store (a warm-up that
     # did so too raced them, and one saw the other's half-made file); any error is theirs to show.
     try:
-        with opened(db_path, create=False) as conn:
+        with reading(db_path, create=False) as conn:
             methods.warm_metrics(conn)
     except (UserFacingError, sqlite3.Error):
         pass

@@ -11,12 +11,13 @@ from typing import Any
 
 from workbench import exports
 from workbench.store import endpoints, queue, reads
-from workbench.store.db import opened
+from workbench.store.db import opened, reading
 
 
 def snapshot(db_path: str | Path) -> dict[str, Any]:
-    """Request counts per study/model/stage and the latest errors, for polling."""
-    with opened(db_path) as conn:
+    """Request counts per study/model/stage and the latest errors, for polling (as one
+    commit left them, while a run writes)."""
+    with reading(db_path) as conn:
         replicas = endpoints.endpoint_records(conn)  # read once, for both views
         return {
             "status": exports.status_records(conn, replicas=replicas),

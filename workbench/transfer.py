@@ -16,7 +16,7 @@ from workbench.export_kinds import export_kinds
 from workbench.export_markdown import markdown_export
 from workbench.safe_output import OutputRefused, atomic_text_file
 from workbench.store import queue
-from workbench.store.db import connect
+from workbench.store.db import connect, snapshot
 from workbench.store.errors import UserFacingError
 
 # A UTF-8 byte-order mark: spreadsheets (Excel above all) read a CSV without one in the
@@ -94,6 +94,11 @@ def export_file(
     The database is opened (never created) unless `conn` is given."""
     if conn is None:
         conn = connect(str(db), False)
+    with snapshot(conn):  # every record from one commit's store, while imports and runs write
+        return _write_export(conn, db, kind_name, output, study, fmt, convention, raw, excel)
+
+
+def _write_export(conn, db, kind_name, output, study, fmt, convention, raw, excel) -> tuple[Path, int]:
     if study is not None and queue.study_id(conn, study) is None:
         raise TransferError(
             f"no study named {study!r} in this database (known: {', '.join(queue.study_names(conn)) or 'none'})"

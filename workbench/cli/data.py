@@ -28,6 +28,7 @@ from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import OutputRefused, check_output_path
 from workbench.store import endpoints, grounding, queue, served
+from workbench.store.db import snapshot
 from workbench.words import plural
 
 
@@ -133,15 +134,21 @@ def print_ungrounded(counts: list[dict], console: Console) -> None:
 
 def cmd_status(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
-    if args.json:
-        print(json.dumps(exports.status_records(conn, study_id_of(conn, args.study)), indent=2))
-        return 0
-    print_status(conn, args.study, make_console())
+    with snapshot(conn):  # every table as one commit left it, while a run writes
+        if args.json:
+            print(json.dumps(exports.status_records(conn, study_id_of(conn, args.study)), indent=2))
+            return 0
+        print_status(conn, args.study, make_console())
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
+    with snapshot(conn):  # every record from one commit's store, while imports and runs write
+        return _export(conn, args)
+
+
+def _export(conn, args: argparse.Namespace) -> int:
     study_id_of(conn, args.study)
     if args.output:
         try:  # refuse a database as the target before reading anything

@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+from contextlib import nullcontext
 
 from workbench import exports
 from workbench.cli.common import (
@@ -17,6 +18,7 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.literal import literal_line, literal_text
+from workbench.store.db import snapshot
 from workbench.words import plural
 
 
@@ -170,8 +172,10 @@ def cmd_entities(args: argparse.Namespace) -> int:
     from workbench.store import entities as registry
 
     conn = open_store(args.db, create=False)
+    reads_only = args.action in ("suggest", "list")  # one commit's entities, mentions and decisions
     try:
-        return ACTIONS.get(args.action, _decision)(conn, args, make_console())
+        with snapshot(conn) if reads_only else nullcontext():
+            return ACTIONS.get(args.action, _decision)(conn, args, make_console())
     except registry.DecisionError as exc:
         raise UserError(str(exc)) from None
 

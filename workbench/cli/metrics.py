@@ -16,6 +16,7 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.metrics.records import as_rows
+from workbench.store.db import snapshot
 
 
 def print_metric_tables(conn, study: str | None, console: Console, convention: str = "paper") -> int:
@@ -38,12 +39,13 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
-    study_id_of(conn, args.study)
-    if args.format == "table":
-        print_metric_tables(conn, args.study, make_console(), args.convention)
-        return 0
-    rows = as_rows(methods.metric_records(conn, args.study, args.convention))  # flat only here, as written
-    exports.write_records(rows, args.format, methods.metric_fields(rows), sys.stdout)
+    with snapshot(conn):  # every table as one commit left it, while imports and reviews go on
+        study_id_of(conn, args.study)
+        if args.format == "table":
+            print_metric_tables(conn, args.study, make_console(), args.convention)
+            return 0
+        rows = as_rows(methods.metric_records(conn, args.study, args.convention))  # flat only here, as written
+        exports.write_records(rows, args.format, methods.metric_fields(rows), sys.stdout)
     return 0
 
 
@@ -118,8 +120,6 @@ def add_convention(p) -> None:
         "interval's half-width between two sets of 1000 resamples, about 10%% at 200",
     )
     p.add_argument(
-        "--convention",
-    p.add_argument(
         "--ci-unit",
         choices=["question", "answer"],
         default=None,
@@ -128,6 +128,8 @@ def add_convention(p) -> None:
         "questions of the kind asked) or answer (each answer on its own: these questions only, narrower "
         "when answers to one question resemble each other). Every record names it (ci_unit)",
     )
+    p.add_argument(
+        "--convention",
         choices=list(methods.CONVENTIONS),
         default="paper",
         help="paper: the published definitions (default); original: the original research "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from contextlib import nullcontext
 
 from workbench import exports
 from workbench.cli.common import (
@@ -18,13 +19,22 @@ from workbench.cli.common import (
 )
 from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
+from workbench.store.db import snapshot
 from workbench.words import plural
+
+# The actions that only read: each reads its lists, verdicts and labels as one commit left them.
+READ_ACTIONS = ("lists", "sample", "agreement", "probes", "matches")
 
 
 def cmd_review(args: argparse.Namespace) -> int:
+    conn = open_store(args.db, create=False)
+    with snapshot(conn) if args.action in READ_ACTIONS else nullcontext():
+        return _review(conn, args)
+
+
+def _review(conn, args: argparse.Namespace) -> int:
     from workbench.store import review_validation, reviews
 
-    conn = open_store(args.db, create=False)
     study_id_of(conn, args.study)
     if args.action in ("probes", "label", "undo-label"):
         return _review_probes(conn, args)

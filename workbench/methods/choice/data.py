@@ -23,6 +23,7 @@ from workbench.metrics.clustered import answer_unit
 from workbench.metrics.intervals import resamples
 from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
+from workbench.store.db import reads_committed
 from workbench.store.queue import ensure_study
 from workbench.store.studies import study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
@@ -143,8 +144,9 @@ def _topics_of(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[
 def _topics_held(conn: sqlite3.Connection, study_id: int, settings: str) -> tuple[dict, dict, dict, dict]:
     key = (mentions.database_file(conn), study_id)
     version = mentions.lists_version(conn)  # read before the lists: a change in between is seen next time
-    # An in-memory store has no name to key by; a transaction's reads may yet be rolled back.
-    cacheable = bool(key[0]) and not conn.in_transaction
+    # An in-memory store has no name to key by; a write's reads may yet be rolled back (a
+    # read `snapshot`'s are committed ones).
+    cacheable = bool(key[0]) and reads_committed(conn)
     held = _LOADED.get(key) if cacheable else None
     stale: set[tuple[str, str]] = set()  # the model x topics whose counts are made again
     if held is None or held.version[0] != version[0] or version[1] < held.version[1]:
