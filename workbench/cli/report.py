@@ -15,15 +15,23 @@ Writes one study's findings as a document to hand over: a single HTML file (inli
 SVG charts, no script, nothing fetched from the network; prints with each part on a new page)
 or the same content as Markdown. It holds:
 
+  summary       in plain words: the three largest effects with their intervals, ties named
+                as ties, what is n/a, why, and what to do
   the study     name, method, the study file and its SHA-256, the SHA-256 of the study as
                 stored (the responses export's study_sha256), the models (GGUF SHA-256 or
                 served name, replicas), the workbench version, the first and last answer
+  asked         the questions (per topic x cluster; all of them in an appendix), the settings
+                as sent (system prompt, temperature, top_p, max tokens, seeds, parallel as
+                run, precision), the study's settings and its extraction (method, experts, k,
+                min_votes, grounding)
   requests      asked, answered, failed and pending per model and stage; parse rates where
                 the method measures them
   findings      each method's tables, with forest plots of estimates and their intervals
+  limitations   from the data: sample sizes, model size, one repetition, unreviewed lists
   review        the share of extracted lists reviewed, two-reviewer agreement and Cohen's
                 kappa, decisions by kind and by person
-  reproducing   the study file, the model specs as stored, the seeds, the exact commands
+  reproducing   the study file, the model specs as stored and as run (parallel), the seeds,
+                the exact commands
   conventions   which definitions the numbers follow (--convention)
 
 The format follows the -o suffix (.html, .htm, .md, .markdown) unless --format says; without
