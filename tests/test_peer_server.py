@@ -35,7 +35,7 @@ def peer_server(tmp_path_factory):
         [
             sys.executable,
             "-m",
-            "llama_cpp.server",
+            "workbench.engines.llama_cpu",  # llama_cpp.server, with the engine's guard for AMX CPUs
             "--model",
             str(path),
             "--host",

@@ -59,9 +59,11 @@ class _Instance:
     def load(self) -> None:
         import llama_cpp
 
+        from workbench.engines.llama_cpu import plain_layout_on_amx
         from workbench.engines.llama_pieces import read_long_pieces
 
         read_long_pieces()  # llama-cpp-python loses the text of tokens longer than 32 bytes
+        plain_layout_on_amx()  # llama.cpp's AMX kernels crash on some machines (llama_cpu.py)
 
         opts = self.options
         threads = opts.get("threads") or max(1, usable_cores() // max(1, opts.get("concurrency", 1)))
