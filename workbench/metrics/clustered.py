@@ -69,14 +69,15 @@ def unit_label(unit: str | None) -> str:
 @dataclass(frozen=True, eq=False)
 class Questions:
     """A scope's questions, each with all its repetitions: its stratum (the cluster it is
-    drawn from, codes in the order of the names), its answers, those naming any entity,
-    and per entity the answers naming it."""
+    drawn from, codes in the order of the names), its answers, those naming any entity
+    (and the United States in the first three), and per entity the answers naming it."""
 
     stratum: np.ndarray
     names: Sequence[str]  # each stratum code's name ("" for questions without a cluster)
     n: np.ndarray
     named: np.ndarray
     naming: Callable[[str], np.ndarray]
+    us_top3: np.ndarray | None = None  # answers naming the United States in their first three
 
     def strata(self, hits: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """(stratum name, rows (hits, answers) of its questions), in code order; the rows

@@ -194,9 +194,9 @@ def _entity_counts(layout: _Layout) -> dict[str, dict[bool, _Split]]:
     return counts
 
 
-def _list_counts(layout: _Layout) -> dict[bool, dict[str, np.ndarray]]:
-    """Per scope: its lists, those naming an entity, naming the United States, and
-    naming it in their first three."""
+def _list_flags(layout: _Layout) -> dict[str, np.ndarray]:
+    """Per list: whether it names an entity, names the United States, and names it in its
+    first three."""
     named = np.zeros(layout.n_lists, bool)
     named[layout.p_pos] = True
     is_us = np.array([is_united_states(n) for n in layout.names] + [False], dtype=bool)
@@ -205,25 +205,34 @@ def _list_counts(layout: _Layout) -> dict[bool, dict[str, np.ndarray]]:
     with_us[layout.p_pos[us_rows]] = True
     us_top3 = np.zeros(layout.n_lists, bool)
     us_top3[layout.p_pos[us_rows & (layout.p_rank <= 3)]] = True
+    return {"named": named, "us": with_us, "top3": us_top3}
+
+
+def _list_counts(layout: _Layout, flags: dict[str, np.ndarray]) -> dict[bool, dict[str, np.ndarray]]:
+    """Per scope: its lists, those naming an entity, naming the United States, and
+    naming it in their first three."""
     return {
         topic: {
-            what: np.bincount(key, weights=flags, minlength=size).astype(np.int64)
-            for what, flags in (("n", None), ("named", named), ("us", with_us), ("top3", us_top3))
+            what: np.bincount(key, weights=flags.get(what), minlength=size).astype(np.int64)
+            for what in ("n", "named", "us", "top3")
         }
         for topic, (key, size) in ((False, layout.keys(False)), (True, layout.keys(True)))
     }
 
 
-def _question_counts(layout: _Layout, named: np.ndarray) -> Callable[[int, bool], Questions]:
+def _question_counts(layout: _Layout, flags: dict[str, np.ndarray]) -> Callable[[int, bool], Questions]:
     """A scope's questions (model x topic x cluster x wording), each with all its
-    repetitions: its stratum (cluster), answers, answers naming an entity, and per entity
-    the answers naming it (one sparse count over every question, looked up per scope)."""
+    repetitions: its stratum (cluster), answers, answers naming an entity or the United
+    States in their first three, and per entity the answers naming it (one sparse count
+    over every question, looked up per scope)."""
     arrays, n_e = layout.arrays, layout.n_entities
     _, first, local = np.unique(arrays.question, return_index=True, return_inverse=True)
     local = local.reshape(-1)
     q_group, q_cluster = arrays.group[first], arrays.cluster[first]
     q_n = np.bincount(local, minlength=len(first))
-    q_named = np.bincount(local, weights=named, minlength=len(first)).astype(np.int64)
+    q_named, q_top3 = (
+        np.bincount(local, weights=flags[f], minlength=len(first)).astype(np.int64) for f in ("named", "top3")
+    )
     # sorted, not a bincount: questions x entities is large (43,200 x 400 at 1M mentions)
     keys, values = np.unique(local[layout.p_pos] * n_e + layout.p_ent, return_counts=True)
     names = sorted(arrays.clusters)
@@ -245,7 +254,7 @@ def _question_counts(layout: _Layout, named: np.ndarray) -> Callable[[int, bool]
             at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
             return np.where(keys[at] == wanted, values[at], 0).astype(np.int64)
 
-        return Questions(rank[q_cluster[held]], names, q_n[held], q_named[held], naming)
+        return Questions(rank[q_cluster[held]], names, q_n[held], q_named[held], naming, q_top3[held])
 
     return questions
 
@@ -315,10 +324,13 @@ def topic_counts(
     # while another refresh may be patching the same ListArrays.
     arrays = replace(arrays, groups=list(arrays.groups), clusters=list(arrays.clusters))
     layout = _Layout(arrays, surface_entity, names)
-    entity_counts, list_counts, present_reps = _entity_counts(layout), _list_counts(layout), _present_reps(layout)
-    named = np.zeros(layout.n_lists)
-    named[layout.p_pos] = 1
-    question_counts = _question_counts(layout, named)
+    flags = _list_flags(layout)
+    entity_counts, list_counts, present_reps = (
+        _entity_counts(layout),
+        _list_counts(layout, flags),
+        _present_reps(layout),
+    )
+    question_counts = _question_counts(layout, flags)
     reps, n_reps = layout.reps, layout.n_reps
 
     def scope_counts(index: int, topic: bool) -> ScopeCounts:

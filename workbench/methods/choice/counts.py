@@ -120,7 +120,12 @@ def questions_of(lists: Sequence[ResponseList]) -> Questions:
         n=np.array([len(by_question[key]) for key in keys], dtype=np.int64),
         named=np.array([sum(1 for item in by_question[key] if item.entities) for key in keys], dtype=np.int64),
         naming=lambda entity: np.array([counted[entity] for counted in presence], dtype=np.int64),
+        us_top3=np.array([sum(map(_us_in_top3, by_question[key])) for key in keys], dtype=np.int64),
     )
+
+
+def _us_in_top3(item: ResponseList) -> bool:
+    return any(is_united_states(entity) for entity in item.entities[:3])
 
 
 @dataclass(frozen=True)

@@ -367,7 +367,9 @@ def _list_records(
             records.append(KruskalWallis(**base, statistic=None, p=None, n=len(stab.counts), na_reason=reason))
         us = _us_rank(counts.presence, counts)
         if us is not None:
-            records.append(UsTop3Share(**base, value=_finite(us[0]), rank=us[1], n=n))
+            top3 = questions.us_top3 if questions is not None else None
+            interval = share_fields(top3, questions) if top3 is not None else {}
+            records.append(UsTop3Share(**base, value=_finite(us[0]), rank=us[1], n=n, **interval))
     return records
 
 

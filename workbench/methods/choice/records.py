@@ -96,12 +96,21 @@ class KruskalWallis(ScopeRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class UsTop3Share(ScopeRecord):
-    """The share of answers with the United States in the top 3, and the US's rank."""
+    """The share of answers with the United States in the top 3 (with its interval over
+    questions as PEIR's), and the US's rank."""
 
     metric: str = field(default="us_top3_share", init=False)
     value: float | None
     rank: int | None
     n: int
+    n_eff: float | None | Unset = UNSET
+    design_effect: float | None | Unset = UNSET
+    ci_low: float | None | Unset = UNSET
+    ci_high: float | None | Unset = UNSET
+    ci_level: float | Unset = UNSET
+    n_boot: int | Unset = UNSET
+    ci_unit: str | Unset = UNSET
+    ci_na_reason: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
