@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sqlite3
 
-from workbench.cli import compare, data, doctor, entities, metrics, plan, report, review, run, tui
+from workbench.cli import compare, data, doctor, entities, init, metrics, plan, report, review, run, tui
 from workbench.cli.common import UserError, make_console
 from workbench.exports import workbench_version
 from workbench.literal import literal_text
@@ -22,6 +22,7 @@ Audit which brands, cultures and people language models favour when they recomme
 
 Quick start:
   workbench demo                         run the bundled demo study on the bundled local model
+  workbench init coldstart study.toml    a commented starter study for a method (choice, coldstart, ...)
   workbench run study.toml --db my.db    run your own study (Ctrl-C stops; run again to resume)
   workbench status --db my.db            what is answered, pending, failed, and the errors met
   workbench export --db my.db --what responses --format csv > responses.csv
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
     parser.add_argument("--version", action="version", version=f"workbench {workbench_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (run, entities, review, data, metrics, compare, plan, report, tui, doctor):
+    for group in (init, run, entities, review, data, metrics, compare, plan, report, tui, doctor):
         group.add_parsers(sub, fmt)
     return parser
 

@@ -90,6 +90,7 @@ class MethodBase:
     summary = ""
     study_module = ""  # e.g. "workbench.methods.coldstart.study"
     kinds_module = ""  # e.g. "workbench.methods.coldstart.kinds": its IMPORTS and EXPORTS, if it has any
+    example_study: str | None = None  # a commented study file `workbench init` copies (with the files it names)
 
     def _module(self):
         from importlib import import_module
@@ -132,6 +133,13 @@ class MethodBase:
         from workbench.tables import print_panels
 
         print_panels(terminal_panels(filters_of(self), records, lambda c: panels_of(self, records, c)), console)
+
+
+def example_path(relative: str) -> str:
+    """A study file the workbench ships under its assets (`example_study` of the built-ins)."""
+    from importlib.resources import files
+
+    return str(files("workbench.assets").joinpath(relative))
 
 
 @dataclass

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import MethodBase, Stages, register
+from workbench.methods.registry import MethodBase, Stages, example_path, register
 from workbench.store import questions as question_store
 from workbench.store.file_questions import sync_file_questions
 
@@ -12,6 +12,7 @@ class ChoiceMethod(MethodBase):
     name = "choice"
     first_stage = "answer"
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert or gazetteer extraction"
+    example_study = example_path("studies/demo.toml")
     kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import MethodBase, Stages, register
+from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
 @register
@@ -11,6 +11,7 @@ class ColdStartMethod(MethodBase):
     study_module = "workbench.methods.coldstart.study"
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
+    example_study = example_path("studies/coldstart/movies.toml")
     kinds_module = "workbench.methods.coldstart.kinds"
 
     async def after_answers(self, stages: Stages) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import MethodBase, Stages, register
+from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
 @register
@@ -11,6 +11,7 @@ class EntityMethod(MethodBase):
     study_module = "workbench.methods.entity.study"
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
+    example_study = example_path("studies/entity/countries_urgency.toml")
     kinds_module = "workbench.methods.entity.kinds"
 
     def plan_params(self, study, spec):

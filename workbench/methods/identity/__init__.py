@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods.registry import MethodBase, Stages, register
+from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
 @register
@@ -11,6 +11,7 @@ class IdentityMethod(MethodBase):
     study_module = "workbench.methods.identity.study"
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
+    example_study = example_path("studies/identity/universities.toml")
     kinds_module = "workbench.methods.identity.kinds"
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
 

@@ -1,0 +1,47 @@
+"""`workbench init`: a starter study for every method, copied with its data files, that loads."""
+
+import pytest
+
+from tests.helpers import run_cli
+from workbench.methods import registry
+from workbench.studies.spec import load_study
+
+
+def test_without_a_method_it_lists_every_method_and_its_example():
+    result = run_cli("init")
+    assert result.returncode == 0, result.stderr
+    for name in registry.names():
+        assert f"  {name} " in result.stdout
+    assert "movies.toml" in result.stdout
+
+
+@pytest.mark.parametrize("method", ["choice", "coldstart", "identity", "entity"])
+def test_each_method_gets_a_study_file_that_loads_where_it_was_written(tmp_path, method):
+    target = tmp_path / "mine.toml"
+    result = run_cli("init", method, str(target))
+    assert result.returncode == 0, result.stderr
+    assert f"workbench run {target}" in result.stdout
+    text = target.read_text("utf-8")
+    assert text.count("#") >= 5, "the starter explains its keys in comments"
+    study = load_study(target)  # the data files it names were copied beside it
+    assert study.method == method
+
+
+def test_files_that_exist_are_refused_by_name_and_kept(tmp_path):
+    target = tmp_path / "mine.toml"
+    target.write_text("mine")
+    (tmp_path / "movies.csv").write_text("my catalog")
+    result = run_cli("init", "coldstart", str(target))
+    assert result.returncode == 2
+    assert "mine.toml" in result.stderr and "movies.csv" in result.stderr and "--force" in result.stderr
+    assert target.read_text() == "mine" and (tmp_path / "movies.csv").read_text() == "my catalog"
+    assert run_cli("init", "coldstart", str(target), "--force").returncode == 0
+    assert load_study(target).method == "coldstart"
+
+
+def test_unknown_method_and_missing_folder_are_one_line(tmp_path):
+    unknown = run_cli("init", "pairwise", str(tmp_path / "x.toml"))
+    assert unknown.returncode == 2 and "known: choice, coldstart, identity, entity" in unknown.stderr
+    missing = run_cli("init", "choice", str(tmp_path / "no" / "x.toml"))
+    assert missing.returncode == 2 and "no such folder" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1

@@ -1,0 +1,75 @@
+"""Starter study files: a method's commented example, copied with the files it names.
+
+A user should never start from a blank page: `workbench init METHOD` writes the example a
+method ships (`example_study`, an optional method hook) into a folder of the user's, with the
+data files beside it that the example names (a catalog, templates, regions), so the copy runs
+as it is and can be edited from there.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.methods import registry
+from workbench.store.errors import UserFacingError
+
+
+class StarterError(UserFacingError):
+    pass
+
+
+@dataclass(frozen=True)
+class Starter:
+    method: str
+    summary: str
+    example: Path | None  # the study file the method ships, None when it has none
+
+
+def starters() -> list[Starter]:
+    """Every registered method with its example (plugins included)."""
+    found = []
+    for name in registry.names():
+        method = registry.get(name)
+        example = getattr(method, "example_study", None)
+        found.append(Starter(name, getattr(method, "summary", "") or name, Path(example) if example else None))
+    return found
+
+
+def _named_files(study: Path) -> list[Path]:
+    """The files beside the example that its text names (quoted file names), in its folder."""
+    text = study.read_text("utf-8")
+    names = set(re.findall(r"""["']([^"'/\\]+\.(?:csv|json|toml|txt))["']""", text))
+    return sorted(p for p in study.parent.iterdir() if p.is_file() and p.name in names and p != study)
+
+
+def plan_copy(method: str, target: Path) -> list[tuple[Path, Path]]:
+    """(source, destination) pairs for `init`: the study file as `target`, its data files beside it."""
+    known = {s.method: s for s in starters()}
+    if method not in known:
+        raise StarterError(f"unknown method {method!r}; known: {', '.join(known)}")
+    example = known[method].example
+    if example is None or not example.is_file():
+        raise StarterError(f"method {method!r} ships no example study")
+    return [(example, target)] + [(data, target.parent / data.name) for data in _named_files(example)]
+
+
+def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
+    """Copy the example; refuse (naming them) files that exist unless `force`. Returns what was written."""
+    pairs = plan_copy(method, target)
+    existing = [str(dest) for _, dest in pairs if dest.exists()]
+    if existing and not force:
+        raise StarterError(
+            f"{', '.join(existing)} already exist{'s' if len(existing) == 1 else ''} (--force to overwrite)"
+        )
+    if not target.parent.is_dir():
+        raise StarterError(f"{target.parent}: no such folder")
+    written = []
+    for source, dest in pairs:
+        try:
+            dest.write_bytes(source.read_bytes())
+        except OSError as exc:
+            raise StarterError(f"{dest}: {exc.strerror or exc}") from None
+        written.append(dest)
+    return written
