@@ -6,6 +6,7 @@ crash mid-migration leaves the previous version intact. Never edit a migration
 that has shipped: append a new one.
 """
 
+from workbench.store import schema_decisions
 from workbench.store.schema_decisions import DECISION_MIGRATIONS, FOREIGN_KEYS_OFF  # noqa: F401
 
 
@@ -488,6 +489,7 @@ MIGRATIONS += [
     # 1 it has it now, 0 it had it and dropped it (kept for its answers, asked no more),
     # NULL never from the file (imported, generated, added in the app).
     "ALTER TABLE questions ADD COLUMN in_file INTEGER;",
+    schema_decisions.ADJUDICATION_MIGRATION,  # 25
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

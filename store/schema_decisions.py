@@ -66,3 +66,12 @@ DECISION_MIGRATIONS: list[str] = [
     CREATE INDEX entity_decisions_who ON entity_decisions (who, undone);
     """,
 ]
+
+# 25: adjudication as a state. A non-blind verdict by a third reviewer on a list two reviewers
+# judged differently settles it: `adjudicates` names the two (a JSON array; NULL for any other
+# verdict) and `took` whose list it took (NULL: the adjudicator's own). Agreement and kappa
+# compare the two, never the adjudicator; the disagreement leaves the queue.
+ADJUDICATION_MIGRATION = """
+ALTER TABLE verdicts ADD COLUMN adjudicates TEXT;
+ALTER TABLE verdicts ADD COLUMN took TEXT;
+"""
