@@ -80,6 +80,7 @@ def test_import_rankings_and_metrics_json(tmp_path):
         "ci_high": 0.5,
         "ci_level": 0.95,
         "n_boot": 1000,
+        "ci_unit": "seed",  # the seeds resampled
     }  # two seeds: 0 and 0.5
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "a girl · m" in table and "0.250 ± 0.250" in table
