@@ -7,8 +7,8 @@ times in this process:
 - `prepare` again on the unchanged study: a resume, which reuses the stored plan;
 - `prepare` after one question is added to the file: only that question is planned
   (its repetitions), the others' marks still hold;
-- `prepare` after that question is reworded: one question planned, none superseded (the
-  store keeps the old wording's question, as a whole plan does).
+- `prepare` after that question is reworded: one question planned, the old wording's
+  requests superseded (the file is the truth of what is asked, as a whole plan has it).
 Each is printed in seconds and as a ratio to the first.
 
     .venv/bin/python bench/bench_resume.py [--requests 1000000]
@@ -46,7 +46,8 @@ def write_study(path: Path, requests: int, extra: str | None = None) -> Path:
     for t in range(TOPICS):
         lines += ["[[topics]]", f'name = "topic{t}"', "[topics.questions]"]
         for c in range(CLUSTERS):
-            questions = [f"Which brand number {q} of topic {t} would you pick?" for q in range(per_cluster)]
+            # each cluster its own wordings: a study file asks a wording once in a topic
+            questions = [f"Which brand number {q} of topic {t} would group {c} pick?" for q in range(per_cluster)]
             if extra and t == 0 and c == 0:
                 questions.append(extra)
             lines.append(f"c{c} = [" + ", ".join(f'"{q}"' for q in questions) + "]")

@@ -68,8 +68,18 @@ def sync_file_questions(conn: sqlite3.Connection, study_id: int, questions: Iter
             "VALUES (?, ?, ?, ?, ?, ?, ?, 1)",
             [(study_id, q.topic, q.cluster, q.cluster_label, q.position, q.text, q.source) for q in new],
         )
-        if dropped or new or any(row[1] == 0 for row in stored.values()):
+        if _twins(stored, now, dropped, new):
             _move_answers(conn, study_id)
+
+
+def _twins(stored: dict, now: set, dropped: set, new: list) -> bool:
+    """Whether a question the file dropped (now or before) has a wording asked now: only
+    then are the requests read (a plan resumed or a question added moves nothing)."""
+    gone = {key[2] for key, row in stored.items() if row[0] in dropped or (row[1] == 0 and row[0] not in now)}
+    if not gone:
+        return False
+    asked = {key[2] for key, row in stored.items() if row[0] not in dropped and (row[1] != 0 or row[0] in now)}
+    return not gone.isdisjoint(asked | {q.text for q in new})
 
 
 def _move_answers(conn: sqlite3.Connection, study_id: int) -> None:

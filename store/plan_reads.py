@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import sqlite3
 
+from workbench.store.current_lists import counts_now
+
 
 def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
-    """The models with ranked lists in a study, in name order."""
+    """The models with ranked lists that count in a study (not a removed model's), in name order."""
     rows = conn.execute(
         "SELECT DISTINCT l.model FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE s.name = ? "
-        "ORDER BY l.model",
+        f"AND {counts_now('l')} ORDER BY l.model",
         (study,),
     )
     return [row[0] for row in rows]
