@@ -21,7 +21,6 @@ from workbench.widgets.pager import PagerScreen
 
 FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "all", "validation sample (blind)")
 BLIND = "validation sample (blind)"
-SAMPLE_PER_TOPIC, SAMPLE_SEED = 15, 1
 
 
 class ReviewScreen(PagerScreen):
@@ -85,7 +84,7 @@ class ReviewScreen(PagerScreen):
         if self.filter == BLIND:
             # The same seeded sample for every reviewer, so their verdicts can be compared; a
             # second reviewer sees the machine's list, never another reviewer's.
-            ids = review_validation.validation_sample(conn, SAMPLE_PER_TOPIC, SAMPLE_SEED)
+            ids = review_validation.validation_sample(conn)  # the stable sample, default rate and seed
             items = reviews.review_items(
                 conn, list_ids=ids, topic=self.topic, model=self.model, reviewer=self.reviewer, blind=True
             )

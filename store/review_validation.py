@@ -1,18 +1,24 @@
-"""Two reviewers as a validation: a seeded sample, agreement on the final lists, Cohen's kappa.
+"""Two reviewers as a validation: a stable seeded sample, agreement on the final lists, Cohen's kappa.
 
 The second reviewer works blind on the sample (store.reviews); here the two reviewers'
 standing verdicts are compared list by list: an accept's list is the one accepted, an
 edit's the one typed, a rejection's the empty list, each name read as the entity it
-resolves to. Each final list is one category for kappa.
+resolves to. Each final list is one category for kappa. Only the two validators are
+compared: an adjudication (a third reviewer settling their disagreement) is never a
+validation of the adjudicator's.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sqlite3
 from typing import Any
 
-from workbench.store.reviews import final_key, review_items
+from workbench.store.current_lists import counts_now
+from workbench.store.errors import InputError
+from workbench.store.review_base import final_key
+from workbench.store.review_reads import review_items
 
 
 def cohen_kappa(first: list[str], second: list[str]) -> float | None:
@@ -28,43 +34,56 @@ def cohen_kappa(first: list[str], second: list[str]) -> float | None:
     return (observed - expected) / (1 - expected)
 
 
-def sample_list_ids(conn: sqlite3.Connection, study: str, per_topic: int = 15, seed: int = 1) -> list[int]:
-    """A seeded random validation sample: `per_topic` questions of each topic, with all
-    their lists (every model and repetition). The same arguments give the same sample."""
-    import random
+SAMPLE_RATE, SAMPLE_SEED = 0.25, 1
 
-    rng = random.Random(seed)
+
+def in_sample(study: str, topic: str, question: str, rate: float = SAMPLE_RATE, seed: int = SAMPLE_SEED) -> bool:
+    """Whether a question is in the validation sample: a digest of the seed and the question's
+    stable keys (study, topic, question), read as a number in [0, 1), is below `rate`. Every
+    model's and repetition's list of the question is in with it. Nothing else decides it, so a
+    question in the sample stays in it whatever the study gains or loses."""
+    text = "\x1f".join((str(seed), study, topic, question))
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") / 2**64 < rate
+
+
+def sample_list_ids(
+    conn: sqlite3.Connection, study: str, rate: float = SAMPLE_RATE, seed: int = SAMPLE_SEED
+) -> list[int]:
+    """The validation sample of a study: the lists that count now (never a superseded one)
+    of the questions `in_sample`. The same keys and seed give the same sample in any store."""
     rows = conn.execute(
-        "SELECT l.id, l.topic, l.question FROM mention_lists l JOIN studies s ON s.id = l.study_id "
-        "WHERE s.name = ? ORDER BY l.id",
+        f"SELECT l.id, l.topic, l.question FROM mention_lists l JOIN studies s ON s.id = l.study_id "
+        f"WHERE s.name = ? AND {counts_now('l')} ORDER BY l.id",
         (study,),
     ).fetchall()
-    by_topic: dict[str, list[str]] = {}
+    chosen: dict[tuple[str, str], bool] = {}
     for _id, topic, question in rows:
-        questions = by_topic.setdefault(topic, [])
-        if question not in questions:
-            questions.append(question)
-    chosen = {(topic, q) for topic, qs in sorted(by_topic.items()) for q in rng.sample(qs, min(per_topic, len(qs)))}
-    return [list_id for list_id, topic, question in rows if (topic, question) in chosen]
+        if (topic, question) not in chosen:
+            chosen[(topic, question)] = in_sample(study, topic, question, rate, seed)
+    return [list_id for list_id, topic, question in rows if chosen[(topic, question)]]
 
 
-def validation_sample(conn, per_topic: int, seed: int) -> list[int]:
-    """The seeded validation sample of every study (the same one for every reviewer)."""
+def validation_sample(conn, rate: float = SAMPLE_RATE, seed: int = SAMPLE_SEED) -> list[int]:
+    """The validation sample of every study (the same one for every reviewer)."""
+    if not 0 < rate <= 1:
+        raise InputError(f"a sample rate is a share of the questions, above 0 and at most 1 (got {rate})")
     return [
         i
-        for (study,) in conn.execute("SELECT name FROM studies")
-        for i in sample_list_ids(conn, study, per_topic, seed)
+        for (study,) in conn.execute("SELECT name FROM studies ORDER BY id")
+        for i in sample_list_ids(conn, study, rate, seed)
     ]
 
 
 def agreement(conn: sqlite3.Connection, list_ids: list[int], first: str, second: str) -> dict[str, Any]:
-    """Agreement of two reviewers on the lists both reviewed: their final lists compared
-    (an accept's list is the one the reviewer accepted), each list a category for kappa."""
+    """Agreement of two reviewers on the lists both validated: their final lists compared (an
+    accept's list is the one the reviewer accepted), each list a category for kappa; a
+    reviewer's adjudications are not validations and are left out."""
     finals: dict[str, dict[int, tuple]] = {first: {}, second: {}}
     for item in review_items(conn, list_ids=list_ids):
         for who in (first, second):
             verdict = item["verdicts"].get(who)
-            if verdict is not None:
+            if verdict is not None and who not in item["adjudicators"]:
                 finals[who][item["id"]] = final_key(conn, verdict["list"])
     both = [i for i in list_ids if i in finals[first] and i in finals[second]]
     labels_a = [json.dumps(finals[first][i]) for i in both]

@@ -14,43 +14,54 @@ Two reviewers: a second reviewer works blind on the validation sample (sees the
 answer and the extraction, never another reviewer's list); blind verdicts are
 compared (agreement, Cohen's kappa on the final lists), never applied. The list
 metrics use is the adjudicated one: the first reviewer's, or whoever settles a
-disagreement with a verdict that is not blind.
+disagreement with a verdict that is not blind (an adjudication: store/adjudication.py).
+
+A verdict given with the version of the list shown (`if_version`, store/review_versions.py)
+is recorded only while the list still reads so. The reads (review pages, headless records,
+exports) are in store/review_reads.py, re-exported here for the screens and the CLI.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterable
 from typing import Any
 
-from workbench.store.current_lists import counts_now
+from workbench.store.adjudication import as_adjudication
 from workbench.store.db import utc_now
 from workbench.store.entity_names import ensure_entities
 from workbench.store.errors import InputError
-from workbench.store.grounding import ungrounded_of
 from workbench.store.queue import transaction
-
-DECISIONS = ("accept", "edit", "reject")
-SCOPE = ("study_id", "model", "topic", "question", "repetition")
-
-
-class ReviewRefused(InputError):
-    """A verdict or an undo that cannot be carried out as asked; the message says why."""
-
-
-def _surfaces(conn: sqlite3.Connection, list_id: int) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT surface FROM mentions WHERE list_id = ? ORDER BY rank", (list_id,))]
-
-
-def _extracted(conn: sqlite3.Connection, row: sqlite3.Row) -> list[list[Any]]:
-    """What the machine extracted for a list: [[surface, votes], ...]."""
-    if row["extracted_json"] is not None:
-        return json.loads(row["extracted_json"])
-    return [
-        [s, v]
-        for s, v in conn.execute("SELECT surface, votes FROM mentions WHERE list_id = ? ORDER BY rank", (row["id"],))
-    ]
+from workbench.store.review_base import (  # noqa: F401  (where callers find them)
+    DECISIONS,
+    IN_SCOPE,
+    LIST_COLUMNS,
+    SCOPE,
+    ReviewRefused,
+    as_written,
+    checked_names,
+    clean,
+    describe,
+    extracted,
+    final_key,
+    governing,
+    is_name,
+    list_row,
+    scope_of,
+    surfaces,
+)
+from workbench.store.review_reads import (  # noqa: F401  (where callers find them)
+    REVIEW_FIELDS,
+    list_records,
+    list_values,
+    review_detail,
+    review_items,
+    review_progress,
+    review_records,
+    reviewed_counts,
+    stale_verdicts,
+)
+from workbench.store.review_versions import StaleVersion, check_version, list_version  # noqa: F401
 
 
 def _write_mentions(conn: sqlite3.Connection, list_id: int, slots: list[list[Any]]) -> None:
@@ -65,22 +76,6 @@ def _write_mentions(conn: sqlite3.Connection, list_id: int, slots: list[list[Any
     )
 
 
-def clean(entities: Iterable[str]) -> list[str]:
-    """A reviewer's list as stored: trimmed, empty parts dropped, each name once, in order."""
-    return list(dict.fromkeys(" ".join(e.split()) for e in entities if e and e.strip()))
-
-
-def _list_row(conn: sqlite3.Connection, list_id: int) -> sqlite3.Row:
-    row = conn.execute(
-        "SELECT id, study_id, model, topic, question, repetition, response_key, extracted_json "
-        "FROM mention_lists WHERE id = ?",
-        (list_id,),
-    ).fetchone()
-    if row is None:
-        raise ReviewRefused(f"no extracted list {list_id} (it may have been replaced: list them again)")
-    return row
-
-
 def list_in_study(conn: sqlite3.Connection, list_id: int, study: str) -> bool:
     return (
         conn.execute(
@@ -91,36 +86,17 @@ def list_in_study(conn: sqlite3.Connection, list_id: int, study: str) -> bool:
     )
 
 
-def _scope(row: sqlite3.Row) -> tuple:
-    return tuple(row[c] for c in SCOPE)
-
-
-_IN_SCOPE = "study_id = ? AND model = ? AND topic = ? AND question = ? AND repetition = ?"
-# A verdict judges the list when it read the list's answer (or either has none: an import).
-_APPLIES = "(answer_key IS NULL OR ? IS NULL OR answer_key = ?)"
-
-
-def _governing(conn: sqlite3.Connection, scope: tuple, answer_key: str | None) -> sqlite3.Row | None:
-    """The verdict that gives the list of `scope`: the latest standing one that is not blind
-    and judges this answer."""
-    return conn.execute(
-        f"SELECT * FROM verdicts WHERE {_IN_SCOPE} AND undone = 0 AND blind = 0 AND {_APPLIES} "
-        "ORDER BY id DESC LIMIT 1",
-        (*scope, answer_key, answer_key),
-    ).fetchone()
-
-
 def _settle(conn: sqlite3.Connection, row: sqlite3.Row) -> None:
     """Make one list what its verdicts say (inside a transaction)."""
-    verdict = _governing(conn, _scope(row), row["response_key"])
-    current = _surfaces(conn, row["id"])
+    verdict = governing(conn, scope_of(row), row["response_key"])
+    current = surfaces(conn, row["id"])
     if verdict is not None:
-        after = json.loads(verdict["after_json"])
+        after = as_written(json.loads(verdict["after_json"]))
         if after != current:
             if row["extracted_json"] is None:  # kept once, before the first verdict replaces it
                 conn.execute(
                     "UPDATE mention_lists SET extracted_json = ? WHERE id = ?",
-                    (json.dumps(_extracted(conn, row)), row["id"]),
+                    (json.dumps(extracted(conn, row)), row["id"]),
                 )
             _write_mentions(conn, row["id"], [[s, None] for s in after])
             _touch(conn, row["id"])
@@ -165,48 +141,68 @@ def review(
     *,
     blind: bool = False,
     why: str | None = None,
+    if_version: str | None = None,
 ) -> int:
-    """Record a verdict; `entities` is the corrected list for an edit. A blind verdict judges
-    the machine's extraction and is kept for agreement only."""
+    """Record a verdict; `entities` is the corrected list for an edit (each name must hold a
+    letter or digit). A blind verdict judges the machine's extraction and is kept for
+    agreement only. With `if_version` (the version the reviewer was shown, from
+    `list_version` or a review page), refused (StaleVersion) unless the list still reads so.
+    A non-blind verdict by a third reviewer on a reviewer disagreement adjudicates it."""
     if decision not in DECISIONS:
         raise InputError(f"unknown decision {decision!r} (accept, edit or reject)")
     reviewer = (reviewer or "").strip()
     if not reviewer:
         raise InputError("a verdict needs a reviewer's name")
+    after = checked_names(entities or []) if decision == "edit" else None
+    if decision == "edit" and not after:
+        raise ReviewRefused("an edit needs at least one name; reject says the answer recommends nothing")
     with transaction(conn):
-        row = _list_row(conn, list_id)
-        before = [s for s, _ in _extracted(conn, row)] if blind else _surfaces(conn, list_id)
-        if decision == "accept":
-            after = before
-        elif decision == "reject":
-            after = []
-        else:
-            after = clean(entities or [])
-            if not after:
-                raise ReviewRefused("an edit needs at least one name; reject says the answer recommends nothing")
-        verdict_id = conn.execute(
-            "INSERT INTO verdicts (study_id, model, topic, question, repetition, answer_key, reviewer, decision, "
-            "before_json, after_json, blind, why, sample, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                *_scope(row),
-                row["response_key"],
-                reviewer,
-                decision,
-                json.dumps(before),
-                json.dumps(after),
-                int(blind),
-                why,
-                sample,
-                utc_now(),
-            ),
-        ).lastrowid
-        if not blind:
-            _settle(conn, row)
-        return verdict_id
+        row = list_row(conn, list_id)
+        check_version(conn, row, blind, if_version)
+        before = [s for s, _ in extracted(conn, row)] if blind else surfaces(conn, list_id)
+        after = before if decision == "accept" else [] if decision == "reject" else after
+        return record_verdict(conn, row, reviewer, decision, after, before, blind=blind, why=why, sample=sample)
 
 
-def _describe(verdict: sqlite3.Row) -> str:
-    return f"{verdict['reviewer']}'s {verdict['decision']} (#{verdict['id']}, {verdict['at'][:16].replace('T', ' ')})"
+def record_verdict(
+    conn: sqlite3.Connection,
+    row: sqlite3.Row,
+    reviewer: str,
+    decision: str,
+    after: list[str],
+    before: list[str] | None = None,
+    *,
+    blind: bool = False,
+    why: str | None = None,
+    sample: str | None = None,
+    adjudication: tuple | None = None,
+) -> int:
+    """Insert one verdict on the list `row` and apply it (inside a transaction). `adjudication`:
+    (the validators it settles as JSON, whose list it took); found here when not given."""
+    before = surfaces(conn, row["id"]) if before is None else before
+    settles, took = (None, None) if blind else adjudication or as_adjudication(conn, row, reviewer, after)
+    verdict_id = conn.execute(
+        "INSERT INTO verdicts (study_id, model, topic, question, repetition, answer_key, reviewer, decision, "
+        "before_json, after_json, blind, why, sample, at, adjudicates, took) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            *scope_of(row),
+            row["response_key"],
+            reviewer,
+            decision,
+            json.dumps(before),
+            json.dumps(after),
+            int(blind),
+            why,
+            sample,
+            utc_now(),
+            settles,
+            took,
+        ),
+    ).lastrowid
+    if not blind:
+        _settle(conn, row)
+    return verdict_id
 
 
 def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = None) -> dict[str, Any] | None:
@@ -221,24 +217,19 @@ def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = Non
         ).fetchone()
         if verdict is None:
             return None
-        scope = tuple(verdict[c] for c in SCOPE)
-        row = conn.execute(
-            f"SELECT id, study_id, model, topic, question, repetition, response_key, extracted_json "
-            f"FROM mention_lists WHERE {_IN_SCOPE}",
-            scope,
-        ).fetchone()
+        scope = scope_of(verdict)
+        row = conn.execute(f"SELECT {LIST_COLUMNS} FROM mention_lists WHERE {IN_SCOPE}", scope).fetchone()
         note = ""
         if verdict["blind"]:
             pass  # a blind verdict never changed the list
         elif row is None or (verdict["answer_key"] and row["response_key"] not in (None, verdict["answer_key"])):
             note = "it no longer applied: the answer was asked again"
-        else:
-            if _surfaces(conn, row["id"]) != json.loads(verdict["after_json"]):
-                later = _governing(conn, scope, row["response_key"])
-                by = _describe(later) if later is not None and later["id"] != verdict["id"] else "a re-extraction"
-                raise ReviewRefused(
-                    f"cannot undo your {verdict['decision']} (#{verdict['id']}): {by} changed this list since"
-                )
+        elif surfaces(conn, row["id"]) != as_written(json.loads(verdict["after_json"])):
+            later = governing(conn, scope, row["response_key"])
+            by = describe(later) if later is not None and later["id"] != verdict["id"] else "an import or re-extraction"
+            raise ReviewRefused(
+                f"cannot undo your {verdict['decision']} (#{verdict['id']}): {by} changed this list since"
+            )
         conn.execute("UPDATE verdicts SET undone = 1 WHERE id = ?", (verdict["id"],))
         if row is not None and not verdict["blind"]:
             _settle(conn, row)
@@ -248,227 +239,3 @@ def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = Non
             "decision": verdict["decision"],
             "note": note,
         }
-
-
-def _judges(verdict: sqlite3.Row, answer_key: str | None) -> bool:
-    """Whether a verdict judges the list of this answer (it read it, or either is an import)."""
-    return not verdict["answer_key"] or not answer_key or verdict["answer_key"] == answer_key
-
-
-def _standing(conn: sqlite3.Connection, study_id: int | None = None) -> dict[tuple, list[sqlite3.Row]]:
-    """Each scope's standing verdicts (not undone), oldest first."""
-    where, args = ("AND study_id = ?", (study_id,)) if study_id is not None else ("", ())
-    out: dict[tuple, list[sqlite3.Row]] = {}
-    for v in conn.execute(f"SELECT * FROM verdicts WHERE undone = 0 {where} ORDER BY id", args):
-        out.setdefault(tuple(v[c] for c in SCOPE), []).append(v)
-    return out
-
-
-def _latest_by_reviewer(verdicts: list[sqlite3.Row], answer_key: str | None, judging: bool) -> dict[str, sqlite3.Row]:
-    """Each reviewer's latest standing verdict that judges this answer (judging) or that no
-    longer does: a reviewer's newer verdict on another answer never hides the one that
-    gives this answer's list."""
-    return {v["reviewer"]: v for v in verdicts if _judges(v, answer_key) == judging}
-
-
-def final_key(conn: sqlite3.Connection, names: list[str]) -> tuple:
-    """A list as two reviewers are compared: each name by the entity it reads as (a spelling
-    the registry does not know by its normalised form), in order."""
-    from workbench.store.surface import normalize_surface
-
-    out = []
-    for name in names:
-        key = normalize_surface(name)
-        hit = conn.execute("SELECT entity_id FROM aliases WHERE surface_key = ?", (key,)).fetchone()
-        out.append(f"e{hit[0]}" if hit else f"s{key}")
-    return tuple(out)
-
-
-def review_items(
-    conn: sqlite3.Connection,
-    study: str | None = None,
-    only: str = "all",
-    topic: str | None = None,
-    model: str | None = None,
-    list_ids: list[int] | None = None,
-    reviewer: str | None = None,
-    blind: bool = False,
-) -> list[dict[str, Any]]:
-    """What a reviewer reads per response: question, answer, experts' lists, current
-    list and verdicts. `only`: all | unreviewed | disagreements (between experts) |
-    reviewer disagreements (two reviewers' final lists differ: to adjudicate).
-    Blind (a second reviewer): only the reviewer's own verdict is shown, and "unreviewed"
-    means not reviewed by them."""
-    clauses, args = [], []
-    if study:
-        clauses.append("l.study_id = (SELECT id FROM studies WHERE name = ?)")
-        args.append(study)
-    if topic:
-        clauses.append("l.topic = ?")
-        args.append(topic)
-    if model:
-        clauses.append("l.model = ?")
-        args.append(model)
-    if only == "disagreements":
-        clauses.append("l.agreement IS NOT NULL AND l.agreement < 1")
-    clauses.append(counts_now("l"))  # a superseded answer's list is not the study's any more
-    where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-    rows = conn.execute(
-        f"""
-        SELECT l.id, l.study_id, l.model, l.topic, l.cluster, l.question, l.repetition, l.source, l.agreement,
-               l.response_key
-        FROM mention_lists l
-        {where} ORDER BY l.id
-        """,
-        args,
-    ).fetchall()
-    standing = _standing(conn)
-    wanted = set(list_ids) if list_ids is not None else None
-    items = []
-    for row in rows:
-        if wanted is not None and row["id"] not in wanted:
-            continue
-        scope = tuple(row[c] for c in SCOPE)
-        verdicts = _latest_by_reviewer(standing.get(scope, []), row["response_key"], judging=True)
-        if blind:
-            verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
-        if only == "unreviewed" and (reviewer in verdicts if blind else verdicts):
-            continue
-        if only == "reviewer disagreements":
-            finals = {final_key(conn, json.loads(v["after_json"])) for v in verdicts.values()}
-            if len(finals) < 2:
-                continue
-        governing = [v for v in verdicts.values() if not v["blind"]]
-        latest = max(governing or verdicts.values(), key=lambda v: v["id"], default=None)
-        item = dict(row)
-        item["verdict"] = f"{latest['decision']}|{latest['reviewer']}" if latest is not None else None
-        item["verdicts"] = {
-            who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "blind": bool(v["blind"])}
-            for who, v in sorted(verdicts.items())
-        }
-        item["blind"] = blind
-        items.append(item)
-    return items
-
-
-def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, Any]:
-    """The parts of an item only the response on screen needs: experts' lists, the list
-    shown (the extraction when blind, else the current list) and the extraction."""
-    experts = [
-        json.loads(r[0])
-        for r in conn.execute(
-            "SELECT entities_json FROM expert_lists WHERE response_key = ? ORDER BY expert", (item["response_key"],)
-        )
-    ]
-    answer = conn.execute("SELECT text FROM responses WHERE request_key = ?", (item["response_key"],)).fetchone()
-    row = _list_row(conn, item["id"])
-    extracted = [s for s, _ in _extracted(conn, row)]
-    return {
-        **item,
-        "experts": experts,
-        "extracted": extracted,
-        "entities": extracted if item.get("blind") else _surfaces(conn, item["id"]),
-        "answer": answer[0] if answer else None,
-        "ungrounded": ungrounded_of(conn, item["id"]),
-    }
-
-
-def list_records(
-    conn: sqlite3.Connection, study: str, only: str = "all", reviewer: str | None = None, blind: bool = False
-) -> list[dict[str, Any]]:
-    """Every list of a study for scripts: ids, what was extracted, what metrics use now,
-    and each reviewer's standing verdict (and the verdicts that no longer apply)."""
-    items = review_items(conn, study, only=only, reviewer=reviewer, blind=blind)
-    study_id = conn.execute("SELECT id FROM studies WHERE name = ?", (study,)).fetchone()
-    standing = _standing(conn, study_id[0]) if study_id else {}
-    out = []
-    for item in items:
-        detail = review_detail(conn, item)
-        scope = tuple(item[c] for c in SCOPE)
-        stale = {
-            who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "id": v["id"]}
-            for who, v in _latest_by_reviewer(standing.get(scope, []), item["response_key"], judging=False).items()
-        }
-        out.append(
-            {
-                "list_id": item["id"],
-                "model": item["model"],
-                "topic": item["topic"],
-                "cluster": item["cluster"],
-                "question": item["question"],
-                "repetition": item["repetition"],
-                "extracted": detail["extracted"],
-                "current": detail["entities"] if not blind else detail["extracted"],
-                "verdicts": item["verdicts"],
-                "no_longer_apply": stale,
-            }
-        )
-    return out
-
-
-def stale_verdicts(conn: sqlite3.Connection, study_id: int) -> int:
-    """Standing verdicts that no longer judge their list: its answer was asked again."""
-    return conn.execute(
-        """
-        SELECT COUNT(*) FROM verdicts v JOIN mention_lists l ON l.study_id = v.study_id AND l.model = v.model
-            AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition
-        WHERE v.study_id = ? AND v.undone = 0 AND v.answer_key IS NOT NULL AND l.response_key IS NOT NULL
-            AND v.answer_key != l.response_key
-        """,
-        (study_id,),
-    ).fetchone()[0]
-
-
-def review_records(conn: sqlite3.Connection):
-    """Every verdict with its provenance, for export."""
-    for row in conn.execute(
-        "SELECT v.id, s.name AS study, v.model, v.topic, v.question, v.repetition, v.answer_key, v.reviewer, "
-        "v.decision, v.before_json, v.after_json, v.blind, v.why, v.at, v.undone FROM verdicts v "
-        "JOIN studies s ON s.id = v.study_id ORDER BY v.id"
-    ):
-        record = dict(row)
-        record["blind"] = bool(record["blind"])
-        record["state"] = "undone" if record.pop("undone") else "active"
-        yield record
-
-
-REVIEW_FIELDS = [
-    "id",
-    "study",
-    "model",
-    "topic",
-    "question",
-    "repetition",
-    "answer_key",
-    "reviewer",
-    "decision",
-    "before_json",
-    "after_json",
-    "blind",
-    "why",
-    "at",
-    "state",
-]
-
-
-def reviewed_counts(conn) -> tuple[int, int]:
-    """(extracted lists, lists with a standing verdict that is not blind)."""
-    row = conn.execute(
-        """
-        SELECT (SELECT COUNT(*) FROM mention_lists),
-               -- from the verdicts' side: a few thousand verdicts, not a million lists
-               (SELECT COUNT(*) FROM (
-                   SELECT DISTINCT study_id, model, topic, question, repetition FROM verdicts
-                   WHERE undone = 0 AND blind = 0) v
-                WHERE EXISTS (SELECT 1 FROM mention_lists l WHERE l.study_id = v.study_id AND l.model = v.model
-                   AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition))
-        """
-    ).fetchone()
-    return row[0], row[1]
-
-
-def list_values(conn, column: str) -> list[Any]:
-    """The distinct topics or models of the extracted lists (for the filters)."""
-    if column not in ("topic", "model"):
-        raise InputError(f"no filter on {column!r}")
-    return [r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]

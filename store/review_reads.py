@@ -1,0 +1,265 @@
+"""What reviewers and scripts read of the extracted lists: review pages (one per list, the
+filters of the Review screen), the details of the list on screen, records for scripts,
+progress per reviewer, and every verdict for export. A blind reader (a second reviewer on
+the validation sample) is shown the machine's extraction and their own verdicts only."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from workbench.store.adjudication import disagreement, resolution
+from workbench.store.current_lists import counts_now
+from workbench.store.errors import InputError
+from workbench.store.grounding import ungrounded_of
+from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
+from workbench.store.review_versions import version_of
+
+FILTERS = ("all", "unreviewed", "disagreements", "reviewer disagreements", "resolved")
+
+
+def _rows(conn, study, only, topic, model) -> list[sqlite3.Row]:
+    clauses, args = [counts_now("l")], []  # a superseded answer's list is not the study's any more
+    for column, value in (("study_id", study), ("topic", topic), ("model", model)):
+        if value:
+            clauses.append(
+                f"l.{column} = " + ("(SELECT id FROM studies WHERE name = ?)" if column == "study_id" else "?")
+            )
+            args.append(value)
+    if only == "disagreements":
+        clauses.append("l.agreement IS NOT NULL AND l.agreement < 1")
+    return conn.execute(
+        "SELECT l.id, l.study_id, l.model, l.topic, l.cluster, l.question, l.repetition, l.source, l.agreement, "
+        f"l.response_key FROM mention_lists l WHERE {' AND '.join(clauses)} ORDER BY l.id",
+        args,
+    ).fetchall()
+
+
+def _keep(conn, only: str, verdicts: dict, reviewer: str | None, blind: bool) -> bool:
+    """Whether a list with these verdicts is in the filter `only`."""
+    if only == "unreviewed":
+        return reviewer not in verdicts if blind else not verdicts
+    if only in ("reviewer disagreements", "resolved"):
+        if blind or disagreement(conn, verdicts) is None:
+            return False
+        return (resolution(verdicts) is None) == (only == "reviewer disagreements")
+    return True
+
+
+def _item(row: sqlite3.Row, verdicts: dict, blind: bool) -> dict[str, Any]:
+    applied = [v for v in verdicts.values() if not v["blind"]]
+    latest = max(applied or verdicts.values(), key=lambda v: v["id"], default=None)
+    settled = None if blind else resolution(verdicts)
+    item = dict(row)
+    item["verdict"] = f"{latest['decision']}|{latest['reviewer']}" if latest is not None else None
+    item["verdicts"] = {
+        who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "blind": bool(v["blind"])}
+        for who, v in sorted(verdicts.items())
+    }
+    item["adjudication"] = (
+        {"by": settled["reviewer"], "took": settled["took"], "settles": json.loads(settled["adjudicates"])}
+        if settled is not None
+        else None
+    )
+    item["adjudicators"] = sorted(who for who, v in verdicts.items() if v["adjudicates"])
+    item["blind"] = blind
+    return item
+
+
+def review_items(
+    conn: sqlite3.Connection,
+    study: str | None = None,
+    only: str = "all",
+    topic: str | None = None,
+    model: str | None = None,
+    list_ids: list[int] | None = None,
+    reviewer: str | None = None,
+    blind: bool = False,
+) -> list[dict[str, Any]]:
+    """What a reviewer reads per response: question, answer, experts' lists, current
+    list and verdicts. `only`: all | unreviewed | disagreements (between experts) |
+    reviewer disagreements (two reviewers' final lists differ and no adjudication settles
+    them: the queue to adjudicate) | resolved (settled by an adjudication).
+    Blind (a second reviewer): only the reviewer's own verdict is shown, and "unreviewed"
+    means not reviewed by them; nothing of other reviewers shows, not even in `verdict`."""
+    if only not in FILTERS:
+        raise InputError(f"no review filter {only!r} (one of: {', '.join(FILTERS)})")
+    every = standing(conn)
+    wanted = set(list_ids) if list_ids is not None else None
+    items = []
+    for row in _rows(conn, study, only, topic, model):
+        if wanted is not None and row["id"] not in wanted:
+            continue
+        verdicts = latest_by_reviewer(every.get(scope_of(row), []), row["response_key"])
+        if blind:
+            verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
+        if _keep(conn, only, verdicts, reviewer, blind):
+            items.append(_item(row, verdicts, blind))
+    return items
+
+
+def review_progress(
+    conn: sqlite3.Connection,
+    reviewer: str,
+    only: str = "all",
+    *,
+    study: str | None = None,
+    topic: str | None = None,
+    model: str | None = None,
+    list_ids: list[int] | None = None,
+    blind: bool = False,
+) -> dict[str, Any]:
+    """Progress on the current filter: `total` lists it covers (for "unreviewed", every list
+    in scope; for "reviewer disagreements", those settled too), `mine` judged by `reviewer`,
+    `reviewed` judged by anyone (None when blind: nothing of others shows) and `resolved`
+    (adjudicated; None when blind)."""
+    scope = {"unreviewed": "all", "reviewer disagreements": "resolved"}.get(only, only)
+    items = review_items(conn, study, scope, topic, model, list_ids, reviewer, blind)
+    if only == "reviewer disagreements":
+        items += review_items(conn, study, only, topic, model, list_ids, reviewer, blind)
+    return {
+        "total": len(items),
+        "mine": sum(1 for i in items if reviewer in i["verdicts"]),
+        "reviewed": None if blind else sum(1 for i in items if i["verdicts"]),
+        "resolved": None if blind else sum(1 for i in items if i["adjudication"]),
+    }
+
+
+def _experts(conn: sqlite3.Connection, response_key: str | None) -> list[list[str]]:
+    return [
+        json.loads(r[0])
+        for r in conn.execute(
+            "SELECT entities_json FROM expert_lists WHERE response_key = ? ORDER BY expert", (response_key,)
+        )
+    ]
+
+
+def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, Any]:
+    """The parts of an item only the response on screen needs: experts' lists, the list
+    shown (the extraction when blind, else the current list), the extraction with its votes,
+    and the `version` to give back with a verdict on it (`reviews.review(if_version=...)`)."""
+    answer = conn.execute("SELECT text FROM responses WHERE request_key = ?", (item["response_key"],)).fetchone()
+    row = list_row(conn, item["id"])
+    voted = extracted(conn, row)
+    names = [s for s, _ in voted]
+    return {
+        **item,
+        "experts": _experts(conn, item["response_key"]),
+        "extracted": names,
+        "votes": [votes for _, votes in voted],
+        "entities": names if item.get("blind") else surfaces(conn, item["id"]),
+        "answer": answer[0] if answer else None,
+        "ungrounded": ungrounded_of(conn, item["id"]),
+        "version": version_of(conn, row, bool(item.get("blind"))),
+    }
+
+
+def list_records(
+    conn: sqlite3.Connection, study: str, only: str = "all", reviewer: str | None = None, blind: bool = False
+) -> list[dict[str, Any]]:
+    """Every list of a study for scripts: ids, the version shown, the answer, the experts'
+    lists and the vote, what was extracted, what metrics use now, and each reviewer's
+    standing verdict (and the verdicts that no longer apply; blind: the reviewer's own only)."""
+    items = review_items(conn, study, only=only, reviewer=reviewer, blind=blind)
+    study_id = conn.execute("SELECT id FROM studies WHERE name = ?", (study,)).fetchone()
+    every = standing(conn, study_id[0]) if study_id else {}
+    out = []
+    for item in items:
+        detail = review_detail(conn, item)
+        stale = {
+            who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "id": v["id"]}
+            for who, v in latest_by_reviewer(every.get(scope_of(item), []), item["response_key"], False).items()
+            if not blind or who == reviewer
+        }
+        out.append(
+            {
+                "list_id": item["id"],
+                **{k: item[k] for k in ("model", "topic", "cluster", "question", "repetition")},
+                "version": detail["version"],
+                "answer": detail["answer"],
+                "experts": detail["experts"],
+                "vote": {
+                    "method": item["source"],
+                    "agreement": item["agreement"],
+                    "votes": [[n, v] for n, v in zip(detail["extracted"], detail["votes"])],
+                },
+                "extracted": detail["extracted"],
+                "current": detail["entities"],
+                "verdicts": item["verdicts"],
+                "adjudication": item["adjudication"],
+                "no_longer_apply": stale,
+            }
+        )
+    return out
+
+
+def stale_verdicts(conn: sqlite3.Connection, study_id: int) -> int:
+    """Standing verdicts that no longer judge their list: its answer was asked again."""
+    return conn.execute(
+        """
+        SELECT COUNT(*) FROM verdicts v JOIN mention_lists l ON l.study_id = v.study_id AND l.model = v.model
+            AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition
+        WHERE v.study_id = ? AND v.undone = 0 AND v.answer_key IS NOT NULL AND l.response_key IS NOT NULL
+            AND v.answer_key != l.response_key
+        """,
+        (study_id,),
+    ).fetchone()[0]
+
+
+def review_records(conn: sqlite3.Connection):
+    """Every verdict with its provenance, for export."""
+    for row in conn.execute(
+        "SELECT v.id, s.name AS study, v.model, v.topic, v.question, v.repetition, v.answer_key, v.reviewer, "
+        "v.decision, v.before_json, v.after_json, v.blind, v.why, v.at, v.undone, v.adjudicates, v.took "
+        "FROM verdicts v "
+        "JOIN studies s ON s.id = v.study_id ORDER BY v.id"
+    ):
+        record = dict(row)
+        record["blind"] = bool(record["blind"])
+        record["state"] = "undone" if record.pop("undone") else "active"
+        yield record
+
+
+REVIEW_FIELDS = [
+    "id",
+    "study",
+    "model",
+    "topic",
+    "question",
+    "repetition",
+    "answer_key",
+    "reviewer",
+    "decision",
+    "before_json",
+    "after_json",
+    "blind",
+    "why",
+    "at",
+    "state",
+    "adjudicates",
+    "took",
+]
+
+
+def reviewed_counts(conn) -> tuple[int, int]:
+    """(extracted lists, lists with a standing verdict that is not blind)."""
+    row = conn.execute(
+        """
+        SELECT (SELECT COUNT(*) FROM mention_lists),
+               -- from the verdicts' side: a few thousand verdicts, not a million lists
+               (SELECT COUNT(*) FROM (
+                   SELECT DISTINCT study_id, model, topic, question, repetition FROM verdicts
+                   WHERE undone = 0 AND blind = 0) v
+                WHERE EXISTS (SELECT 1 FROM mention_lists l WHERE l.study_id = v.study_id AND l.model = v.model
+                   AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition))
+        """
+    ).fetchone()
+    return row[0], row[1]
+
+
+def list_values(conn, column: str) -> list[Any]:
+    """The distinct topics or models of the extracted lists (for the filters)."""
+    if column not in ("topic", "model"):
+        raise InputError(f"no filter on {column!r}")
+    return [r[0] for r in conn.execute(f"SELECT DISTINCT {column} FROM mention_lists ORDER BY {column}")]

@@ -1,0 +1,82 @@
+"""What you saw is what you judge: a list's version names what a reviewer is shown of it.
+
+The version is a digest of the answer read and the list shown (the machine's extraction to
+a blind reviewer; else the current list and each reviewer's final list on it). Any change
+to what is shown (an edit or an undo by any reviewer, a re-extraction or a re-import that
+changes the list, a new answer) gives another version; a change that shows nothing new (an
+entity merge: lists show the spellings the answer used) keeps it. A verdict given with the
+version shown (`if_version`) is recorded only while the list still reads so; otherwise it is
+refused in one line saying what the list is now, and nothing is logged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any
+
+from workbench.store.review_base import (
+    IN_SCOPE,
+    ReviewRefused,
+    describe,
+    extracted,
+    latest_by_reviewer,
+    list_row,
+    scope_of,
+    scope_verdicts,
+    surfaces,
+)
+
+
+class StaleVersion(ReviewRefused):
+    """The list changed since the reviewer was shown it: `list_id`, the version now and the
+    list now say what to show instead."""
+
+    def __init__(self, message: str, list_id: int, version: str, names: list[str]) -> None:
+        super().__init__(message)
+        self.list_id, self.version, self.names = list_id, version, names
+
+
+def _shown(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool) -> tuple[list[str], dict[str, Any]]:
+    """The list a reviewer is shown and everything the version covers."""
+    if blind:
+        names = [s for s, _ in extracted(conn, row)]
+        return names, {"answer": row["response_key"], "list": names}
+    names = surfaces(conn, row["id"])
+    verdicts = latest_by_reviewer(scope_verdicts(conn, scope_of(row)), row["response_key"])
+    finals = {who: json.loads(v["after_json"]) for who, v in sorted(verdicts.items())}
+    return names, {"answer": row["response_key"], "list": names, "reviewers": finals}
+
+
+def _digest(payload: dict[str, Any]) -> str:
+    text = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=6).hexdigest()
+
+
+def version_of(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool = False) -> str:
+    return _digest(_shown(conn, row, blind)[1])
+
+
+def list_version(conn: sqlite3.Connection, list_id: int, blind: bool = False) -> str:
+    """The version of list `list_id` as a reviewer (blind or not) is shown it now."""
+    return version_of(conn, list_row(conn, list_id), blind)
+
+
+def check_version(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool, seen: str | None) -> None:
+    """Refuse (StaleVersion) unless the list still reads as version `seen` (None: no check)."""
+    if seen is None:
+        return
+    names, payload = _shown(conn, row, blind)
+    now = _digest(payload)
+    if now == seen.strip().lower():
+        return
+    last = conn.execute(f"SELECT * FROM verdicts WHERE {IN_SCOPE} ORDER BY id DESC LIMIT 1", scope_of(row)).fetchone()
+    after = f", last verdict {describe(last)}{' undone' if last['undone'] else ''}" if last is not None else ""
+    raise StaleVersion(
+        f"list {row['id']} changed since it was shown (version {seen}): it is now version {now}, "
+        f"{json.dumps(names, ensure_ascii=False)}{after}; nothing recorded: show it again",
+        row["id"],
+        now,
+        names,
+    )
