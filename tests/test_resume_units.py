@@ -202,8 +202,8 @@ def test_an_edit_leaves_the_store_as_a_whole_plan_does(twin, edit):
 
 def test_the_edited_plan_is_what_a_fresh_store_plans(twin, tmp_path):
     """The requests current after edits are those a store that never saw the earlier studies
-    plans (the last study has every question: the store keeps a question the file drops)."""
-    last = replace(EDITS["another temperature"], topics=EDITS["add a topic"].topics, repetitions=3)
+    plans (a question the file dropped on the way, or a topic, is superseded)."""
+    last = replace(EDITS["another temperature"], topics=EDITS["remove a question"].topics, repetitions=3)
     for spec in (BASE, EDITS["add a topic"], EDITS["another temperature"], last):
         twin.plan(spec)
     fresh = connect(tmp_path / "fresh.db")
