@@ -313,7 +313,7 @@ def _blocker(
             holder = conn.execute(
                 "SELECT id FROM entities WHERE name = ? AND id != ?", (wanted, change["entity"])
             ).fetchone()
-            if holder is not None:
+            if holder is not None and not any(c["op"] == "name" and c["entity"] == holder[0] for c in changes):
                 for row in conn.execute(
                     "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND id > ? "
                     "AND undone = 0 ORDER BY id DESC",
@@ -345,6 +345,13 @@ def _blocker(
     return None
 
 
+def retired_blocker(conn: sqlite3.Connection, changes: list[dict[str, Any]], forward: bool) -> str | None:
+    """Why spellings may not go back to an entity whose name a standing rename reused."""
+    from workbench.store.entity_merges import retired_blocker  # it builds on this module
+
+    return retired_blocker(conn, changes, forward)
+
+
 def _apply_back(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
     if change["op"] == "create":
         return  # the entity stays (empty or holding what an import gave it): ids are never reused
@@ -368,7 +375,7 @@ def undo(
         if row is None:
             return None
         changes = json.loads(row["changes_json"])
-        blocker = _blocker(conn, row["id"], changes, forward=False)
+        blocker = _blocker(conn, row["id"], changes, forward=False) or retired_blocker(conn, changes, False)
         if blocker:
             raise DecisionError(f"cannot undo #{row['id']} ({row['summary']}): {blocker}")
         for change in reversed(changes):
@@ -394,9 +401,8 @@ def redo(
         if row is None:
             return None
         changes = json.loads(row["changes_json"])
-        blocker = _blocker(
-            conn, row["id"], [c for c in changes if c["op"] != "create"], forward=True, undone_order=row["undone"]
-        )
+        standing = [c for c in changes if c["op"] != "create"]
+        blocker = _blocker(conn, row["id"], standing, True, row["undone"]) or retired_blocker(conn, changes, True)
         if blocker:
             raise DecisionError(f"cannot redo #{row['id']} ({row['summary']}): {blocker}")
         for change in changes:
@@ -426,27 +432,6 @@ def set_region(
             )
         shown = ", ".join(n for _, n in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
         return _record(conn, "region", f"region of {shown}: {region or 'none'}", changes, who, why)
-
-
-def decision_records(conn: sqlite3.Connection):
-    """Every decision with its provenance, for export."""
-    for row in conn.execute(
-        "SELECT id, action, summary, who, why, at, undone, changes_json FROM entity_decisions ORDER BY id"
-    ):
-        state = "active" if row["undone"] == 0 else "undone"
-        yield {
-            "id": row["id"],
-            "action": row["action"],
-            "summary": row["summary"],
-            "who": row["who"],
-            "why": row["why"],
-            "at": row["at"],
-            "state": state,
-            "changes": row["changes_json"],
-        }
-
-
-DECISION_FIELDS = ["id", "action", "summary", "who", "why", "at", "state", "changes"]
 
 
 def decision_summary(conn, decision_id: int) -> str:

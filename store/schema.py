@@ -6,7 +6,7 @@ crash mid-migration leaves the previous version intact. Never edit a migration
 that has shipped: append a new one.
 """
 
-from workbench.store import schema_decisions
+from workbench.store import schema_decisions, schema_entities_search
 from workbench.store.schema_decisions import DECISION_MIGRATIONS, FOREIGN_KEYS_OFF  # noqa: F401
 
 
@@ -490,6 +490,8 @@ MIGRATIONS += [
     # NULL never from the file (imported, generated, added in the app).
     "ALTER TABLE questions ADD COLUMN in_file INTEGER;",
     schema_decisions.ADJUDICATION_MIGRATION,  # 25
+    schema_entities_search.MERGED_INTO,  # 26
+    schema_entities_search.ANSWER_SEARCH,  # 27
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

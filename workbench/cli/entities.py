@@ -143,7 +143,9 @@ def _decide(conn, args: argparse.Namespace, who: str) -> int:
     if args.action == "rename":
         if len(names) != 2:
             raise UserError("rename takes the entity and its new name")
-        return registry.rename(conn, names[0], names[1], who=who, why=why)
+        from workbench.store import entity_merges
+
+        return entity_merges.rename(conn, names[0], names[1], who=who, why=why, reuse_merged=args.reuse_merged)
     if args.action == "region":
         if not names or args.region is None:
             raise UserError("region takes the entities and --region NAME ('' clears it)")
@@ -195,13 +197,16 @@ def add_parsers(sub, fmt) -> None:
         'number ("Terminator 2" / "3") are never paired; neither is what a reviewer forbade. Every\n'
         "decision is recorded with who, when and why; `region` assigns a region to entities as one\n"
         "decision; `undo` takes back your own latest decision (--who, default $USER) while nothing\n"
-        "later changed what it changed, and `redo` makes it again; metrics follow at once.\n"
+        "later changed what it changed, and `redo` makes it again; metrics follow at once. A merged-away\n"
+        "entity keeps its row (entities.merged_into says where it went; the live_entities view holds one\n"
+        "row per entity) and its name: a rename takes that name only with --reuse-merged.\n"
         "Measured quality: docs/entities.md.",
         epilog="examples:\n  workbench entities suggest --db audit.db\n"
         "  workbench entities suggest --db audit.db --method nearest --threshold 85 --format json\n"
         "  workbench entities merge 'Nike' 'Nike, Inc.' 'NIKE' --into Nike --db audit.db --why 'same brand'\n"
         "  workbench entities split 'Paris' 'Paris Hilton' --as 'Paris Hilton' --db audit.db\n"
         "  workbench entities rename 'nike' 'Nike' --db audit.db\n"
+        "  workbench entities rename Adidas Puma --reuse-merged --db audit.db  # Puma was merged into Nike\n"
         "  workbench entities forbid 'Paris' 'Paris Hilton' --db audit.db\n"
         "  workbench entities region Nike Asics --region 'United States' --db audit.db\n"
         "  workbench entities undo --db audit.db --who ana",
@@ -232,6 +237,11 @@ def add_parsers(sub, fmt) -> None:
     p.add_argument("--as", dest="as_name", help="split: the new entity's name (default: the first surface form)")
     p.add_argument("--region", help="region: the region to assign (United States, Europe, Asia, Other, ...)")
     p.add_argument("--new-region", action="store_true", help="region: accept a region not known yet")
+    p.add_argument(
+        "--reuse-merged",
+        action="store_true",
+        help="rename: take the name of an entity a merge emptied (logged; undo gives it back)",
+    )
     p.add_argument(
         "--who", help="reviewer name recorded with the decision; undo/redo take back this reviewer's (default: $USER)"
     )
