@@ -5,8 +5,10 @@ import csv
 import json
 import sqlite3
 
+import hypothesis.strategies as st
 import pytest
 from helpers import run_cli
+from hypothesis import HealthCheck, given, settings
 
 ROWS = [("Nike", 5), ("Puma", 3), ("Adidas", 2)]
 
@@ -230,3 +232,59 @@ def test_migration_keeps_every_entity_and_fills_merged_into_from_the_decision_lo
         "Reebok": "Adidas",
         "Paris FR": "Paris",
     }
+
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["merge", "split", "undo", "redo", "reuse"]),
+        st.sampled_from(["ana", "bo"]),
+        st.lists(st.sampled_from([n for n, _ in ROWS] + ["Hoka"]), min_size=1, max_size=3),
+    ),
+    max_size=12,
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=OPS)
+def test_merged_into_holds_after_any_sequence_of_decisions(tmp_path_factory, ops):
+    """Whatever reviewers do, in any order: every entity holding a spelling has no merged_into,
+    every emptied one that had spellings leads to a live entity, and live_entities is what
+    `entities list` lists."""
+    from workbench.store import entities as registry
+    from workbench.store import entity_merges, entity_names
+    from workbench.store.db import connect
+    from workbench.store.queue import transaction
+    from workbench.store.surface import normalize_surface
+
+    conn = connect(tmp_path_factory.mktemp("m") / "e.db")
+    with transaction(conn):
+        entity_names.ensure_entities(
+            conn, [(n, normalize_surface(n)) for n in ("Nike", "NIKE Inc", "Puma", "Adidas", "Hoka")]
+        )
+    for action, who, names in ops:
+        try:
+            if action == "merge":
+                registry.merge(conn, names + ["Nike"], who=who)
+            elif action == "split":
+                registry.split(conn, names[0], ["NIKE Inc"], "Nike Inc", who=who)
+            elif action == "reuse":
+                entity_merges.rename(conn, "Nike", names[0], who=who, reuse_merged=True)
+            else:
+                getattr(registry, action)(conn, who)
+        except registry.DecisionError:
+            pass  # a refusal a reviewer reads; the invariants hold all the same
+        live = {r[0] for r in conn.execute("SELECT id FROM live_entities")}
+        assert (
+            conn.execute(
+                "SELECT COUNT(*) FROM entities WHERE merged_into IS NOT NULL AND id IN (SELECT entity_id FROM aliases)"
+            ).fetchone()[0]
+            == 0
+        )
+        emptied = {r[0] for r in conn.execute("SELECT id FROM entities WHERE merged_into IS NOT NULL")}
+        assert emptied == {r[0] for r in conn.execute("SELECT id FROM entities")} - live
+        assert {r[0] for r in conn.execute("SELECT id FROM merged_entities")} == emptied
+        assert {r[0] for r in conn.execute("SELECT live_id FROM merged_entities")} <= live
+        assert sorted(r[0] for r in conn.execute("SELECT name FROM live_entities")) == sorted(
+            r[0] for r in registry.entity_rows(conn)
+        )
+    conn.close()
