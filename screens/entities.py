@@ -20,9 +20,11 @@ from workbench import dedup
 from workbench.literal import visible, visible_line
 from workbench.store import entities as registry
 from workbench.store.db import opened, reading
-from workbench.store.entity_list import EntityRow, entity_rows, matching, own_decisions
+from workbench.store.entity_list import EntityRow, entity_rows, matching
 from workbench.store.errors import UserFacingError
+from workbench.widgets.entity_history import OwnDecisions
 from workbench.widgets.entity_text import clip, entity_cells, entity_detail, plural, suggestion_cells, suggestion_detail
+from workbench.widgets.live import LiveStore
 from workbench.widgets.modals import DecisionList, EditText, PickMembers, PickRegion
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.search_box import SearchBox
@@ -34,7 +36,7 @@ LIST_KEYS = {"mark", "set_region", "switch_view", "search"}
 SHOWN = 500  # rows of the entity list at most: typing narrows it
 
 
-class EntitiesScreen(Screen):
+class EntitiesScreen(OwnDecisions, LiveStore, Screen):
     # In the footer's order. The keys of LIST_KEYS have two bindings, one per view, and
     # `check_action` offers one: the entity list's, `(True)`, shows mark, region and the way
     # back in the footer, and not search (its box is on view).
@@ -63,6 +65,8 @@ class EntitiesScreen(Screen):
     DEFAULT_CSS = """
     EntitiesScreen #entity-search { background: $boost; }
     EntitiesScreen #entities-table { height: 1fr; }
+    /* Read again after a change elsewhere: shown, but visibly not current. */
+    EntitiesScreen .stale { opacity: 60%; }
     """
     METHODS = ("all", "fingerprint", "ngram", "nearest")
     SIZES = (2, 3, 5)
@@ -90,18 +94,13 @@ class EntitiesScreen(Screen):
         known: list[str]
         names: list[str]
 
-    @dataclass
-    class DecisionsRead(Message, bubble=False):
-        """A worker read the reviewer's own entity decisions, latest first."""
-
-        mine: list[dict]
-        open_list: bool
-
     def __init__(self) -> None:
         super().__init__()
         self.suggestions: list[dedup.Suggestion] = []
         self.busy = False  # a decision is being stored and the clusters computed again
         self.clusterings = 0  # finished clusterings, for anyone waiting on them
+        self.clustering = False  # the entities are being read and clustered
+        self._live = False  # ... because the store changed elsewhere (the session's total stays)
         self.session_total = 0  # clusters when first shown: "9 left of 10" after one decision
         self.skipped: set[tuple[str, ...]] = set()
         self.method = "all"
@@ -110,6 +109,7 @@ class EntitiesScreen(Screen):
         self.min_score = 0.0
         self.view = "suggestions"  # or "all": every entity, searched and marked by hand
         self.entities: list[EntityRow] = []
+        self._listed: list[EntityRow] = []  # the rows of the entity list, as shown
         self.search = ""
         self.marked: dict[str, None] = {}  # entity names, in the order they were marked
 
@@ -132,6 +132,23 @@ class EntitiesScreen(Screen):
         for column in ("", "name", "mentions", "region"):
             listed.add_column(column, key=column or "mark")
         self._switch(self.view)
+        self.follow_store()  # another process's merges and regions show here without `r`
+        self.action_recluster()
+
+    def on_screen_resume(self) -> None:
+        self.poll_store()
+
+    def on_unmount(self) -> None:
+        self.stop_following()
+
+    def store_busy(self) -> bool:
+        return self.busy or self.clustering
+
+    def store_changed(self) -> None:
+        """Changed elsewhere while shown: read the entities again, the rows dimmed until then."""
+        for widget in self.query("#suggestions-table, #entities-table, #suggestion-detail"):
+            widget.add_class("stale")
+        self._live = True
         self.action_recluster()
 
     @property
@@ -178,8 +195,13 @@ class EntitiesScreen(Screen):
     def _fill_entities(self, keep_cursor: bool = True) -> None:
         table = self.query_one("#entities-table", DataTable)
         cursor = (table.cursor_row or 0) if keep_cursor else 0
+        names = [e.name for e in self._listed]
+        if keep_cursor and cursor < len(names):  # the same entity stays highlighted when rows come and go
+            row = {e.name: i for i, e in enumerate(self.matching()[:SHOWN])}.get(names[cursor])
+            cursor = cursor if row is None else row
         table.clear()
-        for e in self.matching()[:SHOWN]:
+        self._listed = self.matching()[:SHOWN]
+        for e in self._listed:
             table.add_row(*entity_cells(e, e.name in self.marked))
         if table.row_count:
             table.move_cursor(row=min(cursor, table.row_count - 1))
@@ -221,8 +243,13 @@ class EntitiesScreen(Screen):
             if tuple(s.members) not in self.skipped and len(s.members) >= self.min_size and s.score >= self.min_score
         ]
 
-    @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def action_recluster(self) -> None:
+        self.store_read_begins()
+        self.clustering = True
+        self._cluster()
+
+    @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
+    def _cluster(self) -> None:
         with reading(self.app.db_path) as conn:
             index = dedup.load_entities(conn)
             listed = entity_rows(conn)
@@ -232,9 +259,11 @@ class EntitiesScreen(Screen):
 
     def on_entities_screen_reclustered(self, message: Reclustered) -> None:
         self.clusterings += 1
-        if not self.busy:  # clustered afresh (not after a decision): the total starts again
+        if not self.busy and not self._live:  # clustered afresh (not after a decision): the total starts again
             self.session_total = len(message.found)
-        self.busy = False  # the decision that asked for it is done and shown
+        self.busy = self.clustering = self._live = False  # the decision that asked for it is done and shown
+        for widget in self.query(".stale"):
+            widget.remove_class("stale")
         self.entities = message.listed
         names = {e.name for e in message.listed}
         self.marked = {n: None for n in self.marked if n in names}  # a name gone (merged away) is no mark
@@ -468,25 +497,3 @@ class EntitiesScreen(Screen):
     def action_next_method(self) -> None:
         self.method = self.METHODS[(self.METHODS.index(self.method) + 1) % len(self.METHODS)]
         self.action_recluster()
-
-    # -- the reviewer's own decisions ---------------------------------------------------
-
-    def action_decisions(self) -> None:
-        self._read_decisions(open_list=True)
-
-    @work(thread=True, exclusive=True, group="entity-history", description="Reading your decisions")
-    def _read_decisions(self, open_list: bool = False) -> None:
-        try:
-            with reading(self.app.db_path) as conn:
-                mine = own_decisions(conn, self.who)
-        except sqlite3.Error as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.post_message(self.DecisionsRead(mine, open_list))
-
-    def on_entities_screen_decisions_read(self, message: DecisionsRead) -> None:
-        if isinstance(self.app.screen, DecisionList):
-            self.app.screen.show(message.mine)
-        elif message.open_list:
-            title = f"Entity decisions by {self.who}, latest first"
-            self.app.push_screen(DecisionList(title, message.mine, self.action_undo, self.action_redo))

@@ -24,6 +24,7 @@ from workbench.literal import visible, visible_line
 from workbench.metric_views import Filter, Forest, Panel
 from workbench.metrics.records import as_rows, value_of
 from workbench.store.errors import UserFacingError
+from workbench.widgets.live import LiveStore
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 
@@ -93,7 +94,7 @@ def metrics_screen() -> MetricsScreen:
     return keyed(filters)
 
 
-class MetricsScreen(Screen):
+class MetricsScreen(LiveStore, Screen):
     """Without filter keys when made directly: the app makes it with `metrics_screen()`."""
 
     BINDINGS = COMMANDS
@@ -112,6 +113,7 @@ class MetricsScreen(Screen):
         self.filters = filters or {}  # by name; `check_action` offers those of the methods with numbers
         self.choices: dict[str, str] = {}
         self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
+        self.computing = False  # a recomputation is under way (the store is looked at again after it)
 
     @property
     def records(self) -> list[Any]:
@@ -124,36 +126,27 @@ class MetricsScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.store.db import connect
-
-        # A connection of its own, kept open: its `PRAGMA data_version` changes whenever any
-        # other connection (a review, a merge, a headless run) commits, which is exactly
-        # when the numbers on this screen may be stale.
-        self._watch = connect(self.app.db_path)
-        self._seen = self._data_version()
+        # Whenever another connection commits (a review, a merge, a headless run, another
+        # process's verdicts) the numbers on this screen may be stale: it reads them again.
+        self.follow_store()
         self._show_filters("computing…")
         self.action_recompute()
 
-    def _data_version(self) -> int:
-        from workbench.store.db import data_version
+    def store_busy(self) -> bool:
+        return self.computing
 
-        return data_version(self._watch)
+    def store_changed(self) -> None:
+        """The store changed while shown (or before it was shown again): recompute, the old
+        numbers dimmed until the new ones arrive."""
+        self.query_one("#metrics-body").add_class("stale")
+        self._show_filters("recomputing after changes…")
+        self.action_recompute()
 
     def on_screen_resume(self) -> None:
-        """Shown again (after a merge, a region, a verdict elsewhere): recompute if the store
-        changed, the old numbers dimmed until the new ones arrive."""
-        if not hasattr(self, "_watch"):
-            return
-        version = self._data_version()
-        if version != self._seen:
-            self._seen = version
-            self.query_one("#metrics-body").add_class("stale")
-            self._show_filters("recomputing after changes…")
-            self.action_recompute()
+        self.poll_store()
 
     def on_unmount(self) -> None:
-        if hasattr(self, "_watch"):
-            self._watch.close()
+        self.stop_following()
 
     def _active_filters(self) -> list[Filter]:
         """The filters of the methods that have numbers to show."""
@@ -173,8 +166,13 @@ class MetricsScreen(Screen):
         text = " " + " · ".join(parts + ([note] if note else []))
         self.query_one("#metrics-filters", Static).update(Text(visible(text), no_wrap=True, overflow="ellipsis"))
 
-    @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def action_recompute(self) -> None:
+        self.store_read_begins()
+        self.computing = True
+        self._compute()
+
+    @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
+    def _compute(self) -> None:
         from workbench.na_reasons import no_numbers_lines
         from workbench.store.db import reading
 
@@ -184,6 +182,7 @@ class MetricsScreen(Screen):
         self.post_message(self.Computed(by_method, empty))
 
     def on_metrics_screen_computed(self, message: Computed) -> None:
+        self.computing = False
         self.query_one("#metrics-body").remove_class("stale")
         self.computed += 1
         self.by_method = message.by_method

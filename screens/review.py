@@ -1,8 +1,12 @@
-"""The Review screen: one response at a time — accept, edit or reject its extracted list."""
+"""The Review screen: one response at a time — accept, edit or reject its extracted list;
+adjudicate two reviewers' disagreement. It follows the store while shown: another
+reviewer's verdict, a merge or an import elsewhere shows without a key."""
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
+from typing import Any
 
 from rich.text import Text
 from textual import work
@@ -10,25 +14,46 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, ProgressBar, Static
+from textual.widgets import Footer, Static
 
 from workbench.literal import visible
-from workbench.store import review_validation, reviews
+from workbench.methods.hooks import review_views, screen_class
+from workbench.store import review_aids, review_validation, reviews
+from workbench.store.adjudication import OWN, adjudicate
 from workbench.store.db import reading
-from workbench.widgets.modals import EditText
+from workbench.store.errors import UserFacingError
+from workbench.widgets.list_editor import ListEditor
+from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
+from workbench.widgets.review_text import answer_text, item_lists, names_table, progress_line
 
-FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "all", "validation sample (blind)")
 BLIND = "validation sample (blind)"
+FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "resolved", "all", BLIND)
+# Filters a verdict takes the list out of: the next one moves up, no step needed.
+LEAVES = ("unreviewed", "reviewer disagreements")
 
 
-class ReviewScreen(PagerScreen):
+class ReviewScreen(LiveStore, PagerScreen):
     FILTERS = FILTERS
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", tooltip="The extracted list is right"),
-        Binding("e", "edit", "Edit", tooltip="Type the right list, comma separated"),
+        Binding("e", "edit", "Edit", tooltip="Edit the list as items: add (completed), remove, reorder"),
         Binding("x", "verdict('reject')", "Reject", tooltip="The answer recommends nothing"),
+        Binding(
+            "left_square_bracket",
+            "take(0)",
+            "Take 1st",
+            key_display="[",
+            tooltip="Adjudicate: take the first reviewer's list (e: your own)",
+        ),
+        Binding(
+            "right_square_bracket",
+            "take(1)",
+            "Take 2nd",
+            key_display="]",
+            tooltip="Adjudicate: take the second reviewer's list (e: your own)",
+        ),
         Binding("n,right", "move(1)", "Next", tooltip="Next response"),
         Binding("p,left", "move(-1)", "Prev", show=False, tooltip="Previous response"),
         Binding(
@@ -38,26 +63,39 @@ class ReviewScreen(PagerScreen):
             "f",
             "next_filter",
             "Filter",
-            tooltip="Unreviewed, experts' or reviewers' disagreements, all, or the validation sample (blind)",
+            tooltip="Unreviewed, experts' or reviewers' disagreements, resolved, all, or the validation sample (blind)",
         ),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
-        Binding("b", "probe_labels", "Probes", tooltip="Identity studies: review the transparency-probe labels"),
-        Binding(
-            "c",
-            "catalog_matches",
-            "Matches",
-            show=False,
-            tooltip="Cold-start studies: correct the catalog entry an answer's item was matched to",
+        # The methods' own views (hook `review_views`: identity's probe labels, cold-start's matches).
+        *(
+            Binding(v.key, f"review_view({v.screen!r})", v.description, show=v.show, tooltip=v.tooltip)
+            for v in review_views()
         ),
     ]
 
+    @dataclass
+    class DetailRead(Message, bubble=False):
+        """A worker read a response's answer, lists and verdicts (None: the list is gone)."""
+
+        detailed: dict | None
+        item_id: int
+
+    @dataclass
+    class NamesRead(Message, bubble=False):
+        """A worker read the names the store knows, to complete an edit from."""
+
+        names: list[str]
+
     def __init__(self) -> None:
         super().__init__()
-        self.total = self.done = 0
+        self.progress: dict[str, Any] = {"total": 0, "by": {}}
         self.choices: dict[str, list[str]] = {}
         self.topic: str | None = None
         self.model: str | None = None
+        self._following: dict | None = None  # the item on screen when a load began
+        self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place)
+        self._shown: dict | None = None  # the last item shown with its details
 
     @property
     def items(self) -> list[dict]:
@@ -67,10 +105,14 @@ class ReviewScreen(PagerScreen):
     def reviewer(self) -> str:
         return self.app.reviewer
 
+    @property
+    def blind(self) -> bool:
+        return self.filter == BLIND
+
     def compose(self) -> ComposeResult:
         yield ModeBar("review")
         yield Static(id="review-status")
-        yield ProgressBar(id="review-progress", show_eta=False)
+        yield Static(id="review-progress")
         with VerticalScroll(id="review-body"):
             yield Static(id="review-question")
             yield Static(id="review-answer")
@@ -78,68 +120,134 @@ class ReviewScreen(PagerScreen):
         yield Footer()
 
     def on_mount(self) -> None:
+        self.follow_store()
         self.load()
 
+    def on_screen_resume(self) -> None:
+        self.poll_store()
+
+    def on_unmount(self) -> None:
+        self.stop_following()
+
+    # -- following the store ----------------------------------------------------------
+
+    def store_busy(self) -> bool:
+        return self.busy or self._loading
+
+    def store_changed(self) -> None:
+        """Changed elsewhere while shown: read the pages again, staying on this response
+        (or, if it is gone, the nearest one), the old ones dimmed until the new arrive."""
+        self.query_one("#review-body").add_class("stale")
+        page = self.page
+        self.load(keep=page["id"] if page else None)
+
+    def load(self, keep: Any = None, advance: int = 0) -> None:
+        self.store_read_begins()
+        self._following = self.page if keep is not None else None
+        super().load(keep, advance)
+
     def fetch(self, conn) -> tuple[list[dict], tuple]:
-        if self.filter == BLIND:
-            # The same seeded sample for every reviewer, so their verdicts can be compared; a
+        where = {"topic": self.topic, "model": self.model}
+        if self.blind:
+            # The same stable sample for every reviewer, so their verdicts can be compared; a
             # second reviewer sees the machine's list, never another reviewer's.
-            ids = review_validation.validation_sample(conn)  # the stable sample, default rate and seed
-            items = reviews.review_items(
-                conn, list_ids=ids, topic=self.topic, model=self.model, reviewer=self.reviewer, blind=True
-            )
+            ids = review_validation.validation_sample(conn)
+            items = reviews.review_items(conn, list_ids=ids, reviewer=self.reviewer, blind=True, **where)
+            progress = review_aids.progress_by_reviewer(conn, items, "all", self.reviewer, True, **where)
         else:
-            items = reviews.review_items(
-                conn, only=self.filter, topic=self.topic, model=self.model, reviewer=self.reviewer
-            )
+            items = reviews.review_items(conn, only=self.filter, reviewer=self.reviewer, **where)
+            progress = review_aids.progress_by_reviewer(conn, items, self.filter, self.reviewer, False, **where)
+        following = self._following
+        where_now = (following["id"], *review_aids.whereabouts(conn, following)) if following else None
         choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
-        return items, (reviews.reviewed_counts(conn), choices)
+        return items, (progress, choices, where_now)
 
     def adopt(self, more: tuple) -> None:
-        (self.total, self.done), self.choices = more
+        self.progress, self.choices, self._where = more
 
     def page_key(self, page: dict) -> int:
         return page["id"]
+
+    def gone(self, keep: Any, pages: list[dict]) -> int | None:
+        """The list on screen is no longer stored as it was (an import or a re-extraction
+        replaced it, an edited study dropped its answer): show the same answer's new list if
+        the filter holds it, else the one that took its place, and say so."""
+        if self._where is None or self._where[0] != keep or self._where[1]:
+            return None  # still stored: it merely left this filter (a verdict given)
+        successor = self._where[2]
+        ids = [p["id"] for p in pages]
+        if successor in ids:
+            self.notify(f"List {keep} was replaced (an import or a re-extraction): showing its new list {successor}.")
+            return ids.index(successor)
+        position = min(self.position, len(pages) - 1)
+        shown = f"the nearest, list {ids[position]}" if pages else "nothing left with this filter"
+        self.notify(f"List {keep} is gone (an import, a re-extraction or an edited study): showing {shown}.")
+        return None
 
     def current(self) -> dict | None:
         """The response on screen, with its details once they are read."""
         return self.page
 
-    @dataclass
-    class DetailRead(Message, bubble=False):
-        """A worker read a response's answer, lists and verdicts."""
-
-        detailed: dict
-
     @work(thread=True, group="review-detail", description="Reading the response")
     def _read_detail(self, item: dict) -> None:
-        with reading(self.app.db_path) as conn:
-            detailed = reviews.review_detail(conn, item)
-        self.post_message(self.DetailRead(detailed))
+        try:
+            with reading(self.app.db_path) as conn:
+                detailed = reviews.review_detail(conn, item)
+        except (UserFacingError, sqlite3.Error):  # replaced meanwhile: the pages are read again
+            detailed = None
+        self.post_message(self.DetailRead(detailed, item["id"]))
 
     def on_review_screen_detail_read(self, message: DetailRead) -> None:
-        detailed = message.detailed
+        if message.detailed is None:
+            if self.page is not None and self.page["id"] == message.item_id and not self.store_busy():
+                self.load(keep=message.item_id)
+            return
         for index, item in enumerate(self.pages):
-            if item["id"] == detailed["id"]:
-                self.pages[index] = detailed
-        if self.page is not None and self.page["id"] == detailed["id"]:
+            if item["id"] == message.item_id:
+                self.pages[index] = message.detailed
+        if self.page is not None and self.page["id"] == message.item_id:
             self.show()
 
+    # -- what the screen shows --------------------------------------------------------
+
     def show(self) -> None:
-        self.query_one("#review-progress", ProgressBar).update(total=max(self.total, 1), progress=self.done)
         item = self.page
-        reviewed = sum(1 for i in self.pages if i["verdict"])
         scope = "".join(f" · {v}" for v in (self.topic, self.model) if v)
         status = (
-            f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · "
-            f"reviewer {self.reviewer} · {reviewed} of these reviewed"
+            f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · reviewer {self.reviewer}"
         )
         self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
+        self.query_one("#review-progress", Static).update(
+            progress_line(self.progress["by"], self.progress["total"], "your verdicts" if self.blind else "verdicts")
+        )
+        self.refresh_bindings()  # the adjudication keys follow the response on view
+        body = self.query_one("#review-body", VerticalScroll)
         if item is None:
+            body.remove_class("stale")
             self.query_one("#review-question", Static).update("Nothing to review with this filter (f changes it).")
             self.query_one("#review-answer", Static).update("")
             self.query_one("#review-lists", Static).update("")
             return
+        if "entities" not in item:  # details are read for the response on screen only
+            self._read_detail(item)
+            if self._shown is None or self._shown["id"] != item["id"]:
+                self._paint_question(item)
+                self.query_one("#review-answer", Static).update(Text("reading…", style="dim"))
+                self.query_one("#review-lists", Static).update("")
+                body.scroll_home(animate=False)
+            else:  # the same response read again: its old details stay, dimmed, until the new arrive
+                body.add_class("stale")
+            return
+        moved = self._shown is None or self._shown["id"] != item["id"]
+        self._shown = item
+        body.remove_class("stale")
+        self._paint_question(item)
+        self.query_one("#review-answer", Static).update(answer_text(item["answer"], item["extracted"]))
+        self.query_one("#review-lists", Static).update(item_lists(item, self.validators(item)))
+        if moved:
+            body.scroll_home(animate=False)
+
+    def _paint_question(self, item: dict) -> None:
         self.query_one("#review-question", Static).update(
             Text(
                 visible(
@@ -148,77 +256,117 @@ class ReviewScreen(PagerScreen):
                 )
             )
         )
-        if "entities" not in item:  # details are read for the response on screen only
-            self.query_one("#review-answer", Static).update(Text("reading…", style="dim"))
-            self.query_one("#review-lists", Static).update("")
-            self._read_detail(item)
-            return
-        self.query_one("#review-answer", Static).update(
-            Text(visible(item["answer"] or "(imported list: no answer text)"))
-        )
-        lists = Text()
-        for number, expert in enumerate(item["experts"], start=1):
-            lists.append(visible(f"expert {number}: {', '.join(expert) or '(nothing)'}\n"), style="dim")
-        agreement = f" (experts agree {item['agreement']:.2f})" if item["agreement"] is not None else ""
-        label = "extracted list" if item.get("blind") else "list"
-        lists.append(
-            visible(f"{label}{agreement}: {', '.join(item['entities']) or '(no recommendation)'}\n"), style="bold"
-        )
-        ungrounded = item.get("ungrounded") or []
-        if ungrounded:  # the experts named them, the answer does not: worth a look
-            kept = [n for n in ungrounded if n in item["entities"]]
-            dropped = [n for n in ungrounded if n not in item["entities"]]
-            for names, what in ((kept, "kept, flagged"), (dropped, "dropped")):
-                if names:
-                    lists.append(visible(f"not in the answer's text ({what}): {', '.join(names)}\n"), style="yellow")
-        verdicts = item.get("verdicts") or {}
-        if not verdicts:
-            lists.append("verdict: not reviewed" + (" by you (blind)" if item.get("blind") else ""))
-        for who, v in verdicts.items():
-            shown = "" if v["decision"] == "accept" else f": {', '.join(v['list']) or '(nothing)'}"
-            blind = " (blind)" if v["blind"] else ""
-            lists.append(visible(f"verdict by {who}{blind}: {v['decision']}{shown}\n"))
-        self.query_one("#review-lists", Static).update(lists)
-        self.query_one("#review-body", VerticalScroll).scroll_home(animate=False)
 
-    def _record(self, decision: str, entities: list[str] | None = None) -> None:
+    def validators(self, item: dict | None) -> list[str]:
+        """The reviewers whose differing lists an adjudication chooses between, first and
+        second (none when they agree, when blind, or when this reviewer is one of them)."""
+        if item is None or self.blind:
+            return []
+        adjudicators = set(item.get("adjudicators") or [])
+        judged = {who: v["list"] for who, v in (item.get("verdicts") or {}).items() if who not in adjudicators}
+        differ = len({tuple(names) for names in judged.values()}) > 1
+        return list(judged) if differ and self.reviewer not in judged else []
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "take":
+            return len(self.validators(self.page)) >= 2
+        return True
+
+    # -- decisions --------------------------------------------------------------------
+
+    def _judge(self, change, what: str) -> None:
+        """Store a decision on the response on screen, made on the version shown."""
         item = self.page
         if item is None or "entities" not in item:
             return
 
         def stored(_result) -> None:
-            # A reviewed response leaves the "unreviewed" list; elsewhere, go on to the next.
-            self.load(keep=item["id"], advance=0 if self.filter == "unreviewed" else 1)
+            # A judged response leaves the "unreviewed" list and the queue; elsewhere, go on to the next.
+            self.load(keep=item["id"], advance=0 if self.filter in LEAVES else 1)
 
-        blind = self.filter == BLIND
-        self.write(
-            lambda conn: reviews.review(
-                conn, item["id"], self.reviewer, decision, entities, "validation" if blind else None, blind=blind
+        self.write(lambda conn: change(conn, item), stored, what)
+
+    def on_pager_screen_change_refused(self, message: PagerScreen.ChangeRefused) -> None:
+        """Refused (the list changed since it was shown, or is gone; a name that is none):
+        said in one line, and the response read again as it is now."""
+        message.prevent_default()
+        self.busy = self._writing = False
+        self.notify(f"{message.title}: {message.reason}", severity="warning", timeout=10)
+        page = self.page
+        self.load(keep=page["id"] if page else None)
+
+    def _verdict(self, decision: str, names: list[str] | None = None) -> None:
+        blind = self.blind
+        self._judge(
+            lambda conn, item: reviews.review(
+                conn,
+                item["id"],
+                self.reviewer,
+                decision,
+                names,
+                "validation" if blind else None,
+                blind=blind,
+                if_version=item["version"],
             ),
-            stored,
             "Verdict not saved",
         )
 
     def action_verdict(self, decision: str) -> None:
-        self._record(decision)
+        self._verdict(decision)
+
+    def action_take(self, which: int) -> None:
+        validators = self.validators(self.page)
+        if which >= len(validators):
+            return
+        take = validators[which]
+        self._judge(
+            lambda conn, item: adjudicate(conn, item["id"], self.reviewer, take, if_version=item["version"]),
+            f"Not adjudicated (taking {take}'s list)",
+        )
 
     def action_edit(self) -> None:
         item = self.page
         if item is None or "entities" not in item:
             return
+        adjudicating = bool(self.validators(item))
 
-        def done(text: str | None) -> None:
-            if text is not None:
-                self._record("edit", [part for part in text.split(",")])
+        def done(names: list[str] | None) -> None:
+            if names is None:
+                return
+            if adjudicating:  # one's own list, settling the disagreement
+                self._judge(
+                    lambda conn, it: adjudicate(conn, it["id"], self.reviewer, OWN, names, if_version=it["version"]),
+                    "Not adjudicated (your own list)",
+                )
+            else:
+                self._verdict("edit", names)
 
-        context = "\n".join(
-            [f"expert {n}: {', '.join(e) or '(nothing)'}" for n, e in enumerate(item["experts"], start=1)]
-            + [f"extracted: {', '.join(item['extracted']) or '(nothing)'}"]
+        machine = [(f"expert {n}", e) for n, e in enumerate(item["experts"], start=1)]
+        others = [] if self.blind else [(who, v["list"]) for who, v in item["verdicts"].items()]
+        own = sorted({n for _, names in [*machine, *others] for n in names} | set(item["extracted"]))
+        editor = ListEditor(
+            "Your list, best first" if adjudicating else "The recommended entities, best first",
+            item["entities"],
+            names_table([*machine, ("extracted", item["extracted"]), *others]),
+            own,
+            check=lambda name: None if reviews.is_name(name) else f"{name!r} is not a name: it needs a letter or digit",
         )
-        self.app.push_screen(
-            EditText("Recommended entities, best first, comma separated", ", ".join(item["entities"]), context),
-            done,
-        )
+        self.app.push_screen(editor, done)
+        self._read_names()
+
+    @work(thread=True, exclusive=True, group="review-names", description="Reading the known names")
+    def _read_names(self) -> None:
+        try:
+            with reading(self.app.db_path) as conn:
+                names = review_aids.known_names(conn)
+        except (UserFacingError, sqlite3.Error):
+            return  # the editor completes from the response's own names
+        self.post_message(self.NamesRead(names))
+
+    def on_review_screen_names_read(self, message: NamesRead) -> None:
+        editor = self.app.screen
+        if isinstance(editor, ListEditor):
+            editor.know(message.names)
 
     def action_undo(self) -> None:
         def undone(result) -> None:
@@ -245,12 +393,5 @@ class ReviewScreen(PagerScreen):
         self.position = 0
         self.load()
 
-    def action_probe_labels(self) -> None:
-        from workbench.screens.probe_review import ProbeReviewScreen
-
-        self.app.push_screen(ProbeReviewScreen())
-
-    def action_catalog_matches(self) -> None:
-        from workbench.screens.match_review import MatchReviewScreen
-
-        self.app.push_screen(MatchReviewScreen())
+    def action_review_view(self, screen: str) -> None:
+        self.app.push_screen(screen_class(screen)())

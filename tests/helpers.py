@@ -191,3 +191,23 @@ def peak_memory(script: str, *args: object) -> int:
         [sys.executable, "-c", script, *map(str, args)], capture_output=True, text=True, check=True, cwd=ROOT
     )
     return int(done.stdout)
+
+
+def shown(widget) -> str:
+    """A widget's text as drawn on screen (every line of it, scrolled out of view or not)."""
+    from textual.geometry import Region
+
+    height = max(widget.virtual_size.height, widget.size.height)
+    return "\n".join(strip.text.rstrip() for strip in widget.render_lines(Region(0, 0, widget.size.width, height)))
+
+
+async def retype_list(pilot, names: list[str]) -> None:
+    """On the list editor (the Review screen's e): every item removed, then `names` added one
+    by one, as a reviewer types them; Enter on the empty line then saves."""
+    editor = pilot.app.screen
+    if editor.names:
+        await pilot.press("down")  # into the list
+        for _ in range(len(editor.names)):
+            await pilot.press("delete")
+    for name in names:
+        await pilot.press(*name, "enter")

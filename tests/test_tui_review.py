@@ -5,7 +5,7 @@ import csv
 import json
 
 from conftest import rows
-from helpers import imported_mentions, on_screen, run_cli, settled, wait_for, write_study
+from helpers import imported_mentions, on_screen, retype_list, run_cli, settled, shown, wait_for, write_study
 from openai_server import ServerConfig
 
 from workbench.app import WorkbenchApp
@@ -36,7 +36,7 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
             assert await wait_for(
                 pilot, lambda: "Here are my picks" in str(screen.query_one("#review-answer").render())
             )
-            assert "expert 1:" in str(screen.query_one("#review-lists").render())  # the answer, literally, and lists
+            assert "expert 1" in shown(screen.query_one("#review-lists"))  # the answer, literally, and lists
             await decided("x")  # reject the first: it recommends nothing
             assert rows(db, "SELECT COUNT(*) FROM mentions WHERE list_id = 1") == [(0,)]
             await decided("u")  # undo restores the list exactly
@@ -45,14 +45,16 @@ def test_review_ten_responses_with_undo(tmp_path, fake_server):
                 assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))  # details read
                 await decided("a")
             await pilot.press("e")
-            assert await on_screen(pilot, "EditText")
-            await decided("ctrl+u", *"Nike, Hoka", "enter")
+            assert await on_screen(pilot, "ListEditor")
+            await retype_list(pilot, ["Nike", "Hoka"])
+            await decided("enter")  # Enter on the empty line saves the list
             assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))
             await decided("a")
             assert "unreviewed: 1/2" in status()
             await decided("f")  # disagreements between experts
             await decided("f")  # disagreements between reviewers (to adjudicate)
             assert "reviewer disagreements: 0/0" in status()
+            await decided("f")  # resolved by an adjudication
             await decided("f")  # all
             assert "all: 1/12" in status()
             await decided("t")  # the one topic

@@ -42,6 +42,7 @@ class PagerScreen(Screen):
         more: Any
         keep: Any
         advance: int
+        serial: int  # which load read them: only the latest one's are shown
 
     @dataclass
     class ChangeStored(Message, bubble=False):
@@ -67,6 +68,8 @@ class PagerScreen(Screen):
         # would judge the same page twice, so decisions wait until it is done.
         self.busy = False
         self._loading = False
+        self._writing = False  # a decision is being stored (a load ending meanwhile leaves `busy` set)
+        self._serial = 0  # loads begun; a load overtaken by a later one shows nothing
 
     # -- what a subclass says --------------------------------------------------------
 
@@ -87,6 +90,11 @@ class PagerScreen(Screen):
         """Show the current page (on the UI thread)."""
         raise NotImplementedError
 
+    def gone(self, keep: Any, pages: list[Any]) -> int | None:
+        """The position to show when the page named `keep` is no longer among `pages`
+        (None: the same position, the next page on)."""
+        return None
+
     # -- shared behaviour ------------------------------------------------------------
 
     @property
@@ -97,26 +105,32 @@ class PagerScreen(Screen):
         """Read the pages again, staying on the page named `keep` when it is still there
         (then `advance` pages on: after a verdict in a filter that keeps reviewed pages)."""
         self._loading = True
-        self._load(keep, advance)
+        self._serial += 1
+        self._load(keep, advance, self._serial)
 
     @work(thread=True, exclusive=True, group="pager-load", description="Reading the store")
-    def _load(self, keep: Any, advance: int) -> None:
+    def _load(self, keep: Any, advance: int, serial: int) -> None:
         with reading(self.app.db_path) as conn:
             pages, more = self.fetch(conn)
-        self.post_message(self.PagesRead(pages, more, keep, advance))
+        self.post_message(self.PagesRead(pages, more, keep, advance, serial))
 
     def on_pager_screen_pages_read(self, message: PagesRead) -> None:
+        if message.serial != self._serial:  # a later load is under way: its pages are the ones to show
+            return
         self.adopt(message.more)
         self._loaded(message.pages, message.keep, message.advance)
 
     def _loaded(self, pages: list[Any], keep: Any, advance: int = 0) -> None:
-        self.pages = pages
         keys = [self.page_key(p) for p in pages]
         if keep is not None and keep in keys:
             self.position = keys.index(keep)
+        elif keep is not None and (moved := self.gone(keep, pages)) is not None:
+            self.position = moved
+        self.pages = pages
         self.position = max(0, min(self.position + advance, len(pages) - 1))
         self.loads += 1
-        self._loading = self.busy = False
+        self._loading = False
+        self.busy = self._writing
         self.show()
         self.post_message(self.Loaded(len(pages)))
 
@@ -128,7 +142,7 @@ class PagerScreen(Screen):
         done) while the previous decision is still being stored."""
         if self.busy:
             return False
-        self.busy = True
+        self.busy = self._writing = True
         self._write(change, then, failed)
         return True
 
@@ -143,12 +157,13 @@ class PagerScreen(Screen):
         self.post_message(self.ChangeStored(then, result))
 
     def on_pager_screen_change_stored(self, message: ChangeStored) -> None:
+        self._writing = False
         message.then(message.result)
         if not self._loading:  # `then` read nothing again: the next decision may come
             self.busy = False
 
     def on_pager_screen_change_refused(self, message: ChangeRefused) -> None:
-        self.busy = False
+        self.busy = self._writing = False
         self.app.show_error(message.title, message.reason)
 
     def action_move(self, step: int) -> None:

@@ -1,0 +1,161 @@
+"""A ranked list of names edited as items: add (completed from the names the store knows),
+remove, move up and down. A name is never split on a comma: "The second brand, Nike" is
+one name. Dismisses with the list, best first, or None when cancelled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.console import RenderableType
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.suggester import Suggester
+from textual.widgets import Input, OptionList, Static
+
+from workbench.literal import visible_line
+
+KEYS = "Enter adds · ↓ the list · Del removes · Shift+↑/↓ moves · Ctrl+S saves · Esc cancels"
+
+
+class KnownNames(Suggester):
+    """Completes a name from the names the store knows (entities and their spellings), the
+    first known name that starts with what is typed, case ignored; more may come later."""
+
+    def __init__(self, names: list[str]) -> None:
+        super().__init__(use_cache=False, case_sensitive=False)
+        self.names: dict[str, str] = {}
+        self.extend(names)
+
+    def extend(self, names: list[str]) -> None:
+        for name in names:
+            self.names.setdefault(name.casefold(), name)
+
+    async def get_suggestion(self, value: str) -> str | None:
+        # `value` arrives casefolded (case_sensitive=False)
+        return next((name for key, name in self.names.items() if key.startswith(value)), None)
+
+
+class ListEditor(ModalScreen[list[str] | None]):
+    BINDINGS = [
+        Binding("escape", "cancel", "Cancel"),
+        Binding("ctrl+s", "save", "Save", priority=True),
+        Binding("tab", "complete", "Complete", priority=True, show=False),
+    ]
+    DEFAULT_CSS = """
+    ListEditor { align: center middle; }
+    ListEditor > Vertical { width: 96%; height: auto; max-height: 100%; border: round $accent;
+                            padding: 0 1; background: $surface; }
+    ListEditor #list-context { height: auto; max-height: 8; }
+    ListEditor #list-items { height: auto; max-height: 8; min-height: 1; border: none; padding: 0; }
+    ListEditor #list-items:focus { background-tint: $foreground 5%; }
+    ListEditor #list-keys { color: $text-muted; }
+    """
+
+    def __init__(
+        self,
+        title: str,
+        names: list[str],
+        context: RenderableType | None = None,
+        known: list[str] | None = None,
+        check: Callable[[str], str | None] | None = None,
+    ) -> None:
+        super().__init__()
+        self.title, self.names, self.context = title, list(names), context
+        self.check = check  # the reason a name is refused, or None
+        self._suggester = KnownNames(known or [])
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            if self.context is not None:
+                yield Static(self.context, id="list-context")
+            yield Static(Text(visible_line(self.title), style="bold"), id="list-title")
+            yield OptionList(id="list-items")
+            yield Input(id="list-input", placeholder="a name to add", suggester=self._suggester, compact=True)
+            yield Static(KEYS, id="list-keys", markup=False)
+
+    def on_mount(self) -> None:
+        self._fill(0)
+        self.query_one(Input).focus()
+
+    def know(self, names: list[str]) -> None:
+        """More names to complete from (read after the editor opened)."""
+        self._suggester.extend(names)
+
+    def _fill(self, highlight: int | None) -> None:
+        items = self.query_one(OptionList)
+        items.clear_options()
+        items.add_options([Text(f"{n}. {visible_line(name)}") for n, name in enumerate(self.names, start=1)])
+        if not self.names:
+            items.add_option(None)  # a separator: the box keeps its height
+        elif highlight is not None:
+            items.highlighted = max(0, min(highlight, len(self.names) - 1))
+
+    @on(Input.Submitted, "#list-input")
+    def _add(self, event: Input.Submitted) -> None:
+        name = " ".join(event.value.split())
+        if not name:
+            self.action_save()  # Enter on an empty line: the list is done
+            return
+        why = self.check(name) if self.check else None
+        if why is None and name.casefold() in (n.casefold() for n in self.names):
+            why = f"{name!r} is in the list already"
+        if why:
+            self.notify(why, severity="warning")
+            return
+        self.names.append(name)
+        event.input.value = ""
+        self._fill(len(self.names) - 1)
+
+    def action_complete(self) -> None:
+        field = self.query_one(Input)
+        if self.focused is field:
+            field.cursor_position = len(field.value)
+            field.action_cursor_right()  # at the end, this takes the suggestion shown
+        else:
+            field.focus()
+
+    def key_down(self) -> None:
+        if self.focused is self.query_one(Input) and self.names:
+            self.query_one(OptionList).focus()
+
+    def key_delete(self) -> None:
+        self._remove()
+
+    def key_backspace(self) -> None:
+        self._remove()
+
+    def _remove(self) -> None:
+        items = self.query_one(OptionList)
+        if self.focused is items and self.names and items.highlighted is not None:
+            index = items.highlighted
+            del self.names[index]
+            self._fill(index)
+            if not self.names:
+                self.query_one(Input).focus()
+
+    def key_shift_up(self) -> None:
+        self._move(-1)
+
+    def key_shift_down(self) -> None:
+        self._move(1)
+
+    def _move(self, step: int) -> None:
+        items = self.query_one(OptionList)
+        index = items.highlighted
+        if self.focused is not items or index is None or not 0 <= index + step < len(self.names):
+            return
+        self.names[index], self.names[index + step] = self.names[index + step], self.names[index]
+        self._fill(index + step)
+
+    def action_save(self) -> None:
+        if not self.names:
+            self.notify("An empty list: add a name, or x rejects (the answer recommends nothing).", severity="warning")
+            return
+        self.dismiss(list(self.names))
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

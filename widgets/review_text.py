@@ -1,0 +1,111 @@
+"""What the Review screen says about a response: its lists as tables, one name a cell (a
+name holding a comma reads as one name), the answer with the names it names highlighted,
+and each reviewer's progress. Everything from a model or a reviewer is literal text."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from workbench.literal import visible, visible_line
+
+HIGHLIGHT = "bold reverse"
+BAR_CELLS = 10
+
+
+def names_table(columns: list[tuple[str, list[str]]], empty: str = "(nothing)") -> Table:
+    """Lists side by side, ranked: one name a cell, a long name wrapped in its own cell."""
+    table = Table(expand=True, box=None, padding=(0, 1), show_edge=False, header_style="bold")
+    table.add_column("#", width=2, justify="right", style="dim", no_wrap=True)
+    for title, _names in columns:
+        table.add_column(Text(visible_line(title)), overflow="fold", ratio=1)
+    for rank in range(max((len(names) for _t, names in columns), default=0) or 1):
+        cells = [Text(str(rank + 1))]
+        for _title, names in columns:
+            if rank < len(names):
+                cells.append(Text(visible_line(names[rank])))
+            else:
+                cells.append(Text(empty if rank == 0 else "", style="dim"))
+        table.add_row(*cells)
+    return table
+
+
+def answer_text(answer: str | None, names: list[str]) -> Text:
+    """The answer, literally, with every name of `names` it holds highlighted (case ignored)."""
+    if not answer:
+        return Text("(imported list: no answer text)", style="dim")
+    text = Text(visible(answer))
+    words = sorted({visible(n) for n in names if n.strip()}, key=len, reverse=True)  # the longest first
+    if words:
+        text.highlight_words(words, HIGHLIGHT, case_sensitive=False)
+    return text
+
+
+def _verdict_title(who: str, verdict: dict[str, Any], adjudicators: list[str]) -> str:
+    how = "adjudicated" if who in adjudicators else verdict["decision"]
+    return f"{who} ({how}{' blind' if verdict.get('blind') else ''})"
+
+
+def item_lists(item: dict[str, Any], validators: list[str] | None = None) -> RenderableType:
+    """The experts' lists beside the vote (blind: the extracted list), then the list metrics
+    read beside each reviewer's verdict, and the names not found in the answer."""
+    parts: list[RenderableType] = []
+    agreement = f", experts agree {item['agreement']:.2f}" if item.get("agreement") is not None else ""
+    vote = "extracted list" if item.get("blind") else "vote"
+    machine = [(f"expert {n}", names) for n, names in enumerate(item["experts"], start=1)]
+    parts.append(Text(f"what the machine found{agreement}", style="bold"))
+    parts.append(names_table([*machine, (vote, item["extracted"])]))
+    verdicts = item.get("verdicts") or {}
+    if not item.get("blind"):
+        adjudicators = item.get("adjudicators") or []
+        reviewed = [(_verdict_title(who, v, adjudicators), v["list"]) for who, v in verdicts.items()]
+        parts.append(Text("the list metrics read, and each reviewer's", style="bold"))
+        parts.append(names_table([("list", item["entities"]), *reviewed], empty="(no recommendation)"))
+    ungrounded = item.get("ungrounded") or []
+    for names, what in (
+        ([n for n in ungrounded if n in item["entities"]], "kept, flagged"),
+        ([n for n in ungrounded if n not in item["entities"]], "dropped"),
+    ):
+        if names:  # the experts named them, the answer does not: worth a look
+            parts.append(Text(f"not in the answer's text ({what}):", style="yellow"))
+            parts.extend(Text(f"  {visible_line(n)}", style="yellow") for n in names)
+    parts.append(verdict_line(item, validators))
+    return Group(*parts)
+
+
+def verdict_line(item: dict[str, Any], validators: list[str] | None = None) -> Text:
+    """Where the response stands: not reviewed, reviewed, disagreed on (with the keys that
+    settle it) or resolved by an adjudication."""
+    verdicts = item.get("verdicts") or {}
+    if item.get("blind"):
+        mine = next(iter(verdicts.values()), None)
+        return Text("your verdict (blind): " + (mine["decision"] if mine else "not reviewed yet"))
+    settled = item.get("adjudication")
+    if settled:
+        whose = f"{settled['took']}'s list" if settled["took"] else "a list of their own"
+        return Text(visible_line(f"resolved: {settled['by']} took {whose} ({' and '.join(settled['settles'])})"))
+    if not verdicts:
+        return Text("not reviewed yet")
+    if validators and len(validators) >= 2:
+        return Text(
+            visible_line(f"reviewers disagree: [ takes {validators[0]}'s list, ] {validators[1]}'s, e your own"),
+            style="yellow",
+        )
+    return Text(visible_line(f"reviewed by {', '.join(verdicts)}"))
+
+
+def progress_line(progress: dict[str, int], total: int, scope: str) -> Text:
+    """Each reviewer's verdicts among the lists of `scope`, as a small bar and a count."""
+    line = Text(f" {scope}: ", style="dim")
+    for n, (who, done) in enumerate(sorted(progress.items())):
+        filled = round(BAR_CELLS * done / total) if total else 0
+        line.append((" · " if n else "") + visible_line(who) + " ")
+        line.append("━" * filled, style="green")
+        line.append("━" * (BAR_CELLS - filled), style="dim")
+        line.append(f" {done}/{total}")
+    if not progress:
+        line.append(f"nobody has reviewed any of {total}")
+    return line
