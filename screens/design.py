@@ -15,8 +15,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from workbench import design, methods
+from workbench import design as shared
+from workbench import methods
 from workbench.literal import visible
+from workbench.methods.choice import design
 from workbench.specs import SpecError, parse_spec
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
@@ -123,7 +125,7 @@ class DesignScreen(Screen):
 
     @work(thread=True, exclusive=True, group="design-load", description="Loading the study", exit_on_error=False)
     def load_study(self) -> None:
-        method = design.study_method(self.app.study_path)
+        method = shared.study_method(self.app.study_path)
         if method is not None and methods.design_screen(method) is not type(self):  # another screen's, or none
             self.post_message(self.DesignedElsewhere(method))
             return
@@ -396,7 +398,7 @@ class DesignScreen(Screen):
     def generate(self):
         import asyncio
 
-        from workbench.audit import generate_questions
+        from workbench.methods.choice.generation import generate_questions
         from workbench.runner import RunOptions
         from workbench.store.db import opened
 
@@ -414,7 +416,7 @@ class DesignScreen(Screen):
 
     @work(thread=True, group="test-model", description="Testing a model", exit_on_error=False)
     def test_model(self, index: int, spec) -> tuple[str, str]:
-        return str(index), design.check_model(spec)
+        return str(index), shared.check_model(spec)
 
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:

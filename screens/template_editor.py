@@ -1,8 +1,10 @@
-"""The Design screen of identity studies: edit the prompt template, see sampled prompts as you type.
+"""The Design screen of a method whose studies are made from a prompt template (identity's):
+edit the template, see sampled prompts as you type.
 
-The template is TOML data (sentences, optional ones, <slot> value lists, {spot} dialect
-variants, the explicit disclosure, associated entities per group). The preview renders
-one prompt per group and condition with the study's own renderer, so what is shown is
+The method says how (its hook `template_editing`: the template's text, a preview, saving),
+so this screen names no method. Identity's template is TOML data (sentences, optional ones,
+<slot> value lists, {spot} dialect variants, the explicit disclosure, associated entities per
+group); its preview renders prompts with the study's own renderer, so what is shown is
 exactly what the run will send; an error names the line or the placeholder at fault and
 keeps the last good preview.
 """
@@ -19,14 +21,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
-from workbench import design
+from workbench import methods
 from workbench.literal import visible
-from workbench.methods.identity.templates import (
-    TemplateError,
-    parse_template,
-    preview_prompts,
-    template_text,
-)
+from workbench.methods.hooks import hook
+from workbench.store.errors import UserFacingError
 from workbench.widgets.modebar import ModeBar
 
 
@@ -74,7 +72,8 @@ class TemplateScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.source: str | None = None
-        self.per_group = 0
+        self.study = None
+        self.editing = None  # the method's `template_editing`
         self.seed = 1
         self.saved_text = ""
         self.last_good: Text | None = None
@@ -94,12 +93,13 @@ class TemplateScreen(Screen):
 
         try:
             study = load_study(self.app.study_path)
-            text, _path = template_text(study.template_source)
+            self.editing = hook(methods.get(study.method), "template_editing")
+            text, source = self.editing.template_text(study)
         except Exception as exc:  # a broken study file is shown, never a traceback
             self._title("the study file could not be loaded")
             self.app.show_error("Could not load the study", str(exc))
             return
-        self.source, self.per_group, self.seed = study.template_source, study.per_group, study.seed
+        self.study, self.source, self.seed = study, source, study.seed
         self.saved_text = text
         editor = self.query_one("#template-text", TextArea)
         editor.load_text(text)
@@ -128,27 +128,23 @@ class TemplateScreen(Screen):
     def refresh_preview(self) -> None:
         error = self.query_one("#template-error", Static)
         samples = self.query_one("#template-samples", Static)
+        if self.editing is None:
+            return
         try:
-            template = parse_template(self.query_one("#template-text", TextArea).text, "template")
-            prompts = preview_prompts(template, self.seed)
-        except TemplateError as exc:
+            heading, prompts = self.editing.preview(
+                self.query_one("#template-text", TextArea).text, self.study, self.seed
+            )
+        except UserFacingError as exc:
             error.update(Text(visible(f"⚠ {exc}"), style="bold red"))
             if self.last_good is not None:
                 samples.update(Text(self.last_good.plain, style="dim"))
             return
         error.update("")
         text = Text()
-        text.append(
-            visible(
-                f"{len(template.groups)} groups × 4 conditions, seed {self.seed}; the study samples "
-                f"{self.per_group} per group = {self.per_group * len(template.groups)} prompts per "
-                "model\n\n"
-            ),
-            style="dim",
-        )
-        for prompt in prompts:
-            text.append(visible(f"{prompt.group} · {prompt.condition}\n"), style="bold")
-            text.append(visible(prompt.text) + "\n\n")
+        text.append(visible(f"{heading}\n\n"), style="dim")
+        for title, prompt in prompts:
+            text.append(visible(f"{title}\n"), style="bold")
+            text.append(visible(prompt) + "\n\n")
         self.last_good = text
         samples.update(text)
 
@@ -171,11 +167,11 @@ class TemplateScreen(Screen):
         self.refresh_preview()
 
     def action_save(self) -> None:
-        if self.source is None:
+        if self.source is None or self.editing is None:
             return
         text = self.query_one("#template-text", TextArea).text
         try:
-            path = design.save_template(self.app.study_path, self.source, text)
+            path = self.editing.save(self.app.study_path, self.source, text)
         except Exception as exc:  # shown, never a traceback; the text stays in the editor
             self.app.show_error("Could not save the template", str(exc))
             return

@@ -492,8 +492,9 @@ def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int
     return row[0], row[1], row[2]
 
 
-def ensure_study(conn: sqlite3.Connection, name: str, method: str = "choice") -> int:
-    """The study's id, creating a bare one for imported data when it does not exist yet."""
+def ensure_study(conn: sqlite3.Connection, name: str, method: str) -> int:
+    """The study's id, creating a bare one of `method` (the importer's) for imported data
+    when it does not exist yet."""
     found = study_id(conn, name)
     if found is not None:
         return found

@@ -149,7 +149,7 @@ class DecisionMachine(RuleBasedStateMachine):
         path = f"{self.folder.name}/s.db"
         self.conns = [connect(path), connect(path)]
         self.ref = Reference()
-        self.study = ensure_study(self.conns[0], "s")
+        self.study = ensure_study(self.conns[0], "s", "choice")
         self.version = 0
 
     def teardown(self) -> None:

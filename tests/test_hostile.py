@@ -216,7 +216,7 @@ def test_a_copied_study_owns_its_requests_and_shares_the_answers(tmp_path, fake_
 
 
 def test_saving_a_study_round_trips_every_key(tmp_path):
-    from workbench import design
+    from workbench.methods.choice import design
     from workbench.studies.spec import load_study
 
     (tmp_path / "adapt.txt").write_text("Adapt {cluster} to {topic}.")

@@ -426,7 +426,7 @@ def test_counting_by_arrays_gives_the_numbers_of_the_definition(tmp_path, seed):
             cluster = rng.choice(["Price", "Quality", None, "Ethics"])
             model, topic = rng.choice(["m1", "m2"]), rng.choice(["shoes", "countries"])
             lists.append(mentions.MentionList(model, topic, cluster, f"q{i}", rng.randint(1, 3), "import", surfaces))
-        mentions.store_lists(conn, ensure_study(conn, study), lists)
+        mentions.store_lists(conn, ensure_study(conn, study, "choice"), lists)
     regions = ["United States", "Europe", "Asia", None]
     for (name,) in conn.execute("SELECT name FROM entities").fetchall():
         mentions.set_entity_attributes(conn, [{"name": name, "region": rng.choice(regions) or ""}])
@@ -526,7 +526,7 @@ def _store_with_lists(path, n=8, clusters=("C", "D")):
     from workbench.store.queue import ensure_study
 
     conn = connect(path)
-    study = ensure_study(conn, "a")
+    study = ensure_study(conn, "a", "choice")
     names = ["Nike", "USA", "Puma", "Adidas"]
 
     def lists(questions, cluster=None):

@@ -87,7 +87,7 @@ def _big_store(path, rows: int = 50_000):
     weights = 1 / np.arange(1, len(names) + 1) ** 1.1
     weights /= weights.sum()
     conn = connect(path)
-    study = ensure_study(conn, "scale")
+    study = ensure_study(conn, "scale", "choice")
     questions = rows // (2 * 3 * 4 * 5 * 5)
     lists = []
     for model in ("m1", "m2"):

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 from openai_server import ServerThread
 
-from workbench import design
+from workbench.methods.choice import design
 
 TOPICS = ("shoes", "phones")
 # Wordings are the topic's own: the same wording in two topics is one request (the topic is

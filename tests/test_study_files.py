@@ -192,7 +192,7 @@ Convenience = ["A bag with many pockets?"]  # the only one
 
 def _saved(tmp_path, text, edit=None):
     """The study file after the Design screen's save, with `edit(db, study_id)` made first."""
-    from workbench import design
+    from workbench.methods.choice import design
 
     path = write(tmp_path, "", name="commented.toml")
     path.write_bytes(text.encode("utf-8"))
@@ -211,7 +211,7 @@ def test_a_study_saved_without_an_edit_is_unchanged_to_the_byte(tmp_path):
 
 
 def test_a_saved_edit_keeps_every_comment(tmp_path):
-    from workbench import design
+    from workbench.methods.choice import design
 
     def edit(db, study_id):
         (row,) = [r for r in design.question_rows(db, study_id) if r["text"] == "Shoes I can buy today?"]

@@ -18,13 +18,10 @@ from typing import Any
 
 from workbench import methods, replan
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
-from workbench.methods.choice import study as choice
-from workbench.methods.choice.extraction import ExtractionReport
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import plan_marks, queue
-from workbench.store.file_questions import sync_file_questions
 
 
 @dataclass
@@ -47,7 +44,7 @@ class PreparedStudy:
 class AuditSummary:
     answers: RunSummary
     later: list[RunSummary] = field(default_factory=list)  # extraction, probe and judge stages
-    extraction: list[ExtractionReport] = field(default_factory=list)
+    extraction: list[Any] = field(default_factory=list)  # the method's extraction reports (Stages.extraction)
 
     @property
     def cancelled(self) -> bool:
@@ -66,7 +63,7 @@ class AuditSummary:
         return self.answers.progress + [p for s in self.later for p in s.progress]
 
 
-def _register(
+def register_model(
     conn: sqlite3.Connection,
     spec: ModelSpec,
     params: dict,
@@ -185,7 +182,7 @@ def prepare(
     context_digest = _digest(context)
     prepared = []
     for spec, resolved, params in zip(specs, resolved_all, params_all):
-        model_id, resolved = _register(conn, spec, params, notify, resolved)
+        model_id, resolved = register_model(conn, spec, params, notify, resolved)
         if resolved.identity in unchanged:
             prepared.append(PreparedModel(model_id, resolved, 0, unchanged[resolved.identity]))
             continue
@@ -202,7 +199,7 @@ def prepare(
     extractor = None
     helper = method.helper_model(study)
     if helper is not None:
-        model_id, resolved = _register(conn, helper, {}, notify)
+        model_id, resolved = register_model(conn, helper, {}, notify)
         extractor = PreparedModel(model_id, resolved, 0, 0)
     return PreparedStudy(study_id, study, prepared, extractor)
 
@@ -288,33 +285,3 @@ async def run_prepared(
     finally:
         for engine in engines.values():
             await engine.aclose()
-
-
-async def generate_questions(
-    conn: sqlite3.Connection,
-    study: choice.ChoiceStudy,
-    spec: ModelSpec | None,
-    options: RunOptions,
-    on_progress: Callable[[Progress], None] | None = None,
-    notify: Callable[[str], None] | None = None,
-):
-    """Adapt the clusters to each `generate` topic and write its questions (stored unverified)."""
-    from workbench.methods.choice import generation
-
-    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    sync_file_questions(conn, study_id, study.questions)
-    spec = spec or study.question_generation.model or study.models[0]
-    model_id, resolved = _register(conn, spec, {}, notify)
-    engine = make_engine(resolved)
-    report = generation.GenerationReport()
-    job = ModelJob(model_id, resolved.label, engine, retries=spec.options.get("retries"))
-    try:
-        generation.plan_adaptations(conn, study, study_id, model_id, resolved.identity)
-        queue.requeue_failed(conn, study_id, [model_id])
-        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "adapt"}), on_progress)
-        generation.plan_questions(conn, study, study_id, model_id, resolved.identity, report)
-        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "generate"}), on_progress)
-        generation.store_generated(conn, study_id, model_id, resolved.identity, report)
-    finally:
-        await engine.aclose()
-    return report

@@ -1,87 +1,13 @@
-"""What the Design screen reads and writes: a study's questions, models and file.
+"""What any method's Design screen shares: a study file's method, a model checked.
 
-Kept outside the UI so the CLI and tests use the same operations.
+A method's own design operations live in its package (ChoiceEval's questions and file:
+`workbench.methods.choice.design`); the app finds its screen by the method's hooks.
 """
 
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
-from typing import Any
-
-from workbench.methods.choice.study import ChoiceStudy
-from workbench.methods.choice.writer import study_to_toml
-from workbench.store import questions as question_store
-from workbench.store import queue, reads
-from workbench.store.db import opened
-from workbench.store.file_questions import sync_file_questions
-from workbench.studies.spec import load_study
-
-
-def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, int]:
-    """Load the study file and store it with its questions (no requests planned)."""
-    study = load_study(study_path)
-    if not isinstance(study, ChoiceStudy):
-        raise ValueError(
-            f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} studies in their file"
-        )
-    with opened(db_path) as conn:
-        study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-        sync_file_questions(conn, study_id, study.questions)
-        return study, study_id
-
-
-def question_rows(db_path: str | Path, study_id: int) -> list[dict[str, Any]]:
-    with opened(db_path) as conn:
-        return reads.question_rows(conn, study_id)
-
-
-def toggle_verified(db_path: str | Path, study_id: int, question_id: int) -> bool:
-    with opened(db_path) as conn:
-        current = reads.is_verified(conn, question_id)
-        question_store.set_verified(conn, study_id, [question_id], verified=not current)
-        return not current
-
-
-def edit_question(db_path: str | Path, study_id: int, question_id: int, text: str) -> None:
-    with opened(db_path) as conn:
-        question_store.edit_question(conn, study_id, question_id, text)
-
-
-def add_question(db_path: str | Path, study_id: int, topic: str, cluster: str, text: str) -> None:
-    from workbench.methods.choice.study import Question
-
-    with opened(db_path) as conn:
-        position = reads.next_position(conn, study_id, topic, cluster)
-        question_store.insert_questions(
-            conn, study_id, [Question(topic, cluster, cluster, position, " ".join(text.split()), "added")]
-        )
-
-
-def save_study(db_path: str | Path, study: ChoiceStudy, study_id: int, path: str | Path) -> Path:
-    """Write the study with its current questions; the previous file is kept as .bak."""
-    grouped: dict[str, dict[str, list[str]]] = {}
-    for row in question_rows(db_path, study_id):
-        grouped.setdefault(row["topic"], {}).setdefault(row["cluster"], []).append(row["text"])
-    path = Path(path)
-    original, text = None, None
-    if path.exists():
-        from workbench.studies.spec import read_toml
-
-        original = read_toml(path)  # every key the user wrote is kept
-        text = path.read_bytes().decode("utf-8")  # and its comments and layout: the save edits this text
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_bytes(study_to_toml(study, grouped, original, text).encode("utf-8"))
-    try:
-        load_study(tmp)  # never replace a good file with one that does not load
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    if path.exists():
-        shutil.copy2(path, path.with_suffix(path.suffix + ".bak"))
-    tmp.replace(path)
-    return path
 
 
 def check_model(spec) -> str:
@@ -96,38 +22,7 @@ def study_method(path: str | Path) -> str | None:
     import tomllib
 
     try:
-        return str(tomllib.loads(Path(path).read_text("utf-8")).get("method", "choice"))
+        method = tomllib.loads(Path(path).read_text("utf-8")).get("method")
     except (OSError, ValueError):
         return None
-
-
-def save_template(study_path: str | Path, source: str, text: str) -> Path:
-    """Write an edited identity template. A template file is overwritten (the previous
-    one kept as .bak); a bundled one is never changed: the edit goes to a file next to
-    the study, and the study's `template` key is pointed at it."""
-    import re
-
-    from workbench.methods.identity.templates import parse_template
-
-    template = parse_template(text, "the edited template")  # never save one that does not load
-    study_path = Path(study_path)
-    target = Path(source) if Path(source).exists() else study_path.parent / f"{template.name}.toml"
-    if target.exists():
-        shutil.copy2(target, target.with_suffix(target.suffix + ".bak"))
-    target.write_text(text, encoding="utf-8")
-    if not Path(source).exists():
-        study_text = study_path.read_text("utf-8")
-        line = f'template = "{target.name}"'
-        pattern = re.compile(r"^template\s*=.*$", re.M)
-        if pattern.search(study_text):
-            study_text = pattern.sub(lambda _: line, study_text, count=1)
-        else:
-            study_text = re.sub(
-                r"^(method\s*=.*)$", lambda m: m.group(1) + "\n" + line, study_text, count=1, flags=re.M
-            )
-        tmp = study_path.with_suffix(study_path.suffix + ".tmp")
-        tmp.write_text(study_text, encoding="utf-8")
-        load_study(tmp)  # the study must still load before it is replaced
-        shutil.copy2(study_path, study_path.with_suffix(study_path.suffix + ".bak"))
-        tmp.replace(study_path)
-    return target
+    return method if isinstance(method, str) else None

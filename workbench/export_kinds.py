@@ -9,7 +9,7 @@ from workbench.metrics.records import as_rows
 
 
 def _responses(conn, study):
-    return exports.response_records(conn, study), exports.RESPONSE_FIELDS
+    return exports.response_records(conn, study), exports.response_fields()
 
 
 def _reviews(conn, study):

@@ -22,8 +22,8 @@ from workbench.store import endpoints, provenance, queue, served
 # (`endpoint`), what the model is (`model_engine`, `model_name`: the served name or the GGUF,
 # `model_base_url`, `model_file_hash`: the GGUF's SHA-256), the workbench that exports, and the
 # SHA-256 of the study as stored (`study_sha256`, see `store.provenance.study_digests`).
-META_FIELDS = ["group", "condition", "persona_category", "persona", "entity", "template_id", "language", "variant"]
-RESPONSE_FIELDS = [
+# The methods' own columns (hook `export_fields`: keys of their requests' `meta`) follow the question's.
+BASE_FIELDS = [
     "request_key",
     "study",
     "model",
@@ -34,7 +34,6 @@ RESPONSE_FIELDS = [
     "cluster",
     "cluster_label",
     "question",
-    *META_FIELDS,
     "prompt",
     "repetition",
     "seed",
@@ -64,6 +63,20 @@ RESPONSE_FIELDS = [
 ]
 
 
+def meta_fields() -> list[str]:
+    """Every method's `export_fields`, in the methods' order (a key already a column is filled
+    from `meta` where the request has no question: a method's own `topic`)."""
+    from workbench.methods.hooks import export_fields
+
+    return export_fields()
+
+
+def response_fields() -> list[str]:
+    """The responses export's columns: the request and question, every method's meta fields, the rest."""
+    at = BASE_FIELDS.index("prompt")
+    return list(dict.fromkeys([*BASE_FIELDS[:at], *meta_fields(), *BASE_FIELDS[at:]]))
+
+
 def workbench_version() -> str:
     """The installed version of the workbench (package audit-workbench)."""
     try:
@@ -76,13 +89,14 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
     """Every request of the study (answered or not) with its response, in plan order."""
     digests = provenance.study_digests(conn)
     version = workbench_version()
+    fields, from_meta = response_fields(), meta_fields()
     for row in provenance.response_rows(conn, study):
         record = dict(row)
         payload = json.loads(record.pop("payload_json") or "{}")
         record["study_sha256"] = digests.get(record.pop("study_id"))
         record["workbench_version"] = version
         meta = payload.get("meta") or {}
-        record.update({k: meta.get(k) for k in META_FIELDS})
+        record.update({k: meta.get(k) if record.get(k) is None else record[k] for k in from_meta})
         if record["seed"] is None and "seed" in meta:  # cold-start: the study's seed, kept in its meta
             record["seed"] = meta["seed"]
         messages = payload.get("messages") or []
@@ -94,7 +108,7 @@ def response_records(conn: sqlite3.Connection, study: str | None = None) -> Iter
         )
         record["request_messages"], record["request_settings"] = request_as_sent(payload)
         record["served_model_differs"] = served.differs(record["model_name"], record["served_model"])
-        yield {k: record[k] for k in RESPONSE_FIELDS}
+        yield {k: record[k] for k in fields}
 
 
 def request_as_sent(payload: dict[str, Any]) -> tuple[str | None, str | None]:

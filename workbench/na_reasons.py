@@ -275,15 +275,6 @@ def na_panel(panel_id: str, records: list[Any], extra: list[str] = ()):
     return [Panel(panel_id, "Why some numbers are n/a, and what to do", table=(header, rows))]
 
 
-# Where a method's numbers come from once its answers are in: what an empty table waits for.
-WAITS_FOR = {
-    "choice": "its answers' lists are extracted at the end of the run",
-    "identity": "its answers are read once every answer (and probe) is in",
-    "coldstart": "its answers are matched against the catalog at the end of the run",
-    "entity": "its label scores are read at the end of the run",
-}
-
-
 def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
     """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
     the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
@@ -303,7 +294,9 @@ def _study_line(name: str, method: str, source: str | None, asked: int, answered
     head = f"{name} ({method}): no numbers yet"
     if not asked:
         return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
-    waits = WAITS_FOR.get(method, "they are computed at the end of the run")
+    from workbench.methods.hooks import waits_for
+
+    waits = waits_for(method)  # the method's hook: where its numbers come from once answers are in
     if answered < asked:
         return f"{head}: {answered} of {asked} requests answered, and {waits}. {run} resumes the run."
     return (

@@ -27,8 +27,7 @@ Quick start:
   workbench status --db my.db            what is answered, pending, failed, and the errors met
   workbench export --db my.db --what responses --format csv > responses.csv
 
-Methods (a study's `method`): choice (ChoiceEval), coldstart (catalog re-ranking),
-identity (identity disclosure), entity (entity x template label probabilities), e.g.
+Methods (a study's `method`): {methods}, e.g.
   workbench run assets/studies/entity/countries_urgency.toml --db entity.db
 
 Model specs (in a study's `models` or with --model):
@@ -44,9 +43,21 @@ Model specs (in a study's `models` or with --model):
 """
 
 
+def main_help_methods() -> str:
+    """The registered methods as the help lists them, wrapped to the help's width."""
+    import textwrap
+
+    from workbench.methods.hooks import methods_line
+
+    first = len("Methods (a study's `method`): ")
+    lines = textwrap.wrap(methods_line() + ",", width=100, initial_indent="x" * first)
+    return "\n".join([lines[0][first:], *lines[1:]]).removesuffix(",")
+
+
 def build_parser() -> argparse.ArgumentParser:
     fmt = argparse.RawDescriptionHelpFormatter
-    parser = argparse.ArgumentParser(prog="workbench", description=MAIN_HELP, formatter_class=fmt)
+    description = MAIN_HELP.replace("{methods}", main_help_methods())
+    parser = argparse.ArgumentParser(prog="workbench", description=description, formatter_class=fmt)
     parser.add_argument("--version", action="version", version=f"workbench {workbench_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for group in (init, run, entities, review, data, metrics, compare, plan, report, tui, doctor):

@@ -15,6 +15,7 @@ from workbench.cli.common import (
     open_store,
     study_id_of,
 )
+from workbench.methods.hooks import title
 from workbench.metrics.records import as_rows
 from workbench.store.db import snapshot
 
@@ -52,21 +53,16 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
         "metrics",
-        help="every study's metrics (ChoiceEval, cold-start, identity, label probabilities)",
+        help=f"every study's metrics ({', '.join(title(methods.get(n)) for n in methods.names())})",
         formatter_class=fmt,
-        description="Computes every metric from the stored results (after any review), per model x\n"
-        "topic and per cluster: preferred entity and PEIR, direct-recommendation rate, Spearman rho\n"
-        "between repetitions and Kruskal-Wallis, log-odds ratios of recommendation slots between regions\n"
-        "with a t-test over clusters, region shares, and the United States' top-3 share. Cold-start:\n"
-        "IOU / SERP-MS / PRAG divergence from the neutral list, fidelity and group shares. Identity:\n"
-        "mean share and coverage per condition vs baseline, probe admissions, explanation words. Label\n"
-        "probabilities: Delta per entity, macro-F1, group and paired tests, Pearson r between studies.\n"
-        "Headline numbers carry a seeded 95% bootstrap interval (--boot: how many resamples, 1000 by\n"
+        description="Computes every metric from the stored results (after any review), per method\n"
+        "(docs/methods.md says what each number means):\n"
+        + "".join(f"  {name}: {methods.get(name).summary}\n" for name in methods.names())
+        + "Headline numbers carry a seeded 95% bootstrap interval (--boot: how many resamples, 1000 by\n"
         "default, recorded as n_boot) over the unit each record names (ci_unit): questions, all\n"
         "repetitions of each together, for shares of answers (--ci-unit answer: these questions only),\n"
         "with the effective n (n_eff) beside n; test families Holm and BH p-values.\n"
-        "JSON and CSV give one flat record per number (keys: study, metric, convention, model, ...);\n"
-        "what each means: docs/methods.md.",
+        "JSON and CSV give one flat record per number (keys: study, metric, convention, model, ...).",
         epilog="examples:\n  workbench metrics --db audit.db\n"
         "  workbench metrics --db audit.db --study shoes --format json > metrics.json\n"
         "  workbench metrics --db movies.db --convention original   # the cold-start benchmark's own tables\n"

@@ -208,7 +208,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from workbench.audit import generate_questions
+    from workbench import methods
     from workbench.engines.base import EngineError
     from workbench.runner import RunOptions
 
@@ -218,6 +218,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         spec = parse_spec(args.model) if args.model else None
     except (StudyError, SpecError) as exc:
         raise UserError(str(exc)) from None
+    generate_questions = getattr(methods.get(study.method), "generate_questions", None)
+    if generate_questions is None:
+        raise UserError(f"{args.study}: {study.method} studies do not generate questions")
     if not getattr(study, "generate", None):
         raise UserError(f"{args.study}: no topic asks for questions; add `generate = N` to a [[topics]] table")
     conn = open_store(args.db)

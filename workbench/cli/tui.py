@@ -94,11 +94,12 @@ def seed_demo_regions(db: str) -> None:
     the gazetteer its extraction reads, so its log-odds and region charts have values;
     names the model never mentions wait in the store and apply if it does. Applied each
     time the demo starts, on the demo's database."""
-    from workbench.methods.choice.data import import_entities
+    from workbench import methods
 
     conn = open_store(db)
-    try:
-        import_entities(conn, Path(str(files("workbench.assets").joinpath("studies/demo_brands.csv"))))
+    try:  # the same import as `workbench import entities` (the demo's method's import kind)
+        entities = methods.kinds().imports["entities"]
+        entities.run(conn, Path(str(files("workbench.assets").joinpath("studies/demo_brands.csv"))), {})
     finally:
         conn.close()
 

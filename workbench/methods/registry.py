@@ -21,7 +21,8 @@ where JSON, CSV or Markdown is written) or plain dicts. `import_kinds` and
 `export_kinds` (tuples of `kinds.ImportKind` / `kinds.ExportKind`) add what `workbench import`
 and `workbench export` offer, and `design_screen` (a Textual screen class, or its
 "module:Class" path, so that the core never imports the UI) is what the app's Design tab
-shows for the method's studies. `plan_units` (optional) splits a model's plan into units
+shows for the method's studies; `migrations` ((name, sql) pairs) make its own tables.
+`plan_units` (optional) splits a model's plan into units
 marked one by one, so that an edited study plans again only the units it changed. `register` does the same in code (tests register a toy
 method that way). docs/writing-a-method.md walks through one.
 """
@@ -43,7 +44,18 @@ if TYPE_CHECKING:
     from workbench.store.queue import PlannedRequest
 
 ENTRY_POINT_GROUP = "workbench.methods"
-BUILTIN = ("choice", "coldstart", "identity", "entity")
+
+
+def _shipped() -> tuple[str, ...]:
+    """The method packages shipped with the workbench: every package folder under
+    workbench/methods/. Found, not listed, so that a new method's folder needs nothing else;
+    each registers itself when imported (`register`), in the order of its `position`."""
+    from pkgutil import iter_modules
+
+    return tuple(sorted(m.name for m in iter_modules([str(Path(__file__).parent)]) if m.ispkg))
+
+
+BUILTIN = _shipped()
 
 
 @runtime_checkable
@@ -91,6 +103,20 @@ class MethodBase:
     study_module = ""  # e.g. "workbench.methods.coldstart.study"
     kinds_module = ""  # e.g. "workbench.methods.coldstart.kinds": its IMPORTS and EXPORTS, if it has any
     example_study: str | None = None  # a commented study file `workbench init` copies (with the files it names)
+    # Its own tables: (name, sql) pairs, oldest first, applied by the store when it opens, each once
+    # (workbench.store.method_migrations); never edit or rename one that has shipped, append.
+    migrations: tuple[tuple[str, str], ...] = ()
+    # What the surfaces ask of every method instead of naming one (workbench.methods.hooks
+    # reads them, with these defaults for a method that is not a MethodBase).
+    position = 100  # where it is listed (help, the Metrics screen's sections): lower first, ties by registration
+    title = ""  # a short name for help lines ("ChoiceEval"); empty: its name
+    export_fields: tuple[str, ...] = ()  # keys of its requests' `meta` the responses export gives as columns
+    parse_metrics: dict[str, str] = {}  # its metrics the report sums per model as "answers that could be read"
+    waits_for = "its numbers are computed at the end of the run"  # what an empty table waits for
+    help_sections: dict[str, str] = {}  # its lines in the app's help (F1), by screen: {"Review": "  b ..."}
+    review_views: tuple = ()  # `hooks.ReviewView`s: the Review screen's extra views, a key each
+    design_screen: Any = None  # the app's Design tab for its studies: a Screen class or "module:Class"
+    template_editing: Any = None  # a `hooks.TemplateEditing` when its Design tab edits a prompt template
 
     def _module(self):
         from importlib import import_module
@@ -166,12 +192,31 @@ _loaded = False
 
 
 def register(method: Method | type) -> Method | type:
-    """Add a method (a class is instantiated); usable as a class decorator."""
+    """Add a method (a class is instantiated); usable as a class decorator.
+
+    Refused with `hooks.MethodConflict` (naming both methods) when another method holds its
+    name, or one of its filter or Review keys is taken (by another method, or by the screen
+    itself): the screens would otherwise drop one of them without a word. The same class
+    registered again (a module imported twice, an entry point of a self-registering
+    module), or a subclass of the one holding the name, replaces it."""
+    from workbench.methods.hooks import check_conflicts
+
     instance = method() if isinstance(method, type) else method
     if not isinstance(instance, Method):
         raise TypeError(f"{method!r} does not follow the Method protocol")
+    held = _REGISTRY.get(instance.name)
+    others = [m for n, m in _REGISTRY.items() if n != instance.name]
+    if held is not None and not (
+        isinstance(instance, type(held)) or type(held).__qualname__ == type(instance).__qualname__
+    ):
+        others.append(held)
+    check_conflicts(instance, others)
     _REGISTRY[instance.name] = instance
+    _ORDER.setdefault(instance.name, len(_ORDER))
     return method
+
+
+_ORDER: dict[str, int] = {}  # registration order, ties of `position` keep it
 
 
 def _load() -> None:
@@ -183,7 +228,7 @@ def _load() -> None:
     from importlib.metadata import entry_points
 
     for name in BUILTIN:  # by name, like plugins: the registry depends on no method
-        import_module(f"workbench.methods.{name}")
+        import_module(f"{__package__}.{name}")
 
     for point in entry_points(group=ENTRY_POINT_GROUP):
         try:
@@ -200,9 +245,9 @@ def get(name: str) -> Method:
 
 
 def names() -> tuple[str, ...]:
-    """The built-in methods in their usual order, then plugins in registration order."""
+    """Every method, by `position` (the built-ins 1 to 4), then in registration order."""
     _load()
-    return tuple(sorted(_REGISTRY, key=lambda n: BUILTIN.index(n) if n in BUILTIN else len(BUILTIN)))
+    return tuple(sorted(_REGISTRY, key=lambda n: (getattr(_REGISTRY[n], "position", 100), _ORDER[n])))
 
 
 def unregister(name: str) -> None:
@@ -258,13 +303,9 @@ def design_screen(method_name: str | None) -> Any:
     "module:Class" path to import, or None when the method has none (its file is edited by hand)."""
     if method_name is None or method_name not in names():
         return None
-    screen = getattr(get(method_name), "design_screen", None)
-    if isinstance(screen, str):
-        from importlib import import_module
+    from workbench.methods.hooks import screen_class
 
-        module, _, attribute = screen.partition(":")
-        return getattr(import_module(module), attribute)
-    return screen
+    return screen_class(getattr(get(method_name), "design_screen", None))
 
 
 def print_tables_of(method: Method, conn: sqlite3.Connection, study: str | None, records, console: Any) -> None:

@@ -20,10 +20,6 @@ from workbench.numbers import fmt_num
 from workbench.report.document import BarsBlock, Block, Facts, Paragraph, Section, TableBlock
 from workbench.store import endpoints, provenance, report_reads
 
-# Metrics that say how many answers could be read (the share parsed, the share in valid JSON):
-# the status section shows them per model beside the counts.
-PARSE_METRICS = {"parse_rate": "parsed", "json_rate": "valid JSON"}
-
 
 @dataclass
 class StudyFacts:
@@ -207,14 +203,17 @@ def status_section(facts: StudyFacts, records: list[Any]) -> Section:
 def parse_rates(records: list[Any]) -> list[list[str]]:
     """Per model, each parse measure over all its cells: the cells' shares weighted by their n
     (any method's records that name such a measure, typed or flat)."""
+    from workbench.methods.hooks import parse_metrics
+
+    measures = parse_metrics()  # every method's hook `parse_metrics`
     totals: dict[tuple[str, str], list[float]] = {}
     for r in records:
         metric, value, n = value_of(r, "metric"), value_of(r, "value"), value_of(r, "n")
-        if metric in PARSE_METRICS and value is not None and n:
+        if metric in measures and value is not None and n:
             total = totals.setdefault((value_of(r, "model"), metric), [0.0, 0.0])
             total[0] += value * n
             total[1] += n
     return [
-        [model, PARSE_METRICS[metric], fmt_num(parsed / n), fmt_num(int(n))]
+        [model, measures[metric], fmt_num(parsed / n), fmt_num(int(n))]
         for (model, metric), (parsed, n) in sorted(totals.items())
     ]

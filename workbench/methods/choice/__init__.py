@@ -15,6 +15,22 @@ class ChoiceMethod(MethodBase):
     example_study = example_path("studies/demo.toml")
     kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
+    position, title = 1, "ChoiceEval"
+    waits_for = "its answers' lists are extracted at the end of the run"
+    help_sections = {
+        "Design": (
+            "  ChoiceEval studies: questions, clusters and models\n"
+            "  ] / \\[   next / previous tab: questions, clusters,\n"
+            "           models\n"
+            "  v        verify / unverify the question\n"
+            "  e        edit the question, definition or model\n"
+            "  a        add a question or a model    d   drop a model\n"
+            "  n        new topic (its questions are generated with g)\n"
+            "  g        generate questions    t   test the model\n"
+            "  w        save the study file (the old one becomes .bak)"
+        ),
+        "Metrics": "  ChoiceEval: t next topic   k next cluster",
+    }
 
     def load(self, data, path):
         from workbench.methods.choice.study import from_toml
@@ -37,6 +53,12 @@ class ChoiceMethod(MethodBase):
         from workbench.methods.choice.study import plan_units
 
         return plan_units(study, model_identity, params, context)
+
+    async def generate_questions(self, conn, study, spec, options, on_progress=None, notify=None):
+        """`workbench generate` and the Design screen's g: questions for topics with generate = N."""
+        from workbench.methods.choice.generation import generate_questions
+
+        return await generate_questions(conn, study, spec, options, on_progress, notify)
 
     def helper_model(self, study):
         x = study.extraction

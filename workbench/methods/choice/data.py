@@ -88,7 +88,7 @@ def import_questions(conn: sqlite3.Connection, study: str, path: Path, topic: st
                 questions += [Question(name, cluster, label, i, t, str(path)) for i, t in enumerate(texts)]
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
-    study_id = ensure_study(conn, study)  # only once the file has been read whole
+    study_id = ensure_study(conn, study, "choice")  # only once the file has been read whole
     before = len(question_store.study_questions(conn, study_id))
     question_store.insert_questions(conn, study_id, questions)
     return len(question_store.study_questions(conn, study_id)) - before

@@ -12,13 +12,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from workbench.keys import request_key
 from workbench.methods.choice.study import ChoiceStudy, Question
 from workbench.prompts import fill, load_prompt
 from workbench.store import answers, queue
 from workbench.store import questions as question_store
+
+if TYPE_CHECKING:
+    from workbench.runner import Progress, RunOptions
+    from workbench.specs import ModelSpec
 
 ADAPT_SCHEMA = {
     "type": "object",
@@ -163,3 +169,37 @@ def store_generated(
         added = len(question_store.study_questions(conn, study_id)) - before
         report.generated += added
         report.per_topic[meta["topic"]] = report.per_topic.get(meta["topic"], 0) + added
+
+
+async def generate_questions(
+    conn: sqlite3.Connection,
+    study: ChoiceStudy,
+    spec: ModelSpec | None,
+    options: RunOptions,
+    on_progress: Callable[[Progress], None] | None = None,
+    notify: Callable[[str], None] | None = None,
+):
+    """Adapt the clusters to each `generate` topic and write its questions (stored unverified):
+    `workbench generate` and the Design screen's `g` (the method's hook `generate_questions`)."""
+    from workbench.audit import register_model
+    from workbench.models import make_engine
+    from workbench.runner import ModelJob, RunOptions, run_jobs  # noqa: F811 (at run time)
+    from workbench.store.file_questions import sync_file_questions
+
+    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+    sync_file_questions(conn, study_id, study.questions)
+    spec = spec or study.question_generation.model or study.models[0]
+    model_id, resolved = register_model(conn, spec, {}, notify)
+    engine = make_engine(resolved)
+    report = GenerationReport()
+    job = ModelJob(model_id, resolved.label, engine, retries=spec.options.get("retries"))
+    try:
+        plan_adaptations(conn, study, study_id, model_id, resolved.identity)
+        queue.requeue_failed(conn, study_id, [model_id])
+        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "adapt"}), on_progress)
+        plan_questions(conn, study, study_id, model_id, resolved.identity, report)
+        await run_jobs(conn, study_id, [job], RunOptions(**{**options.__dict__, "stage": "generate"}), on_progress)
+        store_generated(conn, study_id, model_id, resolved.identity, report)
+    finally:
+        await engine.aclose()
+    return report

@@ -64,7 +64,7 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress: 
         _stage(conn, path, progress)
         got = {"responses": 0, "mentions": 0, "empty": 0}
         with transaction(conn):
-            study_id = ensure_study(conn, study)
+            study_id = ensure_study(conn, study, "choice")
             mentions.store_list_chunks(conn, study_id, _list_chunks(conn, got, progress))
             _refuse_moved_clusters(conn, study, study_id, path)
         return got

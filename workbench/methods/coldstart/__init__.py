@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from workbench.methods.coldstart import tables
+from workbench.methods.hooks import ReviewView
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
@@ -13,6 +15,23 @@ class ColdStartMethod(MethodBase):
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
     example_study = example_path("studies/coldstart/movies.toml")
     kinds_module = "workbench.methods.coldstart.kinds"
+    migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
+    position, title = 2, "catalog re-ranking"
+    export_fields = ("persona_category", "persona")
+    waits_for = "its answers are matched against the catalog at the end of the run"
+    review_views = (
+        ReviewView(
+            "c",
+            "Matches",
+            "workbench.screens.match_review:MatchReviewScreen",
+            "Cold-start studies: correct the catalog entry an answer's item was matched to",
+            show=False,
+        ),
+    )
+    help_sections = {
+        "Review": "  c          cold-start catalog matches: e corrects,\n             x not in catalog, n/p lists, u undo, f filter",
+        "Metrics": "  m        cold-start chart: IOU / SERP / PRAG divergence",
+    }
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.methods.coldstart.study import parse_answers

@@ -91,7 +91,7 @@ class _Staged:
         self.conn, self.study = conn, study
 
     def __enter__(self) -> _Staged:
-        self.study_id = ensure_study(self.conn, self.study)
+        self.study_id = ensure_study(self.conn, self.study, "coldstart")
         self.units, self.ranks = SeenKeys(self.conn, 4), SeenKeys(self.conn, 5)
         return self
 
@@ -125,7 +125,7 @@ def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> d
     every stored row of it, so a shorter list leaves none of the longer one behind."""
     lists = list(dict.fromkeys((r[0], r[1], r[2], r[3]) for r in rows))
     with transaction(conn):
-        study_id = ensure_study(conn, study)
+        study_id = ensure_study(conn, study, "coldstart")
         conn.executemany(
             "DELETE FROM rankings WHERE study_id = ? AND model = ? AND seed = ? AND persona_category = ? "
             "AND persona = ?",
@@ -231,7 +231,7 @@ def import_responses(
 
 def store_catalog(conn: sqlite3.Connection, study: str, catalog) -> None:
     with transaction(conn):
-        study_id = ensure_study(conn, study)
+        study_id = ensure_study(conn, study, "coldstart")
         conn.execute("DELETE FROM catalog_items WHERE study_id = ?", (study_id,))
         conn.executemany(
             "INSERT INTO catalog_items (study_id, position, item, attributes_json) VALUES (?, ?, ?, ?)",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.methods.entity import tables
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
@@ -13,6 +14,10 @@ class EntityMethod(MethodBase):
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
     example_study = example_path("studies/entity/countries_urgency.toml")
     kinds_module = "workbench.methods.entity.kinds"
+    migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
+    position, title = 4, "entity x template label probabilities"
+    export_fields = ("entity", "template_id", "language", "variant")
+    waits_for = "its label scores are read at the end of the run"
 
     def plan_params(self, study, spec):
         from workbench.engines.registry import takes

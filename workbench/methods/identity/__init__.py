@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from workbench.methods.hooks import ReviewView
+from workbench.methods.identity import tables
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 
@@ -13,7 +15,38 @@ class IdentityMethod(MethodBase):
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
     example_study = example_path("studies/identity/universities.toml")
     kinds_module = "workbench.methods.identity.kinds"
+    migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
+    position, title = 3, "identity disclosure"
+    export_fields = ("group", "condition")
+    parse_metrics = {"parse_rate": "parsed", "json_rate": "valid JSON"}
+    waits_for = "its answers are read once every answer (and probe) is in"
+    review_views = (
+        ReviewView(
+            "b",
+            "Probes",
+            "workbench.screens.probe_review:ProbeReviewScreen",
+            "Identity studies: review the transparency-probe labels",
+        ),
+    )
+    help_sections = {
+        "Design": (
+            "  Identity studies: the template editor, with a preview\n"
+            "  of sampled prompts as you type; Ctrl+S saves it,\n"
+            "  Ctrl+R draws other samples, Esc leaves the text."
+        ),
+        "Review": (
+            "  b          transparency-probe labels (identity studies):\n"
+            "             a admits  d denies  x unclear  u undo\n"
+            "             Esc back"
+        ),
+    }
+
+    @property
+    def template_editing(self):
+        from workbench.methods.identity.template_editing import TEMPLATE_EDITING
+
+        return TEMPLATE_EDITING
 
     def helper_model(self, study):
         return study.judge

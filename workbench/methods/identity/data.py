@@ -49,7 +49,7 @@ def import_references(conn: sqlite3.Connection, study: str, path: Path, progress
     stored = 0
     try:
         with transaction(conn):
-            study_id = ensure_study(conn, study)
+            study_id = ensure_study(conn, study, "identity")
             for chunk in chunks(shares()):
                 conn.executemany(
                     "INSERT OR REPLACE INTO reference_shares (study_id, item, grp, share, count, group_total) "
