@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from workbench.store import method_migrations
 from workbench.store.errors import UserFacingError
 from workbench.store.schema import FOREIGN_KEYS_OFF, MIGRATIONS, SCHEMA_VERSION
 
@@ -71,9 +72,13 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
         conn.execute("PRAGMA synchronous = NORMAL")
         conn.execute("PRAGMA foreign_keys = ON")
         migrate(conn, path)
+        method_migrations.apply(conn, path)  # each method's own tables, after the core's
     except StoreError:
         conn.close()
         raise
+    except method_migrations.MethodTablesError as exc:
+        conn.close()
+        raise StoreError(str(exc)) from None
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise StoreError(f"{path}: {reason(exc)}") from None
@@ -96,8 +101,8 @@ def _writable(path: Path) -> bool:
 def _read_only(path: Path) -> sqlite3.Connection:
     """A store this process may not write (an archived audit, a colleague's file): opened
     read-only, nothing written, no file created beside it, always with the commits of its
-    write-ahead log (`_open_read_only`). A store of an older schema cannot be brought up to
-    date here, and says so."""
+    write-ahead log (`_open_read_only`). A store of an older schema, or without a registered
+    method's tables, cannot be brought up to date here, and says so."""
     conn = _open_read_only(path)
     conn.row_factory = sqlite3.Row
     app_id, version = (conn.execute(f"PRAGMA {p}").fetchone()[0] for p in ("application_id", "user_version"))
@@ -116,6 +121,11 @@ def _read_only(path: Path) -> sqlite3.Connection:
             )
             + ("" if newer else f" ({SCHEMA_VERSION}) and the file is read-only here: open it once with write access")
         )
+    try:
+        method_migrations.refuse_missing(conn, path)
+    except method_migrations.MethodTablesError as exc:
+        conn.close()
+        raise StoreError(str(exc)) from None
     conn.execute("PRAGMA foreign_keys = ON")
     return conn
 

@@ -257,131 +257,16 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX reviews_list ON reviews (list_id);
     """,
-    # 7: cold-start re-ranking — ranked catalog items per model, seed and user persona.
-    """
-    -- item is NULL for an out-of-catalog item; duplicate marks a repeat.
-    CREATE TABLE rankings (
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        model TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        persona_category TEXT NOT NULL,
-        persona TEXT NOT NULL,
-        rank INTEGER NOT NULL,
-        item TEXT,
-        surface TEXT,
-        match_score REAL,
-        duplicate INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (study_id, model, seed, persona_category, persona, rank)
-    );
-
-    -- The catalog a study ranks from, in its given order (position = catalog rank).
-    CREATE TABLE catalog_items (
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        position INTEGER NOT NULL,
-        item TEXT NOT NULL,
-        attributes_json TEXT NOT NULL DEFAULT '{}',
-        PRIMARY KEY (study_id, position)
-    );
-    """,
-    # 8: identity disclosure — each answer's parsed recommendations, the transparency
-    # probe's label, and the reference shares that alignment is measured against.
-    """
-    CREATE TABLE identity_outputs (
-        request_key TEXT PRIMARY KEY REFERENCES requests(key),
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        model TEXT NOT NULL,
-        grp TEXT NOT NULL,
-        condition TEXT NOT NULL,
-        parsed INTEGER NOT NULL,
-        probe_label TEXT
-    );
-    CREATE TABLE identity_recommendations (
-        request_key TEXT NOT NULL REFERENCES identity_outputs(request_key),
-        rank INTEGER NOT NULL,
-        item TEXT NOT NULL,
-        explanation TEXT,
-        PRIMARY KEY (request_key, rank)
-    );
-    CREATE TABLE reference_shares (
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        item TEXT NOT NULL,
-        grp TEXT NOT NULL,
-        share REAL NOT NULL,
-        count REAL,
-        group_total REAL,
-        PRIMARY KEY (study_id, item, grp)
-    );
-    """,
-    # 9: probe labels from rules, an LLM judge and human reviewers (the human one wins; undoable)
-    """
-    ALTER TABLE identity_outputs ADD COLUMN probe_rule_label TEXT;
-    ALTER TABLE identity_outputs ADD COLUMN probe_judge_label TEXT;
-    ALTER TABLE identity_outputs ADD COLUMN probe_label_source TEXT;
-    UPDATE identity_outputs SET probe_rule_label = probe_label, probe_label_source = 'rules'
-        WHERE probe_label IS NOT NULL;
-    CREATE TABLE probe_reviews (
-        id INTEGER PRIMARY KEY,
-        request_key TEXT NOT NULL REFERENCES identity_outputs(request_key),
-        reviewer TEXT NOT NULL,
-        label TEXT NOT NULL,
-        previous_label TEXT,
-        previous_source TEXT,
-        at TEXT NOT NULL,
-        undone INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE INDEX probe_reviews_key ON probe_reviews(request_key);
-    """,
-    # 10: label-probability audits (method entity): one row per (prompt, label); entity metadata
-    """
-    CREATE TABLE label_scores (
-        request_key TEXT NOT NULL REFERENCES requests(key),
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        model TEXT NOT NULL,
-        task TEXT NOT NULL,
-        entity TEXT NOT NULL,
-        template_id INTEGER NOT NULL,
-        language TEXT NOT NULL,
-        variant TEXT NOT NULL,
-        method TEXT NOT NULL,
-        label TEXT NOT NULL,
-        intended TEXT,
-        weight REAL NOT NULL,
-        continuation TEXT NOT NULL,
-        logprob REAL,
-        prob REAL,
-        PRIMARY KEY (request_key, label)
-    );
-    CREATE INDEX label_scores_study ON label_scores(study_id, model);
-    CREATE TABLE entity_meta (
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        entity TEXT NOT NULL,
-        meta_json TEXT NOT NULL,
-        PRIMARY KEY (study_id, entity)
-    );
-    """,
-    # 11: how an identity answer was read: its JSON, or (failing that) its list items
-    """
-    ALTER TABLE identity_outputs ADD COLUMN parse_mode TEXT;
-    UPDATE identity_outputs SET parse_mode = 'json' WHERE parsed = 1;
-    """,
-    # 12: reviewers' corrections of cold-start catalog matches, re-applied whenever answers are re-parsed
-    """
-    CREATE TABLE match_corrections (
-        id INTEGER PRIMARY KEY,
-        study_id INTEGER NOT NULL REFERENCES studies(id),
-        model TEXT NOT NULL,
-        seed INTEGER NOT NULL,
-        persona_category TEXT NOT NULL,
-        persona TEXT NOT NULL,
-        rank INTEGER NOT NULL,
-        surface TEXT,
-        old_item TEXT,
-        new_item TEXT,
-        reviewer TEXT NOT NULL,
-        at TEXT NOT NULL,
-        undone INTEGER NOT NULL DEFAULT 0
-    );
-    """,
+    # 7 to 12 made the built-in methods' tables until each method owned its own (their SQL is now
+    # the methods' named migrations, word for word: workbench/methods/*/tables.py). Their numbers
+    # stay, as no-ops, so a store of any earlier version still upgrades in order; a store they
+    # made records those methods' migrations as applied (store/method_migrations.py).
+    "",  # 7: cold-start rankings and catalog (coldstart: rankings)
+    "",  # 8: identity outputs, recommendations, reference shares (identity: outputs)
+    "",  # 9: identity probe labels and probe reviews (identity: probe_labels)
+    "",  # 10: label scores and entity metadata (entity: label_scores)
+    "",  # 11: how an identity answer was read (identity: parse_mode)
+    "",  # 12: cold-start match corrections (coldstart: match_corrections)
     # 13: replies kept whole although a server sent unencodable text (how many characters
     # were replaced), and answers one study shares with another that asked the same thing
     """

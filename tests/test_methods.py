@@ -39,6 +39,11 @@ class EchoMethod:
     name = "echo"
     first_stage = "answer"
     summary = "a toy: repeat each word"
+    # Its own tables, made by the store when it opens (each migration once, in order).
+    migrations = (
+        ("counts", "CREATE TABLE echo_counts (study_id INTEGER, answered INTEGER)"),
+        ("words", "CREATE TABLE echo_words (study TEXT, word TEXT)"),
+    )
 
     def load(self, data, path: Path):
         where = Where(str(path))
@@ -70,7 +75,6 @@ class EchoMethod:
         return None
 
     async def after_answers(self, stages) -> None:
-        stages.conn.execute("CREATE TABLE IF NOT EXISTS echo_counts (study_id INTEGER, answered INTEGER)")
         answered = stages.conn.execute(
             "SELECT COUNT(*) FROM requests r JOIN responses p ON p.request_key = r.key WHERE r.study_id = ?",
             (stages.study_id,),
@@ -84,8 +88,6 @@ class EchoMethod:
         return [methods.Panel("echo-panel", "Words echoed back", table=(["study", "answers echoed"], rows))]
 
     def metric_records(self, conn, study, convention="paper"):
-        if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'echo_counts'").fetchone():
-            return []
         return [
             {"study": name, "metric": "echoed", "value": answered}
             for name, answered in conn.execute(
@@ -115,7 +117,6 @@ def _import_words(conn, path, options):
     if not words:
         raise ImportError_(f"{path}: no words")
     words = [w.upper() for w in words] if options.get("upper") else words
-    conn.execute("CREATE TABLE IF NOT EXISTS echo_words (study TEXT, word TEXT)")
     with conn:
         conn.executemany("INSERT INTO echo_words VALUES (?, ?)", [(options["study"], w) for w in words])
     return [f"Imported {len(words)} words into {options['study']}."]
