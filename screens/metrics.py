@@ -173,7 +173,7 @@ class MetricsScreen(LiveStore, Screen):
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def _compute(self) -> None:
-        from workbench.na_reasons import no_numbers_lines
+        from workbench.methods.hooks import no_numbers_lines
         from workbench.store.db import reading
 
         with reading(self.app.db_path) as conn:  # every table as one commit left it

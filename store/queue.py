@@ -493,8 +493,7 @@ def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int
 
 
 def ensure_study(conn: sqlite3.Connection, name: str, method: str) -> int:
-    """The study's id, creating a bare one of `method` (the importer's) for imported data
-    when it does not exist yet."""
+    """The study's id; a new one is created bare, of its importer's `method`."""
     found = study_id(conn, name)
     if found is not None:
         return found

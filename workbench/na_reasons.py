@@ -273,33 +273,3 @@ def na_panel(panel_id: str, records: list[Any], extra: list[str] = ()):
         return []
     header = ["n/a because", "numbers", "what to do"]
     return [Panel(panel_id, "Why some numbers are n/a, and what to do", table=(header, rows))]
-
-
-def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
-    """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
-    the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
-    from workbench.store.report_asked import study_progress
-
-    rows = study_progress(conn, study)
-    if not rows:
-        return [
-            "No studies yet: run a study file (`workbench run STUDY.toml --db DB`) or import data "
-            "(`workbench import KIND FILE --db DB --study NAME`)."
-        ]
-    return [_study_line(*row) for row in rows]
-
-
-def _study_line(name: str, method: str, source: str | None, asked: int, answered: int) -> str:
-    run = f"`workbench run {source}`" if source else "`workbench run STUDY.toml`"
-    head = f"{name} ({method}): no numbers yet"
-    if not asked:
-        return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
-    from workbench.methods.hooks import waits_for
-
-    waits = waits_for(method)  # the method's hook: where its numbers come from once answers are in
-    if answered < asked:
-        return f"{head}: {answered} of {asked} requests answered, and {waits}. {run} resumes the run."
-    return (
-        f"{head}: all {asked} requests are answered, but nothing could be scored ({waits}). "
-        f"Finish the run ({run} resumes its last stages) and read the answers (`workbench export --what responses`)."
-    )

@@ -31,7 +31,7 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
             shown += 1
     if not shown:  # why, per study, and what to do: never one method's guess for all
         from workbench.literal import literal_text
-        from workbench.na_reasons import no_numbers_lines
+        from workbench.methods.hooks import no_numbers_lines
 
         for line in no_numbers_lines(conn, study):
             console.print(literal_text(line), soft_wrap=True)

@@ -10,76 +10,36 @@ docs/writing-a-method.md documents each hook.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
-# Keys the screens keep for themselves: a method's filter or Review view may not take them.
-APP_KEYS = frozenset({"1", "2", "3", "4", "5", "q", "f1", "question_mark", "escape", "ctrl+p"})
-METRICS_KEYS = frozenset({"r", "e"})  # screens/metrics.py COMMANDS: recompute, export
-REVIEW_KEYS = frozenset(  # screens/review.py
-    {"a", "e", "x", "n", "right", "p", "left", "u", "f", "t", "o", "left_square_bracket", "right_square_bracket"}
+from workbench.methods import registry
+from workbench.methods.hook_types import (
+    APP_KEYS,
+    METRICS_KEYS,
+    REVIEW_KEYS,
+    MethodConflict,
+    ReviewView,
+    TemplateEditing,
+    hook,
+    screen_class,
+    title,
 )
 
-
-class MethodConflict(ValueError):
-    """A method refused at registration: its name or one of its keys is another's."""
-
-
-@dataclass(frozen=True)
-class ReviewView:
-    """A view of the Review screen a method adds, opened with one key (its probe labels,
-    its catalog matches): `screen` is a Textual Screen class's "module:Class" path, so the
-    core never imports the UI."""
-
-    key: str  # "b"
-    description: str  # "Probes", in the footer and the palette
-    screen: str  # "workbench.screens.probe_review:ProbeReviewScreen"
-    tooltip: str = ""
-    show: bool = True  # in the footer (the palette lists it either way)
-
-
-class TemplateEditing(Protocol):
-    """What the app's template editor (a method's Design tab) needs of the method whose
-    studies are made from a prompt template."""
-
-    def template_text(self, study: Any) -> tuple[str, str]:
-        """The template's text and where it comes from (a file, or a bundled name)."""
-
-    def preview(self, text: str, study: Any, seed: int) -> tuple[str, list[tuple[str, str]]]:
-        """A heading and sampled prompts (title, text) rendered from `text`, as the run would
-        send them; a `UserFacingError` naming the line or placeholder at fault otherwise."""
-
-    def save(self, study_path: str, source: str, text: str) -> Any:
-        """Write the edited template (the Path written); refused with a UserFacingError."""
-
-
-_DEFAULTS: dict[str, Any] = {
-    "position": 100,
-    "title": "",
-    "export_fields": (),
-    "parse_metrics": {},
-    "waits_for": "its numbers are computed at the end of the run",
-    "help_sections": {},
-    "review_views": (),
-    "design_screen": None,
-    "template_editing": None,
-    "metric_filters": (),
-}
-
-
-def hook(method: Any, name: str) -> Any:
-    """A method's hook, or its default (for a method that is not a MethodBase)."""
-    return getattr(method, name, _DEFAULTS[name])
+__all__ = [
+    "APP_KEYS",
+    "METRICS_KEYS",
+    "REVIEW_KEYS",
+    "MethodConflict",
+    "ReviewView",
+    "TemplateEditing",
+    "hook",
+    "screen_class",
+    "title",
+]
 
 
 def _all() -> list[Any]:
-    from workbench.methods import registry
-
     return [registry.get(name) for name in registry.names()]
-
-
-def title(method: Any) -> str:
-    return hook(method, "title") or method.name
 
 
 def methods_line() -> str:
@@ -102,11 +62,8 @@ def parse_metrics() -> dict[str, str]:
 
 
 def waits_for(method_name: str) -> str:
-    from workbench.methods import registry
-
-    if method_name not in registry.names():
-        return _DEFAULTS["waits_for"]
-    return hook(registry.get(method_name), "waits_for")
+    """What an empty table of the method's waits for (a method not installed here: the default)."""
+    return hook(registry.get(method_name) if method_name in registry.names() else None, "waits_for")
 
 
 def review_views() -> list[ReviewView]:
@@ -123,36 +80,29 @@ def help_sections() -> dict[str, list[str]]:
     return found
 
 
-def screen_class(path: Any) -> Any:
-    """A Screen class given as itself or as its "module:Class" path (imported only when needed)."""
-    if not isinstance(path, str):
-        return path
-    from importlib import import_module
+def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
+    """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
+    the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
+    from workbench.store.report_asked import study_progress
 
-    module, _, attribute = path.partition(":")
-    return getattr(import_module(module), attribute)
-
-
-def check_conflicts(new: Any, others: list[Any]) -> None:
-    """Refuse `new` when its name or a key of its filters or Review views is already held."""
-    for other in others:
-        if other.name == new.name:
-            raise MethodConflict(
-                f"method {new.name!r} ({type(new).__module__}) is already registered by {type(other).__module__}"
-            )
-    _check_keys(new, "filter", [(f.key, f.name) for f in hook(new, "metric_filters")], others, METRICS_KEYS)
-    _check_keys(new, "Review", [(v.key, v.description) for v in hook(new, "review_views")], others, REVIEW_KEYS)
+    rows = study_progress(conn, study)
+    if not rows:
+        return [
+            "No studies yet: run a study file (`workbench run STUDY.toml --db DB`) or import data "
+            "(`workbench import KIND FILE --db DB --study NAME`)."
+        ]
+    return [_study_line(*row) for row in rows]
 
 
-def _check_keys(new: Any, what: str, keys: list[tuple[str, str]], others: list[Any], screen: frozenset) -> None:
-    held = {key: f"the screen's own key {key!r}" for key in screen | APP_KEYS}
-    for other in others:
-        for entry in hook(other, "metric_filters") if what == "filter" else hook(other, "review_views"):
-            name = entry.name if what == "filter" else entry.description
-            # Methods may share a filter (same name, same key): the screen cycles it once for both.
-            if what == "filter" and (entry.key, name) in keys:
-                continue
-            held.setdefault(entry.key, f"method {other.name!r}'s {what} {name!r}")
-    for key, name in keys:
-        if key in held:
-            raise MethodConflict(f"method {new.name!r}: its {what} {name!r} takes key {key!r}, held by {held[key]}")
+def _study_line(name: str, method: str, source: str | None, asked: int, answered: int) -> str:
+    run = f"`workbench run {source}`" if source else "`workbench run STUDY.toml`"
+    head = f"{name} ({method}): no numbers yet"
+    if not asked:
+        return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
+    waits = waits_for(method)  # the method's hook: where its numbers come from once answers are in
+    if answered < asked:
+        return f"{head}: {answered} of {asked} requests answered, and {waits}. {run} resumes the run."
+    return (
+        f"{head}: all {asked} requests are answered, but nothing could be scored ({waits}). "
+        f"Finish the run ({run} resumes its last stages) and read the answers (`workbench export --what responses`)."
+    )

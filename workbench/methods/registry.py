@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from workbench.methods.hook_types import check_conflicts, screen_class
 from workbench.methods.kinds import Kinds
 from workbench.metric_views import Filter, Panel, generic_panels
 from workbench.metrics.records import as_rows, with_convention
@@ -199,8 +200,6 @@ def register(method: Method | type) -> Method | type:
     itself): the screens would otherwise drop one of them without a word. The same class
     registered again (a module imported twice, an entry point of a self-registering
     module), or a subclass of the one holding the name, replaces it."""
-    from workbench.methods.hooks import check_conflicts
-
     instance = method() if isinstance(method, type) else method
     if not isinstance(instance, Method):
         raise TypeError(f"{method!r} does not follow the Method protocol")
@@ -303,8 +302,6 @@ def design_screen(method_name: str | None) -> Any:
     "module:Class" path to import, or None when the method has none (its file is edited by hand)."""
     if method_name is None or method_name not in names():
         return None
-    from workbench.methods.hooks import screen_class
-
     return screen_class(getattr(get(method_name), "design_screen", None))
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.methods.coldstart import tables
-from workbench.methods.hooks import ReviewView
+from workbench.methods.hook_types import ReviewView
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
 

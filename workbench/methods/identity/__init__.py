@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.methods.hooks import ReviewView
+from workbench.methods.hook_types import ReviewView
 from workbench.methods.identity import tables
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
