@@ -44,6 +44,11 @@ class ListEditor(ModalScreen[list[str] | None]):
         Binding("escape", "cancel", "Cancel"),
         Binding("ctrl+s", "save", "Save", priority=True),
         Binding("tab", "complete", "Complete", priority=True, show=False),
+        # Keys the text field leaves to the list (the list's own arrows move its highlight).
+        Binding("down", "to_list", "The list", show=False),
+        Binding("delete,backspace", "remove", "Remove", show=False),
+        Binding("shift+up", "move(-1)", "Move up", show=False),
+        Binding("shift+down", "move(1)", "Move down", show=False),
     ]
     DEFAULT_CSS = """
     ListEditor { align: center middle; }
@@ -118,17 +123,11 @@ class ListEditor(ModalScreen[list[str] | None]):
         else:
             field.focus()
 
-    def key_down(self) -> None:
-        if self.focused is self.query_one(Input) and self.names:
+    def action_to_list(self) -> None:
+        if self.names:
             self.query_one(OptionList).focus()
 
-    def key_delete(self) -> None:
-        self._remove()
-
-    def key_backspace(self) -> None:
-        self._remove()
-
-    def _remove(self) -> None:
+    def action_remove(self) -> None:
         items = self.query_one(OptionList)
         if self.focused is items and self.names and items.highlighted is not None:
             index = items.highlighted
@@ -137,13 +136,7 @@ class ListEditor(ModalScreen[list[str] | None]):
             if not self.names:
                 self.query_one(Input).focus()
 
-    def key_shift_up(self) -> None:
-        self._move(-1)
-
-    def key_shift_down(self) -> None:
-        self._move(1)
-
-    def _move(self, step: int) -> None:
+    def action_move(self, step: int) -> None:
         items = self.query_one(OptionList)
         index = items.highlighted
         if self.focused is not items or index is None or not 0 <= index + step < len(self.names):

@@ -1,0 +1,150 @@
+"""The Review screen at 80x24, by keys: what you saw is what you judge (a verdict on a list
+changed since it was shown is refused and the list shown again), lists edited as items
+(a name with a comma is one name; a name needs a letter or digit), and adjudication."""
+
+import asyncio
+import json
+
+from conftest import rows
+from helpers import imported_mentions, on_screen, retype_list, shown, wait_for
+
+from workbench.app import WorkbenchApp
+from workbench.store import reviews
+from workbench.store.db import opened
+from workbench.widgets import live
+from workbench.widgets.review_text import answer_text
+
+
+async def filtered(pilot, screen, name: str) -> None:
+    """Press f until the Review screen shows the filter `name`, its pages read."""
+    while screen.filter != name:
+        loads = screen.loads
+        await pilot.press("f")
+        assert await wait_for(pilot, lambda before=loads: screen.loads > before and not screen.busy)
+    assert await wait_for(pilot, lambda: screen.page is None or "entities" in screen.page)
+
+
+async def judged(pilot, screen, *keys: str) -> None:
+    """Keys that store a decision, then wait until it is stored and the pages read again."""
+    loads = screen.loads
+    await pilot.press(*keys)
+    assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
+    assert await wait_for(pilot, lambda: screen.page is None or "entities" in screen.page)
+
+
+def test_a_verdict_on_a_list_changed_since_it_was_shown_is_refused_and_the_list_shown_again(tmp_path, monkeypatch):
+    # The exact sequence of the report: ana's screen shows a list, bo edits it to Zeta from a
+    # shell, ana presses a before her screen has looked at the store again.
+    monkeypatch.setattr(live, "POLL_S", 3600.0)
+    db = imported_mentions(tmp_path, (("Nike", 2), ("Adidas", 2)))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            await filtered(pilot, screen, "all")
+            assert screen.page["id"] == 1 and screen.page["entities"] == ["Nike"]
+            with opened(db) as conn:
+                reviews.review(conn, 1, "bo", "edit", ["Zeta"])
+            await judged(pilot, screen, "a")
+            refusal = [n.message for n in app._notifications if "changed since" in n.message]
+            assert len(refusal) == 1 and "\n" not in refusal[0]  # one line
+            assert screen.page["id"] == 1 and screen.page["entities"] == ["Zeta"]  # shown again, as it is
+            assert "bo (edit)" in shown(screen.query_one("#review-lists"))
+            await judged(pilot, screen, "a")  # now ana has seen Zeta: recorded
+
+    asyncio.run(scenario())
+    verdicts = [
+        (who, what, json.loads(after))
+        for who, what, after in rows(db, "SELECT reviewer, decision, after_json FROM verdicts ORDER BY id")
+    ]
+    assert verdicts == [("bo", "edit", ["Zeta"]), ("ana", "accept", ["Zeta"])]
+
+
+def test_a_list_edited_as_items(tmp_path):
+    db = imported_mentions(tmp_path, (("Nike", 2), ("Adidas", 2)))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))
+            await pilot.press("e")
+            assert await on_screen(pilot, "ListEditor")
+            editor = app.screen
+            await pilot.press(*"The second brand, Nike", "enter")  # one name, comma and all
+            await pilot.press(*"!!!", "enter")
+            assert any("'!!!' is not a name" in n.message for n in app._notifications)
+            await pilot.press("ctrl+u", *"adi", "tab", "enter")  # completed from the known entities
+            assert editor.names == ["Nike", "The second brand, Nike", "Adidas"]
+            await pilot.press("down", "shift+up")  # into the list (Adidas, the last added), one up
+            assert editor.names == ["Nike", "Adidas", "The second brand, Nike"]
+            await pilot.press("up", "delete")  # Nike out
+            assert editor.names == ["Adidas", "The second brand, Nike"]
+            assert "2. The second brand, Nike" in shown(editor.query_one("#list-items"))
+            await judged(pilot, screen, "ctrl+s")
+
+    asyncio.run(scenario())
+    assert rows(db, "SELECT surface FROM mentions WHERE list_id = 1 ORDER BY rank") == [
+        ("Adidas",),
+        ("The second brand, Nike",),
+    ]
+    assert rows(db, "SELECT reviewer, decision, after_json FROM verdicts") == [
+        ("ana", "edit", json.dumps(["Adidas", "The second brand, Nike"]))
+    ]
+
+
+def test_adjudication_keys_settle_the_queue(tmp_path):
+    db = imported_mentions(tmp_path, (("Nike", 2), ("Adidas", 2)))  # lists 1, 2: Nike; 3, 4: Adidas
+    with opened(db) as conn:
+        for list_id, edit in ((1, "Adidas"), (3, "Nike")):
+            reviews.review(conn, list_id, "ana", "edit", [edit])
+            reviews.review(conn, list_id, "bo", "accept", blind=True)  # bo keeps the machine's list
+
+    async def adjudicator():
+        app = WorkbenchApp(db, reviewer="carol")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            await filtered(pilot, screen, "reviewer disagreements")
+            assert "reviewer disagreements: 1/2" in shown(screen.query_one("#review-status"))
+            lists = shown(screen.query_one("#review-lists"))
+            assert "ana (edit)" in lists and "bo (accept blind)" in lists
+            assert "reviewers disagree: [ takes ana's list, ] bo's, e your own" in lists
+            await judged(pilot, screen, "right_square_bracket")  # bo's list for list 1
+            assert screen.page["id"] == 3 and "reviewer disagreements: 1/1" in shown(screen.query_one("#review-status"))
+            await pilot.press("e")  # carol's own list for list 3
+            assert await on_screen(pilot, "ListEditor")
+            await retype_list(pilot, ["Puma"])
+            await judged(pilot, screen, "enter")
+            assert screen.page is None and "reviewer disagreements: 0/0" in shown(screen.query_one("#review-status"))
+            await filtered(pilot, screen, "resolved")
+            assert "resolved: carol took bo's list (ana and bo)" in shown(screen.query_one("#review-lists"))
+
+    async def validator():  # ana is one of the two: no key to settle her own disagreement
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            await filtered(pilot, screen, "reviewer disagreements")
+            assert screen.page["id"] == 1
+            assert screen.check_action("take", (0,)) is False
+
+    asyncio.run(validator())
+    asyncio.run(adjudicator())
+    assert rows(db, "SELECT reviewer, took FROM verdicts WHERE adjudicates IS NOT NULL ORDER BY id") == [
+        ("carol", "bo"),
+        ("carol", None),
+    ]
+    assert rows(db, "SELECT list_id, surface FROM mentions WHERE list_id IN (1, 3) ORDER BY list_id") == [
+        (1, "Nike"),
+        (3, "Puma"),
+    ]
+
+
+def test_model_text_is_shown_literally_with_the_names_highlighted():
+    text = answer_text("Try [/x] <b>nike</b> or [bold]Adidas[/bold].", ["Nike", "Adidas"])
+    assert text.plain == "Try [/x] <b>nike</b> or [bold]Adidas[/bold]."
+    assert sorted(text.plain[s.start : s.end] for s in text.spans) == ["Adidas", "nike"]
