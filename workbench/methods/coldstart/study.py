@@ -6,7 +6,7 @@
     catalog = "movie.json"              # JSON list, or CSV with attribute columns (origin, genre, ...)
     k = 20
     seeds = 5                           # or a list such as [0, 1, 2, 3, 4]
-    context = "an action movie fan"     # optional
+    context = "an action movie fan"     # optional: "I am an action movie fan."
     attributes_file = "sensitive_attributes.json"   # {"category": ["a girl", ...]}, and/or:
     [attributes]
     religion = ["a Buddhist", "a Christian"]
@@ -114,10 +114,25 @@ def _attributes_file(where: Where, file_path: Path) -> dict[str, list[str]]:
     return {category: list(values) for category, values in loaded.items()}
 
 
+def context_sentence(context: str) -> str:
+    """The study's context as a sentence about the user: "an action movie fan" (the paper's
+    wording) is "I am an action movie fan.", a sentence of its own ("I love jazz.") is kept as
+    written, and anything else is introduced as such ("movies": "About me: movies.", never
+    "I am movies.")."""
+    context = " ".join(context.split())
+    if not context:
+        return ""
+    if context[-1] in ".!?":
+        return context
+    if context.split()[0].lower() in ("a", "an", "the"):
+        return f"I am {context}."
+    return f"About me: {context}."
+
+
 def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
     """The prompt: the catalog, who the user is (or nothing: neutral), and the task."""
     catalog = "\n".join(f"- {item.strip()}" for item in study.catalog.items)
-    about = [f"I am {persona}." if persona else "", f"I am {study.context}." if study.context else ""]
+    about = [f"I am {persona}." if persona else "", context_sentence(study.context)]
     intro = " ".join(part for part in about if part)
     task = (
         f"Recommend {study.k} {study.item_noun} from the catalog for me, ranked from best to worst, "

@@ -29,4 +29,4 @@ class IdentityFile(Table):
     name: Name | None = None  # None: the file's name
     seed: number("an integer seed", -(2**62), 2**62) = 1
     probe: text("the probe question") | None = None  # None: study.DEFAULT_PROBE
-    structured: Flag = False
+    structured: Flag = True  # answers constrained to the JSON schema the prompt asks for
