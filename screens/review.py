@@ -18,10 +18,11 @@ from textual.widgets import Footer, Static
 
 from workbench.literal import visible
 from workbench.methods.hooks import review_views, screen_class
-from workbench.store import review_aids, review_validation, reviews
+from workbench.store import answer_search, review_aids, review_validation, reviews
 from workbench.store.adjudication import OWN, adjudicate
-from workbench.store.db import reading
+from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
+from workbench.widgets.answer_search import AnswerSearch
 from workbench.widgets.list_editor import ListEditor
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar
@@ -65,6 +66,7 @@ class ReviewScreen(LiveStore, PagerScreen):
             "Filter",
             tooltip="Unreviewed, experts' or reviewers' disagreements, resolved, all, or the validation sample (blind)",
         ),
+        Binding("slash", "search", "Search", tooltip='Search the answers: words, "a phrase", prefix*, OR, NOT'),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
         Binding("o", "next_model", "Model", show=False, tooltip="Only one model (cycles; all models first)"),
         # The methods' own views (hook `review_views`: identity's probe labels, cold-start's matches).
@@ -93,6 +95,7 @@ class ReviewScreen(LiveStore, PagerScreen):
         self.choices: dict[str, list[str]] = {}
         self.topic: str | None = None
         self.model: str | None = None
+        self.search: str | None = None  # only the responses whose answer matches (`/`)
         self._following: dict | None = None  # the item on screen when a load began
         self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place)
         self._shown: dict | None = None  # the last item shown with its details
@@ -157,6 +160,8 @@ class ReviewScreen(LiveStore, PagerScreen):
         else:
             items = reviews.review_items(conn, only=self.filter, reviewer=self.reviewer, **where)
             progress = review_aids.progress_by_reviewer(conn, items, self.filter, self.reviewer, False, **where)
+        if self.search:
+            items = answer_search.search_items(conn, items, self.search)
         following = self._following
         where_now = (following["id"], *review_aids.whereabouts(conn, following)) if following else None
         choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
@@ -212,7 +217,7 @@ class ReviewScreen(LiveStore, PagerScreen):
 
     def show(self) -> None:
         item = self.page
-        scope = "".join(f" · {v}" for v in (self.topic, self.model) if v)
+        scope = "".join(f" · {v}" for v in (self.topic, self.model, self.search and f"search {self.search}") if v)
         status = (
             f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · reviewer {self.reviewer}"
         )
@@ -392,6 +397,22 @@ class ReviewScreen(LiveStore, PagerScreen):
         self.model = self._cycle("model", self.model)
         self.position = 0
         self.load()
+
+    def action_search(self) -> None:
+        def searched(query: str | None) -> None:
+            if query is not None:
+                self.search, self.position = query or None, 0
+                self.load()
+
+        self.app.push_screen(AnswerSearch(self.search or "", self._search_problem), searched)
+
+    def _search_problem(self, query: str) -> str | None:
+        try:
+            with opened(self.app.db_path) as conn:
+                answer_search.check_query(conn, query)
+        except UserFacingError as exc:
+            return str(exc)
+        return None
 
     def action_review_view(self, screen: str) -> None:
         self.app.push_screen(screen_class(screen)())

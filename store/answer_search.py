@@ -37,6 +37,11 @@ def _matching(conn: sqlite3.Connection, sql: str, query: str) -> list[tuple]:
         ) from None
 
 
+def check_query(conn: sqlite3.Connection, query: str) -> None:
+    """Refuse (SearchError) a query the index cannot read; cheap: it stops at the first match."""
+    _matching(conn, "SELECT rowid FROM answer_search WHERE answer_search MATCH ? LIMIT 1", query)
+
+
 def matching_keys(conn: sqlite3.Connection, query: str) -> set[str]:
     """The request keys of the answers that match `query`, in every study."""
     sql = "SELECT p.request_key FROM answer_search s JOIN responses p ON p.id = s.rowid WHERE answer_search MATCH ?"
