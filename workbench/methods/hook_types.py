@@ -10,7 +10,22 @@ from typing import Any, Protocol
 APP_KEYS = frozenset({"1", "2", "3", "4", "5", "q", "f1", "question_mark", "escape", "ctrl+p"})
 METRICS_KEYS = frozenset({"r", "e"})  # screens/metrics.py COMMANDS: recompute, export
 REVIEW_KEYS = frozenset(  # screens/review.py
-    {"a", "e", "x", "n", "right", "p", "left", "u", "f", "t", "o", "left_square_bracket", "right_square_bracket"}
+    {
+        "a",
+        "e",
+        "x",
+        "n",
+        "right",
+        "p",
+        "left",
+        "u",
+        "f",
+        "t",
+        "o",
+        "left_square_bracket",
+        "right_square_bracket",
+        "slash",
+    }
 )
 
 

@@ -52,13 +52,10 @@ def export_fields() -> list[str]:
     return list(dict.fromkeys(field for m in _all() for field in hook(m, "export_fields")))
 
 
-def parse_metrics() -> dict[str, str]:
-    """Metric name -> the measure the report names ("parsed", "valid JSON"), of every method."""
-    found: dict[str, str] = {}
-    for m in _all():
-        for metric, measure in hook(m, "parse_metrics").items():
-            found.setdefault(metric, measure)
-    return found
+def parse_metrics(method_name: str) -> dict[str, str]:
+    """Metric name -> the measure the report names ("parsed", "valid JSON") for a method's
+    studies (a method not installed here: none)."""
+    return dict(hook(registry.get(method_name), "parse_metrics")) if method_name in registry.names() else {}
 
 
 def waits_for(method_name: str) -> str:

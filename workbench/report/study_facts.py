@@ -194,18 +194,18 @@ def status_section(facts: StudyFacts, records: list[Any]) -> Section:
             ],
         )
     )
-    parse = parse_rates(records)
+    parse = parse_rates(records, facts.method)
     if parse:
         blocks.append(TableBlock("Answers that could be read, per model", ["model", "measure", "share", "n"], parse))
     return Section("status", "Requests and answers", blocks)
 
 
-def parse_rates(records: list[Any]) -> list[list[str]]:
+def parse_rates(records: list[Any], method: str) -> list[list[str]]:
     """Per model, each parse measure over all its cells: the cells' shares weighted by their n
-    (any method's records that name such a measure, typed or flat)."""
+    (the records, typed or flat, that name a measure of the study's method: its hook `parse_metrics`)."""
     from workbench.methods.hooks import parse_metrics
 
-    measures = parse_metrics()  # every method's hook `parse_metrics`
+    measures = parse_metrics(method)
     totals: dict[tuple[str, str], list[float]] = {}
     for r in records:
         metric, value, n = value_of(r, "metric"), value_of(r, "value"), value_of(r, "n")
