@@ -5,8 +5,9 @@ changed since it was shown is refused and the list shown again), lists edited as
 import asyncio
 import json
 
+import pytest
 from conftest import rows
-from helpers import imported_mentions, on_screen, retype_list, shown, wait_for
+from helpers import imported_mentions, on_screen, retype_list, settled, shown, wait_for
 
 from workbench.app import WorkbenchApp
 from workbench.store import reviews
@@ -148,3 +149,24 @@ def test_model_text_is_shown_literally_with_the_names_highlighted():
     text = answer_text("Try [/x] <b>nike</b> or [bold]Adidas[/bold].", ["Nike", "Adidas"])
     assert text.plain == "Try [/x] <b>nike</b> or [bold]Adidas[/bold]."
     assert sorted(text.plain[s.start : s.end] for s in text.spans) == ["Adidas", "nike"]
+
+
+@pytest.mark.parametrize("keys", ["", "e"])
+def test_snapshot_a_disagreement_to_adjudicate(snap_compare, tmp_path, keys):
+    """80x24: the lists one name a cell (a name with a comma in one cell), the reviewers' lists
+    side by side with the keys that settle them; then the list editor over it."""
+    db = imported_mentions(tmp_path, (("The second brand, Nike", 1), ("Adidas", 1)))
+    with opened(db) as conn:
+        reviews.review(conn, 1, "ana", "edit", ["Adidas", "The second brand, Nike"])
+        reviews.review(conn, 1, "bo", "accept", blind=True)
+
+    async def go(pilot):
+        await pilot.press("4")
+        screen = pilot.app.screen
+        await filtered(pilot, screen, "reviewer disagreements")
+        for key in keys:
+            await pilot.press(key)
+        for _ in range(3):
+            await settled(pilot)
+
+    assert snap_compare(WorkbenchApp(db, reviewer="carol"), terminal_size=(80, 24), run_before=go)

@@ -31,6 +31,10 @@ Ctrl+P finds them all.
   F1, ?    this help
   Ctrl+P   command palette (search every action)
   q        quit
+  Metrics, Review and Entities follow the store while
+  shown: a change made elsewhere (another terminal, a
+  headless command) shows within a second, the old
+  numbers dimmed until the new ones arrive.
 
 [b]Run[/b]: live progress of the study's requests
   s        start, or resume where it stopped
@@ -56,11 +60,20 @@ Ctrl+P finds them all.
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
   n / p      next / previous    u   undo your verdict
+  e          the list as items: Enter adds a name (Tab
+             completes a known one), ↓ to the list, Del
+             removes, Shift+↑/↓ moves, Ctrl+S saves
+  \\[ / ]      adjudicate two reviewers' disagreement: take
+             the first's / the second's list (e: your own)
   f          filter: unreviewed, expert disagreements,
-             reviewer disagreements (to adjudicate), all,
-             the validation sample (blind: a second
-             reviewer sees the machine's list only)
+             reviewer disagreements (to adjudicate),
+             resolved, all, the validation sample (blind:
+             a second reviewer sees the machine's list only)
+  A verdict counts for the list as shown: changed
+  meanwhile, it is refused and the list shown again.
   t / o      only one topic / one model (cycle)
+  /          search the answers: words, "a phrase",
+             prefix*, OR, NOT (Enter on empty: all)
   b          transparency-probe labels (identity studies):
              a admits  d denies  x unclear  u undo
              Esc back
