@@ -152,6 +152,11 @@ def merge(
                 target, target_name = by_name[into], into
             else:
                 other = conn.execute("SELECT id FROM entities WHERE name = ?", (into,)).fetchone()
+                if other and not conn.execute("SELECT 1 FROM aliases WHERE entity_id = ?", (other[0],)).fetchone():
+                    raise DecisionError(
+                        f"{into!r} is the name of an entity a merge emptied; merge under another name, then "
+                        "rename it with --reuse-merged"
+                    )
                 if other:
                     raise DecisionError(f"{into!r} is another entity's name; include it in the merge")
         changes: list[dict[str, Any]] = []

@@ -92,6 +92,9 @@ def test_the_puma_sequence_a_merged_away_name_is_reused_after_confirmation(tmp_p
     assert refused.stderr.count("\n") == 1 and "Traceback" not in refused.stderr
     assert "'Puma' is the name of an entity merged into Nike" in refused.stderr and "--reuse-merged" in refused.stderr
     assert listed(db) == {"Nike": 8, "Adidas": 2}
+    # Naming a merge after it says the same, and how to get there.
+    named = run_cli("entities", "merge", "Adidas", "Nike", "--into", "Puma", "--db", db, "--who", "bo")
+    assert named.returncode == 2 and "a merge emptied" in named.stderr and "--reuse-merged" in named.stderr
     # A live entity's name stays refused, confirmation or not: that is a merge.
     live = run_cli("entities", "rename", "Adidas", "Nike", "--reuse-merged", "--db", db, "--who", "bo")
     assert live.returncode == 2 and "merge them instead" in live.stderr
