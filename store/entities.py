@@ -15,12 +15,16 @@ from typing import Any
 
 from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
+from workbench.store.entity_retired import retired_blocker
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 
 
 class DecisionError(InputError):
     """A decision that cannot be made as asked; the message says why and what to do."""
+
+
+REUSE = "merge under another name, then rename it with --reuse-merged"
 
 
 def _normalize(text: str) -> str:
@@ -153,10 +157,7 @@ def merge(
             else:
                 other = conn.execute("SELECT id FROM entities WHERE name = ?", (into,)).fetchone()
                 if other and not conn.execute("SELECT 1 FROM aliases WHERE entity_id = ?", (other[0],)).fetchone():
-                    raise DecisionError(
-                        f"{into!r} is the name of an entity a merge emptied; merge under another name, then "
-                        "rename it with --reuse-merged"
-                    )
+                    raise DecisionError(f"{into!r} is the name of an entity a merge emptied; {REUSE}")
                 if other:
                     raise DecisionError(f"{into!r} is another entity's name; include it in the merge")
         changes: list[dict[str, Any]] = []
@@ -348,13 +349,6 @@ def _blocker(
                     return f"undoing #{row['id']} by {row['who']} ({row['summary']}) changed it since"
         return "an import or an extraction changed it since"
     return None
-
-
-def retired_blocker(conn: sqlite3.Connection, changes: list[dict[str, Any]], forward: bool) -> str | None:
-    """Why spellings may not go back to an entity whose name a standing rename reused."""
-    from workbench.store.entity_merges import retired_blocker  # it builds on this module
-
-    return retired_blocker(conn, changes, forward)
 
 
 def _apply_back(conn: sqlite3.Connection, change: dict[str, Any]) -> None:

@@ -11,7 +11,6 @@ while that decision stands, nothing gives the emptied entity its spellings back.
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from typing import Any, NamedTuple
 
@@ -91,22 +90,3 @@ def rename(
         ]
         summary = f"rename {old} to {wanted}, reusing the name of the {wanted} {where}"
         return registry._record(conn, "rename", summary, changes, who, why)
-
-
-def retired_blocker(conn: sqlite3.Connection, changes: list[dict[str, Any]], forward: bool) -> str | None:
-    """Why giving spellings back to an entity is refused: a standing decision reused its name
-    (so it would come back under "Puma (merged into Nike, entity 7)" beside another Puma)."""
-    gaining = {c["to"] if forward else c["from"] for c in changes if c["op"] == "alias"}
-    if not gaining:
-        return None
-    for row in conn.execute(
-        "SELECT id, who, summary, changes_json FROM entity_decisions WHERE undone = 0 AND action = 'rename' "
-        "AND changes_json LIKE '%\"retire\": true%' ORDER BY id DESC"
-    ):
-        for change in json.loads(row["changes_json"]):
-            if change.get("retire") and change["entity"] in gaining:
-                return (
-                    f"#{row['id']} by {row['who']} ({row['summary']}) took the name {change['from']!r} since; "
-                    "undo that first"
-                )
-    return None
