@@ -15,11 +15,11 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.queue import transaction
 from workbench.store.review_base import (
     ReviewRefused,
     as_written,
     checked_names,
-    final_key,
     latest_by_reviewer,
     list_row,
     scope_of,
@@ -27,36 +27,11 @@ from workbench.store.review_base import (
     surfaces,
     validators,
 )
+from workbench.store.review_state import disagreement, resolution  # noqa: F401  (where readers find them)
+from workbench.store.review_versions import check_version
+from workbench.store.reviews import record_verdict
 
 OWN = "own"  # --take own: the adjudicator's own list (a reviewer cannot be called so)
-
-
-def disagreement(conn: sqlite3.Connection, verdicts: dict[str, Any]) -> list[str] | None:
-    """The validators (by name) when their final lists differ, else None. `verdicts`: each
-    reviewer's latest verdict judging the list's answer."""
-    judged = validators(verdicts)
-    finals = {final_key(conn, json.loads(v["after_json"])) for v in judged.values()}
-    return sorted(judged) if len(finals) > 1 else None
-
-
-def resolution(verdicts: dict[str, Any]) -> Any | None:
-    """The adjudication that settles the list: the verdict giving the list, when it is one."""
-    applied = [v for v in verdicts.values() if not v["blind"]]
-    latest = max(applied, key=lambda v: v["id"], default=None)
-    return latest if latest is not None and latest["adjudicates"] else None
-
-
-def as_adjudication(conn: sqlite3.Connection, row: sqlite3.Row, reviewer: str, after: list[str]) -> tuple:
-    """(adjudicates, took) for a non-blind verdict by `reviewer`: the validators it settles
-    and whose list it gives (None for one of its own), or (None, None) when it settles none
-    (no disagreement, or the reviewer is one of the validators)."""
-    verdicts = latest_by_reviewer(scope_verdicts(conn, scope_of(row)), row["response_key"])
-    settles = disagreement(conn, verdicts)
-    if settles is None or reviewer in settles:
-        return None, None
-    mine = final_key(conn, after)
-    took = next((who for who in settles if final_key(conn, json.loads(verdicts[who]["after_json"])) == mine), None)
-    return json.dumps(settles, ensure_ascii=False), took
 
 
 def adjudicate(
@@ -73,10 +48,6 @@ def adjudicate(
     or (take None or "own") the adjudicator's own `entities` (empty: a rejection). Refused
     when the validators agree, when the adjudicator is one of them, or when the list is no
     longer the version shown (`if_version`). Returns the verdict's id."""
-    from workbench.store.queue import transaction
-    from workbench.store.review_versions import check_version
-    from workbench.store.reviews import record_verdict
-
     adjudicator = (adjudicator or "").strip()
     if not adjudicator:
         raise ReviewRefused("an adjudication needs the adjudicator's name")
@@ -116,3 +87,15 @@ def adjudicator_counts(conn: sqlite3.Connection, study_id: int) -> list[dict[str
         (study_id,),
     ).fetchall()
     return [{"reviewer": who, "lists": n} for who, n in rows]
+
+
+def validator_names(conn: sqlite3.Connection, study_id: int) -> list[str]:
+    """The reviewers with a standing verdict on the study's lists that is not an adjudication."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT DISTINCT reviewer FROM verdicts WHERE study_id = ? AND undone = 0 AND adjudicates IS NULL "
+            "ORDER BY reviewer",
+            (study_id,),
+        )
+    ]

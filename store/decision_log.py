@@ -43,7 +43,9 @@ def _verdicts(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
         yield {
             "kind": "verdict",
             "id": row["id"],
-            "action": row["decision"] + (" (blind)" if row["blind"] else ""),
+            "action": row["decision"]
+            + (" (blind)" if row["blind"] else "")
+            + (f" (adjudication of {', '.join(json.loads(row['adjudicates']))})" if row["adjudicates"] else ""),
             "summary": f"{row['decision']} {row['after_json']}",
             "who": row["reviewer"],
             "at": row["at"],

@@ -9,11 +9,11 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.adjudication import disagreement, resolution
 from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.grounding import ungrounded_of
 from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
+from workbench.store.review_state import disagreement, resolution
 from workbench.store.review_versions import version_of
 
 FILTERS = ("all", "unreviewed", "disagreements", "reviewer disagreements", "resolved")
@@ -36,21 +36,21 @@ def _rows(conn, study, only, topic, model) -> list[sqlite3.Row]:
     ).fetchall()
 
 
-def _keep(conn, only: str, verdicts: dict, reviewer: str | None, blind: bool) -> bool:
-    """Whether a list with these verdicts is in the filter `only`."""
+def _keep(conn, only: str, verdicts: dict, settled: Any, reviewer: str | None, blind: bool) -> bool:
+    """Whether a list with these verdicts (and this adjudication settling it) is in `only`."""
     if only == "unreviewed":
         return reviewer not in verdicts if blind else not verdicts
     if only in ("reviewer disagreements", "resolved"):
         if blind or disagreement(conn, verdicts) is None:
             return False
-        return (resolution(verdicts) is None) == (only == "reviewer disagreements")
+        return (settled is None) == (only == "reviewer disagreements")
     return True
 
 
-def _item(row: sqlite3.Row, verdicts: dict, blind: bool) -> dict[str, Any]:
+def _item(row: sqlite3.Row, verdicts: dict, settled: Any, blind: bool) -> dict[str, Any]:
     applied = [v for v in verdicts.values() if not v["blind"]]
     latest = max(applied or verdicts.values(), key=lambda v: v["id"], default=None)
-    settled = None if blind else resolution(verdicts)
+    settled = None if blind else settled
     item = dict(row)
     item["verdict"] = f"{latest['decision']}|{latest['reviewer']}" if latest is not None else None
     item["verdicts"] = {
@@ -91,11 +91,13 @@ def review_items(
     for row in _rows(conn, study, only, topic, model):
         if wanted is not None and row["id"] not in wanted:
             continue
-        verdicts = latest_by_reviewer(every.get(scope_of(row), []), row["response_key"])
+        scope = every.get(scope_of(row), [])
+        verdicts = latest_by_reviewer(scope, row["response_key"])
+        settled = resolution(scope, row["response_key"])
         if blind:
             verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
-        if _keep(conn, only, verdicts, reviewer, blind):
-            items.append(_item(row, verdicts, blind))
+        if _keep(conn, only, verdicts, settled, reviewer, blind):
+            items.append(_item(row, verdicts, settled, blind))
     return items
 
 

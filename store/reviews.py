@@ -27,7 +27,6 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.adjudication import as_adjudication
 from workbench.store.db import utc_now
 from workbench.store.entity_names import ensure_entities
 from workbench.store.errors import InputError
@@ -61,6 +60,7 @@ from workbench.store.review_reads import (  # noqa: F401  (where callers find th
     reviewed_counts,
     stale_verdicts,
 )
+from workbench.store.review_state import as_adjudication
 from workbench.store.review_versions import StaleVersion, check_version, list_version  # noqa: F401
 
 

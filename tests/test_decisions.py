@@ -134,7 +134,8 @@ def test_two_reviewers_agree_on_final_lists_and_the_second_works_blind(tmp_path)
         assert verdict(db, list_id, "bo", "--blind", *how).returncode == 0
     # The edit to [Nike, Adidas] by another route agrees with an accept of that list.
     assert current(db, "q0") == ["Nike"] and current(db, "q5") == ["Nike", "Adidas"]  # bo's reject not applied
-    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
+    every = ("--rate", "1")  # every list in the sample
+    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo", *every)
     assert "Agreement 83.3% (5 of 6 final lists the same)" in out.stdout, out.stdout
     result = json.loads(
         run_cli(
@@ -150,6 +151,7 @@ def test_two_reviewers_agree_on_final_lists_and_the_second_works_blind(tmp_path)
             "bo",
             "--format",
             "json",
+            *every,
         ).stdout
     )
     assert result["both_reviewed"] == 6 and result["same_list"] == 5

@@ -113,7 +113,9 @@ def test_the_verdict_that_gives_a_list_is_shown_after_the_study_returns_to_an_ea
     assert back["verdicts"] == {"ana": {"decision": "edit", "list": ["First"], "blind": False}}
     assert [v["list"] for v in back["no_longer_apply"].values()] == [["Second"]]
     assert verdict(db, back["list_id"], "bo", "--blind", "--edit", "First").returncode == 0
-    out = run_cli("review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo")
+    out = run_cli(
+        "review", "agreement", "--db", str(db), "--study", "s", "--first", "ana", "--second", "bo", "--rate", "1"
+    )
     assert out.returncode == 0 and "1 of 1 final lists the same" in out.stdout, out.stdout
 
 

@@ -194,6 +194,8 @@ def test_the_review_part_counts_reviewed_lists_agreement_and_decisions(choice_db
             "bob",
             "--format",
             "json",
+            "--rate",
+            "1",  # every list: the report compares the reviewers on all of them
         ).stdout
     )
     rows = page.table("Two-reviewer agreement")

@@ -10,7 +10,7 @@ from itertools import combinations
 
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
-from workbench.store import decision_log, probe_reviews, report_reads, review_validation, reviews
+from workbench.store import adjudication, decision_log, probe_reviews, report_reads, review_validation, reviews
 from workbench.words import plural_word
 
 # Pairs of reviewers compared at most: a study with many reviewers gets the first ones by name.
@@ -41,8 +41,13 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
         )
         for r in counts["reviewers"]
     ]
+    # An adjudicator settles the two validators' disagreements: counted apart, never paired.
+    rows += [
+        (f"Adjudicated by {a['reviewer']}", f"{fmt_num(a['lists'])} {plural_word(a['lists'], 'list')}")
+        for a in adjudication.adjudicator_counts(conn, study_id)
+    ]
     blocks: list[Block] = [Facts(rows)]
-    names = [r["reviewer"] for r in counts["reviewers"]][:MAX_REVIEWERS]
+    names = adjudication.validator_names(conn, study_id)[:MAX_REVIEWERS]
     if len(names) < 2:
         blocks.append(Paragraph("Two-reviewer agreement: needs a second reviewer (a blind validation review)."))
         return blocks
@@ -61,7 +66,8 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
             ]
         )
     header = ["first", "second", "lists both reviewed", "same final list", "agreement", "Cohen's kappa"]
-    blocks.append(TableBlock("Two-reviewer agreement (each final list one category)", header, table))
+    title = "Two-reviewer agreement between validators (each final list one category; adjudications apart)"
+    blocks.append(TableBlock(title, header, table))
     return blocks
 
 

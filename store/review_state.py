@@ -1,0 +1,39 @@
+"""The state of a list's review that adjudication reads: who validated it, whether they
+disagree, and which adjudication settles it (see store/adjudication.py)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from typing import Any
+
+from workbench.store.review_base import final_key, judges, latest_by_reviewer, scope_of, scope_verdicts, validators
+
+
+def disagreement(conn: sqlite3.Connection, verdicts: dict[str, Any]) -> list[str] | None:
+    """The validators (by name) when their final lists differ, else None. `verdicts`: each
+    reviewer's latest verdict judging the list's answer."""
+    judged = validators(verdicts)
+    finals = {final_key(conn, json.loads(v["after_json"])) for v in judged.values()}
+    return sorted(judged) if len(finals) > 1 else None
+
+
+def resolution(standing: list[Any], answer_key: str | None) -> Any | None:
+    """The adjudication that settles a list: the verdict giving the list (the latest standing
+    one, not blind, judging the answer) when it is one. `standing`: the scope's verdicts."""
+    applied = [v for v in standing if not v["blind"] and judges(v, answer_key)]
+    latest = max(applied, key=lambda v: v["id"], default=None)
+    return latest if latest is not None and latest["adjudicates"] else None
+
+
+def as_adjudication(conn: sqlite3.Connection, row: sqlite3.Row, reviewer: str, after: list[str]) -> tuple:
+    """(adjudicates, took) for a non-blind verdict by `reviewer`: the validators it settles
+    and whose list it gives (None for one of its own), or (None, None) when it settles none
+    (no disagreement, or the reviewer is one of the validators)."""
+    verdicts = latest_by_reviewer(scope_verdicts(conn, scope_of(row)), row["response_key"])
+    settles = disagreement(conn, verdicts)
+    if settles is None or reviewer in settles:
+        return None, None
+    mine = final_key(conn, after)
+    took = next((who for who in settles if final_key(conn, json.loads(verdicts[who]["after_json"])) == mine), None)
+    return json.dumps(settles, ensure_ascii=False), took
