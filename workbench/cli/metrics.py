@@ -119,7 +119,7 @@ def add_convention(p) -> None:
         "--ci-unit",
         choices=["question", "answer"],
         default=None,
-        help="what an interval of a share of answers (PEIR, direct rate, log-odds) resamples: question "
+        help="what an interval of a share of answers (PEIR, direct rate, US top-3 share, log-odds) resamples: question "
         "(default: all repetitions of a question together, within its cluster; the interval speaks about "
         "questions of the kind asked) or answer (each answer on its own: these questions only, narrower "
         "when answers to one question resemble each other). Every record names it (ci_unit)",
