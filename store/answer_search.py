@@ -42,6 +42,11 @@ def check_query(conn: sqlite3.Connection, query: str) -> None:
     _matching(conn, "SELECT rowid FROM answer_search WHERE answer_search MATCH ? LIMIT 1", query)
 
 
+def matching_ids(conn: sqlite3.Connection, query: str) -> set[int]:
+    """The ids (`responses.id`) of the answers that match `query`: the index alone."""
+    return {row[0] for row in _matching(conn, "SELECT rowid FROM answer_search WHERE answer_search MATCH ?", query)}
+
+
 def matching_keys(conn: sqlite3.Connection, query: str) -> set[str]:
     """The request keys of the answers that match `query`, in every study."""
     sql = "SELECT p.request_key FROM answer_search s JOIN responses p ON p.id = s.rowid WHERE answer_search MATCH ?"
