@@ -22,10 +22,10 @@ from workbench.store import entities as registry
 from workbench.store.db import opened, reading
 from workbench.store.entity_list import EntityRow, entity_rows, matching
 from workbench.store.errors import UserFacingError
-from workbench.widgets.entity_history import OwnDecisions
+from workbench.widgets.entity_history import AssignRegion, OwnDecisions
 from workbench.widgets.entity_text import clip, entity_cells, entity_detail, plural, suggestion_cells, suggestion_detail
 from workbench.widgets.live import LiveStore
-from workbench.widgets.modals import DecisionList, EditText, PickMembers, PickRegion
+from workbench.widgets.modals import DecisionList, EditText, PickMembers
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.search_box import SearchBox
 
@@ -36,7 +36,7 @@ LIST_KEYS = {"mark", "set_region", "switch_view", "search"}
 SHOWN = 500  # rows of the entity list at most: typing narrows it
 
 
-class EntitiesScreen(OwnDecisions, LiveStore, Screen):
+class EntitiesScreen(OwnDecisions, AssignRegion, LiveStore, Screen):
     # In the footer's order. The keys of LIST_KEYS have two bindings, one per view, and
     # `check_action` offers one: the entity list's, `(True)`, shows mark, region and the way
     # back in the footer, and not search (its box is on view).
@@ -78,6 +78,11 @@ class EntitiesScreen(OwnDecisions, LiveStore, Screen):
 
         found: list[dedup.Suggestion]
         entity_count: int
+
+    @dataclass
+    class Listed(Message, bubble=False):
+        """A worker read every entity (the suggestions follow)."""
+
         listed: list[EntityRow]
 
     @dataclass
@@ -87,19 +92,13 @@ class EntitiesScreen(OwnDecisions, LiveStore, Screen):
         note: str = ""
         refused: str = ""
 
-    @dataclass
-    class RegionsRead(Message, bubble=False):
-        """A worker read the known regions, to pick one for these entities."""
-
-        known: list[str]
-        names: list[str]
-
     def __init__(self) -> None:
         super().__init__()
         self.suggestions: list[dedup.Suggestion] = []
         self.busy = False  # a decision is being stored and the clusters computed again
         self.clusterings = 0  # finished clusterings, for anyone waiting on them
         self.clustering = False  # the entities are being read and clustered
+        self.listings = 0  # lists of every entity read and shown
         self._live = False  # ... because the store changed elsewhere (the session's total stays)
         self.session_total = 0  # clusters when first shown: "9 left of 10" after one decision
         self.skipped: set[tuple[str, ...]] = set()
@@ -253,9 +252,10 @@ class EntitiesScreen(OwnDecisions, LiveStore, Screen):
         with reading(self.app.db_path) as conn:
             index = dedup.load_entities(conn)
             listed = entity_rows(conn)
+        self.post_message(self.Listed(listed))  # the list of every entity first: clustering takes longer
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
-        self.post_message(self.Reclustered(found, len(index.names), listed))
+        self.post_message(self.Reclustered(found, len(index.names)))
 
     def on_entities_screen_reclustered(self, message: Reclustered) -> None:
         self.clusterings += 1
@@ -264,11 +264,15 @@ class EntitiesScreen(OwnDecisions, LiveStore, Screen):
         self.busy = self.clustering = self._live = False  # the decision that asked for it is done and shown
         for widget in self.query(".stale"):
             widget.remove_class("stale")
+        self._show(message.found, message.entity_count)
+
+    def on_entities_screen_listed(self, message: Listed) -> None:
+        self.listings += 1
+        self.query_one("#entities-table").remove_class("stale")
         self.entities = message.listed
         names = {e.name for e in message.listed}
         self.marked = {n: None for n in self.marked if n in names}  # a name gone (merged away) is no mark
         self._fill_entities()
-        self._show(message.found, message.entity_count)
 
     def _show(self, found: list[dedup.Suggestion], entity_count: int) -> None:
         self.suggestions, self.entity_count = found, entity_count
@@ -436,37 +440,6 @@ class EntitiesScreen(OwnDecisions, LiveStore, Screen):
             for c, r in zip(s.counts, s.reasons or [""] * len(s.members))
         ]
         self.app.push_screen(PickMembers(s.members, notes), done)
-
-    def action_set_region(self, _list: bool = False) -> None:
-        names = list(self.marked) or self.highlighted_names()
-        if names:
-            self._ask_region(names)
-
-    @work(thread=True, group="entity-regions", description="Reading the known regions")
-    def _ask_region(self, names: list[str]) -> None:
-        from workbench.store.regions import known_regions
-
-        try:
-            with opened(self.app.db_path) as conn:
-                known = known_regions(conn)
-        except sqlite3.Error as exc:
-            self.notify(str(exc), severity="error")
-            return
-        self.post_message(self.RegionsRead(known, names))
-
-    def on_entities_screen_regions_read(self, message: RegionsRead) -> None:
-        names = message.names
-
-        def done(choice: tuple[str, bool] | None) -> None:
-            if choice is None:
-                return
-            region, _new = choice  # in its one spelling; a new region only once the user said so
-            self._decide(
-                lambda conn: registry.set_region(conn, names, region, who=self.who, why="assigned in the app"),
-                f"Region {region} assigned to {plural(len(names), 'entity', 'entities')}; u undoes it.",
-            )
-
-        self.app.push_screen(PickRegion(message.known, len(names)), done)
 
     def action_skip(self) -> None:
         s = self.current()

@@ -92,7 +92,7 @@ def test_review_follows_another_reviewers_verdict_and_leaves_a_replaced_list(tmp
             assert run_cli("import", "mentions", str(csv), "--db", str(db), "--study", "s").returncode == 0
             assert await wait_for(pilot, lambda: screen.page is not None and screen.page["id"] != 2)
             assert screen.page["question"] == "q1"  # the same answer's new list
-            assert any("List 2 was replaced" in n.message for n in app._notifications)
+            assert await wait_for(pilot, lambda: any("List 2 was replaced" in n.message for n in app._notifications))
             assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))
             loads = screen.loads
             await pilot.press("a")  # judged on the list as it is now: recorded

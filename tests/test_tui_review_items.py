@@ -49,6 +49,7 @@ def test_a_verdict_on_a_list_changed_since_it_was_shown_is_refused_and_the_list_
             with opened(db) as conn:
                 reviews.review(conn, 1, "bo", "edit", ["Zeta"])
             await judged(pilot, screen, "a")
+            assert await wait_for(pilot, lambda: any("changed since" in n.message for n in app._notifications))
             refusal = [n.message for n in app._notifications if "changed since" in n.message]
             assert len(refusal) == 1 and "\n" not in refusal[0]  # one line
             assert screen.page["id"] == 1 and screen.page["entities"] == ["Zeta"]  # shown again, as it is
@@ -77,7 +78,7 @@ def test_a_list_edited_as_items(tmp_path):
             editor = app.screen
             await pilot.press(*"The second brand, Nike", "enter")  # one name, comma and all
             await pilot.press(*"!!!", "enter")
-            assert any("'!!!' is not a name" in n.message for n in app._notifications)
+            assert await wait_for(pilot, lambda: any("'!!!' is not a name" in n.message for n in app._notifications))
             await pilot.press("ctrl+u", *"adi", "tab", "enter")  # completed from the known entities
             assert editor.names == ["Nike", "The second brand, Nike", "Adidas"]
             await pilot.press("down", "shift+up")  # into the list (Adidas, the last added), one up
