@@ -78,6 +78,9 @@ class Questions:
     named: np.ndarray
     naming: Callable[[str], np.ndarray]
     us_top3: np.ndarray | None = None  # answers naming the United States in their first three
+    # every recommendation slot of the scope (repeats kept): its question's row, its answer's
+    # row (0 .. n - 1) and its entity's code in `names` (what region shares count per question)
+    slots: Callable[[], SlotRows] | None = None
 
     def strata(self, hits: np.ndarray) -> list[tuple[str, np.ndarray]]:
         """(stratum name, rows (hits, answers) of its questions), in code order; the rows
@@ -88,6 +91,17 @@ class Questions:
             held = rows[self.stratum == code]
             out.append((self.names[code], held[np.lexsort((held[:, 1], held[:, 0]))]))
         return out
+
+
+@dataclass(frozen=True)
+class SlotRows:
+    """A scope's recommendation slots, one row each: question row, answer row, entity code."""
+
+    question: np.ndarray
+    answer: np.ndarray
+    entity: np.ndarray
+    names: Sequence[str]  # each entity code's name
+    answers: int  # the scope's answers (those without a slot too)
 
 
 def stratum_text(name: str) -> str:
@@ -116,6 +130,46 @@ def share_fields(hits: np.ndarray, questions: Questions, seed: int | None = None
     totals = sum(clustered_sums(rows, resamples(), rng) for _, rows in strata)
     low, high = _bounds(totals[:, 0] / totals[:, 1], fields["ci_level"])
     return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high}
+
+
+def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], np.ndarray], seed=None) -> list:
+    """Shares of one total (a region's recommendation slots over all slots): `parts` holds per
+    question the total, then each share's numerator (k, 1 + R); the fields of each share's
+    interval (over questions, stratified, or under `--ci-unit answer` over the rows
+    `answers()` gives per answer), with its design effect and effective n (in slots: the
+    independent slots that would be as precise). One draw of questions serves every share."""
+    width = parts.shape[1] - 1
+    if answer_unit() == ANSWER:
+        rows = answers()
+        fields = interval_fields(None, None, units=rows.shape[0], unit=ANSWER)
+        strata = [rows]
+    else:
+        fields = interval_fields(None, None, units=len(questions.n), unit=QUESTION)
+        strata = [parts[questions.stratum == code] for code in np.unique(questions.stratum).tolist()]
+        single = next(
+            (questions.names[c] for c, rows in zip(np.unique(questions.stratum), strata) if len(rows) < 2), None
+        )
+        if single is not None and "ci_na_reason" not in fields:  # its questions' spread is unknown
+            fields["ci_na_reason"] = f"1 question in {stratum_text(single)}"
+    if "ci_na_reason" in fields:
+        return [{"n_eff": None, "design_effect": None, **fields} for _ in range(width)]
+    strata = [_sorted_rows(rows) for rows in strata]  # the same sums in whatever order the rows came
+    rng = _rng(seed)
+    if answer_unit() == ANSWER:
+        totals = resampled_sums(strata[0], resamples(), rng)
+    else:
+        totals = sum(clustered_sums(rows, resamples(), rng) for rows in strata)
+    out = []
+    for j in range(1, width + 1):
+        n_eff, deff = design_effect([rows[:, [j, 0]] for rows in strata])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            low, high = _bounds(totals[:, j] / totals[:, 0], fields["ci_level"])
+        out.append({"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high})
+    return out
+
+
+def _sorted_rows(rows: np.ndarray) -> np.ndarray:
+    return rows[np.lexsort(rows.T[::-1])] if rows.size else rows
 
 
 def stratified_question_ci(strata: Sequence[np.ndarray], statistic, seed: int | None = None) -> tuple:

@@ -18,7 +18,7 @@ from operator import itemgetter
 import numpy as np
 
 from workbench.methods.choice.counts import RegionSlots, ScopeCounts, TopicCounts, is_united_states, kept_regions
-from workbench.metrics.clustered import Questions
+from workbench.metrics.clustered import Questions, SlotRows
 
 
 def _codes(values: list, index: dict, into: list) -> np.ndarray:
@@ -238,10 +238,11 @@ def _question_counts(layout: _Layout, flags: dict[str, np.ndarray]) -> Callable[
     names = sorted(arrays.clusters)
     rank = np.argsort(np.argsort(np.asarray(arrays.clusters, dtype=object), kind="stable"))
     code_of = {name: i for i, name in enumerate(layout.names)}
-    by = {}
-    for topic, q_key in ((True, q_group), (False, q_group * layout.n_clusters + q_cluster)):
+    by, q_keys = {}, {True: q_group, False: q_group * layout.n_clusters + q_cluster}
+    for topic, q_key in q_keys.items():
         order = np.argsort(q_key, kind="stable")
         by[topic] = (order, np.searchsorted(q_key[order], np.arange(layout.n_scopes + 1)))
+    slot_rows = _slot_rows(layout, local, q_keys)
 
     def questions(index: int, topic: bool) -> Questions:
         order, bounds = by[topic]
@@ -254,9 +255,41 @@ def _question_counts(layout: _Layout, flags: dict[str, np.ndarray]) -> Callable[
             at = np.minimum(np.searchsorted(keys, wanted), len(keys) - 1)
             return np.where(keys[at] == wanted, values[at], 0).astype(np.int64)
 
-        return Questions(rank[q_cluster[held]], names, q_n[held], q_named[held], naming, q_top3[held])
+        slots = lambda: slot_rows(index, topic)  # noqa: E731
+        return Questions(rank[q_cluster[held]], names, q_n[held], q_named[held], naming, q_top3[held], slots)
 
     return questions
+
+
+def _slot_rows(layout: _Layout, local: np.ndarray, q_keys: dict[bool, np.ndarray]) -> Callable[[int, bool], SlotRows]:
+    """A scope's recommendation slots (every counted mention): each one's question row (in
+    the order `questions` holds them), answer row and entity, from one sort per kind of scope,
+    made when first asked for."""
+    built: dict[bool, tuple] = {}
+
+    def prepared(topic: bool) -> tuple:
+        if topic not in built:
+            q_key, (l_key, _size) = q_keys[topic], layout.keys(topic)
+            bounds = np.arange(layout.n_scopes + 1)
+            order = np.argsort(q_key, kind="stable")
+            row_of = np.empty(len(q_key), np.int64)
+            row_of[order] = np.arange(len(order)) - np.searchsorted(q_key[order], bounds)[q_key[order]]
+            l_order = np.argsort(l_key, kind="stable")
+            l_bounds = np.searchsorted(l_key[l_order], bounds)
+            answer_of = np.empty(layout.n_lists, np.int64)
+            answer_of[l_order] = np.arange(layout.n_lists) - l_bounds[l_key[l_order]]
+            m_order = np.argsort(l_key[layout.pos], kind="stable")
+            built[topic] = (row_of, answer_of, m_order, np.searchsorted(l_key[layout.pos][m_order], bounds), l_bounds)
+        return built[topic]
+
+    def rows(index: int, topic: bool) -> SlotRows:
+        row_of, answer_of, m_order, m_bounds, l_bounds = prepared(topic)
+        held = m_order[m_bounds[index] : m_bounds[index + 1]]
+        pos = layout.pos[held]
+        answers = int(l_bounds[index + 1] - l_bounds[index])
+        return SlotRows(row_of[local[pos]], answer_of[pos], layout.ent[held], layout.names, answers)
+
+    return rows
 
 
 def _present_reps(layout: _Layout) -> dict[tuple[bool, int], set[int]]:

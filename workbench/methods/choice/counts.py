@@ -18,7 +18,7 @@ from itertools import chain
 
 import numpy as np
 
-from workbench.metrics.clustered import Questions
+from workbench.metrics.clustered import Questions, SlotRows
 
 US_NAMES = {"united states", "united states of america", "usa", "us", "u s", "u s a", "america", "the united states"}
 
@@ -121,7 +121,23 @@ def questions_of(lists: Sequence[ResponseList]) -> Questions:
         named=np.array([sum(1 for item in by_question[key] if item.entities) for key in keys], dtype=np.int64),
         naming=lambda entity: np.array([counted[entity] for counted in presence], dtype=np.int64),
         us_top3=np.array([sum(map(_us_in_top3, by_question[key])) for key in keys], dtype=np.int64),
+        slots=lambda: slot_rows_of(lists, {key: row for row, key in enumerate(keys)}),
     )
+
+
+def slot_rows_of(lists: Sequence[ResponseList], row_of: dict[tuple[str, str], int]) -> SlotRows:
+    """Every slot of these lists (repeats kept): its question's row, its answer's row, its entity."""
+    names = sorted({entity for item in lists for entity in item.slot_entities})
+    code = {name: i for i, name in enumerate(names)}
+    rows = [
+        (row_of[(item.cluster or "", item.question)], answer, code[entity])
+        for answer, item in enumerate(lists)
+        for entity in item.slot_entities
+    ]
+    question, answer, entity = (
+        (np.asarray(column, dtype=np.int64) for column in zip(*rows)) if rows else [np.zeros(0, np.int64)] * 3
+    )
+    return SlotRows(question, answer, entity, names, len(lists))
 
 
 def _us_in_top3(item: ResponseList) -> bool:

@@ -45,10 +45,10 @@ from workbench.methods.choice.records import (
     KruskalWallis,
     LorTopic,
     Peir,
-    RegionShare,
     Spearman,
     UsTop3Share,
 )
+from workbench.methods.choice.region_share import region_share_records
 from workbench.metrics.clustered import answer_unit, share_fields
 from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import with_adjusted_p, with_convention
@@ -380,20 +380,19 @@ def _region_records(
     `scope`: (model, topic, the epoch of its lists)."""
     model, topic, epoch = scope
     records: list[ChoiceRecord] = []
-    for cluster, counts in counted.scopes.items():  # the topic, then each cluster
-        for region, share in region_shares([], region_of, counts.slots).items():
-            records.append(
-                RegionShare(
-                    convention=convention,
-                    study=study,
-                    model=model,
-                    topic=topic,
-                    cluster=cluster,
-                    region=region,
-                    value=share,
-                )
-            )
     whole = counted.scopes[None]
+    # the shares and their bootstrap are kept while every slotted entity keeps its region
+    key = ("region_share", study, model, topic, epoch, convention)
+    key += tuple((e, region_of(e)) for e in sorted(whole.slots))
+    shares = kept.get(key) if kept is not None else None
+    if shares is None:
+        shares = []
+        for cluster, counts in counted.scopes.items():  # the topic, then each cluster
+            base = {"convention": convention, "study": study, "model": model, "topic": topic, "cluster": cluster}
+            shares += region_share_records(base, counts, region_of)
+        if kept is not None:
+            kept[key] = shares
+    records += shares
     regions, code = kept_regions(whole.presence, whole.n, region_of, min_share)
     no_region = no_region_reason(whole.slots, region_of, RegionSlots(regions, {}), regions_imported, min_share)
     slots = None  # one table for every region pair, built only if a pair is not kept

@@ -115,11 +115,21 @@ class UsTop3Share(ScopeRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegionShare(ScopeRecord):
-    """The share of all top-K slots held by one region."""
+    """The share of all top-K slots held by one region, with its interval over questions as
+    PEIR's; `slots` (all the scope's slots) is its n, and `n_eff` is in slots."""
 
     metric: str = field(default="region_share", init=False)
     region: str
     value: float
+    slots: int | Unset = UNSET
+    n_eff: float | None | Unset = UNSET
+    design_effect: float | None | Unset = UNSET
+    ci_low: float | None | Unset = UNSET
+    ci_high: float | None | Unset = UNSET
+    ci_level: float | Unset = UNSET
+    n_boot: int | Unset = UNSET
+    ci_unit: str | Unset = UNSET
+    ci_na_reason: str | Unset = UNSET
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -151,6 +151,21 @@ def lor_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
     return ["topic", "regions"] + names, rows
 
 
+def region_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
+    """Rows: topic · region; columns: one per model, the region's share of the slots with its
+    interval (n/a with why where it has none)."""
+    names = models(records)
+    by = {(r.topic, r.region, r.model): r for r in records if isinstance(r, RegionShare)}
+    rows = []
+    for topic, region in sorted({k[:2] for k in by}):
+        row = [f"{topic} · {region}"]
+        for model in names:
+            r = by.get((topic, region, model))
+            row.append(estimate(r.value, r, why=True) if r is not None else "")
+        rows.append(row)
+    return ["topic · region"] + names, rows
+
+
 def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
     names = models(records)
     rows = []
@@ -277,6 +292,11 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
             "lor-table",
             f"Geographic bias: log-odds ratio (mean over clusters, t-test p){units_note(shown, (LorTopic,))}",
             table=lor_table(shown),
+        ),
+        Panel(
+            "region-table",
+            f"Share of recommendation slots by region{units_note(shown, (RegionShare,))}",
+            table=region_table(shown),
         ),
         Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
         Panel(
