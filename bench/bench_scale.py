@@ -13,7 +13,9 @@ its time and its peak memory. Measured:
   intervals over answers (`--ci-unit answer`) beside the default over questions (time and
   peak resident memory, the process start-up included);
 - the app (headless, 80x24): the first Metrics refresh pressed once the start-up loading is
-  done, and a later one after a region is assigned elsewhere (bench/bench_tui.py's way).
+  done, and a later one after a region is assigned elsewhere (bench/bench_tui.py's way); and
+  the live refresh of Metrics, Entities and Review left on view, from a list edited from
+  another connection (its commit) until the screen shows what it read after it.
 
     .venv/bin/python bench/bench_scale.py [--large] [--no-app] [--keep DIR]
 """
@@ -111,7 +113,7 @@ def app_refreshes(db: Path) -> dict[str, float]:
     """The first Metrics refresh pressed at once (it waits for the start-up loading) and once
     that loading is done, and later ones after a change made from another connection
     (bench/bench_tui.py's way): a region assigned, a reviewer's edit of one list."""
-    from bench_tui import metrics_refresh, refresh_after
+    from bench_tui import LIVE, live_refresh, metrics_refresh, refresh_after
 
     def assign_region(conn) -> None:
         from workbench.store.mentions import set_entity_attributes
@@ -133,6 +135,10 @@ def app_refreshes(db: Path) -> dict[str, float]:
         "first, after the start-up loading": asyncio.run(metrics_refresh(db, True)),
         "later, after a region is assigned": asyncio.run(refresh_after(db, assign_region)),
         "later, after a list is edited": asyncio.run(refresh_after(db, edit_list)),
+        **{
+            f"live, {name} shown, a list edited elsewhere": asyncio.run(live_refresh(db, edit_list, name))
+            for name in LIVE
+        },
     }
 
 
@@ -180,8 +186,9 @@ def main() -> None:
         if not args.no_app:
             for what, seconds in app_refreshes(db).items():
                 target = "5 s" if what.startswith("first") else "2 s"
+                screen = "" if what.startswith("live") else "Metrics "
                 print(
-                    f"app, Metrics refresh {what}: {seconds:.2f} s = {seconds / read:.2f}x the read (target {target})"
+                    f"app, {screen}refresh {what}: {seconds:.2f} s = {seconds / read:.2f}x the read (target {target})"
                 )
 
 

@@ -116,7 +116,8 @@ def test_adjudication_keys_settle_the_queue(tmp_path):
             assert "ana (edit)" in lists and "bo (accept blind)" in lists
             assert "reviewers disagree: [ takes ana's list, ] bo's, e your own" in lists
             await judged(pilot, screen, "right_square_bracket")  # bo's list for list 1
-            assert screen.page["id"] == 3 and "reviewer disagreements: 1/1" in shown(screen.query_one("#review-status"))
+            assert screen.page["id"] == 3, [n.message for n in app._notifications]
+            assert "reviewer disagreements: 1/1" in shown(screen.query_one("#review-status"))
             await pilot.press("e")  # carol's own list for list 3
             assert await on_screen(pilot, "ListEditor")
             await retype_list(pilot, ["Puma"])
