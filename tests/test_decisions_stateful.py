@@ -18,8 +18,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from workbench.methods.choice import data as choice_data
 from workbench.methods.choice.metrics import ResponseList, choice_metric_records
 from workbench.metrics.intervals import resampling
+from workbench.store import adjudication, mentions, review_validation, reviews
 from workbench.store import entities as registry
-from workbench.store import mentions, reviews
 from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
 from workbench.store.queue import ensure_study
@@ -29,6 +29,8 @@ SPELLINGS = ["Nike", "NIKE", "Nike Air", "Adidas", "adidas AG", "Puma", "Asics",
 NEW_NAMES = ["Swoosh", "Three Stripes", "Big Cat", "Nike Air"]
 QUESTIONS = ["q0", "q1", "q2"]
 REVIEWERS = ["ana", "bo"]
+ADJUDICATOR = "cy"  # a third reviewer: settles ana's and bo's disagreements, validates nothing
+SAMPLE_RATE, SAMPLE_SEED = 0.5, 3
 REGIONS = ["United States", "Europe", "Asia", None]
 ACTIONS_OF_ENTITIES = registry.ENTITY_ACTIONS
 
@@ -42,6 +44,7 @@ class Verdict:
     blind: bool
     answer: str
     undone: bool = False
+    adjudicates: bool = False
 
 
 @dataclass
@@ -103,6 +106,35 @@ class Reference:
         names = [self.name[self.alias[normalize_surface(s)]] for s in self.current(question)]
         return list(dict.fromkeys(names))
 
+    def judging(self, question: str) -> dict[str, Verdict]:
+        """Each reviewer's latest standing verdict on the question's answer now."""
+        out: dict[str, Verdict] = {}
+        for v in sorted(self.verdicts, key=lambda v: v.id):
+            if v.question == question and not v.undone and v.answer == self.answer[question]:
+                out[v.reviewer] = v
+        return out
+
+    def final(self, names: list[str]) -> tuple:
+        """A list as reviewers are compared: each name by its entity (or its key, unknown)."""
+        keys = [normalize_surface(s) for s in names]
+        return tuple(f"e{self.alias[k]}" if k in self.alias else f"s{k}" for k in keys)
+
+    def disagreement(self, question: str) -> list[str] | None:
+        judged = {w: v for w, v in self.judging(question).items() if not v.adjudicates}
+        return sorted(judged) if len({self.final(v.after) for v in judged.values()}) > 1 else None
+
+    def settled(self, question: str) -> bool:
+        """An adjudication gives the list: it is out of the reviewer-disagreements queue."""
+        verdict = self.governing(question)
+        return verdict is not None and verdict.adjudicates
+
+    def shown(self, question: str, blind: bool) -> tuple:
+        """What a reviewer is shown of the question's list: what its version names."""
+        if blind:
+            return (self.answer[question], tuple(self.extraction[question]))
+        finals = tuple(sorted((w, tuple(v.after)) for w, v in self.judging(question).items()))
+        return (self.answer[question], tuple(self.current(question)), finals)
+
     def live(self) -> list[int]:
         return sorted(set(self.alias.values()))
 
@@ -151,6 +183,7 @@ class DecisionMachine(RuleBasedStateMachine):
         self.ref = Reference()
         self.study = ensure_study(self.conns[0], "s", "choice")
         self.version = 0
+        self.seen: list[tuple] = []  # (question, blind, version, what the reference shows)
 
     def teardown(self) -> None:
         for conn in self.conns:
@@ -229,19 +262,105 @@ class DecisionMachine(RuleBasedStateMachine):
         blind=st.booleans(),
     )
     def verdict(self, c, who, question, decision, names, blind):
-        self.give_verdict(c, who, question, decision, names, blind)
+        assert self.give_verdict(c, who, question, decision, names, blind) is None
 
-    def give_verdict(self, c, who, question, decision, names, blind):
+    @rule(c=st.integers(0, 1), who=st.sampled_from(REVIEWERS), question=st.sampled_from(QUESTIONS), blind=st.booleans())
+    def show(self, c, who, question, blind):
+        """A reviewer's screen shows a list: the version it was shown at is kept."""
+        version = reviews.list_version(self.conns[c], self.list_id(question), blind=blind)
+        self.seen.append((question, blind, version, self.ref.shown(question, blind)))
+
+    @rule(
+        c=st.integers(0, 1),
+        who=st.sampled_from(REVIEWERS),
+        data=st.data(),
+        decision=st.sampled_from(reviews.DECISIONS),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), min_size=1, max_size=3, unique=True),
+    )
+    def verdict_on_what_was_shown(self, c, who, data, decision, names):
+        """A verdict given with the version once shown: recorded only while the list still
+        shows the same; else refused, and nothing changes."""
+        if not self.seen:
+            return
+        question, blind, version, shown = data.draw(st.sampled_from(self.seen))
+        logged, unchanged = len(self.ref.verdicts), shown == self.ref.shown(question, blind)
+        refused = self.give_verdict(c, who, question, decision, names, blind, version, "verdict on a shown version")
+        if unchanged:
+            assert refused is None, refused
+        else:
+            assert refused is not None and "changed since it was shown" in refused, refused
+            assert len(self.ref.verdicts) == logged
+            count = self.conns[1].execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+            assert count == logged
+
+    @rule(
+        c=st.integers(0, 1),
+        question=st.sampled_from(QUESTIONS),
+        take=st.sampled_from([*REVIEWERS, adjudication.OWN]),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique=True),
+        dispute=st.booleans(),
+    )
+    def adjudicate(self, c, question, take, names, dispute):
+        """A third reviewer settles a disagreement by taking one reviewer's list or their own
+        (`dispute`: ana edits and bo, blind, rejects first, so that there is one to settle)."""
+        if dispute and self.ref.disagreement(question) is None:
+            assert self.give_verdict(c, "ana", question, "edit", ["Hoka", *names], False) is None
+            assert self.give_verdict(c, "bo", question, "reject", [], True) is None
+        list_id = self.list_id(question)
+        settles = self.ref.disagreement(question)
+        judged = {w: v for w, v in self.ref.judging(question).items() if not v.adjudicates}
+        ok, result = self.call(
+            c,
+            lambda conn: adjudication.adjudicate(conn, list_id, ADJUDICATOR, take, names),
+            "adjudicate",
+        )
+        assert ok == (settles is not None and (take == adjudication.OWN or take in judged)), (result, settles)
+        if not ok:
+            return
+        after = reviews.clean(names) if take == adjudication.OWN else list(judged[take].after)
+        self.ref.ensure(after)
+        self.ref.verdicts.append(
+            Verdict(result, question, ADJUDICATOR, after, False, self.ref.answer[question], adjudicates=True)
+        )
+
+    @rule(
+        c=st.integers(0, 1),
+        picks=st.lists(st.sampled_from(SPELLINGS), max_size=3),
+    )
+    def grow(self, c, picks):
+        """One question more: every list in the validation sample stays in it."""
+        if len(self.ref.extraction) >= len(QUESTIONS) + 4:
+            return
+        before = self.sampled()
+        self.store(c, [f"q{len(self.ref.extraction)}"], False, [picks])
+        assert before <= self.sampled()
+
+    def sampled(self) -> set[str]:
+        ids = review_validation.sample_list_ids(self.conns[1], "s", SAMPLE_RATE, SAMPLE_SEED)
+        return {self.question_of(i) for i in ids}
+
+    def question_of(self, list_id: int) -> str:
+        return self.conns[1].execute("SELECT question FROM mention_lists WHERE id = ?", (list_id,)).fetchone()[0]
+
+    def give_verdict(self, c, who, question, decision, names, blind, version=None, what="verdict"):
         list_id = self.list_id(question)
         ok, result = self.call(
-            c, lambda conn: reviews.review(conn, list_id, who, decision, names, blind=blind), "verdict"
+            c,
+            lambda conn: reviews.review(conn, list_id, who, decision, names, blind=blind, if_version=version),
+            what,
         )
-        assert ok, result
+        if not ok:
+            return result
         seen = self.ref.extraction[question] if blind else self.ref.current(question)
         after = seen if decision == "accept" else [] if decision == "reject" else reviews.clean(names)
+        disputed = self.ref.disagreement(question)  # by others: a third reviewer's verdict settles it
+        settles = not blind and disputed is not None and who not in disputed
         if not blind:  # a blind verdict is never applied: its names make no entity
             self.ref.ensure(after)
-        self.ref.verdicts.append(Verdict(result, question, who, list(after), blind, self.ref.answer[question]))
+        self.ref.verdicts.append(
+            Verdict(result, question, who, list(after), blind, self.ref.answer[question], adjudicates=bool(settles))
+        )
+        return None
 
     @rule(
         c=st.integers(0, 1),
@@ -265,7 +384,7 @@ class DecisionMachine(RuleBasedStateMachine):
                 self.undo_verdict(c, who)
                 return
 
-    @rule(c=st.integers(0, 1), who=st.sampled_from(REVIEWERS))
+    @rule(c=st.integers(0, 1), who=st.sampled_from([*REVIEWERS, ADJUDICATOR]))
     def undo_verdict(self, c, who):
         mine = [v for v in self.ref.verdicts if v.reviewer == who and not v.undone]
         expected = max(mine, key=lambda v: v.id, default=None)
@@ -429,6 +548,24 @@ class DecisionMachine(RuleBasedStateMachine):
             expected.undone = 0
 
     # -- what must hold after every step -------------------------------------------
+    @invariant()
+    def the_queue_and_the_sample_follow_the_verdicts(self):
+        if not self.ref.extraction:
+            return
+        conn = self.conns[1]
+        queue = {i["question"] for i in reviews.review_items(conn, "s", only="reviewer disagreements")}
+        settled = {i["question"] for i in reviews.review_items(conn, "s", only="resolved")}
+        disputed = {q for q in self.ref.extraction if self.ref.disagreement(q)}
+        assert queue == {q for q in disputed if not self.ref.settled(q)}
+        assert settled == {q for q in disputed if self.ref.settled(q)}
+        expected = {
+            q for q in self.ref.extraction if review_validation.in_sample("s", "shoes", q, SAMPLE_RATE, SAMPLE_SEED)
+        }
+        assert self.sampled() == expected
+        for question, blind, version, shown in self.seen:
+            now = reviews.list_version(conn, self.list_id(question), blind=blind)
+            assert (now == version) == (shown == self.ref.shown(question, blind))
+
     @invariant()
     def lists_and_metrics_follow_the_decisions(self):
         if not self.ref.extraction:
