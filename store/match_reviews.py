@@ -12,6 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 
@@ -49,7 +50,7 @@ def rows(conn: sqlite3.Connection, study_id: int, only: str = "all") -> list[dic
         "(SELECT reviewer FROM match_corrections c WHERE c.study_id = k.study_id AND c.model = k.model "
         " AND c.seed = k.seed AND c.persona_category = k.persona_category AND c.persona = k.persona "
         " AND c.rank = k.rank AND c.undone = 0 ORDER BY c.id DESC LIMIT 1) AS corrected_by "
-        f"FROM rankings k WHERE k.study_id = ? {where} "
+        f"FROM rankings k WHERE k.study_id = ? AND {counts_now('k', 'request_key')} {where} "
         "ORDER BY k.model, k.seed, k.persona_category, k.persona, k.rank",
         (study_id,),
     ):

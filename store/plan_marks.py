@@ -165,7 +165,7 @@ def retire_models(conn: sqlite3.Connection, study_id: int, kept: Iterable[int], 
     ]
     for model_id in gone:
         with transaction(conn):
-            _follow(conn, study_id, model_id, stage, 1)
+            _follow(conn, study_id, model_id, stage, 1, "")
             conn.execute("DELETE FROM plan_units WHERE study_id = ? AND model_id = ?", (study_id, model_id))
             conn.execute(
                 "INSERT OR REPLACE INTO plan_marks VALUES (?, ?, ?, '', 0, ?)", (study_id, model_id, RETIRED, utc_now())
@@ -187,13 +187,21 @@ def restore_follow_ups(conn: sqlite3.Connection, study_id: int, model_id: int, s
     """A retired model planned again: the requests planned from its current answers count
     again with them (its first stage was planned as a whole plan does)."""
     with transaction(conn):
-        _follow(conn, study_id, model_id, stage, 0)
+        _follow(conn, study_id, model_id, stage, 0, "AND superseded = 0")
 
 
-def _follow(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, superseded: int) -> None:
-    """Mark a model's first-stage requests (all of them when superseding, the current ones
-    when restoring) and, down the chain of `parent_key`, every request planned from them."""
-    first = "" if superseded else "AND superseded = 0"
+def settle_follow_ups(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str) -> None:
+    """Once a model's first stage is planned whole (a seed, a prompt or a template dropped or put
+    back): what was planned from a superseded request (a probe, its judge) is superseded with
+    it, and what was planned from a current one counts with it."""
+    with transaction(conn):
+        _follow(conn, study_id, model_id, stage, 1, "AND superseded = 1")
+        _follow(conn, study_id, model_id, stage, 0, "AND superseded = 0")
+
+
+def _follow(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, superseded: int, first: str) -> None:
+    """Mark a model's first-stage requests (those `first` selects) and, down the chain of
+    `parent_key`, every request planned from them."""
     conn.execute(
         f"""
         WITH RECURSIVE chain(key) AS (

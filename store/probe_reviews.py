@@ -12,6 +12,7 @@ import sqlite3
 from datetime import UTC, datetime
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 from workbench.store.review_validation import cohen_kappa
@@ -97,7 +98,7 @@ def undo(conn: sqlite3.Connection, reviewer: str) -> dict[str, Any] | None:
 
 def items(conn: sqlite3.Connection, only: str = "all", study: str | None = None) -> list[dict[str, Any]]:
     """Probe answers to review: `unreviewed`, `disagreements` (rules and judge differ) or `all`."""
-    where = ["o.probe_rule_label IS NOT NULL"]
+    where = ["o.probe_rule_label IS NOT NULL", counts_now("o", "request_key")]  # a superseded answer's: not offered
     if only == "unreviewed":
         where.append("o.probe_label_source != 'human'")
     elif only == "disagreements":

@@ -216,6 +216,7 @@ def _plan_model(conn, method, study, study_id: int, model_id: int, identity: str
     plan_marks.forget(conn, study_id, model_id)  # a run killed mid-plan must not trust the old mark
     new = queue.plan(conn, study_id, model_id, requests)
     queue.supersede_others(conn, study_id, model_id, method.first_stage, [r.key for r in requests])
+    plan_marks.settle_follow_ups(conn, study_id, model_id, method.first_stage)  # probes go with their answers
     return new, len(requests)
 
 

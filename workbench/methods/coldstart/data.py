@@ -13,6 +13,7 @@ from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
 from workbench.store import match_reviews
+from workbench.store.current_lists import counts_now
 from workbench.store.queue import ensure_study, transaction
 from workbench.store.staging import SeenKeys
 from workbench.store.studies import study_rows
@@ -118,11 +119,14 @@ class _Staged:
         got["lists"] += len(new)
 
 
-def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> dict[str, int]:
+def store_rankings(
+    conn: sqlite3.Connection, study: str, rows: list[tuple], keys: dict[tuple, str] | None = None
+) -> dict[str, int]:
     """Rows: (model, seed, category, persona, rank, item or None, surface, match_score[, duplicate]).
 
     A ranking (model x seed x category x persona) is one unit: the rows given for it replace
-    every stored row of it, so a shorter list leaves none of the longer one behind."""
+    every stored row of it, so a shorter list leaves none of the longer one behind. `keys`: the
+    request each ranking was read from (by unit), which it counts with (none: imported)."""
     lists = list(dict.fromkeys((r[0], r[1], r[2], r[3]) for r in rows))
     with transaction(conn):
         study_id = ensure_study(conn, study, "coldstart")
@@ -137,9 +141,18 @@ def store_rankings(conn: sqlite3.Connection, study: str, rows: list[tuple]) -> d
             "match_score, duplicate) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [(study_id, *row, 0) if len(row) == 8 else (study_id, *row) for row in rows],
         )
+        conn.executemany(
+            "UPDATE rankings SET request_key = ? WHERE study_id = ? AND model = ? AND seed = ? "
+            "AND persona_category = ? AND persona = ?",
+            [(key, study_id, *unit) for unit, key in (keys or {}).items()],
+        )
         match_reviews.reapply(conn, study_id)  # reviewers' corrections outlive re-parsing
     return {"rows": len(rows), "lists": len(lists)}
 
+
+# A ranking read from a request no plan asks any more (its model removed from the study file, its
+# seed dropped) is kept, not counted; an imported one always counts.
+CURRENT = counts_now("rankings", "request_key")
 
 _RAW_NAME = re.compile(r"^(?P<model>.+?)_(?P<dataset>college|movie|music)_(?P<context>.*)_(?P<seed>\d+)$")
 
@@ -169,7 +182,7 @@ def ranking_lists(conn: sqlite3.Connection, study_id: int) -> dict[tuple, list[s
     out-of-catalog items are not part of the list (they count in fidelity metrics)."""
     lists: dict[tuple, list[str]] = {}
     for model, seed, category, persona, item in conn.execute(
-        "SELECT model, seed, persona_category, persona, item FROM rankings WHERE study_id = ? "
+        f"SELECT model, seed, persona_category, persona, item FROM rankings WHERE study_id = ? AND {CURRENT} "
         "ORDER BY model, seed, persona_category, persona, rank",
         (study_id,),
     ):
@@ -270,7 +283,8 @@ def fidelity_records(
         positions[item], attributes[item] = position, json.loads(attrs)
     per_list: dict[tuple, list[tuple]] = {}
     for model, seed, category, persona, item, code in conn.execute(
-        "SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ?", (study_id,)
+        f"SELECT model, seed, persona_category, persona, item, duplicate FROM rankings WHERE study_id = ? AND {CURRENT}",
+        (study_id,),
     ):
         per_list.setdefault((model, category, persona, seed), []).append((item, code))
     grouped: dict[tuple, dict[str, list[float]]] = {}
@@ -316,7 +330,7 @@ def ranking_records(conn: sqlite3.Connection, study: str | None = None):
     for found in study_rows(conn, study):
         for row in conn.execute(
             "SELECT model, seed, persona_category, persona, rank, item, surface, match_score, duplicate "
-            "FROM rankings WHERE study_id = ? ORDER BY model, seed, persona_category, persona, rank",
+            f"FROM rankings WHERE study_id = ? AND {CURRENT} ORDER BY model, seed, persona_category, persona, rank",
             (found.id,),
         ):
             yield {"study": found.name, **dict(row)}

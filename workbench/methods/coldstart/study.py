@@ -177,13 +177,14 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     from workbench.store.queue import transaction
 
     store_catalog(conn, study.name, study.catalog)
-    rows, lists = [], 0
+    rows, lists, keys = [], 0, {}
     answers = answered(conn, study_id, model_id, "answer")
     with transaction(conn):
         conn.execute("DELETE FROM rankings WHERE study_id = ? AND model = ?", (study_id, model_label))
-    for _key, payload_json, text in answers:
+    for key, payload_json, text in answers:
         meta = json.loads(payload_json)["meta"]
         lists += 1
+        keys[model_label, meta["seed"], meta["persona_category"], meta["persona"]] = key
         matches = match_items(text, study.catalog)
         for m in matches:
             rows.append(
@@ -201,5 +202,5 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
             )
         if not matches:  # answered with no item at all: an empty list, not a missing one
             rows.append((model_label, meta["seed"], meta["persona_category"], meta["persona"], 0, None, "", 0.0, 0))
-    store_rankings(conn, study.name, rows)
+    store_rankings(conn, study.name, rows, keys)  # each counts while its request does
     return lists

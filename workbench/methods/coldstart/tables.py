@@ -4,6 +4,8 @@ order and records each. Never edit or rename one that has shipped; append a new 
 Until the methods owned their tables these were the store's core migrations 7, 12, word for word
 (`workbench.store.method_migrations.CORE_MADE`: a store they made records them as applied)."""
 
+from workbench.store.current_lists import answer_units
+
 # rankings (core migration 7 until then): ranked catalog items per model, seed and user persona,
 # and the catalog.
 RANKINGS = """
@@ -52,4 +54,18 @@ MATCH_CORRECTIONS = """
     );
     """
 
-MIGRATIONS = (("rankings", RANKINGS), ("match_corrections", MATCH_CORRECTIONS))
+# ranking_keys: the answer (request) a ranking was read from, so that a ranking counts only while
+# its request does (`workbench.store.current_lists.counts_now`): a model removed from the study
+# file, or a seed dropped, stops counting, its rankings kept. NULL for an imported ranking, which
+# always counts. Rankings parsed before are given the key of their study's answer to the same
+# model, seed and persona (a current one first).
+RANKING_KEYS = f"""
+    ALTER TABLE rankings ADD COLUMN request_key TEXT;
+    UPDATE rankings SET request_key = asked.key
+    FROM ({answer_units("answer", ("seed", "persona_category", "persona"), "rankings")}) AS asked
+    WHERE asked.nth = 1 AND asked.study_id = rankings.study_id AND asked.model = rankings.model
+        AND asked.seed = rankings.seed AND asked.persona_category = rankings.persona_category
+        AND asked.persona = rankings.persona;
+    """
+
+MIGRATIONS = (("rankings", RANKINGS), ("match_corrections", MATCH_CORRECTIONS), ("ranking_keys", RANKING_KEYS))

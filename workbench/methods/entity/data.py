@@ -22,6 +22,7 @@ from workbench.methods.entity.records import (
 from workbench.metrics.intervals import interval_fields, mean_ci
 from workbench.metrics.records import with_adjusted_p
 from workbench.store import answers
+from workbench.store.current_lists import counts_now
 from workbench.store.studies import study_names_by_id, study_rows
 
 SCORE_FIELDS = [
@@ -43,9 +44,14 @@ SCORE_FIELDS = [
 BIAS_FIELDS = ["study", "model", "task", "language", "variant", "method", "entity", "delta", "templates", "mean_score"]
 
 
+# A score read from a request no plan asks any more (its model removed from the study file, its
+# template or entity dropped) is kept, not counted; an imported score's request is never superseded.
+CURRENT = counts_now("label_scores", "request_key")
+
+
 def _studies(conn: sqlite3.Connection, study: str | None) -> list[tuple[int, str, dict]]:
     """The studies (or the one named) with label scores, by name: id, name, spec."""
-    scored = {study_id for (study_id,) in conn.execute("SELECT DISTINCT study_id FROM label_scores")}
+    scored = {study_id for (study_id,) in conn.execute(f"SELECT DISTINCT study_id FROM label_scores WHERE {CURRENT}")}
     return [(row.id, row.name, row.spec) for row in study_rows(conn, study) if row.id in scored]
 
 
@@ -66,7 +72,7 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
         intended: dict[tuple, dict] = defaultdict(dict)
         for model, task, language, variant, method, entity, template, label, weight, prob, wanted in conn.execute(
             "SELECT model, task, language, variant, method, entity, template_id, label, weight, prob, intended "
-            "FROM label_scores WHERE study_id = ? ORDER BY rowid",
+            f"FROM label_scores WHERE study_id = ? AND {CURRENT} ORDER BY rowid",
             (study_id,),
         ):
             key = (model, task, language, variant, method)
@@ -292,7 +298,7 @@ def score_records(conn: sqlite3.Connection, study: str | None = None):
     rows = conn.execute(
         "SELECT study_id, request_key, model, task, language, variant, method, entity, template_id, label, "
         f"intended, continuation, logprob, prob FROM label_scores WHERE study_id IN ({','.join('?' * len(ids))}) "
-        "ORDER BY rowid",
+        f"AND {CURRENT} ORDER BY rowid",
         ids,
     )
     while chunk := rows.fetchmany(500):
