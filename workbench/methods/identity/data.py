@@ -23,8 +23,13 @@ from workbench.methods.identity.records import (
 from workbench.metrics.intervals import difference_ci, interval_fields, mean_ci
 from workbench.metrics.records import with_adjusted_p
 from workbench.store import answers
+from workbench.store.current_lists import counts_now
 from workbench.store.queue import ensure_study, transaction
 from workbench.store.studies import study_names_by_id, study_rows
+
+# An answer no plan asks any more (its model removed from the study file, its prompt dropped) is
+# kept, not counted: every read of the outputs is of the current ones.
+CURRENT = counts_now("o", "request_key")
 
 
 def import_references(conn: sqlite3.Connection, study: str, path: Path, progress=None) -> int:
@@ -72,7 +77,7 @@ def metric_records(
         study_id, name = row.id, row.name
         outputs = conn.execute(
             "SELECT request_key, model, grp, condition, parsed, probe_label, parse_mode "
-            "FROM identity_outputs WHERE study_id = ?",
+            f"FROM identity_outputs o WHERE study_id = ? AND {CURRENT}",
             (study_id,),
         ).fetchall()
         if not outputs:
@@ -80,7 +85,7 @@ def metric_records(
         items: dict[str, list[str]] = {}
         for key, item in conn.execute(
             "SELECT r.request_key, r.item FROM identity_recommendations r JOIN "
-            "identity_outputs o ON o.request_key = r.request_key WHERE o.study_id = ? "
+            f"identity_outputs o ON o.request_key = r.request_key WHERE o.study_id = ? AND {CURRENT} "
             "ORDER BY r.request_key, r.rank",
             (study_id,),
         ):
@@ -128,7 +133,7 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str, conventio
     by_model: dict[str, list[tuple[str, str, set[str]]]] = {}
     rows = conn.execute(
         "SELECT o.model, o.grp, o.request_key, i.item, i.explanation FROM identity_outputs o "
-        "JOIN identity_recommendations i ON i.request_key = o.request_key WHERE o.study_id = ?",
+        f"JOIN identity_recommendations i ON i.request_key = o.request_key WHERE o.study_id = ? AND {CURRENT}",
         (study_id,),
     ).fetchall()
     asked = answers.payloads(conn, (row[2] for row in rows))
