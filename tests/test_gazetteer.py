@@ -1,5 +1,6 @@
 """The gazetteer extraction: known names found in answer text, on labelled examples."""
 
+import csv
 from importlib.resources import files
 from pathlib import Path
 
@@ -129,7 +130,14 @@ def test_the_demo_gazetteer_loads_and_finds_its_topics_brands():
     answer = "1. Nike Pegasus\n2. Brooks Ghost\n3. ASICS Gel-Nimbus"
     assert names.entities(answer, topic="running shoes") == ["Nike", "Brooks", "Asics"]
     assert names.entities("The iPhone 15 and a Google Pixel 8.", topic="smartphones") == ["Apple", "Google"]
-    assert names.entities("An Apple-shaped mug.", topic="coffee makers") == []  # Apple is sought in smartphones
+    assert names.entities("An apple-shaped mug by De Longhi.", topic="coffee makers") == ["De'Longhi"]
+    # Every brand has its home region (the demo's log-odds need them), and each is named once.
+    studies = Path(str(files("workbench.assets").joinpath("studies")))
+    with (studies / "demo_brands.csv").open(encoding="utf-8") as f:
+        brands = list(csv.DictReader(f))
+    assert all(b["region"] in ("United States", "Europe", "Asia", "Other") for b in brands)
+    assert len({b["name"] for b in brands}) == len(brands) == len(names.names)
+    assert 'entities = "demo_brands.csv"' in (studies / "demo.toml").read_text("utf-8")
 
 
 # -- as a study's extraction ---------------------------------------------------

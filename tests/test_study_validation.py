@@ -136,7 +136,9 @@ def test_a_misspelt_key_is_said_before_the_values_that_follow_it(tmp_path):
     path = study(tmp_path, "choice", top="temprature = 0.5\nrepetitions = 0")
     assert refused(path).startswith("key 'temprature': unknown key")
     path = study(tmp_path, "choice", tables="[extraction]\nmetod = 1\nk = 0\n")
-    assert refused(path).startswith("key 'extraction.metod': unknown key (expected one of: experts, grounding, k, ")
+    assert refused(path).startswith(
+        "key 'extraction.metod': unknown key (expected one of: entities, experts, fuzzy, grounding, k, "
+    )
 
 
 def test_the_settings_keep_the_order_the_file_gives_them(tmp_path):
@@ -183,7 +185,7 @@ def test_entity_choices_and_lists(tmp_path, top, said):
 
 def test_choice_tables_and_their_keys(tmp_path):
     path = study(tmp_path, "choice", tables='[extraction]\nmethod = "vote"\n')
-    assert refused(path) == "key 'extraction.method': expected 'list' or 'experts', got 'vote'"
+    assert refused(path) == "key 'extraction.method': expected 'list', 'experts' or 'gazetteer', got 'vote'"
     path = study(tmp_path, "choice", tables="extraction = 3\n")
     assert refused(path) == "key 'extraction': expected an [extraction] table, got an integer 3"
     path = study(tmp_path, "choice", tables='[[clusters]]\nname = "A"\n[[clusters]]\nname = "A"\n')
