@@ -303,5 +303,8 @@ def _recompute_from_the_export(db, records):
     missing = [r for r in records if r["metric"] == "mean_share" and r["value"] is None]
     assert all(r["na_reason"] == "no recommended item is in the reference shares" for r in missing)
     assert mine.keys() == theirs.keys() and len(mine) > 10
+    # each prompt is drawn from the template and asked once: its intervals resample prompts
+    with_interval = [r for r in records if r["metric"] in ("mean_share", "coverage") and "ci_unit" in r]
+    assert with_interval and {r["ci_unit"] for r in with_interval} == {"prompt"}
     for key, value in theirs.items():
         assert mine[key] == pytest.approx(value, abs=1e-12), key

@@ -37,6 +37,9 @@ UNIT_LABELS = {
     QUESTION: "questions resampled (all repetitions of each together)",
     ANSWER: "answers resampled: these questions only",
     "template": "templates resampled",
+    # identity: each prompt is drawn from the template and asked once, so no interval is of
+    # "these prompts only"; the claim is about prompts of the template
+    "prompt": "prompts resampled (each drawn from the template, with its answers)",
     "seed": "seeds resampled",
     "cluster": "clusters resampled",
     "unit": "units resampled",

@@ -185,6 +185,14 @@ def _group_share_panel(records: list[ColdstartRecord]) -> list[Panel]:
     ]
 
 
+def _interval_note(records: list[ColdstartRecord]) -> str:
+    """ " · their 95% intervals (JSON, CSV): seeds resampled": the table shows the means only."""
+    from workbench.metrics.clustered import unit_label
+
+    units = sorted({r.ci_unit for r in records if isinstance(r, Divergence) and isinstance(r.ci_unit, str)})
+    return f" · their 95% intervals (JSON, CSV): {'; '.join(unit_label(u) for u in units)}" if units else ""
+
+
 def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Panel]:
     divergence = choices.get("divergence", COLDSTART_METRICS[0])
     chosen = _divergences_of(records, divergence)
@@ -208,7 +216,8 @@ def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Pane
     return [
         Panel(
             "coldstart-table",
-            "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)",
+            "Cold-start: divergence from the neutral list (IOU / SERP / PRAG, mean over seeds)"
+            + _interval_note(records),
             table=coldstart_table(records),
         ),
         *_no_neutral_note(records),

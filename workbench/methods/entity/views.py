@@ -24,6 +24,7 @@ from workbench.metric_views import (
     diverging_chart,
     drop_constant_columns,
     estimate,
+    units_note,
 )
 from workbench.metrics.records import value_of
 from workbench.numbers import fmt_num
@@ -169,7 +170,7 @@ def panels(records: list[EntityRecord], choices: dict[str, str]) -> list[Panel]:
         Panel(
             "entity-table",
             "Label probabilities: entities ranked by Delta (standardised weighted label score; "
-            "+ = more desirable labels)",
+            f"+ = more desirable labels){units_note(records, (EntityDelta,))}",
             table=entity_table(records),
         ),
         *_flat_note(records),

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.csv_input import CsvInputError, ImportError_, chunks, read_rows, real
+from workbench.methods.identity.intervals import PROMPT, coverage_fields, difference_fields, mean_fields
 from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
 from workbench.methods.identity.records import (
     Coverage,
@@ -20,7 +21,7 @@ from workbench.methods.identity.records import (
     MeanShareWhenProbe,
     Rate,
 )
-from workbench.metrics.intervals import difference_ci, interval_fields, mean_ci
+from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import with_adjusted_p
 from workbench.store import answers
 from workbench.store.current_lists import counts_now
@@ -102,12 +103,26 @@ def metric_records(
             if total:
                 totals[group] = total
         silent = _groups_without_dialect(row.spec)
-        for record in _records((convention, name), outputs, items, shares, counts, totals):
+        scope = (convention, name, _prompts(conn, [o[0] for o in outputs]))
+        for record in _records(scope, outputs, items, shares, counts, totals):
             if record.condition == "dialect" and record.group in silent:
                 record = replace(record, no_signal=True)  # these prompts read like the baseline: no dialect to measure
             records.append(record)
         records += _word_records(conn, study_id, name, convention)
     return records
+
+
+def _prompts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
+    """Each answer's prompt (what its interval resamples); an answer whose request is not
+    held is its own prompt."""
+    import json
+
+    asked = answers.payloads(conn, keys)
+    prompts = {}
+    for key in keys:
+        messages = json.loads(asked[key]).get("messages", []) if key in asked else []
+        prompts[key] = json.dumps([m.get("content") for m in messages]) if messages else key
+    return prompts
 
 
 def _groups_without_dialect(spec: dict[str, Any]) -> set[str]:
@@ -162,12 +177,15 @@ def _word_records(conn: sqlite3.Connection, study_id: int, study: str, conventio
 
 
 def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityRecord]:
-    """`scope`: (convention, study)."""
+    """`scope`: (convention, study, each answer's prompt by request key)."""
     cells: dict[tuple, dict[str, Any]] = {}
+    convention, study, prompt_of = scope
     for key, model, group, condition, parsed, probe, mode in outputs:
         cell = cells.setdefault(
-            (model, group, condition), {"n": 0, "parsed": 0, "json": 0, "shares": [], "items": [], "probe": {}}
+            (model, group, condition),
+            {"n": 0, "parsed": 0, "json": 0, "shares": [], "items": [], "probe": {}, "prompts": [], "asked": {}},
         )
+        cell["asked"].setdefault(prompt_of[key], set()).update(items.get(key, []))
         cell["n"] += 1
         cell["parsed"] += parsed
         cell["json"] += mode == "json"
@@ -176,11 +194,11 @@ def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityReco
         value = mean_share(recommended, shares.get(group, {}))
         if value is not None:
             cell["shares"].append(value)
+            cell["prompts"].append(prompt_of[key])
             if probe:
                 cell["probe"].setdefault(probe, []).append(value)
         if probe:
             cell.setdefault("labels", []).append(probe)
-    convention, study = scope
     records: list[IdentityRecord] = []
     for (model, group, condition), cell in sorted(cells.items()):
         base = {"convention": convention, "study": study, "model": model, "group": group, "condition": condition}
@@ -188,14 +206,19 @@ def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityReco
         records.append(Rate(**base, metric="json_rate", value=cell["json"] / cell["n"], n=cell["n"]))
         if cell["shares"]:
             found = cell["shares"]
-            interval = interval_fields(*mean_ci(found), units=len(found), unit="answer")
+            interval = mean_fields(cell["prompts"], found)
             records.append(MeanShare(**base, value=sum(found) / len(found), n=len(found), **interval))
-            records += _versus_baseline(base, found, cells.get((model, group, "baseline"), {}).get("shares", []))
+            records += _versus_baseline(base, cell, cells.get((model, group, "baseline"), {}))
         else:  # n/a, with why: a missing number must not read as a share of 0
             why = _no_share_reason(cell, shares)
-            records.append(MeanShare(**base, value=None, n=0, na_reason=why, **interval_fields(None, None)))
+            records.append(
+                MeanShare(**base, value=None, n=0, na_reason=why, **interval_fields(None, None, unit=PROMPT))
+            )
         if group in totals and group in counts:
-            records.append(Coverage(**base, value=coverage(cell["items"], counts[group], totals[group])))
+            value = coverage(cell["items"], counts[group], totals[group])
+            weight = {item: count / totals[group] for item, count in counts[group].items()}
+            interval = coverage_fields(list(cell["asked"].values()), weight, value) if value is not None else {}
+            records.append(Coverage(**base, value=value, **interval))
         labels = cell.get("labels", [])
         if labels:
             admits = labels.count("admits") / len(labels)
@@ -219,17 +242,17 @@ def _no_share_reason(cell: dict[str, Any], shares: dict[str, dict[str, float]]) 
     return shown("unknown-items")
 
 
-def _versus_baseline(base: dict[str, Any], found: list[float], baseline: list[float]) -> list[IdentityRecord]:
+def _versus_baseline(base: dict[str, Any], cell: dict[str, Any], baseline_cell: dict[str, Any]) -> list[IdentityRecord]:
     """The condition's Mean Share against the baseline's, or why it cannot be compared."""
     from workbench.na_reasons import shown
 
     if base["condition"] == "baseline":
         return []
+    found, baseline = cell["shares"], baseline_cell.get("shares", [])
     if not baseline:
         empty = dict(difference=None, u=None, p=None, na_reason=shown("no-baseline"))
-        return [MeanShareVsBaseline(**base, **empty, **interval_fields(None, None))]
-    units = min(len(found), len(baseline))
-    interval = interval_fields(*difference_ci(found, baseline), units=units, unit="answer")
+        return [MeanShareVsBaseline(**base, **empty, **interval_fields(None, None, unit=PROMPT))]
+    interval = difference_fields((cell["prompts"], found), (baseline_cell["prompts"], baseline))
     numbers: dict[str, Any] = compare_to_baseline(found, baseline)
     if numbers["p"] is None:
         numbers["p_na_reason"] = shown("same-shares")

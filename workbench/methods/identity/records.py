@@ -36,12 +36,14 @@ class Rate(CellRecord):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeanShare(CellRecord):
     """Mean Share: the group's mean share of the recommended items, with its interval over
-    answers; None with `na_reason` where no answer has one (no references, nothing parsed)."""
+    prompts (each with its answers); None with `na_reason` where no answer has one (no references, nothing parsed)."""
 
     metric: str = field(default="mean_share", init=False)
     value: float | None
     n: int
     na_reason: str | Unset = UNSET
+    n_eff: float | None | Unset = UNSET  # answers' worth of independent answers, the interval being over prompts
+    design_effect: float | None | Unset = UNSET
     ci_low: float | None
     ci_high: float | None
     ci_level: float
@@ -79,6 +81,12 @@ class Coverage(CellRecord):
 
     metric: str = field(default="coverage", init=False)
     value: float | None
+    ci_low: float | None | Unset = UNSET  # over prompts (the basic bootstrap: distinct items)
+    ci_high: float | None | Unset = UNSET
+    ci_level: float | Unset = UNSET
+    n_boot: int | Unset = UNSET
+    ci_unit: str | Unset = UNSET
+    ci_na_reason: str | Unset = UNSET
     no_signal: bool | Unset = UNSET
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from workbench.methods.identity.records import ExplanationWord, IdentityRecord, MeanShare, MeanShareVsBaseline, Rate
-from workbench.metric_views import Panel, adjusted_p, estimate, short_labels
+from workbench.metric_views import Panel, adjusted_p, estimate, short_labels, units_note
 from workbench.metrics.records import has
 from workbench.numbers import fmt_num
 
@@ -76,7 +76,7 @@ def panels(records: list[IdentityRecord], choices: dict[str, str]) -> list[Panel
         Panel(
             "identity-table",
             "Identity disclosure: mean share of the user's group (difference vs baseline, p), "
-            "share of answers parsed, probe admit rate",
+            f"share of answers parsed, probe admit rate{units_note(records, (MeanShare,))}",
             table=identity_table(records),
         )
     ]
