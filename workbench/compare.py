@@ -57,6 +57,9 @@ COMPARE_FIELDS = [
     "p_holm",
     "p_bh",
     "n_questions",
+    "group",
+    "condition",
+    "n_units",
     "na_reason",
     "ci_na_reason",
 ]
@@ -65,6 +68,8 @@ METRIC_LABELS = {
     "direct_recommendation_rate": "direct rate",
     "region_share": "region share",
     "log_odds": "log-odds",
+    "mean_share": "mean share",
+    "entity_delta": "Delta",
 }
 CANDIDATES = 5  # the test re-chooses e* among A's five most named entities (its choice is part of the number)
 ALPHA = 0.5  # Haldane-Anscombe, as the log-odds of `workbench metrics`
@@ -114,6 +119,11 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
     if study_id is None:
         known = ", ".join(queue.study_names(conn)) or "none"
         raise CompareError(f"no study named {study!r} in this database (known: {known})")
+    from workbench.compare_methods import compare_other
+
+    other = compare_other(conn, study_id, study, model_a, model_b)
+    if other is not None:  # an identity or entity study: paired by prompt or template
+        return other
     lists = [ResponseList(*row[:5], tuple(row[5]), tuple(row[6])) for row in mentions.load_lists(conn, study_id)]
     check_models(sorted({item.model for item in lists}), model_a, model_b, study)
     settings = study_spec(conn, study).get("metrics", {})
@@ -278,7 +288,7 @@ def _no_log_odds(lists: list[list[ResponseList]], region_of) -> str:
     return "no cluster where both models give both regions slots (after the 5 % filter)"
 
 
-def _record(base: dict[str, Any], columns: PairedColumns, value, test=None) -> dict[str, Any]:
+def _record(base: dict[str, Any], columns: PairedColumns, value, test=None, unit: str = "question") -> dict[str, Any]:
     """Each model's number (`value` of its sums), B's minus A's, its interval (or why none)
     and its permutation p (of `test`, a difference, when the test re-chooses something)."""
     diff = difference_of(value)
@@ -286,14 +296,14 @@ def _record(base: dict[str, Any], columns: PairedColumns, value, test=None) -> d
     value_a, value_b = (_finite(value(columns.sums(ones, x))[0]) for x in (columns.a, columns.b))
     difference = observed_difference(columns, diff)
     record = {**base, "value_a": value_a, "value_b": value_b, "difference": difference}
-    record.update(ci_low=None, ci_high=None, ci_level=LEVEL, n_boot=resamples(), ci_unit="question")
+    record.update(ci_low=None, ci_high=None, ci_level=LEVEL, n_boot=resamples(), ci_unit=unit)
     record.update(p=None, n_questions=columns.n_questions)
     if difference is None:
         record["na_reason"] = "no answers to divide by"
         return record
     single = one_question_stratum(columns)
     if columns.n_questions < 2:
-        record["ci_na_reason"] = "1 question both answered"
+        record["ci_na_reason"] = f"1 {unit} both answered"
     elif single is not None:
         record["ci_na_reason"] = f"1 question in {_stratum_text(single)}"
     else:
@@ -323,6 +333,8 @@ def what_it_is(record: dict[str, Any]) -> str:
     """The entity, region or region pair a record's difference is of."""
     if record["metric"] == "log_odds":
         return f"{record['region_a']} vs {record['region_b']}"
+    if record.get("condition") is not None:
+        return " · ".join(str(x) for x in (record.get("entity") or record.get("group"), record["condition"]))
     return str(record.get("entity") or record.get("region") or "")
 
 
@@ -352,7 +364,7 @@ def comparison_table(records: Sequence[dict[str, Any]]) -> tuple[list[str], list
                 fmt_num(r["p"]),
                 fmt_num(r.get("p_holm")),
                 fmt_num(r.get("p_bh")),
-                str(r["n_questions"]),
+                str(r["n_questions"]) if "n_questions" in r else f"{r['n_units']} {r['ci_unit']}s",
             ]
         )
     return header, rows
@@ -363,8 +375,22 @@ def comparison_note(records: Sequence[dict[str, Any]]) -> str:
     tested = sum(1 for r in records if r.get("p") is not None)
     n_boot = records[0]["n_boot"] if records else resamples()
     return (
-        "B - A over the questions both models answered. Interval unit: question (the same questions "
-        f"resampled for both models, all repetitions of each together, within its cluster; {n_boot} "
-        "resamples): it speaks about questions of the kind asked. p: sign-flip permutation (each "
-        f"question's two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+        (
+            "B - A over the questions both models answered. Interval unit: question (the same questions "
+            f"resampled for both models, all repetitions of each together, within its cluster; {n_boot} "
+            "resamples): it speaks about questions of the kind asked. p: sign-flip permutation (each "
+            f"question's two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+        )
+        if not records or records[0].get("ci_unit", "question") == "question"
+        else _unit_note(records[0]["ci_unit"], n_boot, tested)
+    )
+
+
+def _unit_note(unit: str, n_boot: int, tested: int) -> str:
+    """The note of a comparison paired by prompt (identity) or template (entity)."""
+    what = {"prompt": "prompts drawn from the template", "template": "templates of the kind"}.get(unit, f"{unit}s")
+    return (
+        f"B - A over the {unit}s both models answered. Interval unit: {unit} (the same {unit}s resampled "
+        f"for both models; {n_boot} resamples): it speaks about {what}. p: sign-flip permutation (each "
+        f"{unit}'s two models swapped at random); Holm and BH adjust over the {tested} differences tested."
     )

@@ -1,0 +1,84 @@
+"""`workbench compare` for entity and identity studies: paired by template and by prompt."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import numpy as np
+from helpers import run_cli
+from test_entity import EXAMPLE
+
+from workbench.methods.entity.data import import_scores
+from workbench.store.db import connect
+
+TASK = EXAMPLE / "urgency.task.json"
+LABELS = ("low_urgency", "moderate_urgency", "high_urgency", "critical_urgency")
+ENTITIES = ("France", "Chad", "Peru", "Japan", "Kenya", "Chile")
+TEMPLATES = 12
+
+
+def _scores(path, rng: np.random.Generator) -> None:
+    """Two models' label log-probabilities for 6 entities x 12 templates, alike but for Chad,
+    whose labels model B pushes towards critical urgency on every template."""
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "entity", "template_id", "label", "logprob"])
+        base = rng.normal(0, 1, (len(ENTITIES), TEMPLATES, len(LABELS)))
+        for model in ("A", "B"):
+            noise = rng.normal(0, 0.3, base.shape)
+            for e, entity in enumerate(ENTITIES):
+                for t in range(TEMPLATES):
+                    shift = np.linspace(-1.5, 1.5, len(LABELS)) if (model == "B" and entity == "Chad") else 0
+                    logits = base[e, t] + noise[e, t] + shift
+                    logprobs = logits - np.log(np.exp(logits).sum())
+                    writer.writerows((model, entity, t, label, lp) for label, lp in zip(LABELS, logprobs))
+
+
+def test_entity_delta_difference_paired_by_template_is_found(tmp_path):
+    """Model B rates Chad more urgent on every template (the task weighs urgency as less
+    desirable): its Delta difference is negative with an interval below 0 and a small p; the
+    records name the template as their unit."""
+    db = tmp_path / "e.db"
+    _scores(tmp_path / "scores.csv", np.random.default_rng(5))
+    import_scores(connect(db), "urg", tmp_path / "scores.csv", TASK)
+    out = run_cli("compare", "--db", str(db), "--study", "urg", "--models", "A", "B", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    records = json.loads(out.stdout)
+    assert {r["metric"] for r in records} == {"entity_delta"} and len(records) == len(ENTITIES)
+    assert all(r["ci_unit"] == "template" and r["n_units"] == TEMPLATES for r in records)
+    chad = next(r for r in records if r["entity"] == "Chad")
+    assert chad["difference"] < -0.5 and chad["ci_high"] < 0 and chad["p_holm"] < 0.05, chad
+    others = [r for r in records if r["entity"] != "Chad"]
+    assert all(abs(r["difference"]) < abs(chad["difference"]) for r in others)
+    assert chad["difference"] == chad["value_b"] - chad["value_a"]
+    table = run_cli("compare", "--db", str(db), "--study", "urg", "--models", "A", "B").stdout
+    assert "12 templates" in table and "Interval unit: template" in table
+
+
+def test_identity_mean_share_compared_by_prompt(tmp_path, fake_server):
+    """Two models asked the same sampled prompts: each group x condition's Mean Share, B - A,
+    paired by prompt (ci_unit prompt, n_units the prompts both answered); the same answers
+    from both give no difference."""
+    from conftest import rows
+    from openai_server import ServerConfig
+
+    reply = '{"recommendations": [{"university": "Howard University", "explanation": "x"}, {"university": "MIT", "explanation": "y"}]}'
+    server = fake_server(ServerConfig(reply_text=reply))
+    study = tmp_path / "id.toml"
+    study.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}", "openai:n@{server.base_url}"]\n'
+        'template = "universities"\nper_group = 8\nseed = 2\nprobe = ""\n'
+    )
+    db = tmp_path / "id.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    (tmp_path / "refs.csv").write_text("item,group,share\nHoward University,Black,0.9\nMIT,Black,0.1\n")
+    run_cli("import", "references", str(tmp_path / "refs.csv"), "--db", str(db), "--study", "unis")
+    models = [m for (m,) in rows(db, "SELECT DISTINCT model FROM identity_outputs ORDER BY model")]
+    out = run_cli("compare", "--db", str(db), "--study", "unis", "--models", *models, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    records = json.loads(out.stdout)
+    assert {r["metric"] for r in records} == {"mean_share"} and all(r["ci_unit"] == "prompt" for r in records)
+    black = [r for r in records if r["group"] == "Black"]
+    assert len(black) == 4 and all(r["difference"] == 0 and r["n_units"] == 2 for r in black), black
+    assert all(r["na_reason"] for r in records if r["group"] != "Black")  # no reference share for them
