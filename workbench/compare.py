@@ -121,7 +121,7 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
         raise CompareError(f"no study named {study!r} in this database (known: {known})")
     from workbench.compare_methods import compare_other
 
-    other = compare_other(conn, study_id, study, model_a, model_b)
+    other = compare_other(conn, study_id, study, (model_a, model_b), (check_models, _record, _missing))
     if other is not None:  # an identity or entity study: paired by prompt or template
         return other
     lists = [ResponseList(*row[:5], tuple(row[5]), tuple(row[6])) for row in mentions.load_lists(conn, study_id)]

@@ -10,6 +10,9 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 class EntityMethod(MethodBase):
     name = "entity"
     study_module = "workbench.methods.entity.study"
+    compare_module = (
+        "workbench.methods.entity.paired"  # `workbench compare`: its units paired (workbench/compare_methods.py)
+    )
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
     example_study = example_path("studies/entity/countries_urgency.toml")

@@ -38,3 +38,27 @@ def models(conn: sqlite3.Connection, study_id: int) -> list[str]:
         f"SELECT DISTINCT model FROM label_scores WHERE study_id = ? AND {CURRENT} ORDER BY model", (study_id,)
     )
     return [row[0] for row in rows]
+
+
+def paired_records(conn: sqlite3.Connection, study_id: int, pairing) -> list[dict]:
+    """Each entity's Delta per task x language x variant x scoring, B's minus A's, over the
+    templates both scored."""
+    import numpy as np
+
+    from workbench.store.studies import study_rows
+
+    pairing.check(models(conn, study_id))
+    spec = study_rows(conn, pairing.study)[0].spec
+    a, b = (template_deltas(conn, study_id, m, spec) for m in (pairing.model_a, pairing.model_b))
+    records = []
+    for condition in sorted(set(a) & set(b)):
+        task, language, variant, method = condition
+        for entity in sorted(set(a[condition]) & set(b[condition])):
+            base = {"study": pairing.study, "metric": "entity_delta", "topic": task, "entity": entity}
+            base.update(model_a=pairing.model_a, model_b=pairing.model_b, condition=f"{language}/{variant}/{method}")
+            deltas_a, deltas_b = a[condition][entity], b[condition][entity]
+            common = sorted(set(deltas_a) & set(deltas_b))
+            rows_a = np.asarray([(1.0, deltas_a[t]) for t in common], dtype=float).reshape(-1, 2)
+            rows_b = np.asarray([(1.0, deltas_b[t]) for t in common], dtype=float).reshape(-1, 2)
+            records.append(pairing.paired(base, rows_a, rows_b, "template"))
+    return records

@@ -49,3 +49,21 @@ def models(conn: sqlite3.Connection, study_id: int) -> list[str]:
         (study_id,),
     )
     return [row[0] for row in rows]
+
+
+def paired_records(conn: sqlite3.Connection, study_id: int, pairing) -> list[dict]:
+    """Each group x condition's Mean Share, B's minus A's, over the prompts both answered."""
+    import numpy as np
+
+    pairing.check(models(conn, study_id))
+    a, b = (prompt_sums(conn, study_id, m) for m in (pairing.model_a, pairing.model_b))
+    records = []
+    for group, condition in sorted(set(a) | set(b)):
+        base = {"study": pairing.study, "metric": "mean_share", "topic": None, "entity": None}
+        base.update(model_a=pairing.model_a, model_b=pairing.model_b, group=group, condition=condition)
+        held_a, held_b = a.get((group, condition), {}), b.get((group, condition), {})
+        common = sorted(set(held_a) & set(held_b))
+        rows_a = np.asarray([held_a[p] for p in common], dtype=float).reshape(-1, 2)
+        rows_b = np.asarray([held_b[p] for p in common], dtype=float).reshape(-1, 2)
+        records.append(pairing.paired(base, rows_a, rows_b, "prompt"))
+    return records
