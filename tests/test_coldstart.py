@@ -217,7 +217,7 @@ def test_import_responses_and_fidelity_metrics(tmp_path):
     db = str(tmp_path / "r.db")
     out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs")
     assert out.returncode == 0, out.stderr
-    assert "into 6 lines: 1 items out of the catalog, 1 repeats and 0 lines naming no item" in out.stdout
+    assert "into 6 lines: 1 item out of the catalog, 1 repeat and 0 lines naming no item" in out.stdout
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     korean = {(r["metric"], r.get("value_label")): r for r in records if r.get("persona") == "a Korean"}
     assert korean["out_of_catalog_rate", None]["mean"] == 0.25
@@ -238,7 +238,7 @@ def test_repeats_and_lines_naming_nothing_are_counted_apart_from_unknown_items(t
     db = str(tmp_path / "r.db")
     out = run_cli("import", "responses", str(path), "--catalog", str(tmp_path / "cat.csv"), "--db", db, "--study", "cs")
     assert out.returncode == 0, out.stderr
-    assert "into 29 lines: 1 items out of the catalog, 2 repeats and 23 lines naming no item" in out.stdout
+    assert "into 29 lines: 1 item out of the catalog, 2 repeats and 23 lines naming no item" in out.stdout
     records = json.loads(run_cli("metrics", "--db", db, "--format", "json").stdout)
     child = {r["metric"]: r["mean"] for r in records if r.get("persona") == "a child" and "mean" in r}
     assert child["not_an_item_rate"] == pytest.approx(23 / 27)
@@ -317,7 +317,11 @@ def test_coldstart_study_on_the_bundled_model(tmp_path):
     records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
     girl = {r["metric"]: r for r in records if r.get("persona") == "a girl" and "value_label" not in r}
     assert {"iou_divergence", "serp_divergence", "prag_divergence", "out_of_catalog_rate"} <= set(girl)
-    assert girl["iou_divergence"]["n"] == 2 and 0 <= girl["iou_divergence"]["mean"] <= 1
+    iou = girl["iou_divergence"]
+    # Every seed counts, or is left out because its neutral list named no catalog item (the
+    # bundled model's answers vary with the CPU's kernels): never silently missing.
+    assert iou["n"] + iou.get("seeds_without_neutral", 0) == 2 and iou["n"] >= 1
+    assert 0 <= iou["mean"] <= 1
 
 
 def test_coldstart_table_in_the_app(tmp_path):
