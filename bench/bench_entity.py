@@ -89,6 +89,9 @@ def main() -> None:
     prefix = parts[0][0]
     items = [Item(suffix, labels) for _p, suffix, labels in parts]
     path, digest = default_model_path()
+    from workbench.engines.llama_cpu import plain_layout_on_amx
+
+    plain_layout_on_amx()  # llama.cpp's AMX kernels crash on some machines
     llm = llama_cpp.Llama(model_path=str(path), n_ctx=2048, verbose=False)
     default = default_precision(path)
     copies = {p: str(dequantized_copy(path, digest, p)) for p in ("f32", "f16")}  # made before any timing

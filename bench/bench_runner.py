@@ -67,6 +67,10 @@ def run_runner(tmp: Path, study_path: Path, tag: str) -> tuple[float, int, int]:
 def bare_llama(model_path: str, prompts: list[str], seeds: list[int]) -> tuple[float, int]:
     import llama_cpp
 
+    from workbench.engines.llama_cpu import plain_layout_on_amx
+
+    plain_layout_on_amx()  # llama.cpp's AMX kernels crash on some machines
+
     llm = llama_cpp.Llama(model_path=model_path, n_ctx=2048, n_batch=512, verbose=False)
     started = time.perf_counter()
     tokens = 0

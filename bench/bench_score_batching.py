@@ -93,6 +93,9 @@ def main() -> None:
     from llama_cpp import _internals as internals
 
     path = str(default_model_path()[0])
+    from workbench.engines.llama_cpu import plain_layout_on_amx
+
+    plain_layout_on_amx()  # llama.cpp's AMX kernels crash on some machines
     llm = llama_cpp.Llama(model_path=path, n_ctx=512, verbose=False)
     texts = [SENTENCES[i % len(SENTENCES)].format(COUNTRIES[i % len(COUNTRIES)]) for i in range(args.prompts)]
     prompts = [

@@ -9,6 +9,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from openai_server import ServerConfig, ServerThread
 
+from workbench.engines.llama_cpu import plain_layout_on_amx
+
+# Tests that load the bundled model through llama_cpp.Llama themselves get the engine's guard
+# against llama.cpp's AMX kernels (workbench/engines/llama_cpu.py) too.
+plain_layout_on_amx()
+
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared"
 
 
