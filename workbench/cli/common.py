@@ -7,7 +7,7 @@ import os
 
 from rich.console import Console
 
-from workbench.store.db import StoreError, connect
+from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
 from workbench.tables import new_table  # noqa: F401  (re-exported for the commands)
 
@@ -24,11 +24,8 @@ def make_console(stderr: bool = False) -> Console:
 
 def open_store(path: str, create: bool = True):
     """The store; `create=False` for commands that only read (a wrong path is an
-    error, never a new empty database)."""
-    try:
-        return connect(path, create)
-    except StoreError as exc:
-        raise UserError(str(exc)) from None
+    error, never a new empty database; a StoreError is a UserFacingError main() prints)."""
+    return connect(path, create)
 
 
 def study_id_of(conn, name: str | None) -> int | None:

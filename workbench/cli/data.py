@@ -14,7 +14,6 @@ from rich.console import Console
 
 from workbench import exports, methods, transfer
 from workbench.cli.common import (
-    UserError,
     add_db,
     make_console,
     new_table,
@@ -22,11 +21,10 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.cli.metrics import add_convention
-from workbench.csv_input import ImportError_
 from workbench.export_kinds import export_kinds
 from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
-from workbench.safe_output import OutputRefused, check_output_path
+from workbench.safe_output import check_output_path
 from workbench.store import endpoints, grounding, queue, served
 from workbench.store.db import snapshot
 from workbench.words import plural
@@ -151,10 +149,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _export(conn, args: argparse.Namespace) -> int:
     study_id_of(conn, args.study)
     if args.output:
-        try:  # refuse a database as the target before reading anything
-            check_output_path(args.output, args.db)
-        except OutputRefused as exc:
-            raise UserError(str(exc)) from None
+        check_output_path(args.output, args.db)  # refuse a database as the target before reading anything
         written, count = transfer.export_file(
             args.db,
             args.what,
@@ -181,10 +176,7 @@ def _export(conn, args: argparse.Namespace) -> int:
 def cmd_import(args: argparse.Namespace) -> int:
     console = make_console()
     with _import_progress(args.file) as progress:
-        try:
-            lines = transfer.import_file(args.db, args.kind, args.file, {**vars(args), "progress": progress})
-        except ImportError_ as exc:
-            raise UserError(str(exc)) from None
+        lines = transfer.import_file(args.db, args.kind, args.file, {**vars(args), "progress": progress})
     for line in lines:
         console.print(literal_text(line), soft_wrap=True)
     return 0

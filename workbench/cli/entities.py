@@ -171,15 +171,10 @@ ACTIONS = {"suggest": _suggest, "list": _list, "undo": _undo_or_redo, "redo": _u
 
 
 def cmd_entities(args: argparse.Namespace) -> int:
-    from workbench.store import entities as registry
-
     conn = open_store(args.db, create=False)
     reads_only = args.action in ("suggest", "list")  # one commit's entities, mentions and decisions
-    try:
-        with snapshot(conn) if reads_only else nullcontext():
-            return ACTIONS.get(args.action, _decision)(conn, args, make_console())
-    except registry.DecisionError as exc:
-        raise UserError(str(exc)) from None
+    with snapshot(conn) if reads_only else nullcontext():
+        return ACTIONS.get(args.action, _decision)(conn, args, make_console())
 
 
 def add_parsers(sub, fmt) -> None:

@@ -36,16 +36,6 @@ def cmd_review(args: argparse.Namespace) -> int:
         return HANDLERS[args.action](conn, args)
 
 
-def _refused(call):
-    """Run a store call; a refusal the store explains becomes one line and exit status 2."""
-    from workbench.store.reviews import ReviewRefused
-
-    try:
-        return call()
-    except ReviewRefused as exc:
-        raise UserError(str(exc)) from None
-
-
 def _lists(conn, args: argparse.Namespace) -> int:
     """Headless review of extracted lists: what scripts, notebooks and a blind reviewer need."""
     from workbench.store import answer_search, reviews
@@ -105,7 +95,7 @@ def _undo(conn, args: argparse.Namespace) -> int:
     from workbench.store import reviews
 
     who = reviewer_name(args)
-    done = _refused(lambda: reviews.undo_review(conn, who, args.study))
+    done = reviews.undo_review(conn, who, args.study)  # a refusal is one line from main()
     if done is None:
         make_console().print(literal_text(f"Nothing of {who}'s to undo in {args.study}."))
     else:
@@ -129,10 +119,8 @@ def _verdict(conn, args: argparse.Namespace) -> int:
     if len(chosen) != 1:
         raise UserError("a verdict is one of --accept, --reject or --edit NAME [--edit NAME ...]")
     _in_study(conn, args)
-    verdict = _refused(
-        lambda: reviews.review(
-            conn, args.list, who, chosen[0], args.edit, blind=args.blind, why=args.why, if_version=args.if_version
-        )
+    verdict = reviews.review(
+        conn, args.list, who, chosen[0], args.edit, blind=args.blind, why=args.why, if_version=args.if_version
     )
     shown = f" {json.dumps(reviews.checked_names(args.edit), ensure_ascii=False)}" if chosen[0] == "edit" else ""
     version = reviews.list_version(conn, args.list, blind=args.blind)
@@ -160,10 +148,8 @@ def _adjudicate(conn, args: argparse.Namespace) -> int:
             "adjudicate needs --take REVIEWER (that reviewer's list) or your own: --edit NAME ... | --reject"
         )
     _in_study(conn, args)
-    verdict = _refused(
-        lambda: adjudication.adjudicate(
-            conn, args.list, who, args.take, [] if args.reject else args.edit, if_version=args.if_version, why=args.why
-        )
+    verdict = adjudication.adjudicate(
+        conn, args.list, who, args.take, [] if args.reject else args.edit, if_version=args.if_version, why=args.why
     )
     names = reviews.surfaces(conn, args.list)
     source = f"{args.take}'s list" if args.take not in (None, adjudication.OWN) else "your own list"

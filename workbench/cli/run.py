@@ -22,11 +22,10 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.literal import literal_text, visible
-from workbench.models import ModelNotFound
-from workbench.specs import MAX_CONCURRENCY, SpecError, parse_spec
+from workbench.specs import MAX_CONCURRENCY, parse_spec
 from workbench.store import questions as question_store
 from workbench.store import queue
-from workbench.studies.spec import StudyError, load_study
+from workbench.studies.spec import load_study
 from workbench.tables import fmt_eta
 from workbench.words import plural
 
@@ -98,24 +97,17 @@ def run_study(
 ) -> int:
     """Plan and run a study with a live progress display; returns the exit status."""
     from workbench.audit import prepare, run_prepared
-    from workbench.audit_limits import PlanTooLarge
     from workbench.engines.base import EngineError
     from workbench.runner import RunOptions
 
-    try:
-        study = load_study(study_path)
-        specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
-    except (StudyError, SpecError) as exc:
-        raise UserError(str(exc)) from None
+    study = load_study(study_path)
+    specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
     for warning in getattr(study, "warnings", []):
         console.print(literal_text(f"note: {warning}"), style="yellow", soft_wrap=True)
     if concurrency:
         specs = [s.with_options(concurrency=concurrency) for s in specs]
     conn = open_store(db)
-    try:
-        prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg), max_requests=max_requests)
-    except (ModelNotFound, PlanTooLarge) as exc:
-        raise UserError(str(exc)) from None
+    prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg), max_requests=max_requests)
     for model in prepared.models:
         console.print(
             literal_text(
@@ -213,11 +205,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from workbench.runner import RunOptions
 
     console = make_console()
-    try:
-        study = load_study(args.study)
-        spec = parse_spec(args.model) if args.model else None
-    except (StudyError, SpecError) as exc:
-        raise UserError(str(exc)) from None
+    study = load_study(args.study)
+    spec = parse_spec(args.model) if args.model else None
     generate_questions = getattr(methods.get(study.method), "generate_questions", None)
     if generate_questions is None:
         raise UserError(f"{args.study}: {study.method} studies do not generate questions")
@@ -233,7 +222,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         console.print("Interrupted; run the same command again to resume.")
         return 130
-    except (EngineError, ModelNotFound) as exc:
+    except EngineError as exc:  # not a UserFacingError of its own: an engine that cannot start
         raise UserError(str(exc)) from None
     console.print(
         f"Adapted {plural(report.adapted, 'cluster')} ({report.adapt_unparseable} kept their general name: "

@@ -11,7 +11,6 @@ from rich.console import Console
 
 from workbench import exports
 from workbench.cli.common import (
-    UserError,
     add_db,
     make_console,
     open_store,
@@ -20,7 +19,7 @@ from workbench.cli.data import print_status
 from workbench.cli.metrics import print_metric_tables
 from workbench.cli.run import run_study
 from workbench.literal import literal_text
-from workbench.studies.spec import StudyError, load_study
+from workbench.studies.spec import load_study
 
 
 def demo_db_path() -> Path:
@@ -33,10 +32,7 @@ def demo_db_path() -> Path:
 
 def cmd_tui(args: argparse.Namespace) -> int:
     if args.study:
-        try:
-            load_study(args.study)
-        except StudyError as exc:
-            raise UserError(str(exc)) from None
+        load_study(args.study)  # a bad study file: one line from main(), before the screen opens
     open_store(args.db, create=bool(args.study)).close()  # a new database only for a study to run
     from workbench.app import WorkbenchApp
 
