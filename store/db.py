@@ -64,9 +64,7 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         _check_ours(conn, path)
-        mode = _journal_mode_wal(conn)
-        if mode.lower() != "wal":  # e.g. a read-only medium; still usable
-            pass
+        _journal_mode_wal(conn)  # another mode (e.g. on a read-only medium) is still usable
         # NORMAL is durable across application crashes in WAL mode (only a power
         # loss can drop the last transactions), and much faster than FULL.
         conn.execute("PRAGMA synchronous = NORMAL")

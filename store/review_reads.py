@@ -196,19 +196,6 @@ def list_records(
     return out
 
 
-def stale_verdicts(conn: sqlite3.Connection, study_id: int) -> int:
-    """Standing verdicts that no longer judge their list: its answer was asked again."""
-    return conn.execute(
-        """
-        SELECT COUNT(*) FROM verdicts v JOIN mention_lists l ON l.study_id = v.study_id AND l.model = v.model
-            AND l.topic = v.topic AND l.question = v.question AND l.repetition = v.repetition
-        WHERE v.study_id = ? AND v.undone = 0 AND v.answer_key IS NOT NULL AND l.response_key IS NOT NULL
-            AND v.answer_key != l.response_key
-        """,
-        (study_id,),
-    ).fetchone()[0]
-
-
 def review_records(conn: sqlite3.Connection):
     """Every verdict with its provenance, for export."""
     for row in conn.execute(

@@ -58,7 +58,6 @@ from workbench.store.review_reads import (  # noqa: F401  (where callers find th
     review_progress,
     review_records,
     reviewed_counts,
-    stale_verdicts,
 )
 from workbench.store.review_state import as_adjudication
 from workbench.store.review_versions import StaleVersion, check_version, list_version  # noqa: F401

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from workbench import exports
-from workbench.store import endpoints, queue, reads
-from workbench.store.db import opened, reading
+from workbench.store import endpoints, reads
+from workbench.store.db import reading
 
 
 def snapshot(db_path: str | Path) -> dict[str, Any]:
@@ -25,8 +25,3 @@ def snapshot(db_path: str | Path) -> dict[str, Any]:
             "studies": reads.study_rows(conn),
             "endpoints": replicas,
         }
-
-
-def error_counts(db_path: str | Path) -> list[dict[str, Any]]:
-    with opened(db_path) as conn:
-        return queue.error_summary(conn)

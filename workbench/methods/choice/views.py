@@ -49,10 +49,6 @@ FILTERS = (
 )
 
 
-def filter_options(records: list[ChoiceRecord]) -> tuple[list[str], list[str]]:
-    return topics(records), clusters(records)
-
-
 def select(records: list[ChoiceRecord], topic: str, cluster: str) -> list[ChoiceRecord]:
     """Records of one topic (or all) at one cluster (or topic level)."""
     wanted_cluster = None if cluster == ALL else cluster
