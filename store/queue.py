@@ -374,29 +374,29 @@ def complete(
         return cur.rowcount == 1
 
 
-def record_error(conn: sqlite3.Connection, key: str, attempt: int, kind: str, message: str) -> None:
-    """An error a request met that a retry may still survive."""
-    kind, message = clean_text(kind)[0], redact(clean_text(message)[0])
+def record_error(conn: sqlite3.Connection, key: str, attempt: int, code: str, message: str) -> None:
+    """An error a request met that a retry may still survive (its code, e.g. http_429, in `kind`)."""
+    code, message = clean_text(code)[0], redact(clean_text(message)[0])
     with transaction(conn):
         conn.execute(
             "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 0, ?)",
-            (key, attempt, kind, message, utc_now()),
+            (key, attempt, code, message, utc_now()),
         )
 
 
-def fail(conn: sqlite3.Connection, key: str, attempts: int, kind: str, message: str) -> None:
+def fail(conn: sqlite3.Connection, key: str, attempts: int, code: str, message: str) -> None:
     """Give up on a request for this run, keeping the reason."""
     now = utc_now()
-    kind, message = clean_text(kind)[0], redact(clean_text(message)[0])
+    code, message = clean_text(code)[0], redact(clean_text(message)[0])
     with transaction(conn):
         conn.execute(
             "INSERT INTO request_errors (request_key, attempt, kind, message, final, at) VALUES (?, ?, ?, ?, 1, ?)",
-            (key, attempts, kind, message, now),
+            (key, attempts, code, message, now),
         )
         conn.execute(
             "UPDATE requests SET status = 'failed', attempts = attempts + ?, last_error = ?, "
             "claimed_by = NULL, updated_at = ? WHERE key = ?",
-            (attempts, f"{kind}: {message}", now, key),
+            (attempts, f"{code}: {message}", now, key),
         )
 
 

@@ -71,7 +71,7 @@ def test_replicas_changing_keep_the_stored_identity():
 def test_a_fifth_engine_is_one_registration():
     """An engine added in one module (here: the HTTP engine under a name of its own, known by
     its served name alone) is parsed, resolved and made with nothing else changed."""
-    kind = registry.EngineKind(
+    plugin = registry.EnginePlugin(
         name="served",
         example="'served:MODEL@http://host:port/v1'",
         engine="workbench.engines.openai_http:OpenAIEngine",
@@ -79,7 +79,7 @@ def test_a_fifth_engine_is_one_registration():
         locate=lambda spec, notify: registry.Location(f"served:{spec.name}{spec.identity_options()}"),
         options=frozenset({"api_key_env"}),
     )
-    registry.register(kind)
+    registry.register(plugin)
     try:
         spec = parse_spec("served:m@http://h:1/v1,mode=chat,api_key_env=HOME")
         assert spec == ModelSpec("served", "m", "http://h:1/v1", {"mode": "chat", "api_key_env": "HOME"})

@@ -136,7 +136,7 @@ def test_a_prompt_longer_than_the_context_fails_once_with_the_fix():
 
     for spec in ("llama:default,n_ctx=64,parallel=2", "llama:default,n_ctx=64"):  # batched and alone alike
         error, ok = asyncio.run(_with_engine(spec, body))
-        assert error.kind == "context_overflow" and not error.retryable
+        assert error.code == "context_overflow" and not error.retryable
         assert "does not fit n_ctx=64" in str(error) and "raise n_ctx" in str(error)
         assert ok.completion_tokens >= 1
 

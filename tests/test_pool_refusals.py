@@ -153,4 +153,4 @@ def test_the_error_that_stops_a_model_is_not_retried(fake_server):
 
     with pytest.raises(EngineError) as raised:
         asyncio.run(ask())
-    assert raised.value.stops_model and not raised.value.retryable and raised.value.kind == "http_401"
+    assert raised.value.stops_model and not raised.value.retryable and raised.value.code == "http_401"

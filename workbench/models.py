@@ -35,8 +35,8 @@ class ResolvedModel:
 def same_served_model(spec: ModelSpec, identity: str) -> bool:
     """Whether a stored identity names the model `spec` serves elsewhere (other
     replicas of it), as its engine tells; an engine without replicas says no."""
-    kind = registry.get(spec.engine)
-    return kind is not None and kind.same_model is not None and kind.same_model(spec, identity)
+    plugin = registry.get(spec.engine)
+    return plugin is not None and plugin.same_model is not None and plugin.same_model(spec, identity)
 
 
 def continue_identities(
@@ -68,10 +68,10 @@ def continue_identities(
 
 def resolve(spec: ModelSpec, notify: Callable[[str], None] | None = None) -> ResolvedModel:
     """What the spec's model is, as its engine finds it (nothing loaded)."""
-    kind = registry.get(spec.engine)
-    if kind is None:
+    plugin = registry.get(spec.engine)
+    if plugin is None:
         raise ModelNotFound(f"model spec {spec}: no engine named {spec.engine!r}")
-    where = kind.locate(spec, notify)
+    where = plugin.locate(spec, notify)
     return ResolvedModel(spec, where.identity, where.file_path, where.file_hash)
 
 

@@ -334,18 +334,18 @@ class _ModelRun:
                     self._stop(key, str(exc.args[0]))
                     return
                 if exc.retryable and attempt <= self.retries:
-                    queue.record_error(self.conn, key, attempt, exc.kind, str(exc.args[0]))
+                    queue.record_error(self.conn, key, attempt, exc.code, str(exc.args[0]))
                     delay = exc.retry_after if exc.retry_after is not None else backoff_delay(attempt, self.options)
                     # Say that (and how long) it waits: a silent wait looks like a hang.
                     self.last_error = f"{exc} — retry {attempt} of {self.retries} in {delay:.0f} s"
-                    self.waiting = f"waiting {delay:.0f} s ({exc.kind})" if delay >= 1 else None
+                    self.waiting = f"waiting {delay:.0f} s ({exc.code})" if delay >= 1 else None
                     self._emit()
                     try:
                         await anyio.sleep(delay)
                     finally:
                         self.waiting = None
                     continue
-                self._fail(key, attempt, exc.kind, str(exc.args[0]))
+                self._fail(key, attempt, exc.code, str(exc.args[0]))
                 return
             except Exception as exc:  # a bug or an unexpected library error: keep the reason
                 self.last_error = f"internal: {exc.__class__.__name__}: {exc}"
@@ -380,8 +380,8 @@ class _ModelRun:
             return await self.job.engine.generate(request)
         finally:
             routed_failures.reset(token)
-            for kind, message in routed:
-                queue.record_error(self.conn, key, attempt, kind, message)
+            for code, message in routed:
+                queue.record_error(self.conn, key, attempt, code, message)
 
     def _complete(self, row: sqlite3.Row, completion, started_at: str, attempt: int) -> None:
         queue.complete(
@@ -403,14 +403,14 @@ class _ModelRun:
             served_model=completion.served_model,
         )
 
-    def _fail(self, key: str, attempts: int, kind: str, message: str) -> None:
-        queue.fail(self.conn, key, attempts, kind, message)
+    def _fail(self, key: str, attempts: int, code: str, message: str) -> None:
+        queue.fail(self.conn, key, attempts, code, message)
         self.counts["running"] -= 1
         self.counts["failed"] += 1
         self.consecutive_failures += 1
         if self.consecutive_failures >= self.options.max_consecutive_failures and not self.stopped_reason:
             self.stopped_reason = (
-                f"stopped after {plural(self.consecutive_failures, 'failure')} in a row (last: {kind}: {message})"
+                f"stopped after {plural(self.consecutive_failures, 'failure')} in a row (last: {code}: {message})"
             )
         self._emit()
 

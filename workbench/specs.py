@@ -179,9 +179,9 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
     overridden by options written in the spec itself. The engine reads its target."""
     text = text.strip()
     engine, sep, body = text.partition(":")
-    kind = registry.get(engine) if sep else None
-    if kind is None:
-        examples = [k.example for k in registry.kinds()]
+    plugin = registry.get(engine) if sep else None
+    if plugin is None:
+        examples = [k.example for k in registry.plugins()]
         raise SpecError(
             f"model spec {text!r}: expected {', '.join(examples[:-1])} or {examples[-1]} "
             f"(engine must be one of {', '.join(registry.names())})"
@@ -195,9 +195,9 @@ def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelS
         if not eq:
             raise SpecError(f"model spec {text!r}: option {part!r} must look like key=value")
         options[key.strip()] = _parse_option(text, key.strip(), value.strip())
-    name, base_url = kind.parse_target(text, target)
-    for other in registry.kinds():
-        for key in sorted((other.options - kind.options) & options.keys()):
+    name, base_url = plugin.parse_target(text, target)
+    for other in registry.plugins():
+        for key in sorted((other.options - plugin.options) & options.keys()):
             raise SpecError(f"model spec {text!r}: {key} applies to {other.name} models only")
     return ModelSpec(engine, name, base_url, options)
 

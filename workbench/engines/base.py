@@ -91,13 +91,13 @@ def scores_completion(
 class EngineError(Exception):
     """A request that did not produce a completion.
 
-    `kind` is a short stable label (http_429, http_500, timeout, connection,
+    `code` is a short stable label (http_429, http_500, timeout, connection,
     bad_response, context_overflow, ...) used for counting in `status`.
     """
 
     def __init__(
         self,
-        kind: str,
+        code: str,
         message: str,
         *,
         retryable: bool,
@@ -105,7 +105,7 @@ class EngineError(Exception):
         stops_model: bool = False,
     ):
         super().__init__(message)
-        self.kind = kind
+        self.code = code
         self.retryable = retryable
         self.retry_after = retry_after
         # No server will answer this model (every replica refused it): stop the model and
@@ -113,19 +113,19 @@ class EngineError(Exception):
         self.stops_model = stops_model
 
     def __str__(self) -> str:
-        return f"{self.kind}: {self.args[0]}"
+        return f"{self.code}: {self.args[0]}"
 
 
 # Failures a request met on one replica of a pool before another answered it (or refused
-# too): (kind, message) pairs, collected per request by the runner, which records them.
+# too): (code, message) pairs, collected per request by the runner, which records them.
 routed_failures: ContextVar[list[tuple[str, str]] | None] = ContextVar("routed_failures", default=None)
 
 
-def note_routed(kind: str, message: str) -> None:
+def note_routed(code: str, message: str) -> None:
     """A failure on one replica that sent the request to another (kept when a runner asks)."""
     found = routed_failures.get()
     if found is not None:
-        found.append((kind, message))
+        found.append((code, message))
 
 
 @runtime_checkable

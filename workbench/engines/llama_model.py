@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from workbench.engines.gguf_files import default_model_path, file_sha256
-from workbench.engines.registry import EngineKind, Location, ModelNotFound, Notify, register
+from workbench.engines.registry import EnginePlugin, Location, ModelNotFound, Notify, register
 from workbench.specs import ModelSpec, SpecError
 
 
@@ -37,8 +37,8 @@ def locate(spec: ModelSpec, notify: Notify = None) -> Location:
     return Location(f"llama:sha256:{digest}{spec.identity_options()}", str(path), digest)
 
 
-KIND = register(
-    EngineKind(
+PLUGIN = register(
+    EnginePlugin(
         name="llama",
         example="'llama:default', 'llama:/path/model.gguf'",
         engine="workbench.engines.llama_local:LlamaEngine",

@@ -200,11 +200,11 @@ class OpenAIEngine:
             except Refusal as exc:
                 if self.pool.all_refused():
                     raise self._refused_everywhere() from None
-                note_routed(exc.kind, f"{self.redact(exc.args[0])} (down for this model; sent to another replica)")
+                note_routed(exc.code, f"{self.redact(exc.args[0])} (down for this model; sent to another replica)")
             except EngineError as exc:
                 exc.args = (self.redact(str(exc.args[0])),)
                 if exc.retryable and len(self.urls) > 1 and self.pool.can_try_elsewhere(tried | avoid):
-                    note_routed(exc.kind, f"{exc.args[0]} (tried on another replica)")
+                    note_routed(exc.code, f"{exc.args[0]} (tried on another replica)")
                     continue
                 raise
 

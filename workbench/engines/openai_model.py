@@ -6,7 +6,7 @@ is imported only when one is made.
 
 from __future__ import annotations
 
-from workbench.engines.registry import EngineKind, Location, Notify, register
+from workbench.engines.registry import EnginePlugin, Location, Notify, register
 from workbench.specs import MAX_REPLICAS, ModelSpec, SpecError
 
 
@@ -59,8 +59,8 @@ def same_model(spec: ModelSpec, stored: str) -> bool:
     return where == "" or (where.startswith("@") and "," not in where and "#" not in where)
 
 
-KIND = register(
-    EngineKind(
+PLUGIN = register(
+    EnginePlugin(
         name="openai",
         example="'openai:MODEL@http://host:port/v1'",
         engine="workbench.engines.openai_http:OpenAIEngine",

@@ -52,7 +52,7 @@ def echoed_sum(reply: Any, url: str, start: int, end: int) -> float:
 
 
 def _said(exc: EngineError) -> str:
-    return str(exc.args[0]) if exc.args else exc.kind
+    return str(exc.args[0]) if exc.args else exc.code
 
 
 class ExactScorer:
@@ -99,7 +99,7 @@ class ExactScorer:
                 continue  # the endpoints changed while it waited: _check_left says what is left
             except EngineError as exc:
                 where = getattr(exc, "endpoint", None)
-                if exc.stops_model or exc.kind not in ECHO_REFUSALS or where is None:
+                if exc.stops_model or exc.code not in ECHO_REFUSALS or where is None:
                     raise
                 said = self.engine.redact(_said(exc))
                 if await self._has_echo(where):
@@ -108,7 +108,7 @@ class ExactScorer:
                 else:
                     why = "returns no echoed prompt log-probs"
                 if self.pool.serving(set(refused) | {e.url for e in self.pool.endpoints if e.echo is False}):
-                    note_routed(exc.kind, f"{said} ({why}; tried on another replica)")
+                    note_routed(exc.code, f"{said} ({why}; tried on another replica)")
 
     def _check_left(self, avoid: set[str], refused: dict[str, str], name: str) -> None:
         """Raise NotExact when no endpoint still serving the model can score this prompt."""
@@ -150,7 +150,7 @@ class ExactScorer:
         except NoneLeft:
             return  # it refused the model meanwhile: it is out of the pool anyway
         except EngineError as exc:
-            if exc.stops_model or exc.kind not in ECHO_REFUSALS:
+            if exc.stops_model or exc.code not in ECHO_REFUSALS:
                 raise
             endpoint.echo = False
             endpoint.no_echo = self.engine.redact(_said(exc))

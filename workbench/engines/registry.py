@@ -1,6 +1,6 @@
 """Engines as plugins: one registry, the way audit methods have theirs.
 
-An `EngineKind` tells the workbench everything it needs about an engine without
+An `EnginePlugin` tells the workbench everything it needs about an engine without
 loading it: how the part of a model spec after `engine:` reads (`parse_target`),
 which spec options only this engine takes (`options`), what a spec's model *is*
 (`locate`: its identity, which keys every request, so it must stay the same for
@@ -10,10 +10,10 @@ parsing a spec never loads aiohttp or llama.cpp).
 
 The built-in engines register themselves from their modules below; a package adds
 one through the entry-point group `workbench.engines`, whose value is an
-`EngineKind`:
+`EnginePlugin`:
 
     [project.entry-points."workbench.engines"]
-    myengine = "my_package.engine:KIND"
+    myengine = "my_package.engine:PLUGIN"
 
 This module imports nothing of the workbench but the store's error type: specs
 and models look engines up here, and the engines import specs.
@@ -48,7 +48,7 @@ class Location:
 
 
 @dataclass(frozen=True)
-class EngineKind:
+class EnginePlugin:
     name: str  # the spec's `engine:` prefix
     example: str  # one spec of this engine, for error messages
     # "module:attribute" of a factory (spec, identity, file_path) -> engine.
@@ -64,15 +64,18 @@ class EngineKind:
     same_model: Callable[[Any, str], bool] | None = None
 
 
-_REGISTRY: dict[str, EngineKind] = {}
+# The earlier name, kept so that engine packages written against it still register.
+EngineKind = EnginePlugin
+
+_REGISTRY: dict[str, EnginePlugin] = {}
 _loaded = False
 
 
-def register(kind: EngineKind) -> EngineKind:
-    if not isinstance(kind, EngineKind):
-        raise TypeError(f"{kind!r} is not an EngineKind")
-    _REGISTRY[kind.name] = kind
-    return kind
+def register(plugin: EnginePlugin) -> EnginePlugin:
+    if not isinstance(plugin, EnginePlugin):
+        raise TypeError(f"{plugin!r} is not an EnginePlugin")
+    _REGISTRY[plugin.name] = plugin
+    return plugin
 
 
 def unregister(name: str) -> None:
@@ -98,34 +101,34 @@ def _load() -> None:
             warnings.warn(f"engine plugin {point.name!r} could not be loaded: {exc}", stacklevel=2)
 
 
-def get(name: str) -> EngineKind | None:
+def get(name: str) -> EnginePlugin | None:
     _load()
     return _REGISTRY.get(name)
 
 
-def kinds() -> tuple[EngineKind, ...]:
+def plugins() -> tuple[EnginePlugin, ...]:
     """Every registered engine, by name (so messages read the same whatever loaded first)."""
     _load()
-    return tuple(sorted(_REGISTRY.values(), key=lambda kind: kind.name))
+    return tuple(sorted(_REGISTRY.values(), key=lambda plugin: plugin.name))
 
 
 def names() -> tuple[str, ...]:
-    return tuple(kind.name for kind in kinds())
+    return tuple(plugin.name for plugin in plugins())
 
 
 def takes(engine: str, option: str) -> bool:
     """Whether an engine takes an option that only some engines take (llama: `invariant`)."""
-    kind = get(engine)
-    return kind is not None and option in kind.options
+    plugin = get(engine)
+    return plugin is not None and option in plugin.options
 
 
 def make_engine(spec: Any, identity: str, file_path: str | None = None) -> Any:
     """A not-yet-started engine for a located model (its identity from `locate`)."""
     from importlib import import_module
 
-    kind = get(spec.engine)
-    if kind is None:
+    plugin = get(spec.engine)
+    if plugin is None:
         raise ModelNotFound(f"model spec {spec}: no engine named {spec.engine!r}")
-    module, _, attribute = kind.engine.partition(":")
+    module, _, attribute = plugin.engine.partition(":")
     factory = getattr(import_module(module), attribute)
     return factory(spec, identity, file_path)

@@ -88,9 +88,9 @@ def _decision_blocks(conn: sqlite3.Connection, study: str) -> list[Block]:
     log = decision_log.decision_log(conn, study)
     if not log:
         return [Paragraph("No decisions recorded (no verdicts, entity decisions, match corrections or labels).")]
-    kinds = Counter((r["kind"], r["state"]) for r in log)
+    counted = Counter((r["kind"], r["state"]) for r in log)  # a decision's kind: verdict, entity, ...
     by_kind = [
-        [kind, fmt_num(kinds[(kind, "active")]), fmt_num(kinds[(kind, "undone")])]
+        [kind, fmt_num(counted[(kind, "active")]), fmt_num(counted[(kind, "undone")])]
         for kind in dict.fromkeys(r["kind"] for r in log)
     ]
     people = Counter((r["who"] or "unknown", r["kind"]) for r in log if r["state"] == "active")
