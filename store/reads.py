@@ -23,10 +23,6 @@ def recent_errors(conn: sqlite3.Connection, limit: int = 200) -> list[dict[str, 
     return [dict(r) for r in reversed(rows)]
 
 
-def study_rows(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [dict(r) for r in conn.execute("SELECT name, method, source_path FROM studies ORDER BY name")]
-
-
 def stage_counts(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str) -> dict[str, int]:
     """Requests of one study, model and stage by status (superseded ones left out)."""
     return dict(

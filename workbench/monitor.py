@@ -22,6 +22,5 @@ def snapshot(db_path: str | Path) -> dict[str, Any]:
         return {
             "status": exports.status_records(conn, replicas=replicas),
             "errors": reads.recent_errors(conn),
-            "studies": reads.study_rows(conn),
             "endpoints": replicas,
         }
