@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from workbench.literal import visible, visible_line
 from workbench.metric_views import Filter, Forest, Panel
 from workbench.metrics.records import as_rows, value_of
 from workbench.store.errors import UserFacingError
+from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
@@ -61,6 +63,8 @@ def _show(widget, visible: bool) -> None:
 COMMANDS = [
     Binding("r", "recompute", "Recompute", tooltip="Recompute every metric from the store"),
     Binding("e", "export", "Export", tooltip="Write the tables as Markdown, the records as CSV and JSON (asks where)"),
+    Binding("c", "compare", "Compare", tooltip="Two models of a study: B - A, paired over what both answered"),
+    Binding("escape", "leave_compare", "Back", tooltip="Leave the comparison: every metric again"),
 ]
 
 
@@ -106,6 +110,21 @@ class MetricsScreen(LiveStore, Screen):
         by_method: dict[str, list[Any]]  # typed records (dicts for a plugin that gives them)
         empty_note: str = ""  # why there is nothing to show, when there is nothing
 
+    @dataclass
+    class Comparable(Message, bubble=False):
+        """A worker read which models of each study a comparison can pick from."""
+
+        choices: dict[str, list[str]]
+        error: str = ""
+
+    @dataclass
+    class Compared(Message, bubble=False):
+        """A worker compared two models of a study (`workbench compare`'s records)."""
+
+        pair: Pair
+        records: list[dict[str, Any]]
+        error: str = ""
+
     def __init__(self, filters: dict[str, Filter] | None = None) -> None:
         super().__init__()
         self.by_method: dict[str, list[Any]] = {}
@@ -114,6 +133,9 @@ class MetricsScreen(LiveStore, Screen):
         self.choices: dict[str, str] = {}
         self.computed = 0  # recomputations shown so far (tests and benchmarks wait on it)
         self.computing = False  # a recomputation is under way (the store is looked at again after it)
+        self.comparing: Pair | None = None  # the comparison on view (c), None when every metric is
+        self.comparing_busy = False  # its computation is under way
+        self.compared = 0  # comparisons shown so far (tests wait on it)
 
     @property
     def records(self) -> list[Any]:
@@ -123,9 +145,11 @@ class MetricsScreen(LiveStore, Screen):
         yield ModeBar("metrics")
         yield Static(id="metrics-filters")
         yield VerticalScroll(id="metrics-body")
+        yield ComparisonPanel(id="compare-view")
         yield Footer()
 
     def on_mount(self) -> None:
+        self.query_one(ComparisonPanel).display = False
         # Whenever another connection commits (a review, a merge, a headless run, another
         # process's verdicts) the numbers on this screen may be stale: it reads them again.
         self.follow_store()
@@ -133,7 +157,7 @@ class MetricsScreen(LiveStore, Screen):
         self.action_recompute()
 
     def store_busy(self) -> bool:
-        return self.computing
+        return self.computing or self.comparing_busy
 
     def store_changed(self) -> None:
         """The store changed while shown (or before it was shown again): recompute, the old
@@ -170,6 +194,8 @@ class MetricsScreen(LiveStore, Screen):
         self.store_read_begins()
         self.computing = True
         self._compute()
+        if self.comparing is not None:  # the comparison on view follows the store too
+            self._start_compare()
 
     @work(thread=True, exclusive=True, group="metrics", description="Computing metrics")
     def _compute(self) -> None:
@@ -259,10 +285,83 @@ class MetricsScreen(LiveStore, Screen):
         table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """A filter's key shows (footer, palette) only where a method on view has that filter."""
+        """A filter's key shows (footer, palette) only where a method on view has that filter;
+        Esc is the comparison's only while one is on view (else it is the app's)."""
         if action == "cycle":
             return bool(parameters) and parameters[0] in {f.name for f in self._active_filters()}
+        if action == "leave_compare":
+            return self.comparing is not None
         return True
+
+    # -- a paired comparison of two models (c), computed in the background ------------
+
+    def action_compare(self) -> None:
+        """Read which models each study can compare (in the background), then ask for two."""
+        self._read_comparable()
+
+    @work(thread=True, exclusive=True, group="compare-models", description="Reading the models to compare")
+    def _read_comparable(self) -> None:
+        from workbench.compare import comparable_models
+        from workbench.store.db import reading
+
+        try:
+            with reading(self.app.db_path) as conn:
+                self.post_message(self.Comparable(comparable_models(conn)))
+        except (UserFacingError, sqlite3.Error) as exc:
+            self.post_message(self.Comparable({}, str(exc)))
+
+    def on_metrics_screen_comparable(self, message: Comparable) -> None:
+        why = message.error or refusal(message.choices)
+        if why:
+            self.notify(why, severity="warning")
+        else:
+            self.app.push_screen(PickModels(message.choices, self.comparing), self._picked)
+
+    def _picked(self, pair: Pair | None) -> None:
+        if pair is None:
+            return
+        self.comparing = pair
+        _show(self.query_one("#metrics-body"), False)
+        panel = self.query_one(ComparisonPanel)
+        _show(panel, True)
+        panel.focus()  # ↑/↓ and the page keys scroll it
+        self.refresh_bindings()  # Esc leaves it
+        self._start_compare()
+
+    def _start_compare(self) -> None:
+        self.store_read_begins()
+        self.comparing_busy = True
+        self.query_one(ComparisonPanel).pending(self.comparing)
+        self._compare(self.comparing)
+
+    @work(thread=True, exclusive=True, group="compare", description="Comparing two models")
+    def _compare(self, pair: Pair) -> None:
+        from workbench.compare import compare_study
+        from workbench.store.db import reading
+
+        try:
+            with reading(self.app.db_path) as conn:  # every table as one commit left it
+                records = compare_study(conn, *pair)
+        except (UserFacingError, sqlite3.Error) as exc:  # a model removed meanwhile: said, in one line
+            self.post_message(self.Compared(pair, [], str(exc)))
+            return
+        self.post_message(self.Compared(pair, records))
+
+    def on_metrics_screen_compared(self, message: Compared) -> None:
+        if message.pair != self.comparing:  # left, or another pair picked, meanwhile
+            return
+        self.comparing_busy = False
+        self.query_one(ComparisonPanel).show(message.pair, message.records, message.error)
+        self.compared += 1
+
+    def action_leave_compare(self) -> None:
+        self.comparing = None
+        self.comparing_busy = False
+        _show(self.query_one(ComparisonPanel), False)
+        body = self.query_one("#metrics-body")
+        _show(body, True)
+        body.focus()
+        self.refresh_bindings()
 
     def action_cycle(self, name: str) -> None:
         f = self.filters.get(name)

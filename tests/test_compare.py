@@ -127,3 +127,8 @@ def test_an_unknown_model_a_single_model_and_no_common_questions(two_models, tmp
 def test_compare_help_teaches():
     out = run_cli("compare", "--help")
     assert out.returncode == 0 and "examples:" in out.stdout and "--models gpt-4o llama3" in out.stdout
+    # What is compared for each method, and by which unit
+    text = " ".join(out.stdout.split())
+    assert "ChoiceEval per topic, over the questions both answered" in text and "Unit: question" in text
+    assert "identity each group x condition's Mean Share, paired by prompt" in text and "Unit: prompt" in text
+    assert "entity each entity's Delta" in text and "paired by template" in text and "Unit: template" in text

@@ -96,6 +96,9 @@ Ctrl+P finds them all.
   t        next topic        k   next cluster
   r        recompute         e   export CSV, JSON, MD
   m        cold-start chart: IOU / SERP / PRAG divergence
+  c        compare two models of a study: pick A and B,
+           see B - A paired over what both answered, its
+           interval and unit, p, Holm p (Esc leaves it)
 
 Model text is shown literally: markup and escape codes
 are never interpreted. What every number means:

@@ -133,10 +133,24 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
 
 
 def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
-    """The models with lists in a study (what a comparison can pick from)."""
+    """The models with ranked lists that count in a study (a ChoiceEval study's)."""
     from workbench.store.plan_reads import study_models as models_of
 
     return models_of(conn, study)
+
+
+def comparable_models(conn: sqlite3.Connection) -> dict[str, list[str]]:
+    """Every study by name with the models a comparison of it can pick from, in name order:
+    those whose ranked lists (ChoiceEval), answers (identity) or scores (entity) count now,
+    not a model removed from the study file. Read inside one `snapshot`."""
+    from workbench.compare_methods import other_models
+    from workbench.store import queue
+
+    out: dict[str, list[str]] = {}
+    for study in queue.study_names(conn):
+        other = other_models(conn, queue.study_id(conn, study), study)
+        out[study] = study_models(conn, study) if other is None else other
+    return out
 
 
 def paired_records(

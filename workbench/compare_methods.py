@@ -30,16 +30,30 @@ class Pairing:
     paired: Callable[[dict[str, Any], np.ndarray, np.ndarray, str], dict[str, Any]]
 
 
+def _compare_module(conn: sqlite3.Connection, study: str) -> str:
+    """The module pairing the study's method's own units, "" for a method that has none."""
+    from workbench.methods import registry
+    from workbench.store.studies import study_spec
+
+    name = study_spec(conn, study).get("method", "")
+    return getattr(registry.get(name), "compare_module", "") if name in registry.names() else ""
+
+
+def other_models(conn: sqlite3.Connection, study_id: int, study: str) -> list[str] | None:
+    """The models whose answers count now in a study whose method pairs its own units (its
+    module's `models`: identity's outputs, entity's scores); None for any other."""
+    from importlib import import_module
+
+    module = _compare_module(conn, study)
+    return import_module(module).models(conn, study_id) if module else None
+
+
 def compare_other(conn: sqlite3.Connection, study_id: int, study: str, models: tuple[str, str], core) -> list | None:
     """The records of a study whose method pairs its own units; None for any other.
     `core`: (check_models, the record maker, the missing-record maker) of workbench.compare."""
     from importlib import import_module
 
-    from workbench.methods import registry
-    from workbench.store.studies import study_spec
-
-    name = study_spec(conn, study).get("method", "")
-    module = getattr(registry.get(name), "compare_module", "") if name in registry.names() else ""
+    module = _compare_module(conn, study)
     if not module:
         return None
     check_models, record, missing = core

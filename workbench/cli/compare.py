@@ -1,4 +1,5 @@
-"""`workbench compare`: two models of a ChoiceEval study, paired over the questions both answered."""
+"""`workbench compare`: two models of a study, paired over what both answered (ChoiceEval: the
+questions; identity: the sampled prompts; entity: the templates)."""
 
 from __future__ import annotations
 
@@ -9,20 +10,31 @@ from workbench.cli.common import add_db, make_console, new_table, open_store, st
 from workbench.literal import literal_text
 
 DESCRIPTION = """\
-For each topic of a ChoiceEval study, model B's number minus model A's over the questions
-both answered: the share of answers naming A's preferred entity (PEIR of A's e*), the
-direct-recommendation rate, each region's share of recommendation slots and each region
-pair's log-odds (the study's region_pairs). Each difference has a 95% interval from a paired
-cluster bootstrap (the same questions resampled for both models, all repetitions of a question
-together, within its cluster: ci_unit "question") and a sign-flip permutation p (each
-question's two models swapped at random), with Holm and Benjamini-Hochberg p-values over every
-difference of the comparison. A number that cannot be computed is n/a with its reason (no
-question both answered, one question in a cluster, no region imported).
+Model B's number minus model A's, paired over what both answered, for each method:
 
-JSON and CSV give one record per difference: study, metric, topic, entity (PEIR), region
-(region share), region_a / region_b (log-odds), model_a, model_b, value_a, value_b,
-difference, ci_low, ci_high, ci_level, n_boot, ci_unit, p, p_holm, p_bh, n_questions, and
-na_reason / ci_na_reason where a number is missing. Methods: docs/methods.md."""
+  ChoiceEval  per topic, over the questions both answered: the share of answers naming A's
+              preferred entity (PEIR of A's e*), the direct-recommendation rate, each
+              region's share of recommendation slots and each region pair's log-odds (the
+              study's region_pairs). Unit: question (all repetitions of a question together,
+              within its cluster).
+  identity    each group x condition's Mean Share, paired by prompt (both models are asked
+              the same sampled prompts). Unit: prompt.
+  entity      each entity's Delta per task, language, variant and scoring, paired by
+              template (both models score the same entity x template prompts). Unit: template.
+
+Each difference has a 95% interval from a paired bootstrap (the same units resampled for both
+models: ci_unit names the unit) and a sign-flip permutation p (each unit's two models swapped
+at random), with Holm and Benjamini-Hochberg p-values over every difference of the comparison.
+A number that cannot be computed is n/a with its reason (no question both answered, one
+question in a cluster, no region imported). Other methods (cold-start) are not compared.
+
+JSON and CSV give one record per difference: study, metric, topic (entity: the task), entity
+(PEIR, Delta), region (region share), region_a / region_b (log-odds), group (identity),
+condition (identity; entity: language/variant/scoring),
+model_a, model_b, value_a, value_b, difference, ci_low, ci_high, ci_level, n_boot, ci_unit, p,
+p_holm, p_bh, n_questions (ChoiceEval) or n_units (identity, entity), and na_reason /
+ci_na_reason where a number is missing. The app shows the same on the Metrics screen (c).
+Methods: docs/methods.md."""
 
 EXAMPLES = """\
 examples:
@@ -61,7 +73,7 @@ def add_parsers(sub, fmt) -> None:
 
     p = sub.add_parser(
         "compare",
-        help="two models of a ChoiceEval study: differences over the questions both answered, paired",
+        help="two models of a study: differences paired by question, prompt or template",
         formatter_class=fmt,
         description=DESCRIPTION,
         epilog=EXAMPLES,
