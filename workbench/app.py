@@ -6,7 +6,6 @@ the reverse.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -21,6 +20,7 @@ from textual.screen import Screen
 
 from workbench import design, methods, transfer
 from workbench.literal import visible
+from workbench.locations import default_reviewer
 from workbench.screens.design import DesignScreen
 from workbench.screens.entities import EntitiesScreen
 from workbench.screens.metrics import metrics_screen
@@ -120,7 +120,7 @@ class WorkbenchApp(App):
         reviewer: str | None = None,
     ):
         super().__init__()
-        self.reviewer = reviewer or os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+        self.reviewer = reviewer or default_reviewer()
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart

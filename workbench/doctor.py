@@ -8,7 +8,8 @@ from rich.console import Console
 
 from workbench.cores import usable_cores
 from workbench.literal import literal_text
-from workbench.models import ModelNotFound, cache_dir, make_engine, resolve
+from workbench.locations import cache_dir
+from workbench.models import ModelNotFound, make_engine, resolve
 from workbench.specs import ModelSpec, SpecError, parse_spec
 from workbench.studies.spec import StudyError, load_study
 

@@ -13,7 +13,6 @@ from typing import Any
 
 from workbench.engines import registry
 from workbench.engines.gguf_files import DEFAULT_MODEL_NAME as DEFAULT_MODEL_NAME
-from workbench.engines.gguf_files import cache_dir as cache_dir
 from workbench.engines.gguf_files import default_model_path as default_model_path
 from workbench.engines.registry import ModelNotFound as ModelNotFound
 from workbench.specs import ModelSpec

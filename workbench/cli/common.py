@@ -7,11 +7,10 @@ import os
 
 from rich.console import Console
 
+from workbench.locations import DEFAULT_DB
 from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
 from workbench.tables import new_table  # noqa: F401  (re-exported for the commands)
-
-DEFAULT_DB = "workbench.db"
 
 
 class UserError(UserFacingError):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from contextlib import nullcontext
 
@@ -18,20 +17,21 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.literal import literal_line, literal_text
+from workbench.locations import default_reviewer
 from workbench.store.db import snapshot
 from workbench.words import plural
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
     """The reviewer a decision is recorded under (and whose decisions undo takes back):
-    --who trimmed, or $USER. A --who that is empty or only spaces is refused, never
+    --who trimmed, or the login name (`locations.default_reviewer`). A --who that is empty or only spaces is refused, never
     replaced by $USER or kept as a blank name."""
     if args.who is not None:
         who = args.who.strip()
         if not who:
             raise UserError("--who needs a reviewer's name (it was empty)")
         return who
-    return os.environ.get("USER") or os.environ.get("USERNAME") or "reviewer"
+    return default_reviewer()
 
 
 def percent(text: str) -> float:

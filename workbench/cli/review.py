@@ -11,9 +11,10 @@ from contextlib import nullcontext
 
 from workbench import exports
 from workbench.cli import review_args
-from workbench.cli.common import DEFAULT_DB, UserError, make_console, new_table, open_store, study_id_of
+from workbench.cli.common import UserError, make_console, new_table, open_store, study_id_of
 from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
+from workbench.locations import DEFAULT_DB
 from workbench.store.db import snapshot
 from workbench.words import plural
 

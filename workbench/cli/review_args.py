@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import argparse
 
-from workbench.cli.common import DEFAULT_DB, bounded_int
+from workbench.cli.common import bounded_int
+from workbench.locations import DEFAULT_DB
 from workbench.store.review_validation import SAMPLE_RATE, SAMPLE_SEED
 
 DESCRIPTION = (

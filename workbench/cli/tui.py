@@ -19,15 +19,8 @@ from workbench.cli.data import print_status
 from workbench.cli.metrics import print_metric_tables
 from workbench.cli.run import run_study
 from workbench.literal import literal_text
+from workbench.locations import demo_db_path
 from workbench.studies.spec import load_study
-
-
-def demo_db_path() -> Path:
-    """The demo's database, in the platform's user data folder ($XDG_DATA_HOME/audit-workbench
-    or ~/.local/share/audit-workbench on Linux)."""
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir("audit-workbench", appauthor=False)) / "demo.db"
 
 
 def cmd_tui(args: argparse.Namespace) -> int:

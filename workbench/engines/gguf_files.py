@@ -15,17 +15,9 @@ from pathlib import Path
 
 from workbench.engines.model_cache import clean_stale_partials, partial_path, sha256_of
 from workbench.engines.registry import ModelNotFound
+from workbench.locations import cache_dir
 
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
-APP_NAME = "audit-workbench"
-
-
-def cache_dir() -> Path:
-    """The workbench's cache: WORKBENCH_CACHE, else the platform's user cache folder
-    ($XDG_CACHE_HOME/audit-workbench or ~/.cache/audit-workbench on Linux)."""
-    from platformdirs import user_cache_dir
-
-    return Path(os.environ.get("WORKBENCH_CACHE") or user_cache_dir(APP_NAME, appauthor=False))
 
 
 def default_model_path(notify: Callable[[str], None] | None = None) -> tuple[Path, str]:

@@ -118,7 +118,7 @@ def chosen_precision(options: dict[str, Any], path: str | Path) -> str:
 
 def copy_path(digest: str, precision: str) -> Path:
     """Where the dequantized copy of a GGUF lives: in the workbench's model cache, by hash."""
-    from workbench.engines.gguf_files import cache_dir
+    from workbench.locations import cache_dir
 
     return cache_dir() / "models" / "dequantized" / f"{digest}.{precision}.gguf"
 
