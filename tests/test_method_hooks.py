@@ -120,3 +120,33 @@ def test_the_screens_keep_the_keys_the_registry_reserves_for_them():
     views = {v.key for v in hooks.review_views()}
     own = {key for b in ReviewScreen.BINDINGS for key in b.key.split(",")} - views
     assert own <= hooks.REVIEW_KEYS, own - hooks.REVIEW_KEYS
+
+
+def _help_section(text: str, heading: str) -> list[str]:
+    return next(b for b in text.split("\n\n") if b.startswith(f"[b]{heading}[/b]")).splitlines()
+
+
+def test_the_app_s_help_has_each_method_s_keys_in_its_screen_s_section():
+    """F1 lists the core's keys per screen, then each method's (its `help_sections`): a method
+    added shows its keys where its screen's are, and a screen of its own under its own heading."""
+    from workbench.widgets.modals import help_text
+
+    text = help_text()
+    design, review, metrics = (_help_section(text, h) for h in ("Design", "Review", "Metrics"))
+    assert "  ChoiceEval studies: questions, clusters and models" in design
+    assert any("template editor" in line for line in design)  # identity's
+    assert any(line.startswith("  b          transparency-probe labels") for line in review)
+    assert any(line.startswith("  m        cold-start chart") for line in metrics)
+    assert "ChoiceEval" not in metrics[0] and "ChoiceEval" not in design[0]  # the headings are the core's
+
+    class Helped(_Keyed):
+        help_sections = {"Review": "  j          keyed: the next jar", "Jars": "  J        every jar\n"}
+
+    methods.register(Helped)
+    try:
+        text = help_text()
+        assert _help_section(text, "Review")[-1] == "  j          keyed: the next jar"
+        assert _help_section(text, "Jars") == ["[b]Jars[/b]", "  J        every jar"]
+        assert text.rstrip().endswith("docs/entities.md.")  # the closing paragraph stays last
+    finally:
+        methods.unregister("keyed")

@@ -43,19 +43,9 @@ Ctrl+P finds them all.
   The table also follows a `workbench run` started
   elsewhere on the same database.
 
-[b]Design[/b]: the study's questions, clusters and models
-  ] / \\[   next / previous tab: questions, clusters,
-           models
-  v        verify / unverify the question
-  e        edit the question, definition or model
-  a        add a question or a model    d   drop a model
-  n        new topic (its questions are generated with g)
-  g        generate questions    t   test the model
-  w        save the study file (the old one becomes .bak)
-  Other methods' studies are edited in their file.
-  Identity studies: the template editor, with a preview
-  of sampled prompts as you type; Ctrl+S saves it,
-  Ctrl+R draws other samples, Esc leaves the text.
+[b]Design[/b]: the study, as its method edits it
+  A method with no Design screen of its own: its studies
+  are edited in their file.
 
 [b]Review[/b]: one response at a time
   a accept   e edit   x reject (recommends nothing)
@@ -74,11 +64,6 @@ Ctrl+P finds them all.
   t / o      only one topic / one model (cycle)
   /          search the answers: words, "a phrase",
              prefix*, OR, NOT (Enter on empty: all)
-  b          transparency-probe labels (identity studies):
-             a admits  d denies  x unclear  u undo
-             Esc back
-  c          cold-start catalog matches: e corrects,
-             x not in catalog, n/p lists, u undo, f filter
 
 [b]Entities[/b]: suggested merges strict to lax, or every entity
   a merge    e choose the name, then merge    x forbid
@@ -92,20 +77,33 @@ Ctrl+P finds them all.
   u / y    undo / redo your own latest decision
   h        your decisions, latest first (u undoes)
 
-[b]Metrics[/b]: ChoiceEval tables, models side by side
-  t        next topic        k   next cluster
+[b]Metrics[/b]: each method's tables, models side by side
   r        recompute         e   export CSV, JSON, MD
-  m        cold-start chart: IOU / SERP / PRAG divergence
   c        compare two models of a study: pick A and B,
            see B - A paired over what both answered, its
            interval and unit, p, Holm p (Esc leaves it)
 
 Model text is shown literally: markup and escape codes
 are never interpreted. What every number means:
-docs/methods.md in the repository (ChoiceEval: PEIR
-Eq. 5-6, log-odds with alpha = 0.5); entities:
+docs/methods.md in the repository; entities:
 docs/entities.md.
 """
+
+
+def help_text() -> str:
+    """HELP_TEXT with each method's lines (its `help_sections` hook) after the core's in the
+    section of their screen; a section no screen of the core has comes before the last
+    paragraph, under its own heading."""
+    from workbench.methods import hooks
+
+    added = hooks.help_sections()
+    blocks = HELP_TEXT.rstrip("\n").split("\n\n")
+    for i, block in enumerate(blocks):
+        heading = block.split("[/b]", 1)[0].removeprefix("[b]")
+        if block.startswith("[b]") and heading in added:
+            blocks[i] = "\n".join([block, *added.pop(heading)])
+    own = ["\n".join([f"[b]{section}[/b]", *lines]) for section, lines in added.items()]
+    return "\n\n".join([*blocks[:-1], *own, blocks[-1]]) + "\n"
 
 
 class HelpScreen(ModalScreen[None]):
@@ -119,15 +117,16 @@ class HelpScreen(ModalScreen[None]):
     def __init__(self, section: str | None = None):
         super().__init__()
         self.section = section  # "Entities": open at the keys of the screen the user is on
+        self.text = help_text()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():
-            yield Static(HELP_TEXT, id="help-text")
+            yield Static(self.text, id="help-text")
             yield Static("[dim]Esc closes this help.[/dim]")
 
     def on_mount(self) -> None:
         if self.section:
-            lines = HELP_TEXT.splitlines()
+            lines = self.text.splitlines()
             start = next((i for i, line in enumerate(lines) if line.startswith(f"[b]{self.section}[/b]")), 0)
             self.call_after_refresh(self.query_one(VerticalScroll).scroll_to, y=start, animate=False)
 

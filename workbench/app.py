@@ -83,14 +83,21 @@ class WorkbenchApp(App):
     DEFAULT_MODE = "run"
     BINDINGS = [
         Binding("1", "switch_mode('run')", "Run", id="go-run", show=False, tooltip="Live progress of the study"),
-        Binding("2", "switch_mode('metrics')", "Metrics", id="go-metrics", show=False, tooltip="PEIR, stability, LOR"),
+        Binding(
+            "2",
+            "switch_mode('metrics')",
+            "Metrics",
+            id="go-metrics",
+            show=False,
+            tooltip="Each method's numbers, models side by side",
+        ),
         Binding(
             "3",
             "switch_mode('design')",
             "Design",
             id="go-design",
             show=False,
-            tooltip="Questions (verify, edit, generate), clusters, models",
+            tooltip="The study, as its method edits it (else its file)",
         ),
         Binding(
             "4",

@@ -29,7 +29,9 @@ class ChoiceMethod(MethodBase):
             "  g        generate questions    t   test the model\n"
             "  w        save the study file (the old one becomes .bak)"
         ),
-        "Metrics": "  ChoiceEval: t next topic   k next cluster",
+        "Metrics": (
+            "  t / k    ChoiceEval: next topic / next cluster\n  ChoiceEval's PEIR is Eq. 5-6, its log-odds alpha 0.5."
+        ),
     }
 
     def load(self, data, path):
