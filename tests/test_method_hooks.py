@@ -129,7 +129,7 @@ def _help_section(text: str, heading: str) -> list[str]:
 def test_the_app_s_help_has_each_method_s_keys_in_its_screen_s_section():
     """F1 lists the core's keys per screen, then each method's (its `help_sections`): a method
     added shows its keys where its screen's are, and a screen of its own under its own heading."""
-    from workbench.widgets.modals import help_text
+    from workbench.widgets.help import help_text
 
     text = help_text()
     design, review, metrics = (_help_section(text, h) for h in ("Design", "Review", "Metrics"))

@@ -10,7 +10,7 @@ from helpers import on_screen, run_cli, settled, table_text, wait_for, write_stu
 from openai_server import ServerConfig
 
 from workbench.app import WorkbenchApp
-from workbench.widgets.modals import HelpScreen
+from workbench.widgets.help import HelpScreen
 
 
 def test_run_screen_shows_what_a_headless_run_did(tmp_path, fake_server):

@@ -27,7 +27,8 @@ from workbench.screens.metrics import metrics_screen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.store.errors import UserFacingError
-from workbench.widgets.modals import ConfirmUnsaved, ErrorModal, HelpScreen
+from workbench.widgets.help import HelpScreen
+from workbench.widgets.modals import ConfirmUnsaved, ErrorModal
 from workbench.widgets.transfer import ExportDialog, ImportDialog
 from workbench.words import plural
 
