@@ -250,9 +250,8 @@ class EntitiesScreen(OwnDecisions, AssignRegion, LiveStore, Screen):
     @work(thread=True, exclusive=True, group="dedup", description="Clustering entities")
     def _cluster(self) -> None:
         with reading(self.app.db_path) as conn:
+            self.post_message(self.Listed(entity_rows(conn)))  # the list of every entity first: clustering is longer
             index = dedup.load_entities(conn)
-            listed = entity_rows(conn)
-        self.post_message(self.Listed(listed))  # the list of every entity first: clustering takes longer
         methods = dedup.METHODS if self.method == "all" else (self.method,)
         found = dedup.suggest(index.names, index.counts, methods=methods, forbidden=index.forbidden)
         self.post_message(self.Reclustered(found, len(index.names)))

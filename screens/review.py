@@ -100,6 +100,7 @@ class ReviewScreen(LiveStore, PagerScreen):
         self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place)
         self._shown: dict | None = None  # the last item shown with its details
         self.details = 0  # details read and shown (tests and benchmarks wait on it)
+        self._earlier: tuple | None = None  # (what was asked, the pages, their mark) of the last read shown
 
     @property
     def items(self) -> list[dict]:
@@ -157,24 +158,28 @@ class ReviewScreen(LiveStore, PagerScreen):
 
     def fetch(self, conn) -> tuple[list[dict], tuple]:
         where = {"topic": self.topic, "model": self.model}
+        asked = (self.filter, self.topic, self.model, self.reviewer)
+        earlier = self._earlier[1:] if self._earlier is not None and self._earlier[0] == asked else None
         if self.blind:
             # The same stable sample for every reviewer, so their verdicts can be compared; a
             # second reviewer sees the machine's list, never another reviewer's.
             ids = review_validation.validation_sample(conn)
-            items = reviews.review_items(conn, list_ids=ids, reviewer=self.reviewer, blind=True, **where)
-            progress = review_aids.progress_by_reviewer(conn, items, "all", self.reviewer, True, **where)
+            pages, mark = reviews.pages_since(conn, earlier, list_ids=ids, reviewer=self.reviewer, blind=True, **where)
+            progress = reviews.progress_counts(conn, self.reviewer, list_ids=ids, blind=True, **where)
         else:
-            items = reviews.review_items(conn, only=self.filter, reviewer=self.reviewer, **where)
-            progress = review_aids.progress_by_reviewer(conn, items, self.filter, self.reviewer, False, **where)
+            pages, mark = reviews.pages_since(conn, earlier, self.filter, reviewer=self.reviewer, **where)
+            progress = reviews.progress_counts(conn, self.reviewer, self.filter, **where)
+        items = list(pages)  # the screen's own: a detail read replaces its entries
         if self.search:
             items = answer_search.search_items(conn, items, self.search)
         following = self._following
         where_now = (following["id"], *review_aids.whereabouts(conn, following)) if following else None
         choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
-        return items, (progress, choices, where_now)
+        return items, (progress, choices, where_now, (asked, pages, mark))
 
     def adopt(self, more: tuple) -> None:
-        self.progress, self.choices, self._where = more
+        # What this read saw: the next one reads again only what changed since (store/review_pages.py).
+        self.progress, self.choices, self._where, self._earlier = more
 
     def page_key(self, page: dict) -> int:
         return page["id"]

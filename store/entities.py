@@ -15,6 +15,7 @@ from typing import Any
 
 from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
+from workbench.store.entity_counts import mentioned_entities  # noqa: F401  (where callers find it)
 from workbench.store.entity_retired import retired_blocker
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
@@ -452,25 +453,6 @@ def entity_rows(conn: sqlite3.Connection) -> list[tuple[str, str | None, str, in
         ORDER BY mentions DESC, e.name
         """
     ).fetchall()
-
-
-def mentioned_entities(conn: sqlite3.Connection, study: str | None = None) -> list[tuple[str, int]]:
-    """(name, mentions) of every entity mentioned, in one study or in any, by name."""
-    where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
-    return [
-        (r[0], r[1])
-        for r in conn.execute(
-            f"""
-        SELECT e.name, COUNT(*) FROM mentions m
-        JOIN mention_lists l ON l.id = m.list_id
-        JOIN aliases a ON a.surface_key = m.surface_key
-        JOIN entities e ON e.id = a.entity_id
-        WHERE {counts_now("l")} {where}
-        GROUP BY e.id ORDER BY e.name
-        """,
-            args,
-        )
-    ]
 
 
 def forbidden_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:

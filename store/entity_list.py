@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, NamedTuple
 
+from workbench.store.entity_counts import entity_spellings
+
 
 class EntityRow(NamedTuple):
     name: str
@@ -15,21 +17,15 @@ class EntityRow(NamedTuple):
 
 def entity_rows(conn: sqlite3.Connection) -> list[EntityRow]:
     """Every entity that holds a surface form (an entity emptied by a merge keeps its row
-    for undo but is not listed), most mentioned first, then by name."""
-    spellings: dict[int, list[str]] = {}
-    for entity_id, surface in conn.execute(
-        "SELECT a.entity_id, m.surface FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key "
-        "GROUP BY a.entity_id, m.surface ORDER BY a.entity_id, COUNT(*) DESC, m.surface"
+    for undo but is not listed), most mentioned first, then by name. Mentions are every
+    mention row of its spellings, counted from an index (store/entity_counts.py)."""
+    spellings = entity_spellings(conn)
+    found = []
+    for entity_id, name, region in conn.execute(
+        "SELECT e.id, e.name, e.region FROM entities e WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)"
     ):
-        spellings.setdefault(entity_id, []).append(surface)
-    found = [
-        EntityRow(name, mentions, region, spellings.get(entity_id, []))
-        for entity_id, name, region, mentions in conn.execute(
-            "SELECT e.id, e.name, e.region, (SELECT COUNT(*) FROM mentions m JOIN aliases a "
-            "ON a.surface_key = m.surface_key WHERE a.entity_id = e.id) FROM entities e "
-            "WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)"
-        )
-    ]
+        mine = spellings.get(entity_id, [])
+        found.append(EntityRow(name, sum(n for _, n in mine), region, [s for s, _ in mine]))
     return sorted(found, key=lambda r: (-r.mentions, r.name))
 
 

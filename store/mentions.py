@@ -10,6 +10,7 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+from workbench.store.change_log import changed_lists, lists_version  # noqa: F401  (where readers find them)
 from workbench.store.current_lists import counts_now
 from workbench.store.db import tuples, utc_now
 from workbench.store.entity_names import ensure_entities  # noqa: F401  (where importers find it)
@@ -123,19 +124,6 @@ def load_lists(conn: sqlite3.Connection, study_id: int) -> Iterator[tuple[Any, .
         entities[list_id] = list(dict.fromkeys(named))  # first mention of each, in rank order
     for list_id, model, topic, cluster, question, repetition in lists:
         yield model, topic, cluster, question, repetition, entities.get(list_id, []), slots.get(list_id, [])
-
-
-def lists_version(conn: sqlite3.Connection) -> tuple[int, int, int]:
-    """(this store, a count that moves whenever a list could read differently, one that
-    moves whenever a spelling could resolve to another entity or name): equal twice, the
-    lists read the same (migrations 16 and 17)."""
-    counts = dict(conn.execute("SELECT what, n FROM change_counts").fetchall())
-    return counts["store"], counts["lists"], counts["names"]
-
-
-def changed_lists(conn: sqlite3.Connection, since: int) -> list[int]:
-    """Lists changed (added, edited, deleted, superseded) since the lists count was `since`."""
-    return [row[0] for row in conn.execute("SELECT list_id FROM list_changes WHERE at > ?", (since,))]
 
 
 def _only(ids: list[int] | None, column: str) -> tuple[str, tuple]:

@@ -35,26 +35,3 @@ def known_names(conn: sqlite3.Connection) -> list[str]:
     ]
     spellings = [r[0] for r in conn.execute("SELECT DISTINCT surface FROM mentions ORDER BY surface")]
     return list(dict.fromkeys(names + spellings))
-
-
-def progress_by_reviewer(
-    conn: sqlite3.Connection, items: list[dict[str, Any]], only: str, reviewer: str, blind: bool, **where: Any
-) -> dict[str, Any]:
-    """Each reviewer's verdicts on the lists the current filter covers (as `review_progress`
-    counts them: for "unreviewed" every list in scope, for "reviewer disagreements" the
-    settled ones too). `items`: the filter's pages, reused where they are the whole scope.
-    Blind: the reviewer's own count only, nothing of others."""
-    from workbench.store.review_reads import review_items
-
-    scope = items
-    if only == "unreviewed":
-        scope = review_items(conn, only="all", reviewer=reviewer, blind=blind, **where)
-    elif only == "reviewer disagreements":
-        scope = items + review_items(conn, only="resolved", reviewer=reviewer, blind=blind, **where)
-    by: dict[str, int] = {}
-    for item in scope:
-        for who in item["verdicts"]:
-            by[who] = by.get(who, 0) + 1
-    if blind:
-        by = {reviewer: by.get(reviewer, 0)}
-    return {"total": len(scope), "by": by}

@@ -1,7 +1,8 @@
-"""What reviewers and scripts read of the extracted lists: review pages (one per list, the
-filters of the Review screen), the details of the list on screen, records for scripts,
-progress per reviewer, and every verdict for export. A blind reader (a second reviewer on
-the validation sample) is shown the machine's extraction and their own verdicts only."""
+"""What reviewers and scripts read of the extracted lists: the details of the list on screen,
+records for scripts and every verdict for export (the review pages, one per list for each
+filter of the Review screen, and the progress per reviewer: store/review_pages.py). A blind
+reader (a second reviewer on the validation sample) is shown the machine's extraction and
+their own verdicts only."""
 
 from __future__ import annotations
 
@@ -9,123 +10,11 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.grounding import ungrounded_of
 from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
-from workbench.store.review_state import disagreement, resolution
+from workbench.store.review_pages import FILTERS, progress_counts, review_items, review_progress  # noqa: F401
 from workbench.store.review_versions import version_of
-
-FILTERS = ("all", "unreviewed", "disagreements", "reviewer disagreements", "resolved")
-
-
-def _rows(conn, study, only, topic, model) -> list[sqlite3.Row]:
-    clauses, args = [counts_now("l")], []  # a superseded answer's list is not the study's any more
-    for column, value in (("study_id", study), ("topic", topic), ("model", model)):
-        if value:
-            clauses.append(
-                f"l.{column} = " + ("(SELECT id FROM studies WHERE name = ?)" if column == "study_id" else "?")
-            )
-            args.append(value)
-    if only == "disagreements":
-        clauses.append("l.agreement IS NOT NULL AND l.agreement < 1")
-    return conn.execute(
-        "SELECT l.id, l.study_id, l.model, l.topic, l.cluster, l.question, l.repetition, l.source, l.agreement, "
-        f"l.response_key FROM mention_lists l WHERE {' AND '.join(clauses)} ORDER BY l.id",
-        args,
-    ).fetchall()
-
-
-def _keep(conn, only: str, verdicts: dict, settled: Any, reviewer: str | None, blind: bool) -> bool:
-    """Whether a list with these verdicts (and this adjudication settling it) is in `only`."""
-    if only == "unreviewed":
-        return reviewer not in verdicts if blind else not verdicts
-    if only in ("reviewer disagreements", "resolved"):
-        if blind or disagreement(conn, verdicts) is None:
-            return False
-        return (settled is None) == (only == "reviewer disagreements")
-    return True
-
-
-def _item(row: sqlite3.Row, verdicts: dict, settled: Any, blind: bool) -> dict[str, Any]:
-    applied = [v for v in verdicts.values() if not v["blind"]]
-    latest = max(applied or verdicts.values(), key=lambda v: v["id"], default=None)
-    settled = None if blind else settled
-    item = dict(row)
-    item["verdict"] = f"{latest['decision']}|{latest['reviewer']}" if latest is not None else None
-    item["verdicts"] = {
-        who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "blind": bool(v["blind"])}
-        for who, v in sorted(verdicts.items())
-    }
-    item["adjudication"] = (
-        {"by": settled["reviewer"], "took": settled["took"], "settles": json.loads(settled["adjudicates"])}
-        if settled is not None
-        else None
-    )
-    item["adjudicators"] = sorted(who for who, v in verdicts.items() if v["adjudicates"])
-    item["blind"] = blind
-    return item
-
-
-def review_items(
-    conn: sqlite3.Connection,
-    study: str | None = None,
-    only: str = "all",
-    topic: str | None = None,
-    model: str | None = None,
-    list_ids: list[int] | None = None,
-    reviewer: str | None = None,
-    blind: bool = False,
-) -> list[dict[str, Any]]:
-    """What a reviewer reads per response: question, answer, experts' lists, current
-    list and verdicts. `only`: all | unreviewed | disagreements (between experts) |
-    reviewer disagreements (two reviewers' final lists differ and no adjudication settles
-    them: the queue to adjudicate) | resolved (settled by an adjudication).
-    Blind (a second reviewer): only the reviewer's own verdict is shown, and "unreviewed"
-    means not reviewed by them; nothing of other reviewers shows, not even in `verdict`."""
-    if only not in FILTERS:
-        raise InputError(f"no review filter {only!r} (one of: {', '.join(FILTERS)})")
-    every = standing(conn)
-    wanted = set(list_ids) if list_ids is not None else None
-    items = []
-    for row in _rows(conn, study, only, topic, model):
-        if wanted is not None and row["id"] not in wanted:
-            continue
-        scope = every.get(scope_of(row), [])
-        verdicts = latest_by_reviewer(scope, row["response_key"])
-        settled = resolution(scope, row["response_key"])
-        if blind:
-            verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
-        if _keep(conn, only, verdicts, settled, reviewer, blind):
-            items.append(_item(row, verdicts, settled, blind))
-    return items
-
-
-def review_progress(
-    conn: sqlite3.Connection,
-    reviewer: str,
-    only: str = "all",
-    *,
-    study: str | None = None,
-    topic: str | None = None,
-    model: str | None = None,
-    list_ids: list[int] | None = None,
-    blind: bool = False,
-) -> dict[str, Any]:
-    """Progress on the current filter: `total` lists it covers (for "unreviewed", every list
-    in scope; for "reviewer disagreements", those settled too), `mine` judged by `reviewer`,
-    `reviewed` judged by anyone (None when blind: nothing of others shows) and `resolved`
-    (adjudicated; None when blind)."""
-    scope = {"unreviewed": "all", "reviewer disagreements": "resolved"}.get(only, only)
-    items = review_items(conn, study, scope, topic, model, list_ids, reviewer, blind)
-    if only == "reviewer disagreements":
-        items += review_items(conn, study, only, topic, model, list_ids, reviewer, blind)
-    return {
-        "total": len(items),
-        "mine": sum(1 for i in items if reviewer in i["verdicts"]),
-        "reviewed": None if blind else sum(1 for i in items if i["verdicts"]),
-        "resolved": None if blind else sum(1 for i in items if i["adjudication"]),
-    }
 
 
 def _experts(conn: sqlite3.Connection, response_key: str | None) -> list[list[str]]:

@@ -49,10 +49,12 @@ from workbench.store.review_base import (  # noqa: F401  (where callers find the
     scope_of,
     surfaces,
 )
+from workbench.store.review_pages import PagesMark, pages_since  # noqa: F401  (where callers find them)
 from workbench.store.review_reads import (  # noqa: F401  (where callers find them)
     REVIEW_FIELDS,
     list_records,
     list_values,
+    progress_counts,
     review_detail,
     review_items,
     review_progress,

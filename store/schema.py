@@ -377,6 +377,13 @@ MIGRATIONS += [
     schema_decisions.ADJUDICATION_MIGRATION,  # 25
     schema_entities_search.MERGED_INTO,  # 26
     schema_entities_search.ANSWER_SEARCH,  # 27
+    # 28: mentions counted per spelling from an index alone (store/entity_counts.py): the
+    # Entities screen, following the store, read every mention row through its alias each
+    # time (5.6 s at 1,080,000 rows). The surface key's own index is this one's prefix.
+    """
+    DROP INDEX mentions_surface;
+    CREATE INDEX mentions_spelling ON mentions (surface_key, surface);
+    """,
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)
