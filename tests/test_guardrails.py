@@ -98,7 +98,7 @@ def test_divergence_from_a_neutral_list_without_catalog_items_is_na(tmp_path):
     neutral = one(records_of(db), metric="out_of_catalog_rate", persona="neutral")
     assert neutral["mean"] == 1.0
     table = table_of(db)
-    assert "gender: a woman n/a (no neutral items) · out 0%" in table
+    assert "gender: a woman n/a (the neutral list names no catalog item) · out 0%" in table
     assert "1.00 / 1.00 / 1.00" not in table
     assert "neutral (baseline) baseline · out 100% ⚠" in table
     assert "m: the neutral list names no catalog item in every seed: its divergences are n/a" in table

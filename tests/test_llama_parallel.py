@@ -63,9 +63,13 @@ def test_a_full_batch_answers_every_request_completely():
     assert len(replies) == 10
     for reply in replies:
         assert reply.finish_reason in ("stop", "length")
-        assert 1 <= reply.completion_tokens <= 24 and reply.prompt_tokens > 5
+        # An answer may end at its first token (the model's end of turn): how often depends on
+        # the CPU's kernels, so only its bounds are checked; one cut by the limit holds all 24.
+        assert 0 <= reply.completion_tokens <= 24 and reply.prompt_tokens > 5
+        assert reply.finish_reason == "stop" or reply.completion_tokens == 24
         assert not any(stop in reply.text for stop in COMPLETION_STOPS)  # cut where a stop begins
         assert reply.parallel == 4 and reply.latency_s > 0
+    assert sum(reply.completion_tokens for reply in replies) > 0
 
 
 QUESTIONS = [
@@ -112,17 +116,20 @@ def test_a_cancelled_sequence_frees_its_place_and_the_others_finish():
     async def body(engine):
         batch = engine._instances[0].batch
         tasks = [asyncio.create_task(engine.generate(r)) for r in _requests(3, max_tokens=40)]  # sampled: batched
-        while batch.steps < 3:  # decoding has begun
+        while batch.steps < 1:  # decoding has begun
             await asyncio.sleep(0.01)
-        tasks[0].cancel()
+        # A sequence still being decoded (which one ends first depends on the CPU's kernels).
+        victim = next(i for i, task in enumerate(tasks) if not task.done())
+        tasks[victim].cancel()
         done = await asyncio.gather(*tasks, return_exceptions=True)
         after = await engine.generate(_requests(1, max_tokens=8)[0])  # its sequence id is free again
-        return done, after, batch
+        return victim, done, after, batch
 
-    done, after, batch = asyncio.run(_with_engine("llama:default,n_ctx=512,parallel=2", body))
-    assert isinstance(done[0], asyncio.CancelledError)
-    assert all(reply.completion_tokens >= 1 for reply in done[1:])
-    assert after.completion_tokens >= 1 and all(slot is None for slot in batch.slots)
+    victim, done, after, batch = asyncio.run(_with_engine("llama:default,n_ctx=512,parallel=2", body))
+    assert isinstance(done[victim], asyncio.CancelledError)
+    others = [reply for i, reply in enumerate(done) if i != victim]
+    assert all(reply.finish_reason in ("stop", "length") for reply in others)
+    assert after.finish_reason in ("stop", "length") and all(slot is None for slot in batch.slots)
 
 
 def test_a_prompt_longer_than_the_context_fails_once_with_the_fix():

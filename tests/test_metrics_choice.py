@@ -181,8 +181,9 @@ def test_records_have_the_documented_keys():
         "cluster": None,
         "metric": "peir",
         "entity": "Nike",
+        "tied_with": ("Adidas",),  # named by every answer too: a tie, shown as one (Nike first by name)
         "value": 1.0,
-        "n": 12,  # tie on presence: Nike ranks first
+        "n": 12,
         "n_eff": None,  # every answer names Nike: no variance to compare, no design effect
         "design_effect": None,
         "ci_low": 1.0,
@@ -412,7 +413,7 @@ def test_counting_by_arrays_gives_the_numbers_of_the_definition(tmp_path, seed):
     from workbench.methods.choice import data
     from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.queue import ensure_study
+    from workbench.store.studies import ensure_study
 
     rng = random.Random(seed)
     conn = connect(tmp_path / "s.db")
@@ -523,7 +524,7 @@ def _store_with_lists(path, n=8, clusters=("C", "D")):
     from workbench.extract import normalize_surface
     from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.queue import ensure_study
+    from workbench.store.studies import ensure_study
 
     conn = connect(path)
     study = ensure_study(conn, "a", "choice")
@@ -580,9 +581,9 @@ def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path)
     conn.execute("ROLLBACK")  # ...that never happened
     reviews.review(conn, 5, "r", "edit", ["Adidas"])  # the count now where the rolled-back read left it
     same("a read rolled back, then another change")
-    from workbench.store import queue
+    from workbench.store import studies
 
-    model = queue.upsert_model(
+    model = studies.upsert_model(
         conn,
         identity="x",
         spec="openai:x",
