@@ -1,4 +1,5 @@
-"""The persistent request queue: plan, claim, complete, fail, release.
+"""The persistent request queue: plan, claim, complete, fail, release (the studies and models
+they belong to are store/studies.py's rows; counts of them for displays, store/reads.py).
 
 Every function takes an open connection from `store.db.connect`. Writes that
 belong together happen in one `BEGIN IMMEDIATE` transaction, so a process killed
@@ -58,50 +59,6 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
 def claim_owner() -> str:
     """Who holds a claim: host and pid, so a later run can tell a dead holder."""
     return f"{socket.gethostname()}:{os.getpid()}"
-
-
-def upsert_study(
-    conn: sqlite3.Connection, name: str, method: str, spec: dict[str, Any], source_path: str | None
-) -> int:
-    now = utc_now()
-    with transaction(conn):
-        row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
-        if row:
-            conn.execute(
-                "UPDATE studies SET method = ?, spec_json = ?, source_path = ?, updated_at = ? WHERE id = ?",
-                (method, json.dumps(spec), source_path, now, row["id"]),
-            )
-            return row["id"]
-        cur = conn.execute(
-            "INSERT INTO studies (name, method, source_path, spec_json, created_at, updated_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (name, method, source_path, json.dumps(spec), now, now),
-        )
-        return cur.lastrowid
-
-
-def upsert_model(
-    conn: sqlite3.Connection,
-    *,
-    identity: str,
-    spec: str,
-    engine: str,
-    name: str,
-    base_url: str | None,
-    file_path: str | None,
-    file_hash: str | None,
-    params: dict[str, Any],
-) -> int:
-    with transaction(conn):
-        row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
-        if row:
-            return row["id"]
-        cur = conn.execute(
-            "INSERT INTO models (identity, spec, engine, name, base_url, file_path, file_hash, "
-            "params_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (identity, spec, engine, name, base_url, file_path, file_hash, json.dumps(params), utc_now()),
-        )
-        return cur.lastrowid
 
 
 @dataclass(frozen=True)
@@ -415,86 +372,3 @@ def release(conn: sqlite3.Connection, keys: list[str], owner: str) -> int:
             )
             total += cur.rowcount
         return total
-
-
-def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
-    """Requests per study, model and stage, with a count per status."""
-    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
-    rows = conn.execute(
-        f"SELECT s.name AS study, m.spec AS model, r.stage, r.status, COUNT(*) AS n "
-        f"FROM requests r JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
-        f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, r.stage, r.status ORDER BY s.name, m.spec, r.stage",
-        args,
-    ).fetchall()
-    grouped: dict[tuple, dict[str, Any]] = {}
-    for row in rows:
-        entry = grouped.setdefault(
-            (row["study"], row["model"], row["stage"]),
-            {"study": row["study"], "model": row["model"], "stage": row["stage"], **{status: 0 for status in STATUSES}},
-        )
-        entry[row["status"]] = row["n"]
-    return list(grouped.values())
-
-
-def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
-    """Errors met per study, model and kind; survived: its request answered since; final: it failed on it, still."""
-    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
-    rows = conn.execute(
-        f"SELECT s.name AS study, m.spec AS model, e.kind, COUNT(*) AS met, SUM(r.status = 'done') AS survived, "
-        f"SUM(e.final = 1 AND r.status <> 'done') AS final, MAX(e.message) AS example "
-        f"FROM request_errors e JOIN requests r ON r.key = e.request_key "
-        f"JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
-        f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, e.kind ORDER BY s.name, m.spec, e.kind",
-        args,
-    ).fetchall()
-    return [dict(row) for row in rows]
-
-
-# -- lookups the commands and screens need ------------------------------------------
-
-
-def study_id(conn: sqlite3.Connection, name: str) -> int | None:
-    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
-    return row[0] if row else None
-
-
-def model_label(conn: sqlite3.Connection, model_id: int) -> str:
-    """The spec a model was first registered with: the label its results are stored under,
-    kept when its replicas (and so its spec) change, so one model never splits in two."""
-    return conn.execute("SELECT spec FROM models WHERE id = ?", (model_id,)).fetchone()[0]
-
-
-def study_identities(conn: sqlite3.Connection, name: str) -> list[str]:
-    """The model identities a study's requests were planned for (none for a new study)."""
-    return [
-        row[0]
-        for row in conn.execute(
-            "SELECT DISTINCT m.identity FROM requests r JOIN models m ON m.id = r.model_id "
-            "JOIN studies s ON s.id = r.study_id WHERE s.name = ?",
-            (name,),
-        )
-    ]
-
-
-def study_names(conn: sqlite3.Connection) -> list[str]:
-    return [r[0] for r in conn.execute("SELECT name FROM studies ORDER BY name")]
-
-
-def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int, int, int]:
-    """(pending, running here or nowhere, running in another live process) for a study's current requests."""
-    row = conn.execute(
-        "SELECT COUNT(*) FILTER (WHERE status = 'pending'), "
-        "COUNT(*) FILTER (WHERE status = 'running' AND (claimed_by IS NULL OR claimed_by = ?)), "
-        "COUNT(*) FILTER (WHERE status = 'running' AND claimed_by IS NOT NULL AND claimed_by != ?) "
-        "FROM requests WHERE study_id = ? AND superseded = 0",
-        (owner, owner, study_id),
-    ).fetchone()
-    return row[0], row[1], row[2]
-
-
-def ensure_study(conn: sqlite3.Connection, name: str, method: str) -> int:
-    """The study's id; a new one is created bare, of its importer's `method`."""
-    found = study_id(conn, name)
-    if found is not None:
-        return found
-    return upsert_study(conn, name, method, {"name": name, "method": method, "imported": True}, None)

@@ -10,6 +10,7 @@ import sqlite3
 from typing import Any
 
 from workbench.store.file_questions import ASKED
+from workbench.store.queue import STATUSES
 
 
 def recent_errors(conn: sqlite3.Connection, limit: int = 200) -> list[dict[str, Any]]:
@@ -56,3 +57,48 @@ def next_position(conn: sqlite3.Connection, study_id: int, topic: str, cluster: 
         "SELECT COALESCE(MAX(position), -1) + 1 FROM questions WHERE study_id = ? AND topic = ? AND cluster = ?",
         (study_id, topic, cluster),
     ).fetchone()[0]
+
+
+def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Requests per study, model and stage, with a count per status."""
+    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT s.name AS study, m.spec AS model, r.stage, r.status, COUNT(*) AS n "
+        f"FROM requests r JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
+        f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, r.stage, r.status ORDER BY s.name, m.spec, r.stage",
+        args,
+    ).fetchall()
+    grouped: dict[tuple, dict[str, Any]] = {}
+    for row in rows:
+        entry = grouped.setdefault(
+            (row["study"], row["model"], row["stage"]),
+            {"study": row["study"], "model": row["model"], "stage": row["stage"], **{status: 0 for status in STATUSES}},
+        )
+        entry[row["status"]] = row["n"]
+    return list(grouped.values())
+
+
+def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Errors met per study, model and kind; survived: its request answered since; final: it failed on it, still."""
+    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT s.name AS study, m.spec AS model, e.kind, COUNT(*) AS met, SUM(r.status = 'done') AS survived, "
+        f"SUM(e.final = 1 AND r.status <> 'done') AS final, MAX(e.message) AS example "
+        f"FROM request_errors e JOIN requests r ON r.key = e.request_key "
+        f"JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
+        f"WHERE r.superseded = 0 {where} GROUP BY s.name, m.spec, e.kind ORDER BY s.name, m.spec, e.kind",
+        args,
+    ).fetchall()
+    return [dict(row) for row in rows]
+
+
+def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int, int, int]:
+    """(pending, running here or nowhere, running in another live process) for a study's current requests."""
+    row = conn.execute(
+        "SELECT COUNT(*) FILTER (WHERE status = 'pending'), "
+        "COUNT(*) FILTER (WHERE status = 'running' AND (claimed_by IS NULL OR claimed_by = ?)), "
+        "COUNT(*) FILTER (WHERE status = 'running' AND claimed_by IS NOT NULL AND claimed_by != ?) "
+        "FROM requests WHERE study_id = ? AND superseded = 0",
+        (owner, owner, study_id),
+    ).fetchone()
+    return row[0], row[1], row[2]

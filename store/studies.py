@@ -1,7 +1,9 @@
-"""A study's row as the methods read it: its id, its name and the study as last stored.
+"""The studies and models tables: a study's row as the methods read it (its id, its name and
+the study as last stored), the lookups the commands and screens need, and their writes.
 
 The spec is decoded here once, so no method parses `studies.spec_json` or queries the
-table itself (`queue.upsert_study` and `queue.ensure_study` write it)."""
+table itself (`upsert_study` and `ensure_study` write it). The requests planned for them
+are the queue's (store/queue.py)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from typing import Any
+
+from workbench.store.db import utc_now
+from workbench.store.queue import transaction
 
 
 @dataclass(frozen=True)
@@ -37,3 +42,82 @@ def study_spec(conn: sqlite3.Connection, name: str) -> dict[str, Any]:
 
 def study_names_by_id(conn: sqlite3.Connection) -> dict[int, str]:
     return dict(conn.execute("SELECT id, name FROM studies").fetchall())
+
+
+def upsert_study(
+    conn: sqlite3.Connection, name: str, method: str, spec: dict[str, Any], source_path: str | None
+) -> int:
+    now = utc_now()
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+        if row:
+            conn.execute(
+                "UPDATE studies SET method = ?, spec_json = ?, source_path = ?, updated_at = ? WHERE id = ?",
+                (method, json.dumps(spec), source_path, now, row["id"]),
+            )
+            return row["id"]
+        cur = conn.execute(
+            "INSERT INTO studies (name, method, source_path, spec_json, created_at, updated_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (name, method, source_path, json.dumps(spec), now, now),
+        )
+        return cur.lastrowid
+
+
+def upsert_model(
+    conn: sqlite3.Connection,
+    *,
+    identity: str,
+    spec: str,
+    engine: str,
+    name: str,
+    base_url: str | None,
+    file_path: str | None,
+    file_hash: str | None,
+    params: dict[str, Any],
+) -> int:
+    with transaction(conn):
+        row = conn.execute("SELECT id FROM models WHERE identity = ?", (identity,)).fetchone()
+        if row:
+            return row["id"]
+        cur = conn.execute(
+            "INSERT INTO models (identity, spec, engine, name, base_url, file_path, file_hash, "
+            "params_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (identity, spec, engine, name, base_url, file_path, file_hash, json.dumps(params), utc_now()),
+        )
+        return cur.lastrowid
+
+
+def study_id(conn: sqlite3.Connection, name: str) -> int | None:
+    row = conn.execute("SELECT id FROM studies WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
+def model_label(conn: sqlite3.Connection, model_id: int) -> str:
+    """The spec a model was first registered with: the label its results are stored under,
+    kept when its replicas (and so its spec) change, so one model never splits in two."""
+    return conn.execute("SELECT spec FROM models WHERE id = ?", (model_id,)).fetchone()[0]
+
+
+def study_identities(conn: sqlite3.Connection, name: str) -> list[str]:
+    """The model identities a study's requests were planned for (none for a new study)."""
+    return [
+        row[0]
+        for row in conn.execute(
+            "SELECT DISTINCT m.identity FROM requests r JOIN models m ON m.id = r.model_id "
+            "JOIN studies s ON s.id = r.study_id WHERE s.name = ?",
+            (name,),
+        )
+    ]
+
+
+def study_names(conn: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in conn.execute("SELECT name FROM studies ORDER BY name")]
+
+
+def ensure_study(conn: sqlite3.Connection, name: str, method: str) -> int:
+    """The study's id; a new one is created bare, of its importer's `method`."""
+    found = study_id(conn, name)
+    if found is not None:
+        return found
+    return upsert_study(conn, name, method, {"name": name, "method": method, "imported": True}, None)

@@ -22,7 +22,7 @@ from workbench.store import adjudication, mentions, review_validation, reviews
 from workbench.store import entities as registry
 from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
-from workbench.store.queue import ensure_study
+from workbench.store.studies import ensure_study
 from workbench.store.surface import normalize_surface
 
 SPELLINGS = ["Nike", "NIKE", "Nike Air", "Adidas", "adidas AG", "Puma", "Asics", "Hoka"]

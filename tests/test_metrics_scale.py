@@ -80,7 +80,7 @@ def _big_store(path, rows: int = 50_000):
     from workbench.extract import normalize_surface
     from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.queue import ensure_study
+    from workbench.store.studies import ensure_study
 
     rng = np.random.default_rng(11)
     names = [f"Brand {i:02d}" for i in range(60)] + ["USA", "United States"]

@@ -148,7 +148,7 @@ def test_a_refresh_reads_one_commit(two_files):
 
 
 def test_a_write_inside_a_snapshot_is_kept_and_a_failed_read_leaves_no_transaction(tmp_path):
-    from workbench.store import queue
+    from workbench.store import studies
     from workbench.store.db import reads_committed
 
     conn = connect(tmp_path / "s.db")
@@ -156,13 +156,13 @@ def test_a_write_inside_a_snapshot_is_kept_and_a_failed_read_leaves_no_transacti
         with snapshot(conn):
             assert conn.execute("SELECT COUNT(*) FROM studies").fetchone()[0] == 0
             assert reads_committed(conn)  # what a cache may keep
-            queue.upsert_study(conn, "s", "choice", {}, None)  # a write's transaction: a savepoint here
+            studies.upsert_study(conn, "s", "choice", {}, None)  # a write's transaction: a savepoint here
             assert not reads_committed(conn)
         assert not conn.in_transaction
         with pytest.raises(ZeroDivisionError), snapshot(conn):
             conn.execute("SELECT COUNT(*) FROM studies").fetchone()
             raise ZeroDivisionError  # a read that fails half-way
         assert not conn.in_transaction
-        assert queue.study_names(conn) == ["s"]
+        assert studies.study_names(conn) == ["s"]
     finally:
         conn.close()

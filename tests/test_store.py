@@ -7,7 +7,7 @@ import time
 import pytest
 
 from workbench.store import questions as question_store
-from workbench.store import queue
+from workbench.store import queue, reads, studies
 from workbench.store.db import StoreError, connect
 from workbench.store.schema import SCHEMA_VERSION
 
@@ -38,8 +38,8 @@ def test_not_a_database_is_refused(tmp_path):
 
 def test_reader_and_writer_never_see_database_is_locked(db_path):
     writer = connect(db_path)
-    study = queue.upsert_study(writer, "s", "choice", {}, None)
-    model = queue.upsert_model(
+    study = studies.upsert_study(writer, "s", "choice", {}, None)
+    model = studies.upsert_model(
         writer,
         identity="m",
         spec="m",
@@ -84,8 +84,8 @@ def test_reader_and_writer_never_see_database_is_locked(db_path):
 
 def test_planning_is_idempotent_and_results_are_atomic(db_path):
     conn = connect(db_path)
-    study = queue.upsert_study(conn, "s", "choice", {}, None)
-    model = queue.upsert_model(
+    study = studies.upsert_study(conn, "s", "choice", {}, None)
+    model = studies.upsert_model(
         conn,
         identity="m",
         spec="m",
@@ -117,15 +117,15 @@ def test_planning_is_idempotent_and_results_are_atomic(db_path):
     assert queue.complete(conn, "k0", "me:1", **kwargs) is False  # never stored twice
     queue.fail(conn, "k1", 3, "http_500", "server error")
     assert queue.release(conn, ["k2"], "me:1") == 1
-    counts = queue.counts(conn)[0]
+    counts = reads.counts(conn)[0]
     assert (counts["done"], counts["failed"], counts["pending"], counts["running"]) == (1, 1, 3, 0)
     assert queue.requeue_failed(conn, study, [model]) == 1
 
 
 def test_stale_claims_of_dead_processes_are_released(db_path):
     conn = connect(db_path)
-    study = queue.upsert_study(conn, "s", "choice", {}, None)
-    model = queue.upsert_model(
+    study = studies.upsert_study(conn, "s", "choice", {}, None)
+    model = studies.upsert_model(
         conn,
         identity="m",
         spec="m",
@@ -151,7 +151,7 @@ def test_edited_questions_stay_edited(db_path):
     from workbench.methods.choice.study import Question
 
     conn = connect(db_path)
-    study = queue.upsert_study(conn, "s", "choice", {}, None)
+    study = studies.upsert_study(conn, "s", "choice", {}, None)
     original = [Question("t", "c", "c", 0, "Old wording?", "inline"), Question("t", "c", "c", 1, "Other?", "inline")]
     question_store.insert_questions(conn, study, original)
     ids = question_store.study_questions(conn, study)

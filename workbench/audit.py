@@ -21,7 +21,7 @@ from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
 from workbench.specs import ModelSpec
-from workbench.store import plan_marks, queue
+from workbench.store import plan_marks, queue, studies
 
 
 @dataclass
@@ -71,7 +71,7 @@ def register_model(
     resolved: ResolvedModel | None = None,
 ) -> tuple[int, ResolvedModel]:
     resolved = resolved or resolve(spec, notify)
-    model_id = queue.upsert_model(
+    model_id = studies.upsert_model(
         conn,
         identity=resolved.identity,
         spec=spec.canonical(),
@@ -84,7 +84,7 @@ def register_model(
     )
     # Results are stored under the model's first label: a pool whose replicas changed is
     # still one model, in one column.
-    return model_id, replace(resolved, stored_label=queue.model_label(conn, model_id))
+    return model_id, replace(resolved, stored_label=studies.model_label(conn, model_id))
 
 
 def first_stage(study) -> str:
@@ -138,7 +138,7 @@ def _unchanged_plans(conn, method, study, study_digest: str, resolved_all, param
     parameters and what the store holds now: identity -> requests planned. Reading the
     planning context may store the study's own questions: only done once the study is
     known to be the one planned before, when they are there already."""
-    study_id = queue.study_id(conn, study.name)
+    study_id = studies.study_id(conn, study.name)
     if study_id is None:
         return {}
     stored = plan_marks.marks(conn, study_id)
@@ -170,14 +170,14 @@ def prepare(
     specs = specs or study.models
     # Replicas may change between runs without asking anything again (see continue_identities).
     resolved_all = continue_identities(
-        [resolve(spec, notify) for spec in specs], queue.study_identities(conn, study.name), notify
+        [resolve(spec, notify) for spec in specs], studies.study_identities(conn, study.name), notify
     )
     params_all = [method.plan_params(study, spec) for spec in specs]
     study_digest = _digest(study)
     unchanged = _unchanged_plans(conn, method, study, study_digest, resolved_all, params_all)
     to_plan = [(s, r, p) for s, r, p in zip(specs, resolved_all, params_all) if r.identity not in unchanged]
     plans = _count_plans(conn, method, study, to_plan, sum(unchanged.values()), max_requests)
-    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+    study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
     context_digest = _digest(context)
     prepared = []
@@ -229,7 +229,7 @@ def _count_plans(conn, method, study, to_plan, total: int, max_requests: int) ->
     # A method with a planning context plans again once the store has it (ChoiceEval: question
     # ids): its first pass only counts, so the plan is never held in memory twice.
     replanned = preview is not None or units is not None
-    study_id = queue.study_id(conn, study.name)
+    study_id = studies.study_id(conn, study.name)
     what = f"study {study.name!r}"
     plans: dict[str, Any] = {}
     for _spec, resolved, params in to_plan:

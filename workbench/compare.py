@@ -112,12 +112,12 @@ def check_models(models: Sequence[str], model_a: str, model_b: str, study: str) 
 
 def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: str) -> list[dict[str, Any]]:
     """The comparison `workbench compare` prints: the study's lists read from the store."""
-    from workbench.store import mentions, queue
+    from workbench.store import mentions, studies
     from workbench.store.studies import study_spec
 
-    study_id = queue.study_id(conn, study)
+    study_id = studies.study_id(conn, study)
     if study_id is None:
-        known = ", ".join(queue.study_names(conn)) or "none"
+        known = ", ".join(studies.study_names(conn)) or "none"
         raise CompareError(f"no study named {study!r} in this database (known: {known})")
     from workbench.compare_methods import compare_other
 
@@ -144,11 +144,11 @@ def comparable_models(conn: sqlite3.Connection) -> dict[str, list[str]]:
     those whose ranked lists (ChoiceEval), answers (identity) or scores (entity) count now,
     not a model removed from the study file. Read inside one `snapshot`."""
     from workbench.compare_methods import other_models
-    from workbench.store import queue
+    from workbench.store import studies
 
     out: dict[str, list[str]] = {}
-    for study in queue.study_names(conn):
-        other = other_models(conn, queue.study_id(conn, study), study)
+    for study in studies.study_names(conn):
+        other = other_models(conn, studies.study_id(conn, study), study)
         out[study] = study_models(conn, study) if other is None else other
     return out
 

@@ -18,7 +18,7 @@ from workbench.numbers import fmt_num
 from workbench.report import markdown
 from workbench.report.document import Facts, Report, Section, TableBlock
 from workbench.report.sections import method_section
-from workbench.store import queue, report_reads
+from workbench.store import report_reads, studies
 from workbench.store.db import utc_now
 from workbench.words import plural_word
 
@@ -40,7 +40,7 @@ def header(
         ("Written", f"{utc_now()} by workbench {workbench_version()}"),
     ]
     rows += [(name.capitalize(), value) for name, value in filters.items()]
-    study_id = queue.study_id(conn, study) if study else None
+    study_id = studies.study_id(conn, study) if study else None
     if study_id is not None:
         counts = report_reads.list_review_counts(conn, study_id)
         if counts["lists"]:

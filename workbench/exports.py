@@ -11,7 +11,7 @@ from importlib import metadata
 from typing import Any
 
 from workbench.safe_output import spreadsheet_cell
-from workbench.store import endpoints, provenance, queue, served
+from workbench.store import endpoints, provenance, queue, reads, served
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
@@ -133,8 +133,8 @@ def status_records(
 ) -> list[dict[str, Any]]:
     """Counts per study, model and stage, with the errors each met: survived (a later attempt
     answered the request) and final (the request failed on it)."""
-    records = queue.counts(conn, study_id)
-    errors = queue.error_summary(conn, study_id)
+    records = reads.counts(conn, study_id)
+    errors = reads.error_summary(conn, study_id)
     for record in records:
         record["total"] = sum(record[s] for s in queue.STATUSES)
         mine = [e for e in errors if e["study"] == record["study"] and e["model"] == record["model"]]

@@ -132,11 +132,11 @@ def pilot_outcomes(conn: sqlite3.Connection, study: str, outcome: str) -> dict[t
     ("direct"). Also each scope's preferred entity and every answer's entities, for pairs."""
     from workbench.methods.choice.counts import presence_of
     from workbench.methods.choice.metrics import preferred_entity
-    from workbench.store import mentions, queue
+    from workbench.store import mentions, studies
 
-    study_id = queue.study_id(conn, study)
+    study_id = studies.study_id(conn, study)
     if study_id is None:
-        known = ", ".join(queue.study_names(conn)) or "none"
+        known = ", ".join(studies.study_names(conn)) or "none"
         raise PlanError(f"--pilot: no study named {study!r} in this database (known: {known})")
     from workbench.methods.choice.counts import ResponseList
 

@@ -15,7 +15,7 @@ from workbench import exports, methods
 from workbench.export_kinds import export_kinds
 from workbench.export_markdown import markdown_export
 from workbench.safe_output import OutputRefused, atomic_text_file
-from workbench.store import queue
+from workbench.store import studies
 from workbench.store.db import connect, snapshot
 from workbench.store.errors import UserFacingError
 
@@ -99,9 +99,9 @@ def export_file(
 
 
 def _write_export(conn, db, kind_name, output, study, fmt, convention, raw, excel) -> tuple[Path, int]:
-    if study is not None and queue.study_id(conn, study) is None:
+    if study is not None and studies.study_id(conn, study) is None:
         raise TransferError(
-            f"no study named {study!r} in this database (known: {', '.join(queue.study_names(conn)) or 'none'})"
+            f"no study named {study!r} in this database (known: {', '.join(studies.study_names(conn)) or 'none'})"
         )
     if fmt == "md":
         text, count = markdown_document(conn, kind_name, study, convention)

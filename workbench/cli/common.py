@@ -30,11 +30,11 @@ def open_store(path: str, create: bool = True):
 def study_id_of(conn, name: str | None) -> int | None:
     if name is None:
         return None
-    from workbench.store import queue
+    from workbench.store import studies
 
-    found = queue.study_id(conn, name)
+    found = studies.study_id(conn, name)
     if found is None:
-        known = queue.study_names(conn)
+        known = studies.study_names(conn)
         raise UserError(f"no study named {name!r} in this database (known: {', '.join(known) or 'none'})")
     return found
 

@@ -25,7 +25,7 @@ from workbench.export_kinds import export_kinds
 from workbench.literal import literal_line, literal_text
 from workbench.numbers import fmt_num
 from workbench.safe_output import check_output_path
-from workbench.store import endpoints, grounding, queue, served
+from workbench.store import endpoints, grounding, reads, served
 from workbench.store.db import snapshot
 from workbench.words import plural
 
@@ -57,7 +57,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
     print_replicas(replicas, console)
     print_other_models(served.served_names(conn, study_id_of(conn, study)), console)
     print_ungrounded(grounding.ungrounded_counts(conn, study_id_of(conn, study)), console)
-    errors = queue.error_summary(conn, study_id_of(conn, study))
+    errors = reads.error_summary(conn, study_id_of(conn, study))
     if errors:
         table = new_table(title="Errors met (survived: a later attempt answered; final: the request failed on it)")
         for column in ("model", "kind", "survived", "final", "example"):

@@ -62,7 +62,7 @@ def output_format(args: argparse.Namespace) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     from workbench.report import build_report, html, markdown
     from workbench.safe_output import atomic_text_file, check_output_path
-    from workbench.store import queue
+    from workbench.store import studies
     from workbench.store.db import snapshot
 
     if args.output is not None:
@@ -70,8 +70,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     conn = open_store(args.db, create=False)
     with snapshot(conn):  # every part of the report from one commit's store
-        if queue.study_id(conn, args.study) is None:
-            known = queue.study_names(conn)
+        if studies.study_id(conn, args.study) is None:
+            known = studies.study_names(conn)
             raise UserError(f"no study named {args.study!r} in {args.db} (known: {', '.join(known) or 'none'})")
         out_name = args.output or ("report.html" if fmt == "html" else "report.md")
         document = build_report(conn, args.study, args.db, args.convention, out_name)

@@ -24,7 +24,7 @@ from workbench.cli.common import (
 from workbench.literal import literal_text, visible
 from workbench.specs import MAX_CONCURRENCY, parse_spec
 from workbench.store import questions as question_store
-from workbench.store import queue
+from workbench.store import queue, reads
 from workbench.studies.spec import load_study
 from workbench.tables import fmt_eta
 from workbench.words import plural
@@ -123,7 +123,7 @@ def run_study(
         with progress:
             summary = asyncio.run(run_prepared(conn, prepared, options, on_progress))
     except KeyboardInterrupt:
-        left = sum(queue.unanswered(conn, prepared.study_id, queue.claim_owner())[:2])
+        left = sum(reads.unanswered(conn, prepared.study_id, queue.claim_owner())[:2])
         console.print(f"Interrupted. {plural(left, 'request')} left pending; run the same command again to resume.")
         return 130
     except EngineError as exc:  # an engine that cannot start: one line, not a traceback
@@ -173,7 +173,7 @@ def print_extraction(reports, console: Console) -> None:
 def report_pending(conn, study_id: int, summary, limit: int | None, console: Console) -> int:
     """What is left after a run that failed nothing, said from the store (another process
     may be answering part of the study); the exit status."""
-    pending, _here, elsewhere = queue.unanswered(conn, study_id, queue.claim_owner())
+    pending, _here, elsewhere = reads.unanswered(conn, study_id, queue.claim_owner())
     if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
         console.print(f"Stopped with {plural(pending, 'request')} still pending; the line above says why.")
         return 1

@@ -24,8 +24,7 @@ from workbench.metrics.intervals import resamples
 from workbench.store import mention_export, mentions
 from workbench.store import questions as question_store
 from workbench.store.db import reads_committed
-from workbench.store.queue import ensure_study
-from workbench.store.studies import study_rows, study_spec
+from workbench.store.studies import ensure_study, study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
 
 

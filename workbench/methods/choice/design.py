@@ -12,7 +12,7 @@ from typing import Any
 from workbench.methods.choice.study import ChoiceStudy
 from workbench.methods.choice.writer import study_to_toml
 from workbench.store import questions as question_store
-from workbench.store import queue, reads
+from workbench.store import reads, studies
 from workbench.store.db import opened
 from workbench.store.file_questions import sync_file_questions
 from workbench.studies.spec import load_study
@@ -26,7 +26,7 @@ def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, 
             f"{study_path}: the Design screen edits ChoiceEval studies; edit {study.method} studies in their file"
         )
     with opened(db_path) as conn:
-        study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+        study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
         sync_file_questions(conn, study_id, study.questions)
         return study, study_id
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from workbench.keys import request_key
 from workbench.methods.choice.study import ChoiceStudy, Question
 from workbench.prompts import fill, load_prompt
-from workbench.store import answers, queue
+from workbench.store import answers, queue, studies
 from workbench.store import questions as question_store
 
 if TYPE_CHECKING:
@@ -186,7 +186,7 @@ async def generate_questions(
     from workbench.runner import ModelJob, RunOptions, run_jobs  # noqa: F811 (at run time)
     from workbench.store.file_questions import sync_file_questions
 
-    study_id = queue.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
+    study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     sync_file_questions(conn, study_id, study.questions)
     spec = spec or study.question_generation.model or study.models[0]
     model_id, resolved = register_model(conn, spec, {}, notify)

@@ -21,8 +21,9 @@ from workbench.csv_input import CHUNK, CsvInputError, ImportError_, Progress, re
 from workbench.extract import normalize_surface
 from workbench.store import mentions
 from workbench.store.mentions import MentionList
-from workbench.store.queue import ensure_study, transaction
+from workbench.store.queue import transaction
 from workbench.store.staging import scratch
+from workbench.store.studies import ensure_study
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
 LISTS_PER_CHUNK = 2_000  # lists stored at a time (a list is a handful of rows)

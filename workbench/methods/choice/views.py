@@ -97,10 +97,10 @@ def effective_n(record) -> str:
 def region_hint(conn, study: str | None) -> str:
     """How to give regions to the mentioned entities that have none ("" when all have one):
     they count as Unknown in the log-odds, which the tables cannot say by themselves."""
-    from workbench.store import queue
+    from workbench.store import studies
     from workbench.store.mentions import entities_without_region
 
-    missing = entities_without_region(conn, queue.study_id(conn, study) if study else None)
+    missing = entities_without_region(conn, studies.study_id(conn, study) if study else None)
     if not missing:
         return ""
     return (

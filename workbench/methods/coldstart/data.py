@@ -14,9 +14,9 @@ from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
 from workbench.store import match_reviews
 from workbench.store.current_lists import counts_now
-from workbench.store.queue import ensure_study, transaction
+from workbench.store.queue import transaction
 from workbench.store.staging import SeenKeys
-from workbench.store.studies import study_rows
+from workbench.store.studies import ensure_study, study_rows
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
 RANKING_FIELDS = [

@@ -171,15 +171,15 @@ def _refuse_missing_labels(conn: sqlite3.Connection, path, weights: dict[str, fl
 def store_imported(conn: sqlite3.Connection, spec: dict, path, task, meta: dict) -> int:
     """One transaction: the study, its models, every staged prompt as a done request and its
     label scores are stored, or nothing is. Returns how many label scores were stored."""
-    from workbench.store import queue
+    from workbench.store import queue, studies
 
     weights = {label.id: label.weight for label in task.labels}
     with queue.transaction(conn):
-        study_id = queue.upsert_study(conn, spec["name"], "entity", spec, None)
+        study_id = studies.upsert_study(conn, spec["name"], "entity", spec, None)
         # Models in the order the file first names them, each model's prompts likewise.
         models = [m for (m,) in conn.execute("SELECT model FROM score_import_prompts GROUP BY model ORDER BY MIN(no)")]
         for model in models:
-            model_id = queue.upsert_model(
+            model_id = studies.upsert_model(
                 conn,
                 identity=f"import:{model}",
                 spec=model,
