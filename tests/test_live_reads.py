@@ -9,15 +9,18 @@ adjudications, re-extractions, superseded answers and merges; nothing is timed
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 
 import pytest
+from helpers import imported_mentions, shown, wait_for
 
+from workbench.app import WorkbenchApp
 from workbench.store import adjudication, mentions, review_validation, reviews
 from workbench.store import entities as registry
 from workbench.store.current_lists import counts_now
-from workbench.store.db import connect, utc_now
+from workbench.store.db import connect, opened, utc_now
 from workbench.store.entity_list import EntityRow, entity_rows
 from workbench.store.errors import UserFacingError
 from workbench.store.review_base import latest_by_reviewer, scope_of, standing
@@ -369,3 +372,36 @@ def test_the_spelling_index_serves_the_count(tmp_path):
         )
     )
     assert "COVERING INDEX mentions_spelling" in plan and "TEMP B-TREE" not in plan
+
+
+def test_the_review_screen_follows_verdicts_and_undos_made_elsewhere(tmp_path):
+    """Ana's Review screen on "unreviewed" (4 lists); bo judges list 3 from another process:
+    it leaves ana's pages and bo's progress reads 1/4; bo's undo brings it back. The pages
+    read since each change are the pages a fresh read gives."""
+    db = imported_mentions(tmp_path, (("Nike", 2), ("Adidas", 2)))
+
+    def elsewhere(change):
+        with opened(db) as writer:  # another process's connection
+            change(writer)
+
+    def fresh_ids():
+        with opened(db) as conn:
+            return [item["id"] for item in reviews.review_items(conn, only="unreviewed", reviewer="ana")]
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            assert await wait_for(pilot, lambda: len(screen.pages) == 4 and "entities" in (screen.page or {}))
+            elsewhere(lambda conn: reviews.review(conn, 3, "bo", "accept"))
+            assert await wait_for(pilot, lambda: len(screen.pages) == 3)
+            assert [p["id"] for p in screen.pages] == fresh_ids() == [1, 2, 4]
+            assert await wait_for(pilot, lambda: "bo" in shown(screen.query_one("#review-progress")))
+            assert "1/4" in shown(screen.query_one("#review-progress"))
+            elsewhere(lambda conn: reviews.undo_review(conn, "bo"))
+            assert await wait_for(pilot, lambda: len(screen.pages) == 4)
+            assert [p["id"] for p in screen.pages] == fresh_ids() == [1, 2, 3, 4]
+            assert await wait_for(pilot, lambda: "nobody has reviewed" in shown(screen.query_one("#review-progress")))
+
+    asyncio.run(scenario())
