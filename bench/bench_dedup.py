@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dedup_truth  # noqa: E402
 
-from workbench import dedup  # noqa: E402
+from workbench import dedup_pairs  # noqa: E402
 
 SETS = [
     ("generated brands", "brand_aliases.csv"),
@@ -57,10 +57,10 @@ def main() -> None:
         timings.append(dedup_truth.score(rows).seconds)
     print(f"suggest on {len(names):,} forms: {timings[0]:.2f} s cold, {min(timings[1:]):.2f} s warm (target < 2 s)")
     started = time.perf_counter()
-    blocked = dedup.similar_pairs(names, 90)
+    blocked = dedup_pairs.similar_pairs(names, 90)
     t_blocked = time.perf_counter() - started
     started = time.perf_counter()
-    exhaustive = dedup.exhaustive_pairs(names, 90)
+    exhaustive = dedup_pairs.exhaustive_pairs(names, 90)
     t_exhaustive = time.perf_counter() - started
     found = len(set(blocked) & set(exhaustive))
     print(

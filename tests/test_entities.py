@@ -6,7 +6,7 @@ import json
 import pytest
 from helpers import run_cli
 
-from workbench import dedup
+from workbench import dedup, dedup_pairs
 
 
 def test_fingerprints():
@@ -57,7 +57,7 @@ def test_blocked_pairs_find_what_all_pairs_find():
     rng = random.Random(1)
     bases = ["".join(rng.choice("abcdefghijklmnop") for _ in range(rng.randint(5, 12))) for _ in range(300)]
     names = list(dict.fromkeys(bases + [b[:-1] + "x" for b in bases] + [b.upper() + " co" for b in bases[:100]]))
-    blocked, exhaustive = dedup.similar_pairs(names, 85), dedup.exhaustive_pairs(names, 85)
+    blocked, exhaustive = dedup_pairs.similar_pairs(names, 85), dedup_pairs.exhaustive_pairs(names, 85)
     assert exhaustive and len(set(blocked) & set(exhaustive)) / len(exhaustive) >= 0.98
     assert set(blocked) <= set(exhaustive)  # blocking never invents a pair
 

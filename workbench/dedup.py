@@ -29,20 +29,13 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import numpy as np
 from rapidfuzz import fuzz, process
 from rapidfuzz.distance import OSA
 
+from workbench.dedup_pairs import DEFAULT_THRESHOLD, blocked_pairs, prepared
 from workbench.name_keys import ARTICLES, LEGAL_FORMS, core_words
 
 METHODS = ("fingerprint", "ngram", "nearest")
-DEFAULT_THRESHOLD = 90.0
-SCORERS = {
-    "token_sort_ratio": fuzz.ratio,
-    "ratio": fuzz.ratio,
-    "token_set_ratio": fuzz.token_set_ratio,
-    "WRatio": fuzz.WRatio,
-}
 # A rarely seen name next to a common one: how rare, and how close in letter edits.
 RARE_SHARE = 0.5
 RARE_FORMS = 1
@@ -177,100 +170,6 @@ class _Components:
         return True
 
 
-def _blocks(processed: list[str], prefix: int = 3, common_share: float = 0.02) -> dict[str, list[int]]:
-    """Blocking keys: the start and end of the string, and the first letters of each
-    of its words that are not common (a word in more than `common_share` of the
-    names, like "Bank" or "Sport", makes a huge block that rarely holds a match the
-    other keys miss)."""
-    blocks: dict[str, list[int]] = defaultdict(list)
-    word_blocks: dict[str, list[int]] = defaultdict(list)
-    for index, text in enumerate(processed):
-        for key in {"^" + text[:prefix], "$" + text[-prefix:]}:
-            blocks[key].append(index)
-        for key in {"w" + word[:prefix] for word in text.split() if len(word) >= 2}:
-            word_blocks[key].append(index)
-    limit = max(50, int(common_share * len(processed)))
-    for key, members in word_blocks.items():
-        if len(members) <= limit:
-            blocks[key] = members
-    return blocks
-
-
-def _prepared(names: list[str], scorer: str):
-    """Strings ready for cdist (the sorted words of each name's core, so
-    token_sort_ratio becomes plain ratio, computed once) and the scorer."""
-    if scorer not in SCORERS:
-        raise ValueError(f"unknown scorer {scorer!r} (expected one of {', '.join(sorted(SCORERS))})")
-    if scorer == "token_sort_ratio":
-        return [" ".join(sorted(core_words(n))) for n in names], fuzz.ratio
-    return [" ".join(core_words(n)) for n in names], SCORERS[scorer]
-
-
-def similar_pairs(
-    names: list[str], threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio", max_block: int = 4000
-) -> dict[tuple[int, int], float]:
-    """Pairs (i < j) scoring at least `threshold`, compared within blocks only."""
-    processed, score_fn = _prepared(names, scorer)
-    return _blocked_pairs(processed, score_fn, threshold, max_block, wratio=scorer == "WRatio")
-
-
-def _blocked_pairs(
-    processed: list[str], score_fn, threshold: float, max_block: int = 4000, wratio: bool = False, small: int = 48
-) -> dict[tuple[int, int], float]:
-    """Pairs at or above the threshold within blocks: big blocks as one matrix each,
-    the many small ones as a single list of pairs (a matrix call per tiny block
-    would cost more in calls than in comparisons)."""
-    pairs: dict[tuple[int, int], float] = {}
-    few: set[tuple[int, int]] = set()
-    dtype = None if wratio else np.uint8
-    for members in _blocks(processed).values():
-        if len(members) < 2:
-            continue
-        if len(members) <= small:
-            few.update((i, j) if i < j else (j, i) for n, i in enumerate(members) for j in members[n + 1 :] if i != j)
-            continue
-        for start in range(0, len(members), max_block):
-            chunk = members[start : start + max_block]
-            rows = [processed[i] for i in chunk]
-            matrix = process.cdist(rows, rows, scorer=score_fn, score_cutoff=threshold, workers=-1, dtype=dtype)
-            hits = np.argwhere(np.triu(matrix >= threshold, k=1))
-            for a, b in hits:
-                i, j = chunk[a], chunk[b]
-                key = (i, j) if i < j else (j, i)
-                pairs[key] = max(pairs.get(key, 0.0), float(matrix[a, b]))
-    if few:
-        listed = [pair for pair in few if pair not in pairs]
-        scores = process.cpdist(
-            [processed[i] for i, _ in listed],
-            [processed[j] for _, j in listed],
-            scorer=score_fn,
-            score_cutoff=threshold,
-            workers=-1,
-            dtype=dtype,
-        )
-        for pair, value in zip(listed, scores.tolist()):
-            if value >= threshold:
-                pairs[pair] = float(value)
-    return pairs
-
-
-def exhaustive_pairs(
-    names: list[str], threshold: float = DEFAULT_THRESHOLD, scorer: str = "token_sort_ratio"
-) -> dict[tuple[int, int], float]:
-    """All pairs at or above the threshold, by brute force (the reference for blocking)."""
-    processed, score_fn = _prepared(names, scorer)
-    matrix = process.cdist(
-        processed,
-        processed,
-        scorer=score_fn,
-        score_cutoff=threshold,
-        workers=-1,
-        dtype=np.uint8 if scorer != "WRatio" else None,
-    )
-    hits = np.argwhere(np.triu(matrix >= threshold, k=1))
-    return {(int(i), int(j)): float(matrix[i, j]) for i, j in hits}
-
-
 class _Linker:
     """Decides whether two clusters' canonical names are near enough to join.
 
@@ -285,7 +184,7 @@ class _Linker:
         self.threshold = threshold
         self.strict = threshold + (100.0 - threshold) * SUPPORTED_MARGIN
         self.scorer = scorer
-        self._processed, self._score = _prepared(names, scorer)
+        self._processed, self._score = prepared(names, scorer)
         self._words = [tuple(w for w in core_words(n) if w not in _JOINERS) for n in names]
         self._all_words = [tuple(w for w in core_words(n, strip=False) if w not in _JOINERS) for n in names]
         self._digits = [re.findall(r"\d+", " ".join(w)) for w in self._all_words]
@@ -304,7 +203,7 @@ class _Linker:
     def candidates(self, indices: list[int]) -> dict[tuple[int, int], float]:
         """Pairs (positions in `indices`) similar enough to be looked at: the names as
         prepared once for scoring, compared within blocks."""
-        return _blocked_pairs(
+        return blocked_pairs(
             [self._processed[i] for i in indices], self._score, self.floor(), wratio=self.scorer == "WRatio"
         )
 
@@ -439,7 +338,7 @@ def _nearest(names: list[str], components: _Components, link, linker: _Linker) -
     candidates = linker.candidates(canon)
     # Misspellings that also move a space ("Torp at" / "Torapt") only show letter by letter.
     compact = [_compact(names[i]) for i in canon]
-    for pair, score in _blocked_pairs(compact, fuzz.ratio, linker.floor()).items():
+    for pair, score in blocked_pairs(compact, fuzz.ratio, linker.floor()).items():
         candidates.setdefault(pair, score)
     # One letter off at both ends of a short name ("Vinyel" / "Viynel") shares no
     # block; a misspelt legal form ("Vector Limted") is one letter from the whole name.
