@@ -26,7 +26,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workbench.engines.llama_local import log_softmax
+from workbench.engines.llama_logprobs import log_softmax
 from workbench.engines.llama_scoring import quiet_llama
 from workbench.models import default_model_path
 
