@@ -68,7 +68,7 @@ def _report_row(db: Path) -> tuple[str, list[str]]:
     text = run_cli("report", "--db", str(db), "--study", "t").stdout
     caption = next(line for line in text.splitlines() if "Requests per model and stage" in line)
     lines = text.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("| model | stage"))
+    at = next(i for i, line in enumerate(lines) if line.startswith("| model | stage | asked"))
     header, row = lines[at], lines[at + 2]
     cells = [c.strip() for c in row.strip("|").split("|")]
     return caption + "\n" + header, cells

@@ -15,6 +15,7 @@ from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.report.study_facts import StudyFacts
 from workbench.store import report_reads
+from workbench.words import plural_word
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,9 @@ def tie_sentences(rows: list[dict[str, Any]]) -> list[str]:
             names = ", ".join(sorted([r["entity"], *r["tied_with"]]))
             share = r.get("value") or 0.0
             each = round(share * r["n"]) if r.get("n") else None
-            counted = f"each in {each} of {r['n']} answers" if each is not None else "each as often"
+            counted = (
+                f"each in {each} of {r['n']} {plural_word(r['n'], 'answer')}" if each is not None else "each as often"
+            )
             out.append(f"{r['model']} · {r['topic']}: a tie, no preferred entity: {names} ({counted}).")
     return out
 
@@ -111,7 +114,11 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
 def _opening(facts: StudyFacts, models: list[str], numbers: int) -> str:
     if not numbers:
         return f"`{facts.name}` ({facts.method}) has no numbers yet: {_why_empty(facts)}"
-    answered = f"{fmt_num(facts.answers)} answers asked here" if facts.models else "imported data"
+    answered = (
+        f"{fmt_num(facts.answers)} {plural_word(facts.answers, 'answer')} asked here"
+        if facts.models
+        else "imported data"
+    )
     return (
         f"This report covers the {facts.method} study `{facts.name}`: {plural(len(models), 'model')}, "
         f"{answered}, {fmt_num(numbers)} numbers."
@@ -123,7 +130,7 @@ def _why_empty(facts: StudyFacts) -> str:
     if not asked:
         return "nothing was asked or imported yet. Run the study, then make this report again."
     return (
-        f"{fmt_num(facts.answers)} of {fmt_num(asked)} requests are answered; its numbers come at the end of "
+        f"{fmt_num(facts.answers)} of {fmt_num(asked)} {plural_word(asked, 'request')} answered; its numbers come at the end of "
         "the run (`workbench run` resumes it)."
     )
 
@@ -227,5 +234,5 @@ def _design_items(conn: sqlite3.Connection, facts: StudyFacts, rows: list[dict[s
 
 
 def plural(n: int, word: str) -> str:
-    """ "1 answer", "2 answers"."""
-    return f"{fmt_num(n)} {word}" + ("" if n == 1 else "s")
+    """ "1 answer", "2,000 answers": the report's numbers formatted as everywhere in it."""
+    return f"{fmt_num(n)} {plural_word(n, word)}"
