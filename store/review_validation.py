@@ -16,6 +16,7 @@ import sqlite3
 from typing import Any
 
 from workbench.store.current_lists import counts_now
+from workbench.store.db import tuples
 from workbench.store.errors import InputError
 from workbench.store.review_base import final_key
 from workbench.store.review_reads import review_items
@@ -52,15 +53,13 @@ def sample_list_ids(
 ) -> list[int]:
     """The validation sample of a study: the lists that count now (never a superseded one)
     of the questions `in_sample`. The same keys and seed give the same sample in any store."""
-    rows = conn.execute(
+    rows = tuples(  # plain tuples: the Review screen's blind filter reads them on every change elsewhere
+        conn,
         f"SELECT l.id, l.topic, l.question FROM mention_lists l JOIN studies s ON s.id = l.study_id "
         f"WHERE s.name = ? AND {counts_now('l')} ORDER BY l.id",
         (study,),
-    ).fetchall()
-    chosen: dict[tuple[str, str], bool] = {}
-    for _id, topic, question in rows:
-        if (topic, question) not in chosen:
-            chosen[(topic, question)] = in_sample(study, topic, question, rate, seed)
+    )
+    chosen = {key: in_sample(study, *key, rate, seed) for key in {(topic, question) for _, topic, question in rows}}
     return [list_id for list_id, topic, question in rows if chosen[(topic, question)]]
 
 
