@@ -35,7 +35,7 @@ from helpers import write_study
 
 from workbench.audit import prepare, run_prepared
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
-from workbench.runner import RunOptions
+from workbench.run_types import RunOptions
 from workbench.store.db import connect
 from workbench.studies.spec import load_study
 

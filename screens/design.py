@@ -399,7 +399,7 @@ class DesignScreen(Screen):
         import asyncio
 
         from workbench.methods.choice.generation import generate_questions
-        from workbench.runner import RunOptions
+        from workbench.run_types import RunOptions
         from workbench.store.db import opened
 
         with opened(self.app.db_path) as conn:

@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 from workbench import monitor
 from workbench.literal import visible
 from workbench.run_control import AuditRun, RunOutcome
-from workbench.runner import Progress
+from workbench.run_types import Progress
 from workbench.store.db import StoreError
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow

@@ -72,7 +72,7 @@ def test_a_burst_of_progress_reaches_the_run_screen_as_one_message(tmp_path):
     fast run cannot flood the screen's queue, and the row shows the latest report."""
     import threading
 
-    from workbench.runner import Progress
+    from workbench.run_types import Progress
     from workbench.screens.run import RunScreen
 
     handled = []
@@ -530,7 +530,7 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
     from textual.widgets import ProgressBar
     from textual.widgets._progress_bar import Bar
 
-    from workbench.runner import Progress
+    from workbench.run_types import Progress
     from workbench.widgets.progress import ProgressRow
 
     class One(App):

@@ -9,7 +9,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Label, ProgressBar
 
 from workbench.literal import visible
-from workbench.runner import Progress
+from workbench.run_types import Progress
 from workbench.tables import fmt_eta
 
 

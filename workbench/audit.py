@@ -19,7 +19,8 @@ from typing import Any
 from workbench import methods, replan
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
-from workbench.runner import ModelJob, Progress, RunOptions, RunSummary, run_jobs
+from workbench.run_types import ModelJob, Progress, RunOptions, RunSummary
+from workbench.runner import run_jobs
 from workbench.specs import ModelSpec
 from workbench.store import plan_marks, queue, studies
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.audit import AuditSummary, prepare, run_prepared
-from workbench.runner import Progress, RunOptions
+from workbench.run_types import Progress, RunOptions
 from workbench.store.db import connect
 from workbench.studies.spec import load_study
 

@@ -98,7 +98,7 @@ def run_study(
     """Plan and run a study with a live progress display; returns the exit status."""
     from workbench.audit import prepare, run_prepared
     from workbench.engines.base import EngineError
-    from workbench.runner import RunOptions
+    from workbench.run_types import RunOptions
 
     study = load_study(study_path)
     specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
@@ -202,7 +202,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from workbench import methods
     from workbench.engines.base import EngineError
-    from workbench.runner import RunOptions
+    from workbench.run_types import RunOptions
 
     console = make_console()
     study = load_study(args.study)

@@ -23,7 +23,7 @@ from workbench.store import answers, queue, studies
 from workbench.store import questions as question_store
 
 if TYPE_CHECKING:
-    from workbench.runner import Progress, RunOptions
+    from workbench.run_types import Progress, RunOptions
     from workbench.specs import ModelSpec
 
 ADAPT_SCHEMA = {
@@ -183,7 +183,8 @@ async def generate_questions(
     `workbench generate` and the Design screen's `g` (the method's hook `generate_questions`)."""
     from workbench.audit import register_model
     from workbench.models import make_engine
-    from workbench.runner import ModelJob, RunOptions, run_jobs  # noqa: F811 (at run time)
+    from workbench.run_types import ModelJob, RunOptions  # noqa: F811 (at run time)
+    from workbench.runner import run_jobs
     from workbench.store.file_questions import sync_file_questions
 
     study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
