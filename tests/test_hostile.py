@@ -181,11 +181,11 @@ def test_a_huge_retry_after_is_a_failed_attempt_not_a_hang(tmp_path, fake_server
 
 
 def test_retry_after_under_the_cap_is_honoured_and_shown(tmp_path):
-    from workbench.engines.openai_http import _retry_after_seconds
+    from workbench.engines.openai_replies import retry_after_seconds
 
-    assert _retry_after_seconds("2") == 2.0
-    assert _retry_after_seconds("nan") is None and _retry_after_seconds("soon") is None
-    assert _retry_after_seconds("Fri, 31 Dec 9999 23:59:59 GMT") > 1e9
+    assert retry_after_seconds("2") == 2.0
+    assert retry_after_seconds("nan") is None and retry_after_seconds("soon") is None
+    assert retry_after_seconds("Fri, 31 Dec 9999 23:59:59 GMT") > 1e9
 
 
 # -- 3. every study owns its requests -------------------------------------------------------

@@ -12,7 +12,8 @@ from helpers import run_cli, write_study
 from openai_server import ServerConfig
 
 from workbench.engines.base import EngineError, GenerationRequest, routed_failures
-from workbench.engines.openai_http import OpenAIEngine, refusal
+from workbench.engines.openai_http import OpenAIEngine
+from workbench.engines.openai_replies import refusal
 from workbench.specs import parse_spec
 
 

@@ -9,11 +9,8 @@ only in the request header: never in the store, a log or an export.
 
 from __future__ import annotations
 
-import email.utils
 import json
-import math
 import os
-import re
 import time
 from typing import Any
 
@@ -30,6 +27,15 @@ from workbench.engines.base import (
 from workbench.engines.endpoints import AllRefused, EndpointPool
 from workbench.engines.exact import prompt_name
 from workbench.engines.openai_model import identity as model_identity
+from workbench.engines.openai_replies import (
+    RETRYABLE_STATUS,
+    Refusal,
+    duration,
+    refusal,
+    retry_after_seconds,
+    server_message,
+    short,
+)
 from workbench.engines.openai_scoring import ExactScorer, first_token
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
@@ -41,77 +47,6 @@ DEFAULT_CONCURRENCY = 8
 # both are bounded, and what exceeds the bound is a failed attempt that says why.
 DEFAULT_MAX_RETRY_AFTER_S = 120.0
 DEFAULT_MAX_BODY_MB = 8.0
-# Statuses worth retrying: the server is busy, restarting or timed out.
-RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
-# Statuses with which a server refuses the model itself (not this one request): no such
-# model (404), no access (401, 403). A 400 counts when it names the model as unknown.
-REFUSING_STATUS = {401, 403, 404}
-_UNKNOWN_MODEL = re.compile(
-    r"not found|does not exist|doesn't exist|unknown|no such|not available|not served|not loaded|invalid model",
-    re.IGNORECASE,
-)
-
-
-def _retry_after_seconds(value: str | None) -> float | None:
-    """Retry-After is either delta-seconds or an HTTP date (any other text: None)."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-            seconds = when.timestamp() - time.time()
-        except (TypeError, ValueError, OverflowError):
-            return None
-    if math.isnan(seconds):
-        return None
-    return max(0.0, seconds)
-
-
-def _duration(seconds: float) -> str:
-    if math.isinf(seconds) or seconds > 10 * 365 * 86400:
-        return "forever"
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds:.0f} s"
-
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _server_message(raw: str) -> str:
-    """What an error reply says: its `error.message` (OpenAI, vLLM), `message` or `detail`
-    when it is JSON, else its text."""
-    try:
-        reply = json.loads(raw)
-    except ValueError:
-        return raw
-    if isinstance(reply, dict):
-        error = reply.get("error")
-        for said in (
-            error.get("message") if isinstance(error, dict) else error,
-            reply.get("message"),
-            reply.get("detail"),
-        ):
-            if isinstance(said, str) and said.strip():
-                return said
-    return raw
-
-
-def refusal(status: int, message: str, model: str) -> bool:
-    """Whether a reply refuses the model on that server (so no request of it can succeed
-    there), rather than one request: 401/403/404, or a 400 naming the model as unknown."""
-    if status in REFUSING_STATUS:
-        return True
-    named = re.search(rf"(?<![\w.-]){re.escape(model)}(?![\w.-])", message) if model else None
-    return status == 400 and named is not None and _UNKNOWN_MODEL.search(message) is not None
-
-
-class Refusal(EngineError):
-    """A server refused the model (see `refusal`): its endpoint is down for it."""
 
 
 class OpenAIEngine:
@@ -238,13 +173,13 @@ class OpenAIEngine:
             async with self._session.post(url, json=body, timeout=timeout) as reply:
                 raw = await self._read_capped(reply, url)
                 if reply.status != 200:
-                    retry_after = _retry_after_seconds(reply.headers.get("Retry-After"))
+                    retry_after = retry_after_seconds(reply.headers.get("Retry-After"))
                     throttled = reply.status == 429
                     broken = reply.status >= 500  # a replica that errors is as out as one that is down
                     text = self.redact(raw.decode("utf-8", "replace"))
-                    detail = _short(text) or reply.reason or ""
+                    detail = short(text) or reply.reason or ""
                     message = f"{url} answered {reply.status}: {detail}"
-                    said = _short(_server_message(text), 120) or reply.reason or ""
+                    said = short(server_message(text), 120) or reply.reason or ""
                     if refusal(reply.status, said, self.spec.name):
                         # Markup-free: the reason is shown in tables that read brackets as style.
                         refused = f"{reply.status}: {said.replace('[', '(').replace(']', ')')}"
@@ -252,7 +187,7 @@ class OpenAIEngine:
                         # Honouring it would stall the model for hours: count the attempt as
                         # failed and let the runner's own backoff decide when to try again.
                         message += (
-                            f" (it asked to wait {_duration(retry_after)}, more than the "
+                            f" (it asked to wait {duration(retry_after)}, more than the "
                             f"{self.max_retry_after:g} s cap; raise it with max_retry_after=SECONDS)"
                         )
                         retry_after = None
@@ -268,7 +203,7 @@ class OpenAIEngine:
                 broken = True  # a replica that answers garbage is out too
                 raise EngineError(
                     "bad_response",
-                    f"{url} answered 200 with malformed JSON: {_short(raw.decode('utf-8', 'replace'), 80)!r}",
+                    f"{url} answered 200 with malformed JSON: {short(raw.decode('utf-8', 'replace'), 80)!r}",
                     retryable=True,
                 ) from None
             ok = True
@@ -375,7 +310,7 @@ class OpenAIEngine:
         except (KeyError, IndexError, TypeError, AttributeError) as exc:
             raise EngineError(
                 "bad_response",
-                f"reply without a completion ({exc.__class__.__name__}: {exc}): {_short(json.dumps(reply), 80)}",
+                f"reply without a completion ({exc.__class__.__name__}: {exc}): {short(json.dumps(reply), 80)}",
                 retryable=True,
             ) from None
         completion = completion_from_choice(text, choice, usage, time.perf_counter() - started, logprobs)
