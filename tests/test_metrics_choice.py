@@ -15,10 +15,10 @@ from workbench.methods.choice.metrics import (
     log_odds_ratio,
     preferred_entity,
     region_shares,
-    stability,
     us_top3,
 )
 from workbench.methods.choice.records import LorCluster, LorTopic
+from workbench.methods.choice.stability import stability
 from workbench.metrics.records import as_rows
 
 
@@ -308,9 +308,9 @@ def test_counting_each_scope_once_gives_the_numbers_of_counting_it_afresh():
         choice_metric_records,
         preferred_entity,
         region_shares,
-        stability,
         us_top3,
     )
+    from workbench.methods.choice.stability import stability
 
     rng = random.Random(4)
     names = ["Nike", "Adidas", "USA", "United States", "Asics", "Puma", "Mizuno"]

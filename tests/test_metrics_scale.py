@@ -17,6 +17,7 @@ import pytest
 from scipy import stats
 
 from workbench.methods.choice import metrics
+from workbench.methods.choice import stability as choice_stability
 from workbench.metrics import intervals
 
 
@@ -53,14 +54,14 @@ def test_spearman_pairs_and_kruskal_equal_scipy():
             samples[1] = samples[0]  # rho 1, p 0
         if trial % 7 == 0:
             samples[0] = 4  # a constant sample: undefined
-        rho, p = metrics._spearman_matrix(samples.tolist())
+        rho, p = choice_stability.spearman_matrix(samples.tolist())
         want_rho, want_p = _spearman_by_pair(samples.tolist())
         for i, j in combinations(range(k), 2):
             if not math.isnan(want_rho[j, i]):
                 assert rho[j, i] == pytest.approx(want_rho[j, i], abs=1e-12)
                 assert p[j, i] == pytest.approx(want_p[j, i], abs=1e-12)
         ragged = [s[: int(rng.integers(0, n + 1))] for s in samples.tolist()]
-        got, want = metrics._kruskal(ragged), _kruskal_by_scipy(ragged)
+        got, want = choice_stability.kruskal(ragged), _kruskal_by_scipy(ragged)
         assert (got[0] is None) == (want[0] is None)
         if want[0] is not None:
             assert got == pytest.approx(want, abs=1e-12)
@@ -138,8 +139,8 @@ def test_fifty_thousand_rows_give_the_numbers_of_the_definitions(tmp_path, monke
 
     def definition() -> list[dict]:
         with monkeypatch.context() as patched:
-            patched.setattr(metrics, "_spearman_matrix", _spearman_by_pair)
-            patched.setattr(metrics, "_kruskal", _kruskal_by_scipy)
+            patched.setattr(choice_stability, "spearman_matrix", _spearman_by_pair)
+            patched.setattr(choice_stability, "kruskal", _kruskal_by_scipy)
             patched.setattr(clustered, "proportion_ci", lambda hits, n, seed=None: _proportion_by_values(hits, n))
             return records_by_definition(conn)
 
