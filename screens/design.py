@@ -19,13 +19,13 @@ from workbench import design as shared
 from workbench import methods
 from workbench.literal import visible
 from workbench.methods.choice import design
-from workbench.specs import SpecError, parse_spec
+from workbench.screens.design_models import ModelsTab
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 
 
-class DesignScreen(Screen):
+class DesignScreen(ModelsTab, Screen):
     BINDINGS = [
         Binding("v", "toggle_verified", "Verify", tooltip="Mark the question verified (or not)"),
         Binding("e", "edit", "Edit", tooltip="Edit the highlighted question, cluster definition or model spec"),
@@ -287,31 +287,6 @@ class DesignScreen(Screen):
 
         self.app.push_screen(EditText(f"Definition of {cluster.name}", cluster.description), done)
 
-    def _edit_model(self, new: bool) -> None:
-        table = self.query_one("#models-table", DataTable)
-        if self.study is None:
-            return
-        index = table.cursor_row or 0
-        current = "" if new else str(self.study.models[index])
-
-        def done(text: str | None) -> None:
-            if not text:
-                return
-            try:
-                spec = parse_spec(text)
-            except SpecError as exc:
-                self.app.show_error("Not a model spec", str(exc))
-                return
-            if new:
-                self.study.models.append(spec)
-            else:
-                self.study.models[index] = spec
-            self._show_models()
-            self._mark_unsaved()
-
-        prompt = "New model spec, e.g. openai:MODEL@http://host:port/v1" if new else "Edit the model spec"
-        self.app.push_screen(EditText(prompt, current), done)
-
     def action_new_topic(self) -> None:
         if self.study is None:
             return
@@ -341,23 +316,6 @@ class DesignScreen(Screen):
             )
 
         self.app.push_screen(EditText("New topic (e.g. airlines)"), got_name)
-
-    def action_delete_model(self) -> None:
-        table = self.query_one("#models-table", DataTable)
-        if self._tab() != "tab-models" or self.study is None:
-            return
-        if len(self.study.models) == 1:
-            self.notify("A study needs at least one model.", severity="warning")
-            return
-        del self.study.models[table.cursor_row or 0]
-        self._show_models()
-        self._mark_unsaved()
-
-    def _show_models(self) -> None:
-        table = self.query_one("#models-table", DataTable)
-        table.clear()
-        for index, spec in enumerate(self.study.models):
-            table.add_row(Text(visible(str(spec))), "t tests", key=str(index))
 
     def action_save(self) -> None:
         if self.study is None:
@@ -404,19 +362,6 @@ class DesignScreen(Screen):
 
         with opened(self.app.db_path) as conn:
             return asyncio.run(generate_questions(conn, self.study, None, RunOptions()))
-
-    def action_test_model(self) -> None:
-        table = self.query_one("#models-table", DataTable)
-        if self.study is None or not self.study.models:
-            return
-        self.query_one("#design-tabs", TabbedContent).active = "tab-models"
-        index = min(table.cursor_row or 0, len(self.study.models) - 1)
-        table.update_cell(str(index), table.ordered_columns[1].key, "checking…")
-        self.test_model(index, self.study.models[index])
-
-    @work(thread=True, group="test-model", description="Testing a model", exit_on_error=False)
-    def test_model(self, index: int, spec) -> tuple[str, str]:
-        return str(index), shared.check_model(spec)
 
     @on(Worker.StateChanged)
     def _worker_done(self, event: Worker.StateChanged) -> None:
