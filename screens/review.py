@@ -18,24 +18,22 @@ from textual.widgets import Footer, Static
 
 from workbench.literal import visible
 from workbench.methods.hooks import review_views, screen_class
-from workbench.store import adjudication, answer_search, review_aids, review_validation, reviews
+from workbench.screens.review_decisions import ReviewDecisions
+from workbench.store import answer_search, review_aids, review_validation, reviews
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
 from workbench.widgets.answer_search import AnswerSearch
-from workbench.widgets.list_editor import ListEditor
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
-from workbench.widgets.review_text import answer_text, item_lists, names_table, progress_line
+from workbench.widgets.review_text import answer_text, item_lists, progress_line
 
 BLIND = "validation sample (blind)"
 FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "resolved", "all", BLIND)
-# Filters a verdict takes the list out of: the next one moves up, no step needed.
-LEAVES = ("unreviewed", "reviewer disagreements")
 PAGE_FIELDS = ("verdict", "verdicts", "adjudication", "adjudicators")  # read with the pages, not the details
 
 
-class ReviewScreen(LiveStore, PagerScreen):
+class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
     FILTERS = FILTERS
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", tooltip="The extracted list is right"),
@@ -290,117 +288,6 @@ class ReviewScreen(LiveStore, PagerScreen):
         if action == "take":
             return len(self.validators(self.page)) >= 2
         return True
-
-    # -- decisions --------------------------------------------------------------------
-
-    def _judge(self, change, what: str) -> None:
-        """Store a decision on the response on screen, made on the version shown."""
-        item = self.page
-        if item is None or "entities" not in item:
-            return
-
-        def stored(_result) -> None:
-            # A judged response leaves the "unreviewed" list and the queue; elsewhere, go on to the next.
-            self.load(keep=item["id"], advance=0 if self.filter in LEAVES else 1)
-
-        self.write(lambda conn: change(conn, item), stored, what)
-
-    def on_pager_screen_change_refused(self, message: PagerScreen.ChangeRefused) -> None:
-        """Refused (the list changed since it was shown, or is gone; a name that is none):
-        said in one line, and the response read again as it is now."""
-        message.prevent_default()
-        self.busy = self._writing = False
-        self.notify(f"{message.title}: {message.reason}", severity="warning", timeout=10)
-        page = self.page
-        self.load(keep=page["id"] if page else None)
-
-    def _verdict(self, decision: str, names: list[str] | None = None) -> None:
-        blind = self.blind
-        self._judge(
-            lambda conn, item: reviews.review(
-                conn,
-                item["id"],
-                self.reviewer,
-                decision,
-                names,
-                "validation" if blind else None,
-                blind=blind,
-                if_version=item["version"],
-            ),
-            "Verdict not saved",
-        )
-
-    def action_verdict(self, decision: str) -> None:
-        self._verdict(decision)
-
-    def action_take(self, which: int) -> None:
-        validators = self.validators(self.page)
-        if which >= len(validators):
-            return
-        take = validators[which]
-        self._judge(
-            lambda conn, item: adjudication.adjudicate(
-                conn, item["id"], self.reviewer, take, if_version=item["version"]
-            ),
-            f"Not adjudicated (taking {take}'s list)",
-        )
-
-    def action_edit(self) -> None:
-        item = self.page
-        if item is None or "entities" not in item:
-            return
-        adjudicating = bool(self.validators(item))
-
-        def done(names: list[str] | None) -> None:
-            if names is None:
-                return
-            if adjudicating:  # one's own list, settling the disagreement
-                self._judge(
-                    lambda conn, it: adjudication.adjudicate(
-                        conn, it["id"], self.reviewer, adjudication.OWN, names, if_version=it["version"]
-                    ),
-                    "Not adjudicated (your own list)",
-                )
-            else:
-                self._verdict("edit", names)
-
-        machine = [(f"expert {n}", e) for n, e in enumerate(item["experts"], start=1)]
-        others = [] if self.blind else [(who, v["list"]) for who, v in item["verdicts"].items()]
-        own = sorted({n for _, names in [*machine, *others] for n in names} | set(item["extracted"]))
-        editor = ListEditor(
-            "Your list, best first" if adjudicating else "The recommended entities, best first",
-            item["entities"],
-            names_table([*machine, ("extracted", item["extracted"]), *others]),
-            own,
-            check=lambda name: None if reviews.is_name(name) else f"{name!r} is not a name: it needs a letter or digit",
-        )
-        self.app.push_screen(editor, done)
-        self._read_names()
-
-    @work(thread=True, exclusive=True, group="review-names", description="Reading the known names")
-    def _read_names(self) -> None:
-        try:
-            with reading(self.app.db_path) as conn:
-                names = review_aids.known_names(conn)
-        except (UserFacingError, sqlite3.Error):
-            return  # the editor completes from the response's own names
-        self.post_message(self.NamesRead(names))
-
-    def on_review_screen_names_read(self, message: NamesRead) -> None:
-        editor = self.app.screen
-        if isinstance(editor, ListEditor):
-            editor.know(message.names)
-
-    def action_undo(self) -> None:
-        def undone(result) -> None:
-            if result is None:
-                self.notify("Nothing to undo.")
-                return
-            note = f" ({result['note']})" if result["note"] else ""
-            self.notify(f"Undid your {result['decision']}{note}.")
-            self.load(keep=result["list_id"])
-
-        self.write(lambda conn: reviews.undo_review(conn, self.reviewer), undone, "Not undone")
 
     def _cycle(self, column: str, current: str | None) -> str | None:
         values = [None] + self.choices.get(column, [])  # read with the pages
