@@ -126,7 +126,7 @@ def panel_rows(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[
     numbers are `workbench compare`'s: in 80 columns they would squeeze what a difference is of);
     an n/a cell points to its reason, listed once under the table (`comparison_table` formats
     every number)."""
-    from workbench.compare import comparison_table
+    from workbench.compare_table import comparison_table
 
     header, rows = comparison_table(records)
     if not rows:
@@ -196,7 +196,7 @@ class ComparisonPanel(VerticalScroll):
         self.add_class("stale")
 
     def show(self, pair: Pair, records: Sequence[dict[str, Any]], error: str = "") -> None:
-        from workbench.compare import comparison_note
+        from workbench.compare_table import comparison_note
 
         self.remove_class("stale")
         self._title(pair, "")

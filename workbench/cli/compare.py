@@ -45,7 +45,8 @@ examples:
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench import exports
-    from workbench.compare import COMPARE_FIELDS, compare_study, comparison_note, comparison_table
+    from workbench.compare import COMPARE_FIELDS, compare_study
+    from workbench.compare_table import comparison_note, comparison_table
     from workbench.store.db import snapshot
 
     conn = open_store(args.db, create=False)

@@ -10,7 +10,8 @@ from workbench.report.document import Paragraph, Section, TableBlock
 
 def comparison_sections(conn: sqlite3.Connection, study: str) -> list[Section]:
     """No section for a study without ranked lists of two models or more."""
-    from workbench.compare import compare_study, comparison_note, comparison_table, study_models
+    from workbench.compare import compare_study, study_models
+    from workbench.compare_table import comparison_note, comparison_table
 
     models = study_models(conn, study)  # ranked lists: a ChoiceEval study's
     if len(models) < 2:

@@ -1,0 +1,86 @@
+"""A comparison as people read it: one row per difference with its interval or the reason it
+is n/a, and the note saying what the intervals and p-values are (`workbench compare`, the
+report's section and the Metrics screen's comparison all show these)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from workbench.metrics.intervals import resamples
+
+METRIC_LABELS = {
+    "peir": "PEIR (A's e*)",
+    "direct_recommendation_rate": "direct rate",
+    "region_share": "region share",
+    "log_odds": "log-odds",
+    "mean_share": "mean share",
+    "entity_delta": "Delta",
+}
+
+
+def what_it_is(record: dict[str, Any]) -> str:
+    """The entity, region or region pair a record's difference is of."""
+    if record["metric"] == "log_odds":
+        return f"{record['region_a']} vs {record['region_b']}"
+    if record.get("condition") is not None:
+        return " · ".join(str(x) for x in (record.get("entity") or record.get("group"), record["condition"]))
+    return str(record.get("entity") or record.get("region") or "")
+
+
+def comparison_table(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]]]:
+    """(header, rows): one row per difference, the reason where a number is n/a (the CLI's
+    table, the report's section and the Metrics screen show this)."""
+    from workbench.numbers import fmt_interval, fmt_num
+
+    if not records:
+        return [], []
+    model_a, model_b = records[0]["model_a"], records[0]["model_b"]
+    header = ["topic", "metric", "of", model_a, model_b, "B - A", "95% interval", "p", "p Holm", "p BH", "questions"]
+    rows = []
+    for r in records:
+        interval = fmt_interval(r) or ("n/a: " + r["ci_na_reason"] if r.get("ci_na_reason") else "")
+        if r.get("na_reason"):
+            interval = "n/a: " + r["na_reason"]
+        rows.append(
+            [
+                r["topic"],
+                METRIC_LABELS.get(r["metric"], r["metric"]),
+                what_it_is(r),
+                fmt_num(r["value_a"]),
+                fmt_num(r["value_b"]),
+                fmt_num(r["difference"], signed=True),
+                interval,
+                fmt_num(r["p"]),
+                fmt_num(r.get("p_holm")),
+                fmt_num(r.get("p_bh")),
+                str(r["n_questions"]) if "n_questions" in r else f"{r['n_units']} {r['ci_unit']}s",
+            ]
+        )
+    return header, rows
+
+
+def comparison_note(records: Sequence[dict[str, Any]]) -> str:
+    """What the intervals and p-values are, in one paragraph under every table of them."""
+    tested = sum(1 for r in records if r.get("p") is not None)
+    n_boot = records[0]["n_boot"] if records else resamples()
+    return (
+        (
+            "B - A over the questions both models answered. Interval unit: question (the same questions "
+            f"resampled for both models, all repetitions of each together, within its cluster; {n_boot} "
+            "resamples): it speaks about questions of the kind asked. p: sign-flip permutation (each "
+            f"question's two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+        )
+        if not records or records[0].get("ci_unit", "question") == "question"
+        else _unit_note(records[0]["ci_unit"], n_boot, tested)
+    )
+
+
+def _unit_note(unit: str, n_boot: int, tested: int) -> str:
+    """The note of a comparison paired by prompt (identity) or template (entity)."""
+    what = {"prompt": "prompts drawn from the template", "template": "templates of the kind"}.get(unit, f"{unit}s")
+    return (
+        f"B - A over the {unit}s both models answered. Interval unit: {unit} (the same {unit}s resampled "
+        f"for both models; {n_boot} resamples): it speaks about {what}. p: sign-flip permutation (each "
+        f"{unit}'s two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+    )
