@@ -15,7 +15,8 @@ its time and its peak memory. Measured:
 - the app (headless, 80x24): the first Metrics refresh pressed once the start-up loading is
   done, and a later one after a region is assigned elsewhere (bench/bench_tui.py's way); and
   the live refresh of Metrics, Entities and Review left on view, from a list edited from
-  another connection (its commit) until the screen shows what it read after it.
+  another connection (its commit) until the screen shows what it read after it (Review: the
+  response on view, and every list of its filter with each reviewer's progress).
 
     .venv/bin/python bench/bench_scale.py [--large] [--no-app] [--keep DIR]
 """

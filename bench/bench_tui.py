@@ -12,7 +12,8 @@ Builds a database with 1,000,000 mention rows (200,000 ranked lists of 5, as fro
   list edited by a reviewer): from pressing 2 again until the new numbers replace the
   dimmed ones;
 - live refresh: Metrics, Entities and Review left on view, one list edited from another
-  connection, no key pressed: from the commit until the screen shows what it read after it.
+  connection, no key pressed: from the commit until the screen shows what it read after it
+  (Review twice: the response on view, then every list of its filter with the progress).
 
     .venv/bin/python bench/bench_tui.py [--mentions 1000000]
 """
@@ -33,20 +34,20 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.extract import normalize_surface
-from workbench.store import queue
+from workbench.store import studies
 from workbench.store.db import connect, utc_now
 
 
 def build(db: Path, mentions: int) -> None:
     conn = connect(db)
-    study = queue.upsert_study(conn, "big", "choice", {"name": "big"}, None)
+    study = studies.upsert_study(conn, "big", "choice", {"name": "big"}, None)
     rng = np.random.default_rng(1)
     names = [f"Brand {i:04d}" for i in range(2000)]
     weights = 1 / np.arange(1, 2001) ** 1.05
     weights /= weights.sum()
     lists = int(mentions * 1.07) // 5  # a few picks repeat within a list and are dropped
     model_ids = [
-        queue.upsert_model(
+        studies.upsert_model(
             conn,
             identity=f"m{i}",
             spec=f"openai:model-{i}@http://h/v1",
@@ -178,6 +179,7 @@ LIVE = {  # a screen's key, and what counts as its refresh having arrived (what 
     "Metrics": ("2", lambda screen: screen.computed),
     "Entities": ("5", lambda screen: screen.listings),  # the list of every entity
     "Review": ("4", lambda screen: screen.details),  # the response on view
+    "Review's pages": ("4", lambda screen: screen.loads),  # every list of the filter, and the progress
 }
 
 
