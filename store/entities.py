@@ -2,9 +2,10 @@
 
 Every decision is stored with who, when and why, and as a list of primitive
 changes (alias moved, entity renamed, entity created, pair forbidden), each of
-which can be applied backwards. Undo reverts the latest active decision; redo
-re-applies the most recently undone one; a new decision ends the redo chain.
-Metrics join mentions through `aliases`, so each decision changes them at once.
+which can be applied backwards (store/entity_changes.py). Undo reverts the latest
+active decision; redo re-applies the most recently undone one; a new decision ends
+the redo chain (store/entity_undo.py). Metrics join mentions through `aliases`, so
+each decision changes them at once.
 """
 
 from __future__ import annotations
@@ -15,15 +16,10 @@ from typing import Any
 
 from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
+from workbench.store.entity_changes import DecisionError, apply_change
 from workbench.store.entity_counts import mentioned_entities  # noqa: F401  (where callers find it)
-from workbench.store.entity_retired import retired_blocker
-from workbench.store.errors import InputError
+from workbench.store.entity_undo import ENTITY_ACTIONS, redo, undo  # noqa: F401  (where callers find them)
 from workbench.store.queue import transaction
-
-
-class DecisionError(InputError):
-    """A decision that cannot be made as asked; the message says why and what to do."""
-
 
 REUSE = "merge under another name, then rename it with --reuse-merged"
 
@@ -52,38 +48,6 @@ def find_entity(conn: sqlite3.Connection, name: str) -> tuple[int, str]:
     return row[0], row[1]
 
 
-def _apply(conn: sqlite3.Connection, change: dict[str, Any], forward: bool) -> None:
-    op = change["op"]
-    if op == "alias":
-        target = change["to"] if forward else change["from"]
-        conn.execute("UPDATE aliases SET entity_id = ? WHERE surface_key = ?", (target, change["key"]))
-    elif op == "name":
-        conn.execute(
-            "UPDATE entities SET name = ? WHERE id = ?", (change["to"] if forward else change["from"], change["entity"])
-        )
-    elif op == "create":
-        if forward:
-            conn.execute(
-                "INSERT INTO entities (id, name, region, attributes_json, created_at) VALUES (?, ?, ?, ?, ?)",
-                (change["entity"], change["name"], change.get("region"), change.get("attributes", "{}"), utc_now()),
-            )
-        else:
-            conn.execute("DELETE FROM entities WHERE id = ?", (change["entity"],))
-    elif op == "region":
-        conn.execute(
-            "UPDATE entities SET region = ? WHERE id = ?",
-            (change["to"] if forward else change["from"], change["entity"]),
-        )
-    elif op == "forbid":
-        if forward:
-            conn.execute(
-                "INSERT OR IGNORE INTO forbidden_pairs (entity_a, entity_b, decision_id) VALUES (?, ?, ?)",
-                (change["a"], change["b"], change.get("decision")),
-            )
-        else:
-            conn.execute("DELETE FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (change["a"], change["b"]))
-
-
 def _record(
     conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]], who: str, why: str | None
 ) -> int:
@@ -96,7 +60,7 @@ def _record(
     for change in changes:
         if change["op"] == "forbid":
             change["decision"] = decision
-        _apply(conn, change, forward=True)
+        apply_change(conn, change, forward=True)
     conn.execute("UPDATE entity_decisions SET changes_json = ? WHERE id = ?", (json.dumps(changes), decision))
     return decision
 
@@ -260,157 +224,6 @@ def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: 
         return _record(
             conn, "forbid", f"{a_name} and {b_name} are different", [{"op": "forbid", "a": low, "b": high}], who, why
         )
-
-
-ENTITY_ACTIONS = ("merge", "split", "rename", "forbid", "region", "attributes")
-
-
-def _state(conn: sqlite3.Connection, change: dict[str, Any]) -> Any:
-    """What the store holds now for the thing one change is about."""
-    op = change["op"]
-    if op == "alias":
-        row = conn.execute("SELECT entity_id FROM aliases WHERE surface_key = ?", (change["key"],)).fetchone()
-        return row[0] if row else None
-    if op == "name":
-        row = conn.execute("SELECT name FROM entities WHERE id = ?", (change["entity"],)).fetchone()
-        return row[0] if row else None
-    if op == "create":
-        return conn.execute("SELECT 1 FROM entities WHERE id = ?", (change["entity"],)).fetchone() is not None
-    if op == "forbid":
-        return (
-            conn.execute(
-                "SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (change["a"], change["b"])
-            ).fetchone()
-            is not None
-        )
-    if op == "region":
-        row = conn.execute("SELECT region FROM entities WHERE id = ?", (change["entity"],)).fetchone()
-        return row[0] if row else None
-    raise DecisionError(f"unknown change {op!r}")
-
-
-def _expected(change: dict[str, Any], forward: bool) -> Any:
-    """What the store holds for a change's subject once it is applied (forward) or taken back."""
-    op = change["op"]
-    if op in ("create", "forbid"):
-        # An entity is never deleted (its id could be taken by another), so it stays after undo.
-        return True if forward or op == "create" else False
-    return change["to"] if forward else change["from"]
-
-
-def _touches(change: dict[str, Any], other: dict[str, Any]) -> bool:
-    subject = {"alias": "key", "name": "entity", "create": "entity", "region": "entity"}
-    if change["op"] == "forbid" or other["op"] == "forbid":
-        return change["op"] == other["op"] == "forbid" and (change["a"], change["b"]) == (other["a"], other["b"])
-    kind = {"name": "entity-name", "create": "entity-name", "region": "entity-region", "alias": "alias"}
-    return kind[change["op"]] == kind[other["op"]] and change[subject[change["op"]]] == other[subject[other["op"]]]
-
-
-def _blocker(
-    conn: sqlite3.Connection, decision_id: int, changes: list[dict[str, Any]], forward: bool, undone_order: int = 0
-) -> str | None:
-    """Why a decision cannot be taken back (forward=False) or made again (forward=True): the
-    first change whose subject no longer is as the decision left it, and what changed it.
-    Taking back, only a later decision can have changed it (an earlier one still standing
-    is what it changed, not a change since); making again, any decision since the undo."""
-    since = decision_id if not forward else 0
-    for change in changes:
-        if change["op"] == "name":  # a name is one entity's: can it be taken (back)?
-            wanted = change["to"] if forward else change["from"]
-            holder = conn.execute(
-                "SELECT id FROM entities WHERE name = ? AND id != ?", (wanted, change["entity"])
-            ).fetchone()
-            if holder is not None and not any(c["op"] == "name" and c["entity"] == holder[0] for c in changes):
-                for row in conn.execute(
-                    "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND id > ? "
-                    "AND undone = 0 ORDER BY id DESC",
-                    (decision_id, since),
-                ):
-                    if any(
-                        c["op"] in ("name", "create") and c["entity"] == holder[0]
-                        for c in json.loads(row["changes_json"])
-                    ):
-                        return f"#{row['id']} by {row['who']} ({row['summary']}) took the name {wanted!r} since"
-                return f"an import or an extraction gave the name {wanted!r} to another entity since"
-        if _state(conn, change) == _expected(change, not forward):
-            continue
-        for row in conn.execute(
-            "SELECT id, who, summary, changes_json FROM entity_decisions WHERE id != ? AND id > ? AND undone = 0 "
-            "ORDER BY id DESC",
-            (decision_id, since),
-        ):
-            if any(_touches(change, other) for other in json.loads(row["changes_json"])):
-                return f"#{row['id']} by {row['who']} ({row['summary']}) changed it since"
-        if undone_order:  # making again: another decision taken back after this one was
-            for row in conn.execute(
-                "SELECT id, who, summary, changes_json FROM entity_decisions WHERE undone > ? ORDER BY undone DESC",
-                (undone_order,),
-            ):
-                if any(_touches(change, other) for other in json.loads(row["changes_json"])):
-                    return f"undoing #{row['id']} by {row['who']} ({row['summary']}) changed it since"
-        return "an import or an extraction changed it since"
-    return None
-
-
-def _apply_back(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
-    if change["op"] == "create":
-        return  # the entity stays (empty or holding what an import gave it): ids are never reused
-    _apply(conn, change, forward=False)
-
-
-def undo(
-    conn: sqlite3.Connection, who: str | None = None, actions: tuple[str, ...] = ENTITY_ACTIONS
-) -> dict[str, Any] | None:
-    """Take back `who`'s latest active decision of these kinds (anyone's when `who` is None),
-    only while the store still is as that decision left it; otherwise refused, naming the later
-    decision that changed it. None when there is nothing to undo."""
-    with transaction(conn):
-        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
-        kinds = ",".join("?" * len(actions))
-        row = conn.execute(
-            f"SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 {mine} "
-            f"AND action IN ({kinds}) ORDER BY id DESC LIMIT 1",
-            (*args, *actions),
-        ).fetchone()
-        if row is None:
-            return None
-        changes = json.loads(row["changes_json"])
-        blocker = _blocker(conn, row["id"], changes, forward=False) or retired_blocker(conn, changes, False)
-        if blocker:
-            raise DecisionError(f"cannot undo #{row['id']} ({row['summary']}): {blocker}")
-        for change in reversed(changes):
-            _apply_back(conn, change)
-        order = conn.execute("SELECT COALESCE(MAX(undone), 0) + 1 FROM entity_decisions").fetchone()[0]
-        conn.execute("UPDATE entity_decisions SET undone = ? WHERE id = ?", (order, row["id"]))
-        return {"id": row["id"], "summary": row["summary"]}
-
-
-def redo(
-    conn: sqlite3.Connection, who: str | None = None, actions: tuple[str, ...] = ENTITY_ACTIONS
-) -> dict[str, Any] | None:
-    """Make again `who`'s most recently undone decision of these kinds, when the store is still
-    as its undo left it; otherwise refused, saying what changed it. None when nothing to redo."""
-    with transaction(conn):
-        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
-        kinds = ",".join("?" * len(actions))
-        row = conn.execute(
-            f"SELECT id, summary, changes_json, undone FROM entity_decisions WHERE undone > 0 {mine} "
-            f"AND action IN ({kinds}) ORDER BY undone DESC LIMIT 1",
-            (*args, *actions),
-        ).fetchone()
-        if row is None:
-            return None
-        changes = json.loads(row["changes_json"])
-        standing = [c for c in changes if c["op"] != "create"]
-        blocker = _blocker(conn, row["id"], standing, True, row["undone"]) or retired_blocker(conn, changes, True)
-        if blocker:
-            raise DecisionError(f"cannot redo #{row['id']} ({row['summary']}): {blocker}")
-        for change in changes:
-            if change["op"] == "create" and _state(conn, change):
-                continue  # kept by its undo
-            _apply(conn, change, forward=True)
-        conn.execute("UPDATE entity_decisions SET undone = 0 WHERE id = ?", (row["id"],))
-        return {"id": row["id"], "summary": row["summary"]}
 
 
 def set_region(
