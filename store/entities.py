@@ -14,10 +14,9 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.current_lists import counts_now
 from workbench.store.db import utc_now
 from workbench.store.entity_changes import DecisionError, apply_change
-from workbench.store.entity_counts import mentioned_entities  # noqa: F401  (where callers find it)
+from workbench.store.entity_counts import entity_spellings, mentioned_entities  # noqa: F401  (where callers find it)
 from workbench.store.entity_undo import ENTITY_ACTIONS, redo, undo  # noqa: F401  (where callers find them)
 from workbench.store.queue import transaction
 
@@ -254,18 +253,17 @@ def decision_summary(conn, decision_id: int) -> str:
 
 def entity_rows(conn: sqlite3.Connection) -> list[tuple[str, str | None, str, int]]:
     """(name, region, attributes JSON, mentions in the lists that count now) of every entity
-    with a spelling, most mentioned first. Entities emptied by a merge keep their row (for
-    undo) but are not listed."""
-    return conn.execute(
-        f"""
-        SELECT e.name, e.region, e.attributes_json,
-               (SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key
-                JOIN mention_lists l ON l.id = m.list_id
-                WHERE a.entity_id = e.id AND {counts_now("l")}) AS mentions
-        FROM entities e WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)
-        ORDER BY mentions DESC, e.name
-        """
-    ).fetchall()
+    with a spelling, most mentioned first, then by name. Entities emptied by a merge keep their
+    row (for undo) but are not listed. Counted from an index (store/entity_counts.py)."""
+    spellings = entity_spellings(conn, now_only=True)
+    found = [
+        (name, region, attributes, sum(n for _, n in spellings.get(entity_id, ())))
+        for entity_id, name, region, attributes in conn.execute(
+            "SELECT e.id, e.name, e.region, e.attributes_json FROM entities e "
+            "WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)"
+        )
+    ]
+    return sorted(found, key=lambda row: (-row[3], row[0]))
 
 
 def forbidden_names(conn: sqlite3.Connection) -> list[tuple[str, str]]:

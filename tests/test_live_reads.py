@@ -145,6 +145,19 @@ def old_entity_rows(conn):
     return sorted(found, key=lambda r: (-r.mentions, r.name))
 
 
+def old_registry_rows(conn):
+    return conn.execute(
+        f"""
+        SELECT e.name, e.region, e.attributes_json,
+               (SELECT COUNT(*) FROM mentions m JOIN aliases a ON a.surface_key = m.surface_key
+                JOIN mention_lists l ON l.id = m.list_id
+                WHERE a.entity_id = e.id AND {counts_now("l")}) AS mentions
+        FROM entities e WHERE EXISTS (SELECT 1 FROM aliases a WHERE a.entity_id = e.id)
+        ORDER BY mentions DESC, e.name
+        """
+    ).fetchall()
+
+
 def old_mentioned_entities(conn, study=None):
     where, args = ("AND l.study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
     return [
@@ -315,6 +328,7 @@ def test_the_live_reads_equal_their_definitions_after_random_changes(tmp_path, s
                 old_review_progress(conn, reviewer, "unreviewed", list_ids=sample, blind=True)
             )
         assert entity_rows(conn) == old_entity_rows(conn)
+        assert registry.entity_rows(conn) == [tuple(row) for row in old_registry_rows(conn)]
         for study in (None, "s", "t"):
             assert registry.mentioned_entities(conn, study) == old_mentioned_entities(conn, study)
 
