@@ -35,9 +35,10 @@ PAGE_COLUMNS += ("response_key",)
 PAGE_KEYS = (*PAGE_COLUMNS, "verdict", "verdicts", "adjudication", "adjudicators", "blind")
 _SCOPE = tuple(PAGE_COLUMNS.index(c) for c in ("study_id", "model", "topic", "question", "repetition"))
 # The lists some standing verdict is about (their scope's), from the verdicts' side.
-_JUDGED_LISTS = """l.id IN (SELECT j.id FROM verdicts v JOIN mention_lists j ON j.study_id = v.study_id
-    AND j.model = v.model AND j.topic = v.topic AND j.question = v.question AND j.repetition = v.repetition
-    WHERE v.undone = 0)"""
+_VERDICT_LISTS = """FROM verdicts v JOIN mention_lists j ON j.study_id = v.study_id AND j.model = v.model
+    AND j.topic = v.topic AND j.question = v.question AND j.repetition = v.repetition WHERE v.undone = 0"""
+_JUDGED_LISTS = f"l.id IN (SELECT j.id {_VERDICT_LISTS})"
+_JUDGED_PAIRS = f"SELECT j.id, v.id {_VERDICT_LISTS}"
 
 
 def _where(study, only, topic, model, list_ids, judged: bool) -> tuple[str, list[Any]]:
@@ -138,18 +139,22 @@ def review_items(
 
 
 class PagesMark(NamedTuple):
-    """What a read of the pages saw: which store (a file made again is another), its count
-    of list changes (store/change_log.py) and the lists verdicts were about."""
+    """What a read of the pages saw: which store (a file made again is another), its counts
+    of list changes and of spellings re-resolved (store/change_log.py), and each list some
+    standing verdict is about, with those verdicts' ids."""
 
     store: int
     lists: int
-    judged: frozenset[int]
+    names: int
+    judged: dict[int, frozenset[int]]
 
 
 def pages_mark(conn: sqlite3.Connection) -> PagesMark:
-    store, lists, _names = lists_version(conn)
-    judged = frozenset(r[0] for r in conn.execute(f"SELECT l.id FROM mention_lists l WHERE {_JUDGED_LISTS}"))
-    return PagesMark(store, lists, judged)
+    store, lists, names = lists_version(conn)
+    judged: dict[int, set[int]] = {}
+    for list_id, verdict_id in conn.execute(_JUDGED_PAIRS):
+        judged.setdefault(list_id, set()).add(verdict_id)
+    return PagesMark(store, lists, names, {i: frozenset(ids) for i, ids in judged.items()})
 
 
 def pages_since(
@@ -167,14 +172,18 @@ def pages_since(
     """`review_items` with these arguments, and the mark to give back with them next time.
     `earlier`: the pages and mark of a read with the same arguments. Then only the lists
     changed since (the store logs every list added, edited, deleted or superseded) and the
-    lists verdicts are about, then or now (a verdict, an undo or a merge changes what those
-    show), are read again; every other page is kept, its details (read for the response on
-    screen) left out. The same pages as `review_items` gives, at the cost of what changed."""
+    lists whose standing verdicts changed (a verdict, an undo; after a merge or a rename, every
+    list with verdicts: whether two reviewers' lists agree is read by entity) are read again;
+    every other page is kept, its details (read for the response on screen) left out. The same
+    pages as `review_items` gives, at the cost of what changed."""
     mark = pages_mark(conn)
     if earlier is None or earlier[1].store != mark.store or earlier[1].lists > mark.lists:
         return review_items(conn, study, only, topic, model, list_ids, reviewer, blind), mark
     pages, was = earlier
-    changed = set(changed_lists(conn, was.lists)) | was.judged | mark.judged
+    judged = was.judged.keys() | mark.judged.keys()
+    if was.names == mark.names:  # no spelling re-resolved: a list's verdicts show as they did
+        judged = {i for i in judged if was.judged.get(i) != mark.judged.get(i)}
+    changed = set(changed_lists(conn, was.lists)) | judged
     if len(changed) > len(pages) // 2:  # most lists replaced (an import): read them all
         return review_items(conn, study, only, topic, model, list_ids, reviewer, blind), mark
     wanted = set(list_ids) if list_ids is not None else None

@@ -419,3 +419,18 @@ def test_the_review_screen_follows_verdicts_and_undos_made_elsewhere(tmp_path):
             assert await wait_for(pilot, lambda: "nobody has reviewed" in shown(screen.query_one("#review-progress")))
 
     asyncio.run(scenario())
+
+
+def test_a_merge_elsewhere_settles_a_reviewer_disagreement_on_the_pages_read_since(tmp_path):
+    """Ana's list reads Puma, bo's Asics: a reviewer disagreement. Puma and Asics merged from
+    another connection (no list and no verdict changes), the two lists name one entity: the
+    disagreement leaves the queue on the pages read since, as on a fresh read."""
+    world = World(tmp_path / "s.db", random.Random(2))
+    conn, list_id = world.reader, world.list_ids()[0]
+    reviews.review(world.writer, list_id, "ana", "edit", ["Puma"])
+    reviews.review(world.writer, list_id, "bo", "edit", ["Asics"], blind=True)
+    queue, mark = reviews.pages_since(conn, None, "reviewer disagreements")
+    assert [page["id"] for page in queue] == [list_id]
+    registry.merge(world.writer, ["Puma", "Asics"], "Puma", who="cy")
+    assert reviews.pages_since(conn, (queue, mark), "reviewer disagreements")[0] == []
+    assert reviews.review_items(conn, only="reviewer disagreements") == []
