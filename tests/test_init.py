@@ -23,6 +23,7 @@ def test_each_method_gets_a_study_file_that_loads_where_it_was_written(tmp_path,
     assert f"workbench run {target}" in result.stdout
     text = target.read_text("utf-8")
     assert text.count("#") >= 5, "the starter explains its keys in comments"
+    assert "assets/studies" not in text, "its comments name the copy, not the workbench's example"
     study = load_study(target)  # the data files it names were copied beside it
     assert study.method == method
 

@@ -67,8 +67,11 @@ def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
         raise StarterError(f"{target.parent}: no such folder")
     written = []
     for source, dest in pairs:
+        data = source.read_bytes()
+        if dest == target:  # its comments name the example's place in the workbench: name the copy
+            data = re.sub(rb"assets/studies/[\w/.-]+\.toml", str(target).encode(), data)
         try:
-            dest.write_bytes(source.read_bytes())
+            dest.write_bytes(data)
         except OSError as exc:
             raise StarterError(f"{dest}: {exc.strerror or exc}") from None
         written.append(dest)
