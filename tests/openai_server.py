@@ -105,7 +105,8 @@ def instance_for(schema: dict, seed: str, name: str = "value"):
         count = min(max(count, 1), schema.get("maxItems", count))
         if name == "recommended":  # brand names, as an extraction expert would list them
             return [line.split(". ", 1)[1] for line in answer_for(seed).splitlines()[1:]][:count]
-        return [instance_for(schema.get("items", {}), f"{seed}{i}", name) + f" #{i + 1}" for i in range(count)]
+        items = [instance_for(schema.get("items", {}), f"{seed}{i}", name) for i in range(count)]
+        return [item + f" #{i + 1}" if isinstance(item, str) else item for i, item in enumerate(items, 0)]
     if name == "questions":
         return f"Which option would you recommend for need {digest[:6]}?"
     return f"{name.title()} {digest[:6]}"

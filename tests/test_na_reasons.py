@@ -1,18 +1,21 @@
-"""Every n/a names its real cause and the remedy, where it is shown: each test below makes the
-cause with the command line (imported lists, entities with regions, a run on the real test
-server) and finds the reason, and what to do about it, in what `workbench metrics` prints."""
+"""Every n/a names its real cause and the remedy, where it is shown: for each reason of the
+catalog (workbench/na_reasons.py) tests/na_causes.py makes the cause with the command line
+(imported lists, regions, responses, references and label scores, a run on the real test
+server), and the test finds the reason, and what to do about it, in what `workbench metrics`
+prints and in its JSON records. A reason no test makes fails here."""
 
 from __future__ import annotations
 
-import csv
+import json
 import re
 from pathlib import Path
 
 import pytest
 from helpers import run_cli
+from na_causes import CAUSES
 from openai_server import ServerConfig
 
-from workbench.na_reasons import REASONS, by_key, find
+from workbench.na_reasons import REASON_FIELDS, REASONS, by_key, find
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "methods.md"
 
@@ -50,55 +53,44 @@ def test_each_reason_text_finds_its_own_remedy(text, key):
     assert find(text).key == key
 
 
-def _lists(tmp_path: Path, rows: list[tuple], name: str = "m.csv") -> Path:
-    """Imported lists: (cluster, question, repetition, entities) rows of model gpt, topic shoes."""
-    path = tmp_path / name
-    with path.open("w", newline="") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
-        for cluster, question, repetition, entities in rows:
-            for rank, entity in enumerate(entities, 1):
-                writer.writerow(["gpt", "shoes", cluster, question, repetition, rank, entity])
-            if not entities:
-                writer.writerow(["gpt", "shoes", cluster, question, repetition, "", ""])
-    db = tmp_path / "audit.db"
-    done = run_cli("import", "mentions", str(path), "--db", str(db), "--study", "s")
-    assert done.returncode == 0, done.stderr
-    return db
+NOTE = "Why some numbers are n/a, and what to do"
 
 
-def _regions(tmp_path: Path, db: Path, pairs: dict[str, str]) -> None:
-    path = tmp_path / "regions.csv"
-    path.write_text("name,region\n" + "".join(f"{name},{region}\n" for name, region in pairs.items()))
-    assert run_cli("import", "entities", str(path), "--db", str(db)).returncode == 0
-
-
-def _metrics(db: Path) -> str:
-    done = run_cli("metrics", "--db", str(db), "--study", "s")
+def _metrics(db: Path, *args: str) -> str:
+    done = run_cli("metrics", "--db", str(db), *args)
     assert done.returncode == 0, done.stderr
     return " ".join(done.stdout.split())  # Rich wraps long cells: one line of words to search
 
 
-def _shows(out: str, key: str, reason: str | None = None) -> None:
-    """The reason where the number is, and its remedy in the note under the tables."""
-    assert f"n/a ({reason or by_key(key).shown}" in out or f"({reason or by_key(key).shown}" in out
-    assert " ".join(by_key(key).remedy.split()) in out
+@pytest.mark.parametrize("key", [reason.key for reason in REASONS])
+def test_each_reason_is_shown_where_its_cause_is(key, tmp_path, fake_server):
+    """The cause made with the command line (tests/na_causes.py); the reason where the number
+    would be (in its cell, or the cell's count of units beside it), in the note under the
+    tables with its remedy, and in the record's reason field of `--format json`."""
+    cause = CAUSES.get(key)
+    assert cause is not None, f"no test makes the cause of the n/a reason {key!r}: add one to tests/na_causes.py"
+    made = cause(tmp_path, fake_server)
+    assert find(made.text) == by_key(key)  # the catalog knows the reason as it is made
+    out = _metrics(made.db, *made.args)
+    where = [f"n/a ({made.text}", f"n/a: {made.text}", f"no test: {made.text}", *filter(None, [made.beside])]
+    assert any(shown in out for shown in where), out
+    note = out.split(NOTE, 1)[1]
+    assert made.text in note and " ".join(by_key(key).remedy.split()) in note, note
+    if made.in_records:
+        done = run_cli("metrics", "--db", str(made.db), *made.args, "--format", "json")
+        given = {record.get(name) for record in json.loads(done.stdout) for name in REASON_FIELDS}
+        assert made.text in given
 
 
-def test_no_regions_imported(tmp_path):
-    db = _lists(tmp_path, [("A", f"q{q}", r, ["Nike", "Puma"]) for q in range(2) for r in (1, 2)])
-    _shows(_metrics(db), "no-regions")
+def test_every_cause_made_is_a_reason_of_the_catalog():
+    assert set(CAUSES) <= {reason.key for reason in REASONS}
 
 
-def test_regions_assigned_but_no_cluster_has_both_is_said_so_not_regions_needed(tmp_path):
+def test_regions_assigned_but_no_cluster_has_both_is_said_so_not_regions_needed(tmp_path, fake_server):
     """The issue's case: regions were assigned; the United States is named in one cluster,
     Europe in the other. The log-odds, its chart and the note name that, never 'regions needed'."""
-    rows = [("A", f"a{q}", r, ["Nike"]) for q in range(2) for r in (1, 2)]
-    rows += [("B", f"b{q}", r, ["Puma"]) for q in range(2) for r in (1, 2)]
-    db = _lists(tmp_path, rows)
-    _regions(tmp_path, db, {"Nike": "United States", "Puma": "Europe"})
-    out = _metrics(db)
-    _shows(out, "no-shared-cluster", "no cluster has slots of both regions: 4 vs 4 slots")
+    made = CAUSES["no-shared-cluster"](tmp_path, fake_server)
+    out = _metrics(made.db, *made.args)
     # where the forest plot would be: the same cause with its remedy
     forest = out.split("Log-odds ratio with 95% intervals")[1].split("Share of recommendation slots")[0]
     assert "(no log-odds:" in forest
@@ -106,70 +98,14 @@ def test_regions_assigned_but_no_cluster_has_both_is_said_so_not_regions_needed(
     assert "regions needed" not in out
 
 
-def test_one_region_never_named(tmp_path):
-    db = _lists(tmp_path, [("A", f"q{q}", r, ["Nike", "Asics"]) for q in range(2) for r in (1, 2)])
-    _regions(tmp_path, db, {"Nike": "United States", "Asics": "Asia", "Puma": "Europe"})
-    _shows(_metrics(db), "no-slot-one", "no Europe slot: 4 vs 0 slots")
-
-
-def test_names_without_a_region(tmp_path):
-    db = _lists(tmp_path, [("A", f"q{q}", r, ["Nike"]) for q in range(2) for r in (1, 2)])
-    _regions(tmp_path, db, {"Reebok": "United States"})
-    _shows(_metrics(db), "unmatched-names", "no extracted name has a region")
-
-
-def test_one_cluster_has_no_t_test(tmp_path):
-    db = _lists(tmp_path, [("A", f"q{q}", r, ["Nike", "Puma"][: 1 + q % 2]) for q in range(4) for r in (1, 2)])
-    _regions(tmp_path, db, {"Nike": "United States", "Puma": "Europe"})
-    out = _metrics(db)
-    assert "no test: one cluster" in out and " ".join(by_key("one-cluster").remedy.split()) in out
-
-
-def test_one_repetition_and_one_question_in_a_cluster(tmp_path):
-    db = _lists(tmp_path, [("A", "q0", 1, ["Nike"]), ("B", "q1", 1, ["Nike"]), ("B", "q2", 1, ["Puma"])])
-    out = _metrics(db)
-    assert "KW n/a (one repetition: stability needs two or more)" in out
-    assert " ".join(by_key("one-repetition").remedy.split()) in out
-    _shows(out, "one-question", "interval n/a: 1 question in cluster 'A'")
-
-
-def test_no_answer_named_an_entity(tmp_path):
-    db = _lists(tmp_path, [("A", f"q{q}", 1, []) for q in range(3)])
-    _shows(_metrics(db), "no-entity-named")
-
-
-def _identity(tmp_path, fake_server, reply: str) -> Path:
-    server = fake_server(ServerConfig(reply_text=reply))
-    study = tmp_path / "id.toml"
-    study.write_text(
-        f'name = "s"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
-        'template = "universities"\nper_group = 2\nseed = 2\nstructured = true\n'
+def test_lists_that_name_nothing_are_not_said_to_be_missing(tmp_path, fake_server):
+    """Answers in, none naming an entity: the region chart says so, not 'finish the run'."""
+    made = CAUSES["no-entity-named"](tmp_path, fake_server)
+    chart = _metrics(made.db, *made.args).split("Share of recommendation slots by region, per model")[1]
+    assert chart.lstrip().startswith(
+        f"(no answer named an entity: {' '.join(by_key('no-entity-named').remedy.split())})"
     )
-    db = tmp_path / "id.db"
-    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
-    return db
-
-
-REPLY = '[{"university": "Howard University", "explanation": "community"}, {"university": "MIT", "explanation": "x"}]'
-
-
-def test_identity_mean_share_without_references_says_import_references(tmp_path, fake_server):
-    db = _identity(tmp_path, fake_server, REPLY)
-    _shows(_metrics(db), "no-references")
-    refs = tmp_path / "refs.csv"
-    refs.write_text("item,group,share\nHarvard,Black,0.2\nHoward University,White,0.1\nMIT,White,0.1\n")
-    assert run_cli("import", "references", str(refs), "--db", str(db), "--study", "s").returncode == 0
-    out = _metrics(db)
-    _shows(out, "unknown-items")  # Black users' answers name nothing the table has
-    _shows(out, "same-shares")  # White users: every answer the same share, no rank test
-
-
-def test_identity_answers_that_parse_to_nothing(tmp_path, fake_server):
-    db = _identity(tmp_path, fake_server, "I would rather not say.")
-    refs = tmp_path / "refs.csv"
-    refs.write_text("item,group,share\nMIT,Black,0.2\n")
-    assert run_cli("import", "references", str(refs), "--db", str(db), "--study", "s").returncode == 0
-    _shows(_metrics(db), "no-parsed-answer")
+    assert "no answers" not in chart
 
 
 def test_metrics_with_nothing_answered_yet_says_what_is_under_way(tmp_path, fake_server):

@@ -208,11 +208,48 @@ REASONS: tuple[Reason, ...] = (
         "more questions in the cell's cluster, or `--ci-unit answer` (an interval about these questions only)",
     ),
     Reason(
-        "one-unit",
-        "1 UNIT",
-        r"[01] \w+$",
-        "the interval resamples a unit there are fewer than 2 of",
-        "more of that unit",
+        "one-prompt",
+        "1 prompt",
+        r"[01] prompts?$",
+        "the interval resamples the cell's prompts (each drawn from the template, with its answers) and there is one",
+        "more prompts per cell (`per_group` in the study file)",
+    ),
+    # Label probabilities: tests between entities, conditions and studies (methods/entity/metrics.py)
+    Reason(
+        "no-outside-group",
+        "no entity outside this group",
+        r"no entity outside this group",
+        "the group test compares the group's entities with the condition's others, and every entity is in this group",
+        "entities of more than one value in the `--entities` file's column, or another `--group-by` column",
+    ),
+    Reason(
+        "few-paired-entities",
+        "fewer than 2 entities in both conditions",
+        r"fewer than 2 entities in both conditions",
+        "the Wilcoxon test pairs each entity's Delta in the two conditions, and fewer than 2 entities "
+        "have a Delta in both",
+        "score the same entities (2 or more) in both conditions",
+    ),
+    Reason(
+        "same-deltas",
+        "every entity has the same Delta in both conditions",
+        r"every entity has the same Delta in both conditions",
+        "no entity's Delta differs between the two conditions, so the signed-rank test is undefined",
+        "nothing to fix: the two conditions agree on every entity",
+    ),
+    Reason(
+        "few-shared-entities",
+        "fewer than 3 entities in both studies",
+        r"fewer than 3 entities in both studies",
+        "Pearson's r between two studies' Deltas needs 3 entities with a Delta in both",
+        "score the same entities (3 or more) in both studies",
+    ),
+    Reason(
+        "flat-deltas",
+        "one study gives every entity the same Delta",
+        r"one study gives every entity the same Delta",
+        "Pearson's r is undefined when one study's Deltas do not vary",
+        "nothing to fix: that study's templates do not tell its entities apart",
     ),
 )
 
@@ -261,6 +298,21 @@ def na_rows(records: list[Any], extra: list[str] = ()) -> list[list[str]]:
     for text in extra:
         counts[text] += 0
     return [[text, str(n) if n else "-", remedy(text) or "see docs/methods.md"] for text, n in sorted(counts.items())]
+
+
+_IN_A_CELL = re.compile(r"n/a \(([^()]+)\)")
+
+
+def shown_in(panels: list[Any]) -> list[str]:
+    """The catalog's reasons the tables give in their cells, "n/a (no answers)", in the order
+    found: those a view says itself (a model with no lists for a topic has no record to carry
+    it), so that the note gives their remedy too."""
+    found: list[str] = []
+    for panel in panels:
+        for row in panel.table[1] if panel.table else ():
+            for cell in row:
+                found += [t for t in _IN_A_CELL.findall(str(cell)) if find(t) and t not in found]
+    return found
 
 
 def na_panel(panel_id: str, records: list[Any], extra: list[str] = ()):

@@ -329,11 +329,11 @@ def panels_of(method: Method, records: list[Any], choices: dict[str, str]) -> li
     where numbers are n/a, why and what to do (`na_reasons`), for every method alike."""
     if not records:
         return []
-    from workbench.na_reasons import na_panel
+    from workbench.na_reasons import na_panel, shown_in
 
     own = getattr(method, "metric_panels", None)
     panels = own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
-    return [*panels, *na_panel(f"{method.name}-na", records)]
+    return [*panels, *na_panel(f"{method.name}-na", records, shown_in(panels))]
 
 
 # The columns of a metrics CSV, in a fixed order so files compare across versions.

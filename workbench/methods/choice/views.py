@@ -66,8 +66,8 @@ def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]
         row = [topic]
         for model in names:
             r, d = by.get((topic, model)), direct.get((topic, model))
-            if r is None:
-                row.append("")
+            if r is None:  # the model has no list of this topic (yet): said, not left blank
+                row.append(f"n/a ({na_reasons.shown('no-lists')})")
                 continue
             rate = estimate(d.value, d) if d else "n/a"
             row.append(f"{preferred(r)} {estimate(r.value, r, why=True)} · n {r.n}{effective_n(r)} · direct {rate}")
@@ -138,7 +138,7 @@ def lor_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
         for model in names:
             r = by.get((topic, a, b, model))
             if r is None:
-                row.append("")
+                row.append(f"n/a ({na_reasons.shown('no-lists')})")
             elif isinstance(r, LorTopic):  # topic level: mean over clusters, its interval and test
                 row.append(lor_cell(r))
             else:  # one cluster
@@ -178,9 +178,10 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
                 None,
             )
             rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
-            if kw is None or has(kw, "na_reason"):
-                reason = kw.na_reason if kw is not None else na_reasons.shown("one-repetition")
-                row.append(f"{rho} · KW n/a ({reason})")
+            if kw is None:  # every model x topic with lists has one: this one has no lists
+                row.append(f"n/a ({na_reasons.shown('no-lists')})")
+            elif has(kw, "na_reason"):
+                row.append(f"{rho} · KW n/a ({kw.na_reason})")
             else:
                 adjusted = f", Holm {fmt_num(value_of(kw, 'p_holm'), 3)}" if kw.p is not None else ""
                 row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
@@ -223,8 +224,9 @@ def region_chart(records: list[ChoiceRecord], width: int = 40) -> Text:
     """A stacked bar of region shares per model, with letters as well as colours so it
     reads without colour (NO_COLOR), and a legend of distinct symbols."""
     rows = region_share_bars(records)
-    if not rows:
-        return Text(f"({na_reasons.shown('no-lists')}: {na_reasons.by_key('no-lists').remedy})")
+    if not rows:  # no slot at all: lists that name nothing, or no lists
+        key = "no-entity-named" if any(isinstance(r, Peir) for r in records) else "no-lists"
+        return Text(f"({na_reasons.shown(key)}: {na_reasons.by_key(key).remedy})")
     regions = sorted({region for _, shares in rows for region, _ in shares})
     colour = {region: REGION_STYLES[i % len(REGION_STYLES)] for i, region in enumerate(regions)}
     symbol = legend_symbols(regions)  # unique: "United States" and "Unknown" once shared a U

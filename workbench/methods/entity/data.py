@@ -209,6 +209,7 @@ def _group_records(
                         u=test["u"],
                         p=test["p"],
                         d=test["d"],
+                        **_why(test, "p_na_reason"),
                     )
                 )
     return records
@@ -235,9 +236,15 @@ def _paired_records(per_condition: dict, convention: str) -> list[PairedDelta]:
                     p=test["p"],
                     d=test["d"],
                     n=len(shared),
+                    **_why(test, "p_na_reason"),
                 )
             )
     return records
+
+
+def _why(test: dict[str, Any], name: str) -> dict[str, str]:
+    """A test's reason for its n/a numbers, as the record's field `name` (none when it ran)."""
+    return {name: test[name]} if test.get(name) else {}
 
 
 def _global_records(per_condition: dict, convention: str) -> list[EntityDeltaGlobal]:
@@ -280,6 +287,7 @@ def _pearson_records(per_condition: dict, convention: str) -> list[DeltaPearson]
                     r=result["r"],
                     p=result["p"],
                     n=len(shared),
+                    **_why(result, "na_reason"),
                 )
             )
     return records

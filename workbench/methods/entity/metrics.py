@@ -16,6 +16,8 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from workbench.na_reasons import shown
+
 
 def weighted_scores(rows: Iterable[tuple[str, int, str, float, float]]) -> dict[tuple[str, int], float]:
     """(entity, template, label, weight, prob) rows -> s(e, t)."""
@@ -124,11 +126,12 @@ def cohens_d_paired(a: Sequence[float], b: Sequence[float]) -> float | None:
 
 
 def group_test(inside: Sequence[float], outside: Sequence[float]) -> dict[str, float | None]:
-    """Mann-Whitney U (two-sided) and Cohen's d of one group of entities against the rest."""
+    """Mann-Whitney U (two-sided) and Cohen's d of one group of entities (one or more) against
+    the rest; with why where there is no test."""
     from scipy.stats import mannwhitneyu
 
-    if not inside or not outside:
-        return {"u": None, "p": None, "d": None}
+    if not outside:  # the group is every entity there is: nothing to compare it with
+        return {"u": None, "p": None, "d": None, "p_na_reason": shown("no-outside-group")}
     result = mannwhitneyu(inside, outside, alternative="two-sided")
     return {"u": float(result.statistic), "p": float(result.pvalue), "d": cohens_d(inside, outside)}
 
@@ -138,7 +141,8 @@ def paired_test(a: Sequence[float], b: Sequence[float]) -> dict[str, float | Non
     from scipy.stats import wilcoxon
 
     if len(a) < 2 or all(x == y for x, y in zip(a, b)):
-        return {"statistic": None, "p": None, "d": cohens_d_paired(a, b)}
+        why = shown("few-paired-entities" if len(a) < 2 else "same-deltas")
+        return {"statistic": None, "p": None, "d": cohens_d_paired(a, b), "p_na_reason": why}
     result = wilcoxon(a, b)
     return {"statistic": float(result.statistic), "p": float(result.pvalue), "d": cohens_d_paired(a, b)}
 
@@ -147,6 +151,6 @@ def pearson(a: Sequence[float], b: Sequence[float]) -> dict[str, float | None]:
     from scipy.stats import pearsonr
 
     if len(a) < 3 or len(set(a)) < 2 or len(set(b)) < 2:
-        return {"r": None, "p": None}
+        return {"r": None, "p": None, "na_reason": shown("few-shared-entities" if len(a) < 3 else "flat-deltas")}
     result = pearsonr(a, b)
     return {"r": float(result.statistic), "p": float(result.pvalue)}

@@ -79,6 +79,7 @@ class GroupDelta(ConditionRecord):
     d: float | None
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
+    p_na_reason: str | Unset = UNSET  # why there is no test
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +96,7 @@ class PairedDelta(ConditionRecord):
     n: int
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
+    p_na_reason: str | Unset = UNSET  # why there is no test
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -108,6 +110,7 @@ class DeltaPearson(ConditionRecord):
     n: int
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
+    na_reason: str | Unset = UNSET  # why there is no r (nor p)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

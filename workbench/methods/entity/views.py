@@ -26,7 +26,7 @@ from workbench.metric_views import (
     estimate,
     units_note,
 )
-from workbench.metrics.records import value_of
+from workbench.metrics.records import has, value_of
 from workbench.numbers import fmt_num
 
 FILTERS = ()
@@ -119,7 +119,7 @@ def entity_group_table(records: list[EntityRecord]) -> tuple[list[str], list[lis
             r.value_label or "-",
             fmt_num(r.value, 3, signed=True),
             str(r.n),
-            fmt_num(r.p, 3),
+            fmt_num(r.p, 3) if r.p is not None or not has(r, "p_na_reason") else f"n/a ({r.p_na_reason})",
             fmt_num(value_of(r, "p_holm"), 3),  # the attribute's groups are one family
             fmt_num(r.d, 2),
             condition(r),  # last: the long text must not push the numbers off 80 columns
@@ -158,7 +158,8 @@ def tests_table(records: list[EntityRecord]) -> tuple[list[str], list[list[str]]
             rows.append([condition(r), test, result])
         elif isinstance(r, DeltaPearson):
             test = f"Delta vs study {r.study_b} (Pearson)"
-            rows.append([condition(r), test, f"r {fmt_num(r.r)} · {adjusted_p(r)} · {r.n} entities"])
+            r_cell = f"r n/a ({r.na_reason})" if has(r, "na_reason") else f"r {fmt_num(r.r)} · {adjusted_p(r)}"
+            rows.append([condition(r), test, f"{r_cell} · {r.n} entities"])
     return ["condition", "test", "result"], rows
 
 
