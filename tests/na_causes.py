@@ -352,3 +352,8 @@ def _(tmp_path, server):
     scores(tmp_path, scored(), study="s")
     db = scores(tmp_path, scored(offsets={e: 0.0 for e in OFFSETS}), study="s2")  # every Delta 0
     return Made(db, "one study gives every entity the same Delta", args=())
+
+
+@makes("no-intended")
+def _(tmp_path, server):
+    return Made(scores(tmp_path, scored()), "no prompt has an intended label")  # no `intended` column

@@ -216,6 +216,14 @@ REASONS: tuple[Reason, ...] = (
     ),
     # Label probabilities: tests between entities, conditions and studies (methods/entity/metrics.py)
     Reason(
+        "no-intended",
+        "no prompt has an intended label",
+        r"no prompt has an intended label",
+        "macro-F1 compares each prompt's most probable label with its intended one, and no scored prompt names one",
+        "an `intended` column in the imported scores (`workbench import scores`), or a task whose "
+        "templates give their intended label",
+    ),
+    Reason(
         "no-outside-group",
         "no entity outside this group",
         r"no entity outside this group",

@@ -164,7 +164,7 @@ def _entity_records(biases: list[dict[str, Any]], convention: str) -> tuple[list
         condition = {k: b[k] for k in _CONDITION}
         base = {"convention": convention, **condition}
         if b["entity"] is None:
-            records.append(MacroF1(**base, value=b["macro_f1"], n=b["prompts"]))
+            records.append(MacroF1(**base, value=b["macro_f1"], n=b["prompts"], **_no_f1(b)))
             continue
         interval = interval_fields(*b["ci"], units=b["templates"], unit="template")
         records.append(
@@ -179,7 +179,7 @@ def _entity_records(biases: list[dict[str, Any]], convention: str) -> tuple[list
                 meta=b["meta"],
             )
         )
-        records.append(EntityMacroF1(**base, entity=b["entity"], value=b["macro_f1"], n=b["templates"]))
+        records.append(EntityMacroF1(**base, entity=b["entity"], value=b["macro_f1"], n=b["templates"], **_no_f1(b)))
         key = tuple(condition.values())
         per_condition[key][b["entity"]] = b["delta"]
         metas[key][b["entity"]] = b["meta"]
@@ -240,6 +240,13 @@ def _paired_records(per_condition: dict, convention: str) -> list[PairedDelta]:
                 )
             )
     return records
+
+
+def _no_f1(bias: dict[str, Any]) -> dict[str, str]:
+    """Why a macro-F1 is n/a: its prompts have no intended label to match (none when it has one)."""
+    from workbench.na_reasons import shown
+
+    return {"na_reason": shown("no-intended")} if bias["macro_f1"] is None else {}
 
 
 def _why(test: dict[str, Any], name: str) -> dict[str, str]:

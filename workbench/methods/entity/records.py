@@ -32,6 +32,7 @@ class MacroF1(ConditionRecord):
     metric: str = field(default="macro_f1", init=False)
     value: float | None
     n: int
+    na_reason: str | Unset = UNSET  # why there is no macro-F1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -62,6 +63,7 @@ class EntityMacroF1(ConditionRecord):
     entity: str
     value: float | None
     n: int
+    na_reason: str | Unset = UNSET  # why there is no macro-F1
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -151,7 +151,8 @@ def tests_table(records: list[EntityRecord]) -> tuple[list[str], list[list[str]]
     condition, rows = _condition_of(records), []
     for r in records:
         if isinstance(r, MacroF1):
-            rows.append([condition(r), "macro-F1", f"{fmt_num(r.value)} · {r.n} prompts"])
+            f1 = f"n/a ({r.na_reason})" if has(r, "na_reason") else fmt_num(r.value)
+            rows.append([condition(r), "macro-F1", f"{f1} · {r.n} prompts"])
         elif isinstance(r, PairedDelta):
             test = f"{r.between} {r.condition_a} vs {r.condition_b} (Wilcoxon)"
             result = f"{adjusted_p(r)} · paired d {fmt_num(r.d)} · {r.n} entities"
