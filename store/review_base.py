@@ -63,12 +63,25 @@ def is_name(name: str) -> bool:
     return any(c.isalnum() for c in name) and bool(normalize_surface(name))
 
 
+def repeated(name: str, names: Iterable[str]) -> str | None:
+    """The spelling in `names` that `name` repeats, case ignored ("nike" repeats "Nike"):
+    one list names a brand once, or it counts twice. The list editor asks the same."""
+    key = name.casefold()
+    return next((n for n in names if n.casefold() == key), None)
+
+
 def checked_names(entities: Iterable[str]) -> list[str]:
-    """A reviewer's list, cleaned, refused in one line naming the first part that is no name."""
+    """A reviewer's list, cleaned, refused in one line naming the first part that is no
+    name or that repeats an earlier one."""
     names = clean(entities)
-    for name in names:
+    for at, name in enumerate(names):
         if not is_name(name):
             raise ReviewRefused(f"{name!r} is not a name: a name must hold a letter or digit (nothing recorded)")
+        earlier = repeated(name, names[:at])
+        if earlier is not None:
+            raise ReviewRefused(
+                f"{name!r} repeats {earlier!r}: a list names each brand once, case ignored (nothing recorded)"
+            )
     return names
 
 

@@ -100,6 +100,21 @@ def test_a_name_must_hold_a_letter_or_digit(tmp_path):
     assert lists_json(db)[0]["current"] == ["Adidas, Inc.", "Nike"]
 
 
+def test_an_edit_naming_a_brand_twice_in_two_cases_is_refused(tmp_path):
+    """`--edit Nike --edit nike` once exited 0 and the list held two Nike slots (Nike counted
+    twice); it is refused in one line naming both spellings, by the key the list editor uses."""
+    db = imported(tmp_path)
+    list_id = lists_json(db)[0]["list_id"]
+    out = verdict(db, list_id, "ana", "--edit", "Nike", "--edit", "nike")
+    assert out.returncode == 2, out.stdout
+    assert "'nike' repeats 'Nike'" in out.stderr and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert decisions(db) == [] and lists_json(db)[0]["current"] == ["Nike", "Adidas"]
+    with pytest.raises(reviews.ReviewRefused, match="'ADIDAS' repeats 'Adidas'"):
+        reviews.checked_names(["Adidas", "Puma", "ADIDAS"])
+    assert verdict(db, list_id, "ana", "--edit", "Nike", "--edit", "Nike", "--edit", "Puma").returncode == 0
+    assert lists_json(db)[0]["current"] == ["Nike", "Puma"]  # the same spelling twice is kept once, as before
+
+
 def test_a_verdict_holding_a_name_without_letters_is_undone_and_so_are_the_earlier_ones(tmp_path):
     """A log written before names were checked: ana edited q2, then q1 to ["Hoka", "!!!"]
     (the list kept Hoka only). Both undo, latest first, and each list is the extraction again."""

@@ -79,6 +79,8 @@ def test_a_list_edited_as_items(tmp_path):
             await pilot.press(*"The second brand, Nike", "enter")  # one name, comma and all
             await pilot.press(*"!!!", "enter")
             assert await wait_for(pilot, lambda: any("'!!!' is not a name" in n.message for n in app._notifications))
+            await pilot.press("ctrl+u", *"nike", "enter")  # the rule the store holds too
+            assert await wait_for(pilot, lambda: any("'nike' repeats 'Nike'" in n.message for n in app._notifications))
             await pilot.press("ctrl+u", *"adi", "tab", "enter")  # completed from the known entities
             assert editor.names == ["Nike", "The second brand, Nike", "Adidas"]
             await pilot.press("down", "shift+up")  # into the list (Adidas, the last added), one up

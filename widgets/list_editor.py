@@ -17,6 +17,7 @@ from textual.suggester import Suggester
 from textual.widgets import Input, OptionList, Static
 
 from workbench.literal import visible_line
+from workbench.store.review_base import repeated
 
 KEYS = "Enter adds · ↓ the list · Del removes · Shift+↑/↓ moves · Ctrl+S saves · Esc cancels"
 
@@ -106,8 +107,8 @@ class ListEditor(ModalScreen[list[str] | None]):
             self.action_save()  # Enter on an empty line: the list is done
             return
         why = self.check(name) if self.check else None
-        if why is None and name.casefold() in (n.casefold() for n in self.names):
-            why = f"{name!r} is in the list already"
+        if why is None and (earlier := repeated(name, self.names)) is not None:
+            why = f"{name!r} repeats {earlier!r}: the list has it already"
         if why:
             self.notify(why, severity="warning")
             return
