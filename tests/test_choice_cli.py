@@ -84,6 +84,26 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     assert metrics_csv.startswith("study,metric,convention,model,topic,cluster")
 
 
+def test_tied_with_in_the_metrics_csv_is_a_json_array(tmp_path):
+    """`export --what metrics --format csv` wrote tied_with as Python's
+    "('Electrolux', 'Frigidaire')"; it is a JSON array, as in the JSON export."""
+    db = str(tmp_path / "m.db")
+    lists = {
+        ("gpt", "fridges", "Convenience", f"q{q}", 1): [name] for q, name in enumerate(["Bosch", "Electrolux"] * 2)
+    }
+    lists["gpt", "fridges", "Convenience", "q4", 1] = ["Frigidaire"]
+    lists["gpt", "fridges", "Convenience", "q5", 1] = ["Frigidaire"]
+    write_mentions(tmp_path / "mentions.csv", lists)
+    assert run_cli("import", "mentions", str(tmp_path / "mentions.csv"), "--db", db, "--study", "s").returncode == 0
+    out = run_cli("export", "--db", db, "--what", "metrics", "--format", "csv")
+    peir = [r for r in csv.DictReader(out.stdout.splitlines()) if r["metric"] == "peir" and not r["cluster"]]
+    assert [(r["entity"], r["tied_with"]) for r in peir] == [("Bosch", '["Electrolux", "Frigidaire"]')]
+    records = json.loads(run_cli("export", "--db", db, "--what", "metrics", "--format", "json").stdout)
+    assert [r["tied_with"] for r in records if r["metric"] == "peir" and r["cluster"] is None] == [
+        ["Electrolux", "Frigidaire"]
+    ]
+
+
 def test_import_errors_name_the_file_and_line(tmp_path):
     db = str(tmp_path / "m.db")
     bad = tmp_path / "bad.csv"

@@ -170,6 +170,15 @@ def write_records(
     writer = csv.DictWriter(out, fieldnames=fields, extrasaction="ignore", lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow(record if raw else {k: spreadsheet_cell(v) for k, v in record.items()})
+        flat = {k: _as_cell(v) for k, v in record.items()}
+        writer.writerow(flat if raw else {k: spreadsheet_cell(v) for k, v in flat.items()})
         count += 1
     return count
+
+
+def _as_cell(value: Any) -> Any:
+    """A sequence or mapping in a CSV cell as JSON (`["Electrolux", "Frigidaire"]`, as the
+    JSON export has it), never Python's `('Electrolux', 'Frigidaire')`."""
+    if isinstance(value, (list, tuple, dict)):
+        return json.dumps(value, ensure_ascii=False)
+    return value
