@@ -21,8 +21,9 @@ from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.run_types import ModelJob, Progress, RunOptions, RunSummary
 from workbench.runner import run_jobs
-from workbench.specs import ModelSpec
+from workbench.specs import ModelSpec, same_model_twice
 from workbench.store import plan_marks, queue, studies
+from workbench.store.errors import UserFacingError
 
 
 @dataclass
@@ -173,6 +174,10 @@ def prepare(
     resolved_all = continue_identities(
         [resolve(spec, notify) for spec in specs], studies.study_identities(conn, study.name), notify
     )
+    # Two specs of one file written two ways (llama:default and its path) are one model too.
+    why = same_model_twice(list(specs), [str(s) for s in specs], [r.identity for r in resolved_all])
+    if why:
+        raise UserFacingError(f"{study.path or study.name}: models: {why}")
     params_all = [method.plan_params(study, spec) for spec in specs]
     study_digest = _digest(study)
     unchanged = _unchanged_plans(conn, method, study, study_digest, resolved_all, params_all)

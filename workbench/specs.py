@@ -173,6 +173,36 @@ class ModelSpec:
     def with_options(self, **extra: Any) -> ModelSpec:
         return ModelSpec(self.engine, self.name, self.base_url, {**self.options, **extra})
 
+    def model_key(self) -> tuple[Any, ...]:
+        """What names the model itself, read from the spec alone: two specs with the same
+        key are one model in the store (its identity), whatever their sampling options."""
+        return (self.engine, self.name, self.base_url, self.options.get("identity"), self.identity_options())
+
+
+def same_model_twice(specs: list[ModelSpec], written: list[str], keys: list[Any] | None = None) -> str | None:
+    """Why a list of models cannot be audited together, or None: two entries that are one
+    model (by `keys`, default their model_key) would be stored as one, asked with the later
+    entry's sampling options only. `written`: each entry as the user wrote it."""
+    keys = keys if keys is not None else [s.model_key() for s in specs]
+    first: dict[Any, int] = {}
+    for n, key in enumerate(keys):
+        if key not in first:
+            first[key] = n
+            continue
+        m = first[key]
+        plugin = registry.get(specs[n].engine)
+        remedy = (
+            "give one identity=NAME to audit it twice with other settings"
+            if plugin is not None and "identity" in plugin.options
+            else "to audit it with other settings, give them in a study of their own"
+        )
+        return (
+            f"entries {m + 1} ({written[m]!r}) and {n + 1} ({written[n]!r}) are the same model twice "
+            "(sampling options such as temperature are not part of a model's identity, so one would "
+            f"replace the other); {remedy}"
+        )
+    return None
+
 
 def parse_spec(text: str, extra_options: dict[str, Any] | None = None) -> ModelSpec:
     """Parse `engine:target[,key=value...]`; `extra_options` (from a study file) are

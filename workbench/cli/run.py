@@ -22,7 +22,7 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.literal import literal_text, visible
-from workbench.specs import MAX_CONCURRENCY, parse_spec
+from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
 from workbench.studies.spec import load_study
@@ -102,6 +102,8 @@ def run_study(
 
     study = load_study(study_path)
     specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
+    if model_specs and (why := same_model_twice(specs, model_specs)):
+        raise UserError(f"--model: {why}")
     for warning in getattr(study, "warnings", []):
         console.print(literal_text(f"note: {warning}"), style="yellow", soft_wrap=True)
     if concurrency:

@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Tag, TypeAdap
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-from workbench.specs import ModelSpec, SpecError, parse_spec
+from workbench.specs import ModelSpec, SpecError, parse_spec, same_model_twice
 from workbench.studies.errors import StudyError, Where, bounds, mismatch, out_of_range
 from workbench.studies.limits import MAX_TEMPERATURE, MAX_TOKENS
 
@@ -108,6 +108,13 @@ def model_spec(value: str) -> ModelSpec:
         raise refuse(str(exc)) from None
 
 
+def _distinct_models(specs: list[ModelSpec]) -> list[ModelSpec]:
+    why = same_model_twice(specs, [str(spec) for spec in specs])
+    if why:
+        raise refuse(why)
+    return specs
+
+
 # A spec string, validated into a ModelSpec.
 Spec = Annotated[str, Check("a model spec string"), AfterValidator(model_spec)]
 Models = Annotated[
@@ -122,6 +129,7 @@ Models = Annotated[
         missing='missing; expected a list such as ["llama:default"]',
         empty="expected at least one model spec",
     ),
+    AfterValidator(_distinct_models),
 ]
 Name = text("a study name", blank="expected a non-empty study name")
 Flag = Annotated[bool, Check("true or false")]
