@@ -18,9 +18,12 @@ def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
     return [row[0] for row in rows]
 
 
-def answer_spans(conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
-    """(model spec, started at, finished at) of every stored answer, by model and start."""
+def answer_spans(conn: sqlite3.Connection) -> list[tuple[str, str, str, str]]:
+    """(model identity, its label, started at, finished at) of every stored answer, by model
+    and start. By identity: a study file may name a model with options its identity leaves
+    out (`parallel=8`), or by another spelling of its file."""
     return conn.execute(
-        "SELECT m.spec, s.started_at, s.finished_at FROM responses s JOIN requests r ON r.key = s.request_key "
-        "JOIN models m ON m.id = r.model_id WHERE r.stage = 'answer' ORDER BY m.spec, s.started_at"
+        "SELECT m.identity, m.spec, s.started_at, s.finished_at FROM responses s "
+        "JOIN requests r ON r.key = s.request_key JOIN models m ON m.id = r.model_id "
+        "WHERE r.stage = 'answer' ORDER BY m.identity, s.started_at"
     ).fetchall()

@@ -230,22 +230,23 @@ def pilot_paired(conn: sqlite3.Connection, study: str, outcome: str = "peir") ->
 # -- throughput -----------------------------------------------------------------------
 
 
-def measured_rates(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
-    """Per model (as studies name it): answers per second while it was answering (its
-    answers' [started, finished] spans merged, so concurrency counts and the pauses between
-    runs do not) and the number of answers timed."""
+def measured_rates(conn: sqlite3.Connection) -> dict[str, tuple[float, int, str]]:
+    """Per model identity: answers per second while it was answering (its answers'
+    [started, finished] spans merged, so concurrency counts and the pauses between runs do
+    not), the number of answers timed, and the label the store knows the model by."""
     from workbench.store.plan_reads import answer_spans
 
-    rows = answer_spans(conn)
     spans: dict[str, list[tuple[float, float]]] = {}
-    for spec, started, finished in rows:
+    labels: dict[str, str] = {}
+    for identity, label, started, finished in answer_spans(conn):
         try:
             begin, end = datetime.fromisoformat(started).timestamp(), datetime.fromisoformat(finished).timestamp()
         except (TypeError, ValueError):
             continue
-        spans.setdefault(spec, []).append((begin, max(begin, end)))
+        spans.setdefault(identity, []).append((begin, max(begin, end)))
+        labels[identity] = label
     rates = {}
-    for spec, timed in spans.items():
+    for identity, timed in spans.items():
         busy, reach = 0.0, -math.inf
         for begin, end in timed:  # ordered by start: the union of the spans
             if begin > reach:
@@ -254,8 +255,36 @@ def measured_rates(conn: sqlite3.Connection) -> dict[str, tuple[float, int]]:
                 busy += end - reach
             reach = max(reach, end)
         if busy > 0:
-            rates[spec] = (len(timed) / busy, len(timed))
+            rates[identity] = (len(timed) / busy, len(timed), labels[identity])
     return rates
+
+
+def model_rates(
+    conn: sqlite3.Connection, study: str, models: list[str], measured: dict[str, tuple[float, int, str]]
+) -> tuple[dict[str, float | None], dict[str, str]]:
+    """Each model of the study file (as written) with its measured throughput, found by the
+    model's identity as `workbench run` keys it: what the model is, not how the file spells
+    it (transport options, the replicas serving it). And why a model has none."""
+    from workbench.models import continue_identities, resolve
+    from workbench.specs import parse_spec
+    from workbench.store import studies
+    from workbench.store.errors import UserFacingError
+
+    found, reasons = {}, {}
+    for text in models:
+        try:
+            found[text] = resolve(parse_spec(text))
+        except UserFacingError as exc:  # a GGUF not on this machine: no identity to look up
+            reasons[text] = f"the model is not found here ({exc})"
+    kept = continue_identities(list(found.values()), studies.study_identities(conn, study))
+    identities = {text: r.identity for text, r in zip(found, kept)}
+    rates: dict[str, float | None] = {}
+    for text in models:
+        rate = measured.get(identities.get(text, ""), (None,))[0]
+        if rate is None:
+            reasons.setdefault(text, "not measured in --db")
+        rates[text] = rate
+    return rates, reasons
 
 
 # -- the study file and the table -------------------------------------------------------

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 from workbench.cli.common import UserError, make_console, new_table, open_store
@@ -57,13 +58,14 @@ def fraction(text: str) -> float:
     return value
 
 
-def positive(text: str) -> float:
+def rate(text: str) -> float:
+    """--rate, checked when the command runs: a refusal is one line (argparse's adds its usage)."""
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"a number above 0, not {text[:40]!r}")
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise UserError(f"--rate: expected requests per second, a finite number above 0, got {text[:40]!r}")
     return value
 
 
@@ -95,8 +97,12 @@ def cmd_plan(args: argparse.Namespace) -> int:
     design = plan.study_design(args.study_file)
     conn = open_store(args.db, create=False) if args.db is not None else None
     one, pair, pilot_rows = components(args, conn)
+    given = rate(args.rate) if args.rate is not None else None
     measured = plan.measured_rates(conn) if conn is not None else {}
-    rates = {m: args.rate if args.rate else measured.get(m, (None, 0))[0] for m in design.models}
+    if given is not None or conn is None:
+        rates, why = {m: given for m in design.models}, {m: "not measured in --db" for m in design.models}
+    else:
+        rates, why = plan.model_rates(conn, design.name, design.models, measured)
     goal = plan.Goal(args.half_width, args.difference, args.power)
     reps = sorted(set(plan.REPETITIONS) | {design.repetitions})
     rows = plan.trade_off(one, pair, goal, reps)
@@ -112,7 +118,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
         "topics": design.topics,
         "models": design.models,
         "rates": {m: rates[m] for m in design.models},
-        "measured": {m: {"per_second": r, "answers": n} for m, (r, n) in measured.items()},
+        "rates_na_reason": {m: why[m] for m in design.models if rates[m] is None},
+        "measured": {i: {"model": label, "per_second": r, "answers": n} for i, (r, n, label) in measured.items()},
         "share": {"p": one.p, "between": one.between, "within": one.within, "icc": one.icc, "source": one.source},
         "paired": None if pair is None else {"between": pair.between, "within": pair.within, "source": pair.source},
         "goal": goal.__dict__,
@@ -159,7 +166,7 @@ def add_parsers(sub, fmt) -> None:
         default=0.0,
         help="assumed correlation of the two models' question chances (default 0: unrelated, the cautious case)",
     )
-    p.add_argument("--rate", type=positive, help="requests per second per model (default: measured in --db)")
+    p.add_argument("--rate", help="requests per second per model (default: measured in --db)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_plan)
 
@@ -186,8 +193,9 @@ def print_plan(result: dict) -> None:
             f"Paired difference: between-question variance {fmt_num(d['between'], 4)}, within "
             f"{fmt_num(d['within'], 4)} ({d['source']})."
         )
-    for model, rate in result["rates"].items():
-        said = "n/a: not measured in --db; give --rate" if rate is None else f"{rate:.3g} requests/s"
+    for model, per_second in result["rates"].items():
+        reason = result["rates_na_reason"].get(model)
+        said = f"n/a: {reason}; give --rate" if per_second is None else f"{per_second:.3g} requests/s"
         lines.append(f"Throughput of {model}: {said}.")
     for line in lines:
         console.print(literal_text(line), soft_wrap=True)
