@@ -31,6 +31,8 @@ from workbench.widgets.review_text import answer_text, item_lists, progress_line
 BLIND = "validation sample (blind)"
 FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "resolved", "all", BLIND)
 PAGE_FIELDS = ("verdict", "verdicts", "adjudication", "adjudicators")  # read with the pages, not the details
+# A search reads this many matches at a time, the next ones as the reviewer reaches them.
+SEARCH_PAGE = 100
 
 
 class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
@@ -94,6 +96,8 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         self.topic: str | None = None
         self.model: str | None = None
         self.search: str | None = None  # only the responses whose answer matches (`/`)
+        self._want = SEARCH_PAGE  # how many matches of the search to read
+        self._found: answer_search.Found | None = None  # what the last search read found
         self._following: dict | None = None  # the item on screen when a load began
         self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place)
         self._shown: dict | None = None  # the last item shown with its details
@@ -167,17 +171,17 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         else:
             pages, mark = reviews.pages_since(conn, earlier, self.filter, reviewer=self.reviewer, **where)
             progress = reviews.progress_counts(conn, self.reviewer, self.filter, **where)
-        items = list(pages)  # the screen's own: a detail read replaces its entries
-        if self.search:
-            items = answer_search.search_items(conn, items, self.search)
+        items, found = list(pages), None  # the screen's own: a detail read replaces its entries
+        if self.search:  # the first matches, in the order of their answers: a page, not every match
+            items, found = answer_search.search_pages(conn, self.search, pages, self._want)
         following = self._following
         where_now = (following["id"], *review_aids.whereabouts(conn, following)) if following else None
         choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
-        return items, (progress, choices, where_now, (asked, pages, mark))
+        return items, (progress, choices, where_now, (asked, pages, mark), found)
 
     def adopt(self, more: tuple) -> None:
         # What this read saw: the next one reads again only what changed since (store/review_pages.py).
-        self.progress, self.choices, self._where, self._earlier = more
+        self.progress, self.choices, self._where, self._earlier, self._found = more
 
     def page_key(self, page: dict) -> int:
         return page["id"]
@@ -230,7 +234,8 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         item = self.page
         scope = "".join(f" · {v}" for v in (self.topic, self.model, self.search and f"search {self.search}") if v)
         status = (
-            f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)} · reviewer {self.reviewer}"
+            f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)}"
+            f"{'+' if self._found and self._found.more else ''} · reviewer {self.reviewer}"
         )
         self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
         self.query_one("#review-progress").set_class(self._loading, "stale")
@@ -306,10 +311,18 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
     def action_search(self) -> None:
         def searched(query: str | None) -> None:
             if query is not None:
-                self.search, self.position = query or None, 0
+                self.search, self.position, self._want = query or None, 0, SEARCH_PAGE
                 self.load()
 
         self.app.push_screen(AnswerSearch(self.search or "", self._search_problem), searched)
+
+    def action_move(self, step: int) -> None:
+        super().action_move(step)
+        # Near the last match read: read the next ones, staying on this response.
+        found, near = self._found, len(self.pages) - max(1, SEARCH_PAGE // 10)
+        if found is not None and found.more and self.position >= near and not self._loading and self.page:
+            self._want = len(self.pages) + SEARCH_PAGE
+            self.load(keep=self.page["id"])
 
     def _search_problem(self, query: str) -> str | None:
         try:

@@ -47,12 +47,18 @@ def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, A
 
 
 def list_records(
-    conn: sqlite3.Connection, study: str, only: str = "all", reviewer: str | None = None, blind: bool = False
+    conn: sqlite3.Connection,
+    study: str,
+    only: str = "all",
+    reviewer: str | None = None,
+    blind: bool = False,
+    list_ids: list[int] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every list of a study for scripts: ids, the version shown, the answer, the experts'
-    lists and the vote, what was extracted, what metrics use now, and each reviewer's
-    standing verdict (and the verdicts that no longer apply; blind: the reviewer's own only)."""
-    items = review_items(conn, study, only=only, reviewer=reviewer, blind=blind)
+    """Every list of a study (or those of `list_ids`) for scripts: ids, the version shown, the
+    answer, the experts' lists and the vote, what was extracted, what metrics use now, and each
+    reviewer's standing verdict (and the verdicts that no longer apply; blind: the reviewer's
+    own only). In the order of their ids."""
+    items = review_items(conn, study, only=only, list_ids=list_ids, reviewer=reviewer, blind=blind)
     study_id = conn.execute("SELECT id FROM studies WHERE name = ?", (study,)).fetchone()
     every = standing(conn, study_id[0]) if study_id else {}
     out = []

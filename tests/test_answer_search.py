@@ -194,3 +194,152 @@ def test_slash_in_the_review_screen_searches_the_answers_at_80x24(tmp_path, fake
             assert "search" not in shown(screen.query_one("#review-status"))
 
     asyncio.run(scenario())
+
+
+QUERIES = (
+    ("hoka", r"\bhoka\b"),
+    ('"new balance"', r"\bnew balance\b"),
+    ("sauc*", r"\bsauc"),
+    ("puma OR brooks", r"\b(puma|brooks)\b"),
+    ("picks", r"\bpicks\b"),
+    ("reebok", r"\breebok\b"),
+)
+
+
+def by_answer(db) -> dict[int, int]:
+    """Each list's answer (`responses.id`): the order a search gives its lists in."""
+    return dict(rows(db, "SELECT l.id, p.id FROM mention_lists l JOIN responses p ON p.request_key = l.response_key"))
+
+
+def reviewed(tmp_path, fake_server):
+    """12 answers; ana accepts lists 1-4, bo (blind) rejects 2-4 (three reviewer
+    disagreements), carla adjudicates list 4 (resolved)."""
+    from workbench.store import adjudication, reviews
+    from workbench.store.db import connect
+
+    _, db = ran(tmp_path, fake_server, questions=12)
+    conn = connect(db)
+    ids = [r[0] for r in rows(db, "SELECT id FROM mention_lists ORDER BY id")]
+    for list_id in ids[:4]:
+        reviews.review(conn, list_id, "ana", "accept")
+    for list_id in ids[1:4]:
+        reviews.review(conn, list_id, "bo", "reject", blind=True)
+    adjudication.adjudicate(conn, ids[3], "carla", take="bo")
+    return db, conn
+
+
+def test_a_page_of_a_search_is_the_full_search_s_in_the_order_of_the_answers(tmp_path, fake_server):
+    """For every filter and reader: the lists a search finds are those of the filter whose
+    answer matches the regular expression; they come in the order of their answers; pages of
+    1, 2 and 5 read one after another give the same lists, `more` true until the last; a walk
+    read one matching answer at a time gives them too; and the Review screen's first page is
+    their start."""
+    from workbench.store import answer_search, reviews
+    from workbench.store.review_pages import FILTERS
+
+    db, conn = reviewed(tmp_path, fake_server)
+    answer_of = by_answer(db)
+    cases = [(only, who, False) for only in FILTERS for who in ("ana", "carla")]
+    cases += [("unreviewed", "bo", True), ("all", "bo", True)]
+    for query, pattern in QUERIES:
+        matching = set(expected(db, pattern))
+        one_at_a_time = answer_search.walk(conn, query, limit=None, chunk=1).ids
+        assert sorted(one_at_a_time) == sorted(matching), query
+        for only, who, blind in cases:
+            in_filter = reviews.review_items(conn, "t", only, reviewer=who, blind=blind)
+            want = sorted((i["id"] for i in in_filter if i["id"] in matching), key=lambda i: (answer_of[i], i))
+            found = answer_search.search_lists(conn, query, only, study="t", reviewer=who, blind=blind, limit=None)
+            assert found.ids == want and not found.more, (query, only, who)
+            assert found.answers == len({answer_of[i] for i in matching})
+            for size in (1, 2, 5):
+                pages, offset, more = [], 0, True
+                while more:
+                    page = answer_search.search_lists(
+                        conn, query, only, study="t", reviewer=who, blind=blind, offset=offset, limit=size
+                    )
+                    pages += page.ids
+                    more, offset = page.more, offset + size
+                    assert len(page.ids) == size or not more
+                assert pages == want, (query, only, who, size)
+            shown, first = answer_search.search_pages(conn, query, in_filter, 2)
+            assert [p["id"] for p in shown] == want[:2] and first.more == (len(want) > 2)
+    assert answer_search.search_lists(conn, "hoka", study="nope", limit=None).ids == []
+
+
+def test_review_lists_search_pages_through_the_matches(tmp_path, fake_server):
+    """`--limit/--offset`: JSON pages (an object: lists, offset, limit, more, answers_matching)
+    that read one after another give the complete JSON's records; the table says which lists
+    it shows, the next --offset and how many answers match."""
+    _, db = ran(tmp_path, fake_server, questions=12)
+    base = ("review", "lists", "--db", str(db), "--study", "t", "--search", "picks")
+    complete = json.loads(run_cli(*base, "--format", "json").stdout)
+    assert len(complete) == 12
+    answer_of = by_answer(db)
+    assert [r["list_id"] for r in complete] == sorted(answer_of, key=lambda i: (answer_of[i], i))
+    paged, offset = [], 0
+    while True:
+        out = run_cli(*base, "--format", "json", "--limit", "5", "--offset", str(offset))
+        page = json.loads(out.stdout)
+        assert {k: page[k] for k in ("offset", "limit", "answers_matching")} == {
+            "offset": offset,
+            "limit": 5,
+            "answers_matching": 12,
+        }
+        paged += page["lists"]
+        offset += 5
+        if not page["more"]:
+            break
+    assert paged == complete and offset == 15
+    table = " ".join(run_cli(*base, "--limit", "5", "--offset", "5").stdout.split())
+    assert "lists of t whose answer matches picks (lists 6-10; more: --offset 10; 12 answers in the store match)" in (
+        table
+    )
+    rows_shown = [r["list_id"] for r in complete[5:10]]
+    assert all(f" {i} " in table for i in rows_shown)
+    last = " ".join(run_cli(*base, "--limit", "5", "--offset", "10").stdout.split())
+    assert "(lists 11-12; 12 answers in the store match)" in last and "--offset" not in last
+    # Without a search the same options page the lists in their order.
+    plain = json.loads(run_cli(*base[:6], "--format", "json", "--limit", "3", "--offset", "2").stdout)
+    assert [r["list_id"] for r in plain["lists"]] == sorted(answer_of)[2:5] and plain["more"]
+    assert "answers_matching" not in plain
+
+
+def test_the_review_screen_reads_a_search_a_page_at_a_time_at_80x24(tmp_path, fake_server, monkeypatch):
+    """A search shows its first matches at once ("1/3+": more to read), in the order of the
+    answers; moving on reads the next ones, staying on the response shown, until the last:
+    every match once, as the full search gives them."""
+    import asyncio
+
+    from helpers import on_screen, shown, wait_for
+    from textual.widgets import Input
+
+    from workbench.app import WorkbenchApp
+    from workbench.screens import review
+
+    monkeypatch.setattr(review, "SEARCH_PAGE", 3)
+    _, db = ran(tmp_path, fake_server, questions=10)
+    answer_of = by_answer(db)
+    want = sorted(expected(db, r"\bpicks\b"), key=lambda i: (answer_of[i], i))
+    assert len(want) == 10
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            assert await wait_for(pilot, lambda: len(screen.items) == 10)
+            await pilot.press("slash")
+            assert await on_screen(pilot, "AnswerSearch")
+            app.screen.query_one(Input).value = "picks"
+            await pilot.press("enter")
+            assert await wait_for(pilot, lambda: [i["id"] for i in screen.items] == want[:3])
+            assert ": 1/3+ · reviewer ana" in shown(screen.query_one("#review-status"))
+            seen = [screen.page["id"]]
+            for step in range(1, 10):
+                await pilot.press("right")
+                assert await wait_for(pilot, lambda s=step: screen.position == s and not screen.store_busy())
+                seen.append(screen.page["id"])
+            assert seen == want and [i["id"] for i in screen.items] == want
+            assert ": 10/10 · reviewer ana" in shown(screen.query_one("#review-status"))
+
+    asyncio.run(scenario())

@@ -16,7 +16,7 @@ from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
 from workbench.locations import DEFAULT_DB
 from workbench.store.db import snapshot
-from workbench.words import plural
+from workbench.words import plural, plural_word
 
 LIST_FIELDS = ["list_id", "version", "model", "topic", "cluster", "question", "repetition", "extracted", "current"]
 
@@ -43,11 +43,30 @@ def _lists(conn, args: argparse.Namespace) -> int:
 
     who = reviewer_name(args)
     only = review_args.LIST_FILTERS[args.only]
-    records = reviews.list_records(conn, args.study, only=only, reviewer=who, blind=args.blind)
+    limit = args.limit
+    if limit is None and args.search is not None and args.format == "table":
+        limit = review_args.SEARCH_TABLE_PAGE
+    found = None
     if args.search is not None:  # a query the index cannot read: one line, exit status 2
-        records = answer_search.search_items(conn, records, args.search, id_key="list_id")
+        found = answer_search.search_lists(
+            conn, args.search, only, study=args.study, reviewer=who, blind=args.blind, offset=args.offset, limit=limit
+        )
+        ids, more = found.ids, found.more
+    else:
+        ids = [item["id"] for item in reviews.review_items(conn, args.study, only=only, reviewer=who, blind=args.blind)]
+        more = limit is not None and len(ids) > args.offset + limit
+        ids = ids[args.offset : None if limit is None else args.offset + limit]
+    order = {list_id: n for n, list_id in enumerate(ids)}  # a search's: the order of the answers
+    records = reviews.list_records(conn, args.study, only=only, reviewer=who, blind=args.blind, list_ids=ids)
+    records.sort(key=lambda r: order[r["list_id"]])
     if args.format == "json":
-        print(json.dumps(records, ensure_ascii=False, indent=1))
+        if args.limit is None:
+            print(json.dumps(records, ensure_ascii=False, indent=1))
+        else:
+            paged = {"lists": records, "offset": args.offset, "limit": args.limit, "more": more}
+            if found is not None:
+                paged["answers_matching"] = found.answers
+            print(json.dumps(paged, ensure_ascii=False, indent=1))
         return 0
     if args.format == "csv":
         # Lists as JSON arrays in their cells: a name may hold any separator.
@@ -63,15 +82,29 @@ def _lists(conn, args: argparse.Namespace) -> int:
         ]
         exports.write_records(flat, "csv", [*LIST_FIELDS, "verdicts", "adjudicated_by"], sys.stdout)
         return 0
-    _lists_table(records, args.study, args.search)
+    _lists_table(records, args.study, args.search, _page_note(args.offset, len(records), more, found))
     return 0
 
 
-def _lists_table(records: list[dict], study: str, search: str | None = None) -> None:
+def _page_note(offset: int, shown: int, more: bool, found) -> str | None:
+    """What a page of lists says beyond its title: which lists these are, how to read the
+    next ones, how many answers match (the index's count: lists are counted as they are read)."""
+    if not (offset or more):
+        return None
+    where = f"lists {offset + 1}-{offset + shown}" if shown else f"no list past {offset}"
+    nxt = f"; more: --offset {offset + shown}" if more else ""
+    answers = (
+        f"; {found.answers:,} {plural_word(found.answers, 'answer')} in the store match" if found is not None else ""
+    )
+    return where + nxt + answers
+
+
+def _lists_table(records: list[dict], study: str, search: str | None = None, page: str | None = None) -> None:
     """Lists as a table that reads at 80 columns: the question keeps most of the width and
-    every name is on a line of its own."""
+    every name is on a line of its own. `page`: which lists of more these are."""
     matching = f" whose answer matches {search}" if search is not None else ""
-    table = new_table(title=literal_text(f"{plural(len(records), 'list')} of {study}{matching}"))
+    counted = f"{plural(len(records), 'list')} of {study}" if page is None else f"lists of {study}"
+    table = new_table(title=literal_text(f"{counted}{matching}" + (f" ({page})" if page else "")))
     table.add_column("list / version", no_wrap=True)
     table.add_column("question", ratio=3, min_width=20, overflow="fold")
     table.add_column("list now", ratio=2, min_width=12, overflow="fold")

@@ -75,6 +75,7 @@ VERBS: dict[str, tuple[str, str]] = {
         "workbench review undo-match --db audit.db --study movies --who ana",
     ),
 }
+SEARCH_TABLE_PAGE = 50  # lists per table of a search: a page to read, never every match
 READ_VERBS = ("lists", "sample", "agreement", "probes", "matches")
 LIST_FILTERS = {
     "all": "all",
@@ -166,7 +167,18 @@ def _options(verb: str, p) -> None:
         p.add_argument(
             "--search",
             metavar="TEXT",
-            help='only the lists whose answer matches TEXT: words (all of them), "a phrase", prefix*, OR, NOT',
+            help='only the lists whose answer matches TEXT: words (all of them), "a phrase", prefix*, OR, NOT; '
+            "in the order the answers were stored",
+        )
+        p.add_argument(
+            "--limit",
+            type=bounded_int(1, None),
+            metavar="N",
+            help=f"at most N lists (default: {SEARCH_TABLE_PAGE} in a table of a --search, else all); "
+            "JSON is then an object: lists, offset, limit, more",
+        )
+        p.add_argument(
+            "--offset", type=bounded_int(0, None), default=0, metavar="N", help="skip the first N lists (the next page)"
         )
         _who(p, "the reviewer reading (blind: whose verdicts show)")
         _format(p)
