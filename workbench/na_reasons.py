@@ -300,12 +300,28 @@ def reasons_in(records: list[Any]) -> Counter[str]:
 
 
 def na_rows(records: list[Any], extra: list[str] = ()) -> list[list[str]]:
-    """One row per reason the records (and `extra`: reasons a view gives itself) give: the
-    reason as the cells show it, how many numbers it leaves n/a, and what to do."""
+    """One row per reason of the catalog the records (and `extra`: reasons a view gives
+    itself) give, in the catalog's order: the reason as the cells show it (its pattern with
+    a few of its texts, most numbers first, where it has several: "no Asia slot: 60 vs 0
+    slots" and "... 7 vs 0" are one reason), how many numbers it leaves n/a, and what to do,
+    once. A text the catalog does not know (a plugin's) is a row of its own."""
     counts = reasons_in(records)
     for text in extra:
         counts[text] += 0
-    return [[text, str(n) if n else "-", remedy(text) or "see docs/methods.md"] for text, n in sorted(counts.items())]
+    groups: dict[Any, list[tuple[str, int]]] = {}
+    for text, n in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        groups.setdefault(find(text) or text, []).append((text, n))
+    order = {reason: i for i, reason in enumerate(REASONS)}
+    rows = []
+    for key in sorted(groups, key=lambda k: (order.get(k, len(order)), str(k))):
+        texts = groups[key]
+        total = sum(n for _t, n in texts)
+        said = texts[0][0] if len(texts) == 1 else f"{key.shown}, e.g. " + "; ".join(t for t, _n in texts[:EXAMPLES])
+        rows.append([said, str(total) if total else "-", remedy(texts[0][0]) or "see docs/methods.md"])
+    return rows
+
+
+EXAMPLES = 3  # texts a grouped reason gives as examples
 
 
 _IN_A_CELL = re.compile(r"n/a \(([^()]+)\)")

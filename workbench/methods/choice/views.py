@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.text import Text
 
 from workbench import na_reasons
@@ -249,14 +251,20 @@ def no_lor_text(records: list[ChoiceRecord], kind: type, region_b: str | None = 
             r.na_reason
             for r in records
             if isinstance(r, kind) and has(r, "na_reason") and (region_b is None or r.region_b == region_b)
-        }
+        },
+        key=lambda text: [int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text)],  # 2 before 12
     )
     if not reasons:
         pair = f"United States vs {region_b}" if region_b else "region pair"
         return f"(no log-odds: no {pair} among the study's region_pairs)"
-    lines = [f"{text}: {na_reasons.remedy(text)}" if na_reasons.remedy(text) else text for text in reasons[:4]]
-    more = f"\n... and {len(reasons) - 4} more (the table says where)" if len(reasons) > 4 else ""
-    return "(no log-odds: " + "\n".join(lines) + ")" + more
+    by_reason: dict[object, list[str]] = {}  # one line per cause, its remedy once
+    for text in reasons:
+        by_reason.setdefault(na_reasons.find(text) or text, []).append(text)
+    lines = []
+    for texts in by_reason.values():
+        said = "; ".join(texts[:3]) + (f" and {len(texts) - 3} more (the table says where)" if len(texts) > 3 else "")
+        lines.append(f"{said}: {na_reasons.remedy(texts[0])}" if na_reasons.remedy(texts[0]) else said)
+    return "(no log-odds: " + "\n".join(lines) + ")"
 
 
 def lor_forest(records: list[ChoiceRecord]) -> Forest:
