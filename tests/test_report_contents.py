@@ -116,6 +116,28 @@ def test_a_tie_reads_as_a_tie(tmp_path):
     assert "tie: Adidas, Nike" in md and "a tie, no preferred entity" in _section_text(md, "Summary")
 
 
+def test_limitations_count_the_ties_the_report_names_and_name_a_cluster_cell(tmp_path):
+    """Limitations said "Ties: 16 of 30 preferred entities are ties" counting clusters no table
+    shows, and "the smallest cell rests on 4 answers (llama:default · coffee makers)" of a topic
+    with 36: the 4-answer cell is a cluster. Coffee makers: cluster A ties Bosch and Krups in 4
+    answers, B prefers Bosch in 32; kettles tie Smeg and Breville in both clusters and overall."""
+    answers = {("coffee makers", "A"): ["Bosch", "Krups"] * 2, ("coffee makers", "B"): ["Bosch"] * 20 + ["Krups"] * 12}
+    answers |= {("kettles", c): ["Smeg", "Breville"] * 3 for c in ("A", "B")}
+    path = tmp_path / "m.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for (topic, cluster), names in answers.items():
+            writer.writerows(["gpt", topic, cluster, f"{topic}{cluster}{q}", 1, 1, n] for q, n in enumerate(names))
+    db = tmp_path / "t.db"
+    assert run_cli("import", "mentions", str(path), "--db", str(db), "--study", "t").returncode == 0
+    page, text, md = _report(db, "t", tmp_path)
+    limits = _section_text(md, "Limitations")
+    assert "the smallest cell rests on 4 answers (gpt · coffee makers · A); the largest on 36 answers" in limits
+    assert "Ties: 1 of 2 preferred entities (one per model and topic) are ties, named in the summary." in limits
+    assert "gpt · kettles: a tie, no preferred entity: Breville, Smeg (each in 6 of 12 answers)." in text
+
+
 def test_coldstart_report_has_the_catalog_group_shares(tmp_path):
     (tmp_path / "cat.csv").write_text("title,origin\nA,Western\nB,Japanese\nC,Western\n")
     path = tmp_path / "r.csv"

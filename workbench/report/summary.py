@@ -165,7 +165,9 @@ def _sample_items(facts: StudyFacts, rows: list[dict[str, Any]]) -> list[str]:
     ]
     if counted:
         smallest = min(counted, key=lambda r: r["n"])
-        where = " · ".join(str(smallest[k]) for k in ("model", "topic", "group", "condition") if smallest.get(k))
+        # the cell as the tables name it: a cluster's cell names its cluster (a topic's has more answers)
+        keys = ("model", "topic", "cluster", "persona", "group", "condition")
+        where = " · ".join(str(smallest[k]) for k in keys if smallest.get(k))
         items.append(
             f"Sample sizes: the smallest cell rests on {plural(smallest['n'], 'answer')} ({where}); "
             f"the largest on {plural(max(r['n'] for r in counted), 'answer')}."
@@ -224,9 +226,15 @@ def _design_items(conn: sqlite3.Connection, facts: StudyFacts, rows: list[dict[s
             f"Unreviewed: {fmt_num(unreviewed)} of {fmt_num(counts['lists'])} extracted lists "
             f"({unreviewed / counts['lists']:.0%}) have no person's verdict; their extraction errors stand."
         )
-    ties = Counter(bool(r.get("tied_with")) for r in rows if r.get("metric") == "peir" and r.get("entity"))
+    # counted where the summary names them (each model and topic), not in the clusters no table shows
+    ties = Counter(
+        bool(r.get("tied_with")) for r in rows if r.get("metric") == "peir" and r.get("entity") and not r.get("cluster")
+    )
     if ties[True]:
-        items.append(f"Ties: {fmt_num(ties[True])} of {fmt_num(sum(ties.values()))} preferred entities are ties.")
+        items.append(
+            f"Ties: {fmt_num(ties[True])} of {fmt_num(sum(ties.values()))} preferred entities (one per model "
+            "and topic) are ties, named in the summary."
+        )
     na = sum(1 for r in rows for k in na_reasons.REASON_FIELDS if r.get(k))
     if na:
         items.append(f"{plural(na, 'number')} n/a (the summary says why).")
