@@ -178,6 +178,8 @@ def whole(
                 f"{path}: line {line}: column {column!r}: expected a whole number, got {value!r:.40}"
             ) from None
         number = int(as_float)
+    if number < low and high == SQLITE_MAX_INT:  # "1 to 9223372036854775807" says less than "at least 1"
+        raise CsvInputError(f"{path}: line {line}: column {column!r}: expected {low} or more, got {number}")
     if not low <= number <= high:
         raise CsvInputError(f"{path}: line {line}: column {column!r}: {number} is out of range ({low} to {high})")
     return number

@@ -62,7 +62,10 @@ def import_mentions(conn: sqlite3.Connection, study: str, path: Path, progress: 
         with scratch(conn):
             for sql in SCRATCH:
                 conn.execute(sql)
-        _stage(conn, path, progress)
+        if not _stage(conn, path, progress):
+            raise ImportError_(
+                f"{path}: no rows after the header; expected one row per (response, rank): {','.join(MENTION_COLUMNS)}"
+            )
         got = {"responses": 0, "mentions": 0, "empty": 0}
         with transaction(conn):
             study_id = ensure_study(conn, study, "choice")
@@ -80,8 +83,9 @@ def _checked(path: Path, progress: Progress | None) -> Iterator[tuple[tuple, Imp
     it, for the checks of its cluster); a refusal of the row itself is raised."""
     try:
         for line, row in read_rows(path, MENTION_COLUMNS, progress):
-            repetition = whole(path, line, "repetition", row["repetition"])
-            rank = whole(path, line, "rank", row["rank"], 0) if row["rank"].strip() else None
+            # Both count from 1, as a run numbers them: the first repetition, the first recommendation.
+            repetition = whole(path, line, "repetition", row["repetition"], 1)
+            rank = whole(path, line, "rank", row["rank"], 1) if row["rank"].strip() else None
             entity = (row["entity"] or "").strip()
             key = normalize_surface(entity) if entity else ""
             staged = (line, row["model"], row["topic"], row["cluster"] or None, row["question_id"], repetition, rank)
@@ -108,10 +112,11 @@ def _checked(path: Path, progress: Progress | None) -> Iterator[tuple[tuple, Imp
         raise ImportError_(str(exc)) from None
 
 
-def _stage(conn: sqlite3.Connection, path: Path, progress: Progress | None) -> None:
-    """Read, check and stage the file a chunk at a time; raise the refusal of its first line at fault."""
+def _stage(conn: sqlite3.Connection, path: Path, progress: Progress | None) -> int:
+    """Read, check and stage the file a chunk at a time; raise the refusal of its first line at
+    fault. The rows staged."""
     rows = _checked(path, progress)
-    more = True
+    more, staged = True, 0
     while more:
         chunk: list[tuple] = []
         refusals: list[tuple[float, int, ImportError_]] = []
@@ -131,6 +136,8 @@ def _stage(conn: sqlite3.Connection, path: Path, progress: Progress | None) -> N
             refusals += _stage_chunk(conn, path, chunk)
         if refusals:
             raise min(refusals, key=lambda found: found[:2])[2]
+        staged += len(chunk)
+    return staged
 
 
 def _stage_chunk(conn: sqlite3.Connection, path: Path, chunk: list[tuple]) -> list[tuple[int, int, ImportError_]]:
