@@ -34,7 +34,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
     replicas = endpoints.endpoint_records(conn, study_id_of(conn, study))
     records = exports.status_records(conn, study_id_of(conn, study), replicas)
     if not records:
-        console.print("No requests in this database yet. Start with `workbench run STUDY.toml --db DB`.")
+        console.print(literal_text(nothing_asked(conn, study_id_of(conn, study))), soft_wrap=True)
         return
     table = new_table(title="Requests (recovered: errors of requests a later attempt answered)")
     table.add_column("study", overflow="fold")
@@ -71,6 +71,17 @@ def print_status(conn, study: str | None, console: Console) -> None:
                 literal_text(e["example"][:120]),
             )
         console.print(table)
+
+
+def nothing_asked(conn, study_id: int | None) -> str:
+    """What status says of a store with no requests: the lists it holds, imported, if any."""
+    from workbench.store.holdings import imported_lists
+
+    held = imported_lists(conn, study_id)
+    if not held:
+        return "No requests in this database yet. Start with `workbench run STUDY.toml --db DB`."
+    parts = "; ".join(f"{plural(n, kind)} in study {name!r}" for name, kind, n in held)
+    return f"Imported data only: {parts}; nothing was asked here (`workbench run STUDY.toml --db DB` asks)."
 
 
 def print_replicas(replicas: list[dict], console: Console) -> None:
