@@ -138,6 +138,29 @@ def test_limitations_count_the_ties_the_report_names_and_name_a_cluster_cell(tmp
     assert "gpt · kettles: a tie, no preferred entity: Breville, Smeg (each in 6 of 12 answers)." in text
 
 
+def test_a_gazetteer_report_shows_no_expert_settings_and_tables_set_code(tmp_path, fake_server):
+    """A gazetteer study's report listed extraction temperature, max_tokens and output, which
+    only the experts send; and its Markdown tables wrote the remedies' commands as \\`...\\`."""
+    server = fake_server(ServerConfig())
+    study = tmp_path / "g.toml"
+    study.write_text(
+        f'name = "g"\nmethod = "choice"\nseed = 1\nmodels = ["openai:m@{server.base_url}"]\n'
+        '[extraction]\nmethod = "gazetteer"\nentities = "brands.csv"\n'
+        '[[clusters]]\nname = "A"\ndescription = "a"\n[[topics]]\nname = "shoes"\n[topics.questions]\n'
+        '"A" = ["Name a shoe brand.", "Name a running shoe brand."]\n'
+    )
+    (tmp_path / "brands.csv").write_text("name,spellings,topic\nNike,,\n")
+    db = tmp_path / "g.db"
+    done = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert done.returncode == 0, done.stdout + done.stderr
+    page, text, md = _report(db, "g", tmp_path)
+    facts = page.facts()
+    assert facts["extraction method"] == "gazetteer" and facts["extraction entities"].endswith("brands.csv")
+    assert not {"extraction temperature", "extraction max_tokens", "extraction output"} & set(facts), facts
+    remedy = "| `repetitions = 2` or more in the study file; `workbench run` then asks only the new ones |"
+    assert remedy in _section_text(md, "Summary") and "\\`" not in md
+
+
 def test_coldstart_report_has_the_catalog_group_shares(tmp_path):
     (tmp_path / "cat.csv").write_text("title,origin\nA,Western\nB,Japanese\nC,Western\n")
     path = tmp_path / "r.csv"

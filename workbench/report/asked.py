@@ -19,6 +19,8 @@ from workbench.store import report_asked
 # The study's own tables, each shown on its own (the rest of the stored study is its settings).
 OWN_TABLES = ("name", "method", "description", "models", "generation", "extraction", "clusters", "metrics")
 EXTRACTION_FIRST = ("method", "experts", "k", "min_votes", "grounding")
+# What the extraction experts are sent: shown for the experts method only (only it asks a model)
+EXPERTS_SAMPLING = ("model", "temperature", "max_tokens", "output")
 SAMPLING = (("temperature", "temperature"), ("top_p", "top_p"), ("max_tokens", "max tokens"), ("stop", "stop"))
 
 
@@ -138,6 +140,8 @@ def settings_blocks(facts: StudyFacts) -> list[Block]:
     extraction = spec.get("extraction")
     if isinstance(extraction, dict) and extraction:
         order = [k for k in EXTRACTION_FIRST if k in extraction] + [k for k in extraction if k not in EXTRACTION_FIRST]
+        if extraction.get("method") != "experts":  # the experts' sampling: another method never sends it
+            order = [k for k in order if k not in EXPERTS_SAMPLING]
         values = [(f"extraction {key}", _extraction_value(key, extraction)) for key in order]
         blocks.append(Paragraph("How answers became ranked lists (the study's `[extraction]` table as stored):"))
         blocks.append(Facts(values))

@@ -32,6 +32,20 @@ def text(value: object) -> str:
     return _SPECIAL.sub(r"\\\1", visible_line(str(value)))
 
 
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def cell(value: object) -> str:
+    """A table cell: text as `text` gives it, but a `code` span (the remedies' commands) set as
+    code, as in the report's sentences; inside it only `|` is escaped (GitHub's tables split on
+    it first). A lone backtick stays a backtick."""
+    line, out, at = visible_line(str(value)), [], 0
+    for match in _CODE.finditer(line):
+        out += [_SPECIAL.sub(r"\\\1", line[at : match.start()]), "`" + match.group(1).replace("|", "\\|") + "`"]
+        at = match.end()
+    return "".join([*out, _SPECIAL.sub(r"\\\1", line[at:])])
+
+
 def _fence(body: str, info: str = "") -> str:
     """A fenced block longer than any run of backticks in it, so nothing inside can close it."""
     longest = max((len(m) for m in re.findall(r"`+", body)), default=0)
@@ -43,7 +57,7 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
     lines = [f"**{text(title)}**", ""] if title else []
     lines.append("| " + " | ".join(text(h) for h in header) + " |")
     lines.append("|" + "---|" * len(header))
-    lines += ["| " + " | ".join(text(c) for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
