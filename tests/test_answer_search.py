@@ -343,3 +343,49 @@ def test_the_review_screen_reads_a_search_a_page_at_a_time_at_80x24(tmp_path, fa
             assert ": 10/10 · reviewer ana" in shown(screen.query_one("#review-status"))
 
     asyncio.run(scenario())
+
+
+def test_a_search_in_the_review_screen_follows_a_verdict_made_elsewhere(tmp_path, fake_server):
+    """A verdict from another connection while a search is shown takes its list out of the
+    unreviewed matches, and a search typed after it never shows the pages as they were."""
+    import asyncio
+
+    from helpers import on_screen, wait_for
+    from textual.widgets import Input
+
+    from workbench.app import WorkbenchApp
+    from workbench.store import reviews
+    from workbench.store.db import connect
+
+    _, db = ran(tmp_path, fake_server, questions=8)
+    answer_of = by_answer(db)
+    picks = sorted(expected(db, r"\bpicks\b"), key=lambda i: (answer_of[i], i))
+    hoka = [i for i in picks if i in expected(db, r"\bhoka\b")]
+    assert len(picks) == 8 and 1 < len(hoka) < 8
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ana")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            assert await wait_for(pilot, lambda: len(screen.items) == 8)
+
+            async def search(query):
+                await pilot.press("slash")
+                assert await on_screen(pilot, "AnswerSearch")
+                app.screen.query_one(Input).value = query
+                await pilot.press("enter")
+                assert await on_screen(pilot, "ReviewScreen")
+
+            await search("picks")
+            assert await wait_for(pilot, lambda: [i["id"] for i in screen.items] == picks)
+            reviews.review(connect(db), hoka[0], "bo", "accept")  # elsewhere: no longer unreviewed
+            # Searched at once, before the screen's next look at the store (what the dialog's
+            # Enter does): the pages as they were are not what it searches.
+            screen.search = "hoka"
+            screen.load(search_only=True)
+            assert await wait_for(pilot, lambda: [i["id"] for i in screen.items] == hoka[1:])
+            await search("picks")
+            assert await wait_for(pilot, lambda: [i["id"] for i in screen.items] == [i for i in picks if i != hoka[0]])
+
+    asyncio.run(scenario())
