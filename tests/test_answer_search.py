@@ -389,3 +389,26 @@ def test_a_search_in_the_review_screen_follows_a_verdict_made_elsewhere(tmp_path
             assert await wait_for(pilot, lambda: [i["id"] for i in screen.items] == [i for i in picks if i != hoka[0]])
 
     asyncio.run(scenario())
+
+
+def test_a_search_never_finds_the_lists_of_a_superseded_repetition(tmp_path, fake_server):
+    """Fewer repetitions after a run: the other repetition's answers stay stored and indexed,
+    but their lists count no more: a search (full or a page) finds only the lists that count,
+    as the review pages do."""
+    from workbench.store import answer_search, reviews
+    from workbench.store.db import connect
+
+    server = fake_server(ServerConfig())
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3, repetitions=2)
+    db = tmp_path / "s.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    study.write_text(study.read_text().replace("repetitions = 2", "repetitions = 1"))
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    conn = connect(db)
+    counting = {i["id"] for i in reviews.review_items(conn, "t")}
+    stored = set(expected(db, r"\bpicks\b"))
+    assert len(counting) == 3 and len(stored) == 6 and counting < stored
+    assert answer_search.answers_matching(conn, "picks") == 6  # every answer stays indexed
+    assert set(answer_search.search_lists(conn, "picks", study="t", limit=None).ids) == counting
+    assert set(answer_search.search_lists(conn, "picks", study="t", limit=2).ids) < counting
+    assert len(searched(db, "picks")) == 3
