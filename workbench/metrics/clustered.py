@@ -28,7 +28,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from workbench.metrics.intervals import LEVEL, _bounds, _rng, interval_fields, proportion_ci, resampled_sums, resamples
+from workbench.metrics.intervals import (
+    LEVEL,
+    _bounds,
+    _rng,
+    counted_sums,
+    interval_fields,
+    proportion_ci,
+    resampled_sums,
+    resamples,
+)
 
 QUESTION, ANSWER = "question", "answer"
 CI_UNITS = (QUESTION, ANSWER)
@@ -193,10 +202,10 @@ def clustered_sums(rows: np.ndarray, n_boot: int, rng: np.random.Generator) -> n
     costs less than a binomial per distinct row. Either way from the rows in sorted order,
     so the same rows give the same sums in whatever order they came."""
     k = rows.shape[0]
-    distinct, counts = np.unique(rows, axis=0, return_counts=True)
-    if len(distinct) * _INDEX_COST < k - 1:
-        return resampled_sums(rows, n_boot, rng, draws=k - 1) * (k / (k - 1))
-    ordered = np.repeat(distinct, counts, axis=0)
+    ordered, starts = _ordered_rows(rows)
+    if len(starts) * _INDEX_COST < k - 1:
+        counts = np.diff(np.append(starts, k))
+        return counted_sums(ordered[starts], counts, n_boot, rng, k - 1) * (k / (k - 1))
     chunk = max(1, _CELLS // max((k - 1) * rows.shape[1], 1))
     parts = []
     for start in range(0, n_boot, chunk):
@@ -204,6 +213,18 @@ def clustered_sums(rows: np.ndarray, n_boot: int, rng: np.random.Generator) -> n
         # a column at a time: np.take of a 1-D column is several times quicker than rows[drawn]
         parts.append(np.stack([np.take(column, drawn).sum(axis=1) for column in ordered.T], axis=1))
     return np.concatenate(parts) * (k / (k - 1))
+
+
+def _ordered_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The rows in lexicographic order and where each distinct row starts: what
+    np.unique(rows, axis=0, return_counts=True) gives, without its structured sort, which
+    cost most of a small stratum's bootstrap. Rows holding a NaN or a -0.0 (which np.unique
+    merges with 0.0) go through np.unique itself, so the sums never change."""
+    if rows.size and np.all(np.isfinite(rows)) and not np.any(np.signbit(rows) & (rows == 0)):
+        ordered = rows[np.lexsort(rows.T[::-1])] if rows.shape[1] > 1 else np.sort(rows, axis=0)
+        return ordered, np.flatnonzero(np.append(True, np.any(ordered[1:] != ordered[:-1], axis=1)))
+    distinct, counts = np.unique(rows, axis=0, return_counts=True)
+    return np.repeat(distinct, counts, axis=0), np.append(0, np.cumsum(counts)[:-1])
 
 
 # A binomial draw (one per distinct row) costs about as much as this many index draws.

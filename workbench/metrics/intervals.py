@@ -84,13 +84,21 @@ def resampled_sums(values: np.ndarray, n_boot: int, rng: np.random.Generator, dr
         distinct = distinct[:, None]
     else:
         distinct, counts = _distinct_rows(rows)
+    return counted_sums(distinct, counts, n_boot, rng, n if draws is None else draws).reshape(
+        (n_boot, *values.shape[1:])
+    )
+
+
+def counted_sums(distinct: np.ndarray, counts: np.ndarray, n_boot: int, rng, draws: int) -> np.ndarray:
+    """`resampled_sums` of the rows `distinct` (in lexicographic order) held `counts` times
+    each: the multinomial draws, for a caller that has the distinct rows already."""
     chunk = max(1, _CELLS // max(len(distinct), 1))
-    draws = n if draws is None else draws
+    n = counts.sum()
     parts = [
         rng.multinomial(draws, counts / n, size=min(chunk, n_boot - start)) @ distinct
         for start in range(0, n_boot, chunk)
     ]
-    return np.concatenate(parts).reshape((n_boot, *values.shape[1:]))
+    return np.concatenate(parts)
 
 
 def _distinct_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
