@@ -258,7 +258,7 @@ class DecisionMachine(RuleBasedStateMachine):
         who=st.sampled_from(REVIEWERS),
         question=st.sampled_from(QUESTIONS),
         decision=st.sampled_from(reviews.DECISIONS),
-        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), min_size=1, max_size=3, unique=True),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), min_size=1, max_size=3, unique_by=str.casefold),
         blind=st.booleans(),
     )
     def verdict(self, c, who, question, decision, names, blind):
@@ -275,7 +275,7 @@ class DecisionMachine(RuleBasedStateMachine):
         who=st.sampled_from(REVIEWERS),
         data=st.data(),
         decision=st.sampled_from(reviews.DECISIONS),
-        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), min_size=1, max_size=3, unique=True),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), min_size=1, max_size=3, unique_by=str.casefold),
     )
     def verdict_on_what_was_shown(self, c, who, data, decision, names):
         """A verdict given with the version once shown: recorded only while the list still
@@ -297,7 +297,7 @@ class DecisionMachine(RuleBasedStateMachine):
         c=st.integers(0, 1),
         question=st.sampled_from(QUESTIONS),
         take=st.sampled_from([*REVIEWERS, adjudication.OWN]),
-        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique=True),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique_by=str.casefold),
         dispute=st.booleans(),
     )
     def adjudicate(self, c, question, take, names, dispute):
@@ -365,7 +365,7 @@ class DecisionMachine(RuleBasedStateMachine):
     @rule(
         c=st.integers(0, 1),
         who=st.sampled_from(REVIEWERS),
-        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique=True),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique_by=str.casefold),
     )
     def overrule(self, c, who, names):
         """The other reviewer's latest list, edited or rejected: the case where undo must refuse."""
