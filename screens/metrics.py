@@ -3,7 +3,6 @@ the filters the methods declare, export. It knows no method: sections come from 
 
 from __future__ import annotations
 
-import json
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -22,37 +21,13 @@ from textual_plotext import PlotextPlot
 
 from workbench import methods
 from workbench.literal import visible, visible_line
-from workbench.metric_views import Filter, Forest, Panel
-from workbench.metrics.records import as_rows, value_of
+from workbench.metric_views import Filter, Panel
 from workbench.store.errors import UserFacingError
 from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
+from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
-
-PLOT_MIN_WIDTH = 100  # below this a plot's labels and axis crowd out the data: text charts
-
-
-def draw_forest(widget: PlotextPlot, forest: Forest) -> None:
-    """Estimates as points, intervals as lines, one row each, the reference as a line."""
-    plt = widget.plt
-    plt.clear_data()
-    plt.clear_figure()
-    rows = list(range(len(forest.values), 0, -1))  # the first label on top
-    for y, low, high in zip(rows, forest.lows, forest.highs):
-        if low is not None and high is not None:
-            plt.plot([low, high], [y, y], color="cyan", marker="─")
-    plt.scatter(forest.values, rows, color="magenta", marker="●")
-    if forest.reference is not None:
-        plt.vline(forest.reference, color="gray")
-    plt.yticks(rows, [visible_line(label)[:32] for label in forest.labels])
-    plt.ylim(0.5, len(rows) + 0.5)
-    plt.xlabel(visible_line(forest.x_label))
-    widget.styles.height = min(PLOT_MAX_ROWS, len(rows) + 5)
-    widget.refresh()
-
-
-PLOT_MAX_ROWS = 24
 
 
 def _show(widget, visible: bool) -> None:
@@ -271,8 +246,7 @@ class MetricsScreen(LiveStore, Screen):
         else:
             body.query_one(f"#{panel.id}", Static).update(panel.chart or Text())
         plots = body.query(f"#{panel.id}-plot")
-        # A plot with more rows than fit would overlap its labels: the text chart lists them all.
-        plotted = panel.plot is not None and self._can_plot() and len(panel.plot.values) <= PLOT_MAX_ROWS - 5
+        plotted = panel.plot is not None and self._can_plot() and fits(panel.plot)
         if plotted:
             draw_forest(plots.first(PlotextPlot), panel.plot)
         for plot in plots:
@@ -386,36 +360,15 @@ class MetricsScreen(LiveStore, Screen):
     def _export_to(self, target: str | None) -> None:
         if not target or not target.strip():
             return
-        from workbench.export_markdown import header
-        from workbench.exports import write_records
-        from workbench.report import markdown as md
-        from workbench.report.document import Report, Section, TableBlock
-        from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
-        from workbench.store.db import connect
+        from workbench.export_on_screen import write_on_screen
+        from workbench.report.document import TableBlock
+        from workbench.safe_output import OutputRefused
 
-        records, db = self.records, Path(self.app.db_path)
-        base = Path(target.strip()).expanduser()
-        base = base.with_suffix("") if base.suffix.lower() == ".md" else base
-        files = [Path(f"{base}.md"), Path(f"{base}.csv"), Path(f"{base}.json")]
+        records = self.records
         filters = {f.name: str(self.choices.get(f.name)) for f in self._active_filters()}
-        studies = sorted({str(value_of(r, "study")) for r in records if value_of(r, "study")})
         tables = [TableBlock(p.title, *p.table) for p in self.panels() if p.export and p.table]
         try:
-            for path in files:  # refused before any file is written: all three or none
-                check_output_path(path, db)
-            conn = connect(str(db), False)
-            try:
-                head = header(conn, "metrics", records, studies[0] if len(studies) == 1 else None, filters)
-            finally:
-                conn.close()
-            document = Report("Metrics", "workbench: the tables on screen", [head, Section("tables", "Tables", tables)])
-            with atomic_text_file(files[0], db) as out:
-                out.write(md.render(document))
-            rows = as_rows(records)  # flat only as the files are written
-            with atomic_text_file(files[1], db) as out:
-                write_records(rows, "csv", methods.metric_fields(rows), out)
-            with atomic_text_file(files[2], db) as out:
-                out.write(json.dumps(rows, indent=1))
+            files = write_on_screen(self.app.db_path, target, records, tables, filters)
         except (OutputRefused, OSError, UserFacingError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
