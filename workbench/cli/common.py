@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
+from contextlib import contextmanager
+from pathlib import Path
 
 from rich.console import Console
 
@@ -27,6 +29,35 @@ def open_store(path: str, create: bool = True):
     return connect(path, create)
 
 
+@contextmanager
+def new_store_kept_only_if_used(path: str):
+    """Around the first steps of a command that may create its database: a refusal before
+    anything was stored (a plan too large, a model named twice) leaves no empty new file."""
+    existed = os.path.exists(path)
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            _remove_if_empty(path)
+        raise
+
+
+def _remove_if_empty(path: str) -> None:
+    from workbench.store import studies
+
+    try:
+        conn = connect(path, False)
+        try:
+            empty = not studies.study_names(conn)
+        finally:
+            conn.close()
+        if empty:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(path + suffix).unlink(missing_ok=True)
+    except (OSError, UserFacingError):  # kept: what cannot be checked is not removed
+        pass
+
+
 def study_id_of(conn, name: str | None) -> int | None:
     if name is None:
         return None
@@ -37,6 +68,22 @@ def study_id_of(conn, name: str | None) -> int | None:
         known = studies.study_names(conn)
         raise UserError(f"no study named {name!r} in this database (known: {', '.join(known) or 'none'})")
     return found
+
+
+def the_study(conn, name: str | None, flag: str = "--study") -> str:
+    """The study a command is about: the one named (refused if the store lacks it) or, with
+    none named, the store's only study; a store of several asks for one by name."""
+    from workbench.store import studies
+
+    if name is not None:
+        study_id_of(conn, name)
+        return name
+    known = studies.study_names(conn)
+    if len(known) == 1:
+        return known[0]
+    if not known:
+        raise UserError("this database holds no study yet (`workbench run STUDY.toml` or an import makes one)")
+    raise UserError(f"this database holds {len(known)} studies: name one with {flag} ({', '.join(known)})")
 
 
 def bounded_int(low: int, high: int | None):

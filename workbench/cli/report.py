@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from workbench.cli.common import UserError, add_db, make_console, open_store
+from workbench.cli.common import UserError, add_db, make_console, open_store, the_study
 from workbench.cli.metrics import add_convention
 from workbench.literal import literal_text
 
@@ -62,7 +62,6 @@ def output_format(args: argparse.Namespace) -> str:
 def cmd_report(args: argparse.Namespace) -> int:
     from workbench.report import build_report, html, markdown
     from workbench.safe_output import atomic_text_file, check_output_path
-    from workbench.store import studies
     from workbench.store.db import snapshot
 
     if args.output is not None:
@@ -70,9 +69,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     fmt = output_format(args)
     conn = open_store(args.db, create=False)
     with snapshot(conn):  # every part of the report from one commit's store
-        if studies.study_id(conn, args.study) is None:
-            known = studies.study_names(conn)
-            raise UserError(f"no study named {args.study!r} in {args.db} (known: {', '.join(known) or 'none'})")
+        args.study = the_study(conn, args.study)
         out_name = args.output or ("report.html" if fmt == "html" else "report.md")
         document = build_report(conn, args.study, args.db, args.convention, out_name)
     text = (html if fmt == "html" else markdown).render(document)
@@ -95,7 +92,7 @@ def add_parsers(sub, fmt) -> None:
         epilog=EXAMPLES,
     )
     add_db(p)
-    p.add_argument("--study", required=True, help="the study to report on")
+    p.add_argument("--study", help="the study to report on (default: the database's only study)")
     p.add_argument("-o", "--output", metavar="FILE", help="write here (.html or .md); default: Markdown to stdout")
     p.add_argument("--format", choices=["html", "md"], help="html or md (default: from the -o suffix)")
     add_convention(p)

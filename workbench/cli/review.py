@@ -11,7 +11,7 @@ from contextlib import nullcontext
 
 from workbench import exports
 from workbench.cli import review_args
-from workbench.cli.common import UserError, make_console, new_table, open_store, study_id_of
+from workbench.cli.common import UserError, make_console, new_table, open_store, study_id_of, the_study
 from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
 from workbench.locations import DEFAULT_DB
@@ -24,8 +24,6 @@ LIST_FIELDS = ["list_id", "version", "model", "topic", "cluster", "question", "r
 def cmd_review(args: argparse.Namespace) -> int:
     args.db = args.db or args.db_before or DEFAULT_DB
     args.study = args.study or args.study_before
-    if not args.study:
-        raise UserError(f"review {args.action} needs --study NAME (the study whose lists to review)")
     if getattr(args, "per_topic", None) is not None:
         raise UserError(
             "--per-topic is gone: the validation sample is a stable share of each study's questions, "
@@ -33,7 +31,7 @@ def cmd_review(args: argparse.Namespace) -> int:
         )
     conn = open_store(args.db, create=False)
     with snapshot(conn) if args.action in review_args.READ_VERBS else nullcontext():
-        study_id_of(conn, args.study)
+        args.study = the_study(conn, args.study)
         return HANDLERS[args.action](conn, args)
 
 

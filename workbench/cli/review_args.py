@@ -246,7 +246,7 @@ def add_parsers(sub, fmt, handler) -> None:
             verb, help=summary, description=summary, epilog=f"example:\n  {example}", formatter_class=fmt
         )
         v.add_argument("--db", help=f"SQLite database (default: ./{DEFAULT_DB})")
-        v.add_argument("--study", help="the study (required)")
+        v.add_argument("--study", help="the study (default: the database's only study)")
         _options(verb, v)
         v.set_defaults(func=handler)
         _VERB_PARSERS[verb] = v

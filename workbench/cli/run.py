@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from typing import Any
 
@@ -17,9 +18,11 @@ from workbench.cli.common import (
     add_db,
     bounded_int,
     make_console,
+    new_store_kept_only_if_used,
     new_table,
     open_store,
     study_id_of,
+    the_study,
 )
 from workbench.literal import literal_text, visible
 from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
@@ -108,8 +111,13 @@ def run_study(
         console.print(literal_text(f"note: {warning}"), style="yellow", soft_wrap=True)
     if concurrency:
         specs = [s.with_options(concurrency=concurrency) for s in specs]
-    conn = open_store(db)
-    prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg), max_requests=max_requests)
+    with new_store_kept_only_if_used(db):
+        conn = open_store(db)
+        try:
+            prepared = prepare(conn, study, specs, notify=lambda msg: console.print(msg), max_requests=max_requests)
+        except BaseException:
+            conn.close()
+            raise
     for model in prepared.models:
         console.print(
             literal_text(
@@ -247,7 +255,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_questions(args: argparse.Namespace) -> int:
     marking = bool(args.verify or args.verify_all or args.unverify)
-    conn = open_store(args.db, create=marking)  # listing only reads: a read-only store lists
+    # Listing only reads (a read-only store lists); marking a missing file is refused, never a new empty one.
+    conn = open_store(args.db, create=marking and os.path.exists(args.db))
+    args.study = the_study(conn, args.study)
     study_id = study_id_of(conn, args.study)
     if marking:
         ids = None if args.verify_all else (args.verify or args.unverify)
@@ -343,7 +353,7 @@ def add_parsers(sub, fmt) -> None:
         "  workbench questions --db audit.db --study shoes --verify-all",
     )
     add_db(p)
-    p.add_argument("--study", required=True, help="the study")
+    p.add_argument("--study", help="the study (default: the database's only study)")
     p.add_argument("--verify", type=int, nargs="+", metavar="ID", help="mark these questions verified")
     p.add_argument("--unverify", type=int, nargs="+", metavar="ID", help="clear their verified flag")
     p.add_argument("--verify-all", action="store_true", help="mark every question of the study verified")
