@@ -10,7 +10,6 @@ from textual.widgets import Label, ProgressBar
 
 from workbench.literal import visible
 from workbench.run_types import Progress
-from workbench.tables import fmt_eta
 
 
 class ProgressRow(Horizontal):
@@ -48,7 +47,7 @@ class ProgressRow(Horizontal):
         bar.update(total=max(p.total, 1), progress=p.done + p.failed)
         numbers.update(
             Text(
-                f" {p.done}/{p.total} · {p.failed} failed · {p.rate_text} · ETA {fmt_eta(p.eta_s)}"
+                f" {p.done}/{p.total} · {p.failed} failed · {p.rate_text} · {p.eta_text}"
                 + (f" · {p.waiting}" if p.waiting else "")
             )
         )

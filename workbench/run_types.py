@@ -49,6 +49,7 @@ class Progress:
     waiting: str | None = None  # "waiting 30 s (http_429)" while a retry waits
     # a pool's replicas (url, state, done, failed, in_flight, latency_s), for the progress display
     endpoints: tuple[dict, ...] = ()
+    budget_left: int | None = None  # requests --limit lets this run still take (shared by its models)
 
     @property
     def total(self) -> int:
@@ -70,13 +71,28 @@ class Progress:
         return "-"
 
     @property
+    def left_this_run(self) -> int:
+        """What this run will still process: what it holds, and what --limit lets it take."""
+        waiting = self.pending if self.budget_left is None else min(self.pending, self.budget_left)
+        return self.running + waiting
+
+    @property
     def eta_s(self) -> float | None:
-        remaining = self.pending + self.running
+        """Seconds until this run ends (at --limit, not the study's end), None before a rate."""
+        remaining = self.left_this_run
         if remaining == 0:
             return 0.0
         if self.answered_this_run == 0 or self.elapsed_s <= 0:
             return None
         return remaining * self.elapsed_s / self.answered_this_run
+
+    @property
+    def eta_text(self) -> str:
+        """ "ETA 12 s", said to be --limit's end when the limit stops the run before the stage's end."""
+        from workbench.tables import fmt_eta
+
+        capped = self.budget_left is not None and self.pending > self.budget_left
+        return f"ETA {fmt_eta(self.eta_s)}" + (" (to --limit)" if capped else "")
 
 
 @dataclass

@@ -153,6 +153,7 @@ class _ModelRun:
             stopped_reason=self.stopped_reason,
             waiting=None if finished else (self.waiting or self._health()),
             endpoints=self._replicas(),
+            budget_left=self.budget.left,
         )
 
     def _replicas(self) -> tuple[dict, ...]:

@@ -29,7 +29,6 @@ from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
 from workbench.studies.spec import load_study
-from workbench.tables import fmt_eta
 from workbench.words import plural
 
 
@@ -69,7 +68,7 @@ def progress_display(console: Console, quiet: bool):
             tasks[p.model, p.stage],
             completed=p.done + p.failed,
             total=p.total,
-            detail=f"{p.failed} failed · {p.rate_text} · ETA {fmt_eta(p.eta_s)}{waiting}",
+            detail=f"{p.failed} failed · {p.rate_text} · {p.eta_text}{waiting}",
         )
         answered = sum(r["done"] for r in p.endpoints)  # each replica's bar: its share of the pool's answers
         for replica in p.endpoints:
