@@ -314,15 +314,44 @@ class Scorer:
 @contextmanager
 def quiet_llama():
     """llama.cpp prints some notices at 'no level', which verbose=False lets through;
-    silence its log callback while a context is made (terminal output stays ours)."""
+    silence its log callback while a context is made (terminal output stays ours), then
+    leave only its errors on stderr (`errors_only_logs`)."""
     import ctypes
 
     import llama_cpp
-    from llama_cpp import _logger
 
     silent = llama_cpp.llama_log_callback(lambda level, text, data: None)
     llama_cpp.llama_log_set(silent, ctypes.c_void_p(0))
     try:
         yield
     finally:
-        llama_cpp.llama_log_set(_logger.llama_log_callback, ctypes.c_void_p(0))
+        errors_only_logs()
+
+
+GGML_LOG_LEVEL_ERROR, GGML_LOG_LEVEL_CONT = 4, 5  # ggml.h: NONE 0, DEBUG 1, INFO 2, WARN 3, ERROR 4, CONT 5
+_errors_only = None  # the installed callback (ctypes must keep it alive as long as llama.cpp may call it)
+_last_level = 0
+
+
+def errors_only_logs() -> None:
+    """Route llama.cpp's log to stderr for errors only. llama-cpp-python's own callback reads
+    the levels of an older ggml (there WARN was 2 and ERROR 3), so with verbose=False every
+    warning of today's llama.cpp (a cache layout note, a slot not found) printed over the
+    progress line; this one reads the levels as ggml.h numbers them now."""
+    import ctypes
+    import sys
+
+    import llama_cpp
+
+    global _errors_only
+    if _errors_only is None:
+
+        def only_errors(level: int, text: bytes, data) -> None:
+            global _last_level
+            if level != GGML_LOG_LEVEL_CONT:
+                _last_level = level
+            if _last_level == GGML_LOG_LEVEL_ERROR:
+                print(text.decode("utf-8", errors="replace"), end="", flush=True, file=sys.stderr)
+
+        _errors_only = llama_cpp.llama_log_callback(only_errors)
+    llama_cpp.llama_log_set(_errors_only, ctypes.c_void_p(0))
