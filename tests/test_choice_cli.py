@@ -274,3 +274,14 @@ def test_import_mentions_refuses_a_question_in_two_clusters_and_a_rank_twice(tmp
     result = run_cli("import", "mentions", str(twice), "--db", str(tmp_path / "b.db"), "--study", "s")
     assert result.returncode == 2 and "line 3: rank 1 appears twice" in result.stderr
     assert not (tmp_path / "a.db").exists() and not (tmp_path / "b.db").exists()  # nothing stored
+
+
+def test_a_name_too_long_to_be_one_is_refused_naming_its_line(tmp_path):
+    """A whole answer pasted into the name column: refused in one line (the store would keep and
+    index it, every screen carry it), and the message quotes only its start."""
+    db = str(tmp_path / "m.db")
+    (tmp_path / "entities.csv").write_text("name,region\nNike,United States\n" + "Adidas " * 10_000 + ",Europe\n")
+    out = run_cli("import", "entities", str(tmp_path / "entities.csv"), "--db", db)
+    assert out.returncode == 2
+    assert "line 3: column 'name': 69,999 characters is no name (at most 1,000" in out.stderr
+    assert len(out.stderr) < 400

@@ -202,6 +202,10 @@ def refused(db: Path, path: Path, *said: str) -> None:
         (["m9", "shoes", "c1", "q1"], "4 fields, the header has 7"),
         (["m0", "shoes", "c1", "q1", "1", "1", "Puma"], "rank 1 appears twice for question_id 'q1'"),
         (["m9", "shoes", "zz", "q1", "1", "1", "Puma"], "question_id 'q1' of topic 'shoes' is under cluster 'zz'"),
+        (
+            ["m9", "shoes", "c1", "q1", "1", "3", "Nike " * 400],
+            "column 'entity': 1,999 characters is no name (at most 1,000; it starts 'Nike Nike Nike Nike Nike Nike Nike Nike ')",
+        ),
     ],
 )
 def test_a_file_refused_at_its_last_line_leaves_the_store_as_it_was(tmp_path, small_chunks, last, said):

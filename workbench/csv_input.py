@@ -194,3 +194,18 @@ def real(path: Path, line: int, column: str, value: str) -> float:
     if not math.isfinite(number):
         raise CsvInputError(f"{path}: line {line}: column {column!r}: expected a finite number, got {value!r}")
     return number
+
+
+MAX_NAME_CHARS = 1_000  # a brand, person or place; longer is a whole answer in the wrong column
+
+
+def name_cell(path: Path, line: int, column: str, value: str) -> str:
+    """A name from a cell, stripped, or CsvInputError when it is too long to be a name (the
+    store would keep and index it, and every screen would carry it)."""
+    name = value.strip()
+    if len(name) > MAX_NAME_CHARS:
+        raise CsvInputError(
+            f"{path}: line {line}: column {column!r}: {len(name):,} characters is no name "
+            f"(at most {MAX_NAME_CHARS:,}; it starts {name[:40]!r}): is a whole answer in this column?"
+        )
+    return name

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CHUNK, CsvInputError, ImportError_, read_rows
+from workbench.csv_input import CHUNK, CsvInputError, ImportError_, name_cell, read_rows
 from workbench.extract import normalize_surface
 from workbench.store import mentions
 from workbench.store.queue import transaction
@@ -93,7 +93,10 @@ def _checked(
     conn: sqlite3.Connection, path: Path, line: int, row: dict[str, str], known: list[str], new_regions: bool
 ) -> tuple[tuple, str, dict[str, str]]:
     """The row's entity key, its name and the values it gives (region in the vocabulary's spelling)."""
-    name = " ".join(row["name"].split())
+    try:
+        name = " ".join(name_cell(path, line, "name", row["name"]).split())
+    except CsvInputError as exc:
+        raise ImportError_(str(exc)) from None
     if not name:
         raise ImportError_(f"{path}: line {line}: the name is empty; every row names one entity")
     try:

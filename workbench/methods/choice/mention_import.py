@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from itertools import groupby
 from pathlib import Path
 
-from workbench.csv_input import CHUNK, CsvInputError, ImportError_, Progress, read_rows, whole
+from workbench.csv_input import CHUNK, CsvInputError, ImportError_, Progress, name_cell, read_rows, whole
 from workbench.extract import normalize_surface
 from workbench.store import mentions
 from workbench.store.mentions import MentionList
@@ -86,7 +86,7 @@ def _checked(path: Path, progress: Progress | None) -> Iterator[tuple[tuple, Imp
             # Both count from 1, as a run numbers them: the first repetition, the first recommendation.
             repetition = whole(path, line, "repetition", row["repetition"], 1)
             rank = whole(path, line, "rank", row["rank"], 1) if row["rank"].strip() else None
-            entity = (row["entity"] or "").strip()
+            entity = name_cell(path, line, "entity", row["entity"] or "")
             key = normalize_surface(entity) if entity else ""
             staged = (line, row["model"], row["topic"], row["cluster"] or None, row["question_id"], repetition, rank)
             if entity and rank is None:
