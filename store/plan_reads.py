@@ -10,10 +10,16 @@ from workbench.store.current_lists import counts_now
 
 def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
     """The models with ranked lists that count in a study (not a removed model's), in name order."""
+    from workbench.store.studies import study_id
+
+    return list_models(conn, study_id(conn, study))
+
+
+def list_models(conn: sqlite3.Connection, study_id: int | None) -> list[str]:
+    """The models with ranked lists that count in the study of this id, in name order."""
     rows = conn.execute(
-        "SELECT DISTINCT l.model FROM mention_lists l JOIN studies s ON s.id = l.study_id WHERE s.name = ? "
-        f"AND {counts_now('l')} ORDER BY l.model",
-        (study,),
+        f"SELECT DISTINCT l.model FROM mention_lists l WHERE l.study_id = ? AND {counts_now('l')} ORDER BY l.model",
+        (study_id,),
     )
     return [row[0] for row in rows]
 

@@ -93,6 +93,12 @@ def study_id(conn: sqlite3.Connection, name: str) -> int | None:
     return row[0] if row else None
 
 
+def study_method(conn: sqlite3.Connection, name: str) -> str | None:
+    """The method the named study was stored with (None: no such study)."""
+    row = conn.execute("SELECT method FROM studies WHERE name = ?", (name,)).fetchone()
+    return row[0] if row else None
+
+
 def model_label(conn: sqlite3.Connection, model_id: int) -> str:
     """The spec a model was first registered with: the label its results are stored under,
     kept when its replicas (and so its spec) change, so one model never splits in two."""

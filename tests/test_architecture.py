@@ -308,3 +308,91 @@ def test_no_method_is_chosen_by_name_outside_its_package():
                 if named and "method" in text:
                     offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} {text}")
     assert offenders == []
+
+
+def _method_imports(text: str, module: str, names: set[str]) -> list[tuple[int, str]]:
+    """(line, method) for every import of a method's package in a module's source, at any depth:
+    `import`, `from ... import` (relative ones resolved against `module`, its dotted name as
+    installed) and `import_module("workbench.methods.x...")` with a literal name."""
+    package, found = module.rpartition(".")[0], []
+    for node in ast.walk(ast.parse(text)):
+        imported: list[str] = []
+        if isinstance(node, ast.Import):
+            imported = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*parts, *([base] if base else [])])
+            imported = [base, *(f"{base}.{alias.name}" for alias in node.names)]
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            called = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if called in ("import_module", "__import__") and isinstance(node.args[0].value, str):
+                imported = [node.args[0].value]
+        for name in imported:
+            parts = name.split(".")
+            if parts[:2] == ["workbench", "methods"] and len(parts) > 2 and parts[2] in names:
+                found.append((node.lineno, parts[2]))
+    return sorted(set(found))
+
+
+def _installed_name(path: Path) -> str:
+    """A file's dotted module name as the wheel installs it (store/x.py: workbench.store.x)."""
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts[-1] = "_"  # a package's own relative imports start from the package itself
+    return ".".join(parts if parts[0] == "workbench" else ["workbench", *parts])
+
+
+SCREEN_HOOKS = ("design_screen", "template_editing")
+
+
+def _screens_a_method_names() -> set[tuple[str, str]]:
+    """(module, method): the screen modules a method's `design_screen` or `template_editing`
+    hook names, the only screens that may import that method (its Design tab is its own)."""
+    from workbench import methods
+    from workbench.methods.hooks import hook
+
+    hooks = [(name, hook(methods.get(name), which)) for name in methods.names() for which in SCREEN_HOOKS]
+    return {(v.partition(":")[0] if isinstance(v, str) else v.__module__, name) for name, v in hooks if v is not None}
+
+
+def test_the_core_imports_no_method():
+    """The core (workbench/ outside workbench/methods/, the store, widgets) reaches a method only
+    through the registry's hooks: no import of a discovered method's package, in any form. A
+    screen may import a method only where that method's own hook names the screen."""
+    from workbench import methods
+
+    names = set(methods.names()) | set(methods.BUILTIN)
+    allowed = _screens_a_method_names()
+    assert any(module.startswith("workbench.screens.") for module, _name in allowed)  # derived, not listed
+    offenders = []
+    for package in ("workbench", "store", "screens", "widgets"):
+        for path in (ROOT / package).rglob("*.py"):
+            if path.relative_to(ROOT).parts[:2] == ("workbench", "methods"):
+                continue
+            module = _installed_name(path)
+            for line, method in _method_imports(path.read_text(), module, names):
+                if (module, method) not in allowed:
+                    offenders.append(f"{path.relative_to(ROOT)}:{line} imports method {method!r}")
+    assert offenders == []
+
+
+def test_the_method_import_check_sees_every_form():
+    """The check above finds a method's import written in any of these ways, and nothing else."""
+    names = {"choice", "identity"}
+    forms = [
+        "import workbench.methods.choice",
+        "import workbench.methods.choice.counts as c",
+        "from workbench.methods.choice.counts import ResponseList",
+        "from workbench.methods import registry, identity",
+        "def f():\n    from workbench.methods.choice import paired",
+        "from ..methods.identity import paired",
+        "from importlib import import_module\nimport_module('workbench.methods.choice.paired')",
+        "import importlib\nimportlib.import_module('workbench.methods.identity')",
+    ]
+    for form in forms:
+        assert _method_imports(form, "workbench.report.x", names), form
+    harmless = "from workbench.methods import registry\nfrom workbench import methods\nimport workbench.metrics"
+    assert _method_imports(harmless, "workbench.report.x", names) == []
+    assert _method_imports("from . import choice", "workbench.methods.x", names)  # relative, resolved

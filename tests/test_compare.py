@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from helpers import imported_mentions, run_cli, write_mentions
 
-from workbench.compare import paired_records
 from workbench.methods.choice.counts import ResponseList
+from workbench.methods.choice.paired import paired_lists
 from workbench.metrics.intervals import resampling
 
 
@@ -41,7 +41,7 @@ def peir_records(studies: int, questions: int, repetitions: int, chances, seed: 
     with resampling(boot):
         for _ in range(studies):
             a, b = chances(rng, questions)
-            records = paired_records("s", simulated_lists(rng, a, b, repetitions), "A", "B")
+            records = paired_lists("s", simulated_lists(rng, a, b, repetitions), "A", "B")
             out.append(next(r for r in records if r["metric"] == "peir"))
     return out
 

@@ -9,6 +9,7 @@ import numpy as np
 from helpers import run_cli
 from test_entity import EXAMPLE
 
+from workbench import methods
 from workbench.methods.entity.data import import_scores
 from workbench.store.db import connect
 
@@ -82,3 +83,67 @@ def test_identity_mean_share_compared_by_prompt(tmp_path, fake_server):
     black = [r for r in records if r["group"] == "Black"]
     assert len(black) == 4 and all(r["difference"] == 0 and r["n_units"] == 2 for r in black), black
     assert all(r["na_reason"] for r in records if r["group"] != "Black")  # no reference share for them
+
+
+def _comparable_methods() -> list[str]:
+    from workbench import methods
+    from workbench.methods.hooks import hook
+
+    return [name for name in methods.names() if hook(methods.get(name), "compare_module")]
+
+
+def _refusal(out) -> str:
+    assert out.returncode == 2, (out.stdout, out.stderr)
+    (line,) = out.stderr.strip().splitlines()  # one line, as every refusal
+    return line
+
+
+def test_a_cold_start_study_is_refused_naming_the_methods_compared(tmp_path):
+    """A method without a `compare_module` (cold-start) is refused in one line that names it and
+    the methods that can be compared, not paired as another method's study ("has 0 model(s)")."""
+    path, db = tmp_path / "r.csv", tmp_path / "c.db"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "seed", "persona_category", "persona", "rank", "item"])
+        for model in ("m", "n"):
+            for rank, item in enumerate(["A", "B", "C"], 1):
+                writer.writerows([(model, 0, "", "neutral", rank, item), (model, 0, "g", "a girl", rank, item)])
+    assert run_cli("import", "rankings", str(path), "--db", str(db), "--study", "cs").returncode == 0
+    line = _refusal(run_cli("compare", "--db", str(db), "--study", "cs", "--models", "m", "n"))
+    head = "error: study 'cs' (method coldstart) is not paired by `workbench compare`: it compares "
+    assert line.startswith(head) and line.endswith(" studies"), line
+    named = line[len(head) : -len(" studies")].replace(" or ", ", ").split(", ")
+    assert named == _comparable_methods() and "coldstart" not in named and len(named) >= 3
+    from workbench.compare import comparable_models
+
+    assert comparable_models(connect(db)) == {"cs": []}  # the app's picker offers none of its models
+
+
+class _Unpaired(methods.MethodBase):
+    name = "unpaired"
+    summary = "a method of its own, with no paired comparison"
+
+    async def after_answers(self, stages):
+        pass
+
+    def metric_records(self, conn, study, convention="paper"):
+        return []
+
+
+def test_a_plugin_method_without_a_compare_module_and_one_not_installed_are_refused(tmp_path):
+    from workbench.store.studies import ensure_study
+
+    db = tmp_path / "u.db"
+    methods.register(_Unpaired)
+    try:
+        conn = connect(db)
+        ensure_study(conn, "mine", "unpaired")
+        ensure_study(conn, "old", "uninstalled")
+        conn.close()
+        line = _refusal(run_cli("compare", "--db", str(db), "--study", "mine", "--models", "a", "b"))
+        assert line.startswith("error: study 'mine' (method unpaired) is not paired by `workbench compare`")
+        assert "unpaired" not in line.split(": it compares ")[1]
+    finally:
+        methods.unregister("unpaired")
+    line = _refusal(run_cli("compare", "--db", str(db), "--study", "old", "--models", "a", "b"))
+    assert line.startswith("error: study 'old' (method uninstalled, not installed here) is not paired"), line

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import numpy as np
 from helpers import run_cli
 from test_compare import beta_chances, simulated_lists
 
 from workbench import plan
-from workbench.compare import paired_records
+from workbench.methods.choice.paired import paired_lists
 from workbench.metrics.intervals import resampling
 
 
@@ -33,7 +34,7 @@ def test_the_recommended_design_attains_the_target_power():
             lists = simulated_lists(
                 rng, beta_chances(rng, 0.3, 0.33, questions), beta_chances(rng, 0.45, 0.33, questions), 5
             )
-            record = next(r for r in paired_records("s", lists, "A", "B") if r["metric"] == "peir")
+            record = next(r for r in paired_lists("s", lists, "A", "B") if r["metric"] == "peir")
             rejected += record["p"] < 0.05
     assert abs(rejected / 300 - 0.8) <= 0.05, (questions, rejected)
 
@@ -122,3 +123,28 @@ def test_plan_from_a_pilot_store(tmp_path):
 def test_plan_help_teaches():
     out = run_cli("plan", "--help")
     assert out.returncode == 0 and "examples:" in out.stdout and "--pilot pilot --difference 0.1" in out.stdout
+
+
+def test_a_study_the_planner_does_not_read(tmp_path):
+    """Only a method naming a `planner_module` has its questions counted and its pilot read:
+    another's study file plans from the assumptions with the reason, and its stored study is
+    refused as a pilot in one line naming its method and what the planner reads."""
+    from workbench import methods
+    from workbench.methods.hooks import hook, title
+
+    read = " or ".join(title(methods.get(n)) for n in methods.names() if hook(methods.get(n), "planner_module"))
+    study = Path(__file__).resolve().parent.parent / "assets" / "studies" / "coldstart" / "movies.toml"
+    out = run_cli("plan", study, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    assert (
+        json.loads(out.stdout)["current"]["na_reason"]
+        == f"a coldstart study: the planner counts a {read} study's questions"
+    )
+    path, db = tmp_path / "r.csv", tmp_path / "c.db"
+    path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,g,a girl,1,B\n")
+    assert run_cli("import", "rankings", path, "--db", db, "--study", "cs").returncode == 0
+    refused = run_cli("plan", study, "--db", db, "--pilot", "cs")
+    assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
+        f"error: --pilot 'cs': its method (coldstart) has no pilot the planner reads (it reads {read} studies' "
+        "answers): give --p and --icc instead"
+    ]

@@ -94,6 +94,10 @@ def test_a_method_installed_apart_shows_on_every_surface(tmp_path, fake_server):
     assert laptops["share_a"]["na_reason"] == "no answer named exactly one of the two"
     table = _workbench(site, "metrics", "--db", str(db)).stdout
     assert "Pairwise preference and position bias" in table and "position_bias" in table
+    # No `compare_module`: `workbench compare` refuses its study in one line, naming the method
+    refused = _workbench(site, "compare", "--db", str(db), "--study", "pairs", "--models", "a", "b")
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
+    assert "study 'pairs' (method pairwise) is not paired by `workbench compare`" in refused.stderr
 
     exported = json.loads(_workbench(site, "export", "--db", str(db), "--what", "responses", "--format", "json").stdout)
     first = exported[0]

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 
@@ -126,43 +127,49 @@ def anova(hits: np.ndarray, n: np.ndarray) -> tuple[float, float, float] | None:
     return float(p), max(0.0, (msb - msw) / n0), msw
 
 
-def pilot_outcomes(conn: sqlite3.Connection, study: str, outcome: str) -> dict[tuple[str, str], dict]:
-    """Per model x topic, per question: (answers, answers with the outcome). The outcome of
-    an answer: it names the model's preferred entity on the topic ("peir"), or any entity
-    ("direct"). Also each scope's preferred entity and every answer's entities, for pairs."""
-    from workbench.methods.choice.counts import presence_of
-    from workbench.methods.choice.metrics import preferred_entity
-    from workbench.store import mentions, studies
+def planning_methods() -> list[Any]:
+    """The methods the planner reads (those naming a `planner_module`), in order."""
+    from workbench.methods import registry
+    from workbench.methods.hook_types import hook
+
+    return [registry.get(name) for name in registry.names() if hook(registry.get(name), "planner_module")]
+
+
+def _planner_module(method: str | None) -> str:
+    """The module planning the method's studies; "" for a method that has none (or not installed)."""
+    from workbench.methods import registry
+    from workbench.methods.hook_types import hook
+
+    return hook(registry.get(method), "planner_module") if method in registry.names() else ""
+
+
+def _planned_kinds() -> str:
+    """The studies the planner reads, by the title of their method ("ChoiceEval")."""
+    from workbench.methods.hook_types import title
+
+    return " or ".join(title(m) for m in planning_methods()) or "no"
+
+
+def pilot_outcomes(conn: sqlite3.Connection, study: str, outcome: str) -> dict[tuple[str, str], Any]:
+    """Per model x topic (in that order), the pilot's answers as its method's planner module
+    reads them (`pilot_scopes`): each scope's `per_question(judged_by)` gives per question
+    (answers, answers with the outcome of `judged_by`, itself or another model's scope)."""
+    from importlib import import_module
+
+    from workbench.store import studies
 
     study_id = studies.study_id(conn, study)
     if study_id is None:
         known = ", ".join(studies.study_names(conn)) or "none"
         raise PlanError(f"--pilot: no study named {study!r} in this database (known: {known})")
-    from workbench.methods.choice.counts import ResponseList
-
-    scopes: dict[tuple[str, str], list] = {}
-    for row in mentions.load_lists(conn, study_id):
-        scopes.setdefault((row[0], row[1]), []).append(ResponseList(*row[:5], tuple(row[5]), tuple(row[6])))
-    out = {}
-    for key, lists in sorted(scopes.items()):
-        entity = preferred_entity(lists, presence_of(lists))[0] if outcome == "peir" else None
-        out[key] = {"entity": entity, "lists": lists}
-    return out
-
-
-def _per_question(lists, named) -> dict[tuple[str, str], tuple[int, int]]:
-    counts: dict[tuple[str, str], list[int]] = {}
-    for item in lists:
-        cell = counts.setdefault((item.cluster or "", item.question), [0, 0])
-        cell[0] += 1
-        cell[1] += bool(named(item))
-    return {k: (v[0], v[1]) for k, v in counts.items()}
-
-
-def _outcome(outcome: str, entity: str | None):
-    if outcome == "direct":
-        return lambda item: bool(item.entities)
-    return lambda item: entity in item.entities
+    method = studies.study_method(conn, study)
+    module = _planner_module(method)
+    if not module:
+        raise PlanError(
+            f"--pilot {study!r}: its method ({method}) has no pilot the planner reads (it reads "
+            f"{_planned_kinds()} studies' answers): give --p and --icc instead"
+        )
+    return import_module(module).pilot_scopes(conn, study_id, outcome)
 
 
 def pilot_components(conn: sqlite3.Connection, study: str, outcome: str = "peir") -> tuple[Components, list[dict]]:
@@ -171,7 +178,7 @@ def pilot_components(conn: sqlite3.Connection, study: str, outcome: str = "peir"
     scopes = pilot_outcomes(conn, study, outcome)
     rows, weighted = [], []
     for (model, topic), scope in scopes.items():
-        per_q = _per_question(scope["lists"], _outcome(outcome, scope["entity"]))
+        per_q = scope.per_question(scope)
         n = np.array([v[0] for v in per_q.values()])
         hits = np.array([v[1] for v in per_q.values()])
         estimate = anova(hits, n)
@@ -207,8 +214,7 @@ def pilot_paired(conn: sqlite3.Connection, study: str, outcome: str = "peir") ->
     for (ka, sa), (kb, sb) in combinations(scopes.items(), 2):
         if ka[1] != kb[1]:
             continue
-        named = _outcome(outcome, sa["entity"])
-        qa, qb = _per_question(sa["lists"], named), _per_question(sb["lists"], named)
+        qa, qb = sa.per_question(sa), sb.per_question(sa)  # both by A's outcome (its e*)
         common = sorted(set(qa) & set(qb))
         if len(common) < 2:
             continue
@@ -308,21 +314,17 @@ class StudyDesign:
 
 def study_design(path: str) -> StudyDesign:
     """The study file read as `workbench run` reads it (a bad file: one line naming the key)."""
-    from collections import Counter
+    from importlib import import_module
 
     from workbench.studies.spec import load_study
 
     study = load_study(path)
     models = [str(m) for m in getattr(study, "models", [])]
-    from workbench.methods.choice.study import ChoiceStudy
-
-    if not isinstance(study, ChoiceStudy):
-        reason = f"a {study.method} study: the planner counts a ChoiceEval study's questions"
+    module = _planner_module(study.method)
+    if not module:
+        reason = f"a {study.method} study: the planner counts a {_planned_kinds()} study's questions"
         return StudyDesign(study.name, {}, getattr(study, "repetitions", 1), models, reason)
-    topics = Counter(q.topic for q in study.questions)
-    for topic, per_cluster in study.generate.items():
-        topics[topic] += per_cluster * len(study.clusters)
-    return StudyDesign(study.name, dict(topics), study.repetitions, models)
+    return StudyDesign(study.name, import_module(module).topics(study), study.repetitions, models)
 
 
 @dataclass(frozen=True)

@@ -73,6 +73,8 @@ _DEFAULTS: dict[str, Any] = {
     "design_screen": None,
     "template_editing": None,
     "metric_filters": (),
+    "compare_module": "",
+    "planner_module": "",
 }
 
 

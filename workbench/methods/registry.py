@@ -22,7 +22,8 @@ where JSON, CSV or Markdown is written) or plain dicts. `import_kinds` and
 and `workbench export` offer, and `design_screen` (a Textual screen class, or its
 "module:Class" path, so that the core never imports the UI) is what the app's Design tab
 shows for the method's studies; `migrations` ((name, sql) pairs) make its own tables.
-`plan_units` (optional) splits a model's plan into units
+`compare_module` and `planner_module` (optional) name the modules `workbench compare` and
+`workbench plan` read the method's studies with. `plan_units` (optional) splits a model's plan into units
 marked one by one, so that an edited study plans again only the units it changed. `register` does the same in code (tests register a toy
 method that way). docs/writing-a-method.md walks through one.
 """
@@ -118,6 +119,12 @@ class MethodBase:
     review_views: tuple = ()  # `hooks.ReviewView`s: the Review screen's extra views, a key each
     design_screen: Any = None  # the app's Design tab for its studies: a Screen class or "module:Class"
     template_editing: Any = None  # a `hooks.TemplateEditing` when its Design tab edits a prompt template
+    # `workbench compare` (and the Metrics screen's c): the module pairing its units, offering
+    # `models(conn, study_id)` and `paired_records(conn, study_id, pairing)`; empty: not compared
+    compare_module = ""
+    # `workbench plan`: the module offering `topics(study)` and `pilot_scopes(conn, study_id,
+    # outcome)`; empty: the planner counts none of its studies' questions and reads no pilot of them
+    planner_module = ""
 
     def _module(self):
         from importlib import import_module

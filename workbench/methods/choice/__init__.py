@@ -15,6 +15,8 @@ class ChoiceMethod(MethodBase):
     example_study = example_path("studies/demo.toml")
     kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
+    compare_module = "workbench.methods.choice.paired"  # `workbench compare`: its questions paired
+    planner_module = "workbench.methods.choice.planning"  # `workbench plan`: questions x repetitions
     position, title = 1, "ChoiceEval"
     waits_for = "its answers' lists are extracted at the end of the run"
     help_sections = {

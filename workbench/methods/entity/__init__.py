@@ -10,9 +10,7 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 class EntityMethod(MethodBase):
     name = "entity"
     study_module = "workbench.methods.entity.study"
-    compare_module = (
-        "workbench.methods.entity.paired"  # `workbench compare`: its units paired (workbench/compare_methods.py)
-    )
+    compare_module = "workbench.methods.entity.paired"  # `workbench compare`: its units paired
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
     example_study = example_path("studies/entity/countries_urgency.toml")

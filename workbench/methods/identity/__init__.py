@@ -11,9 +11,7 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 class IdentityMethod(MethodBase):
     name = "identity"
     study_module = "workbench.methods.identity.study"
-    compare_module = (
-        "workbench.methods.identity.paired"  # `workbench compare`: its units paired (workbench/compare_methods.py)
-    )
+    compare_module = "workbench.methods.identity.paired"  # `workbench compare`: its units paired
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
     example_study = example_path("studies/identity/universities.toml")
