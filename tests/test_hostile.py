@@ -318,7 +318,9 @@ def test_a_plan_over_max_requests_is_refused_before_anything_is_stored(tmp_path,
     assert not db.exists() and not Path(f"{db}-wal").exists()  # no empty new database left behind
     assert server.stats.requests == 0
     # A database that was there before is kept, with what it held.
-    small = write_study(tmp_path / "small.toml", models=[f"openai:test-model@{server.base_url}"], questions=1, name="small")
+    small = write_study(
+        tmp_path / "small.toml", models=[f"openai:test-model@{server.base_url}"], questions=1, name="small"
+    )
     assert cli(capsys, "run", small, "--db", db, "--quiet")[0] == 0
     code, _, err = cli(capsys, "run", study, "--db", db, "--max-requests", "100")
     assert code == 2 and rows(db, "SELECT name FROM studies") == [("small",)]

@@ -35,6 +35,15 @@ def test_without_a_limit_the_eta_covers_every_pending_request():
     p = Progress("m", "answer", done=2, failed=0, pending=8, running=0, tokens=0, elapsed_s=2.0, answered_this_run=2)
     assert p.left_this_run == 8 and p.eta_s == 8.0 and p.eta_text == "ETA 0:08"
     capped = Progress(
-        "m", "answer", done=2, failed=0, pending=8, running=1, tokens=0, elapsed_s=2.0, answered_this_run=2, budget_left=1
+        "m",
+        "answer",
+        done=2,
+        failed=0,
+        pending=8,
+        running=1,
+        tokens=0,
+        elapsed_s=2.0,
+        answered_this_run=2,
+        budget_left=1,
     )
     assert capped.left_this_run == 2 and capped.eta_s == 2.0 and capped.eta_text == "ETA 0:02 (to --limit)"
