@@ -82,6 +82,13 @@ def test_compare_in_three_formats(two_models):
     assert "gemini (B) - gpt (A)" in table.stdout and "PEIR (A's e*)" in table.stdout
     assert "Interval unit: question" in " ".join(table.stdout.split())
     assert "no entity named has a region" in " ".join(table.stdout.split())
+    # Wide: A's and B's numbers and BH's p too; a row reads as a row (nothing folded).
+    peir_row = next(line for line in table.stdout.splitlines() if line.startswith("phones  PEIR"))
+    assert peir_row.split()[-9:] == ["1.000", "0.000", "-1.000", "[-1.00,", "-1.00]", "0.035", "0.210", "0.105", "6"]
+    narrow = run_cli("compare", "--db", two_models, "--study", "s", "--models", "gpt", "gemini", env={"COLUMNS": "80"})
+    assert max(len(line.rstrip()) for line in narrow.stdout.splitlines()) <= 80
+    peir_row = next(line for line in narrow.stdout.splitlines() if line.startswith("phones  PEIR"))
+    assert peir_row.split()[-6:] == ["-1.000", "[-1.00,", "-1.00]", "0.035", "0.210", "6"]
     out = run_cli("compare", "--db", two_models, "--study", "s", "--models", "gpt", "gemini", "--format", "json")
     records = json.loads(out.stdout)
     peir = [r for r in records if r["metric"] == "peir"]

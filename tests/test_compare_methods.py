@@ -54,7 +54,9 @@ def test_entity_delta_difference_paired_by_template_is_found(tmp_path):
     assert all(abs(r["difference"]) < abs(chad["difference"]) for r in others)
     assert chad["difference"] == chad["value_b"] - chad["value_a"]
     table = run_cli("compare", "--db", str(db), "--study", "urg", "--models", "A", "B").stdout
-    assert "12 templates" in table and "Interval unit: template" in table
+    assert "by template" in table and "templates" in table and "Interval unit: template" in table
+    chad_row = next(line for line in table.splitlines() if "Chad" in line)
+    assert chad_row.split()[-1] == "12"  # the templates paired
 
 
 def test_identity_mean_share_compared_by_prompt(tmp_path, fake_server):
@@ -83,6 +85,12 @@ def test_identity_mean_share_compared_by_prompt(tmp_path, fake_server):
     black = [r for r in records if r["group"] == "Black"]
     assert len(black) == 4 and all(r["difference"] == 0 and r["n_units"] == 2 for r in black), black
     assert all(r["na_reason"] for r in records if r["group"] != "Black")  # no reference share for them
+    # The table at 80 columns: no topic column (identity pairs no topics), every reason under it once.
+    table = run_cli("compare", "--db", str(db), "--study", "unis", "--models", *models, env={"COLUMNS": "80"})
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.splitlines()
+    assert max(len(line.rstrip()) for line in lines) <= 80
+    assert "topic" not in lines[1] + lines[2] and "by prompt" in table.stdout and "(1) n/a: " in table.stdout
 
 
 def _comparable_methods() -> list[str]:

@@ -7,9 +7,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rich import box
-from rich.console import Group
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -19,6 +16,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from workbench.compare_table import narrow_table
 from workbench.literal import visible, visible_line
 
 Pair = tuple[str, str, str]  # (study, model A, model B)
@@ -120,54 +118,6 @@ class PickModels(ModalScreen[Pair | None]):
         self.dismiss(None)
 
 
-def panel_rows(records: Sequence[dict[str, Any]]) -> tuple[list[str], list[list[str]], list[str]]:
-    """(header, rows, reasons): what each difference is of, B - A, its interval (its header
-    names the unit), p, Holm p, how many questions or units were paired (A's and B's own
-    numbers are `workbench compare`'s: in 80 columns they would squeeze what a difference is of);
-    an n/a cell points to its reason, listed once under the table (`comparison_table` formats
-    every number)."""
-    from workbench.compare_table import comparison_table
-
-    header, rows = comparison_table(records)
-    if not rows:
-        return [], [], []
-    unit = records[0].get("ci_unit") or "question"
-    at = {name: i for i, name in enumerate(header)}
-    reasons: list[str] = []
-    out = []
-    for record, row in zip(records, rows):
-        interval = row[at["95% interval"]]
-        if interval.startswith("n/a: "):
-            reason = interval.removeprefix("n/a: ")
-            reasons += [reason] if reason not in reasons else []
-            interval = f"n/a ({reasons.index(reason) + 1})"
-        what = " · ".join(part for part in (row[at["metric"]], row[at["of"]]) if part)
-        topic = row[at["topic"]] if record.get("topic") is not None else ""
-        n = record.get("n_questions", record.get("n_units"))
-        out.append([topic, what, row[at["B - A"]], interval, row[at["p"]], row[at["p Holm"]], str(n)])
-    head = ["topic", "of", "B - A", f"95% interval\nby {unit}", "p", "p Holm", f"{unit}s\npaired"]
-    return head, out, reasons
-
-
-def panel_table(records: Sequence[dict[str, Any]]) -> Group:
-    """The rows as a table that fits 80 columns (what a difference is of wraps; numbers never
-    do), the n/a reasons under it."""
-    header, rows, reasons = panel_rows(records)
-    table = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
-    for i, name in enumerate(header):
-        wraps = i == 1  # a long word (a condition, a region pair) folds rather than losing its end
-        table.add_column(
-            Text(name),
-            no_wrap=not wraps,
-            overflow="fold" if wraps else "ellipsis",
-            justify="right" if i >= 2 and i != 3 else "left",
-        )
-    for row in rows:
-        table.add_row(*(Text(visible_line(cell)) for cell in row))
-    notes = [Text(visible(f"({i}) n/a: {reason}")) for i, reason in enumerate(reasons, 1)]
-    return Group(table, *notes)
-
-
 class ComparisonPanel(VerticalScroll):
     """The comparison on view: a title naming the pair, the table, what the numbers are. Dimmed
     (`stale`) while it is computed again."""
@@ -201,7 +151,7 @@ class ComparisonPanel(VerticalScroll):
         self.remove_class("stale")
         self._title(pair, "")
         table = self.query_one("#compare-table", Static)
-        table.update(panel_table(records) if records and not error else Text())
+        table.update(narrow_table(records) if records and not error else Text())
         table.display = bool(records) and not error
         if error:
             note = f"No comparison: {error}"

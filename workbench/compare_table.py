@@ -44,7 +44,7 @@ def comparison_table(records: Sequence[dict[str, Any]]) -> tuple[list[str], list
             interval = "n/a: " + r["na_reason"]
         rows.append(
             [
-                r["topic"],
+                "" if r.get("topic") is None else str(r["topic"]),
                 METRIC_LABELS.get(r["metric"], r["metric"]),
                 what_it_is(r),
                 fmt_num(r["value_a"]),
@@ -58,6 +58,71 @@ def comparison_table(records: Sequence[dict[str, Any]]) -> tuple[list[str], list
             ]
         )
     return header, rows
+
+
+def narrow_rows(
+    records: Sequence[dict[str, Any]], values: bool = False
+) -> tuple[list[str], list[list[str]], list[str]]:
+    """(header, rows, reasons) that fit 80 columns: what each difference is of, B - A, its
+    interval (its header names the unit), p, Holm p, how many questions or units were paired,
+    and with `values` A's and B's own numbers (a wide terminal); an n/a cell points to its
+    reason, listed once under the table. The Metrics screen's comparison and `workbench
+    compare` show this; `comparison_table` formats every number."""
+    header, rows = comparison_table(records)
+    if not rows:
+        return [], [], []
+    unit = records[0].get("ci_unit") or "question"
+    at = {name: i for i, name in enumerate(header)}
+    reasons: list[str] = []
+    out = []
+    for record, row in zip(records, rows):
+        interval = row[at["95% interval"]]
+        if interval.startswith("n/a: "):
+            reason = interval.removeprefix("n/a: ")
+            reasons += [reason] if reason not in reasons else []
+            interval = f"n/a ({reasons.index(reason) + 1})"
+        what = " · ".join(part for part in (row[at["metric"]], row[at["of"]]) if part)
+        own = [row[at["B - A"] - 2], row[at["B - A"] - 1]] if values else []  # A's, B's
+        n = record.get("n_questions", record.get("n_units"))
+        bh = [row[at["p BH"]]] if values else []
+        out.append(
+            [row[at["topic"]], what, *own, row[at["B - A"]], interval, row[at["p"]], row[at["p Holm"]], *bh, str(n)]
+        )
+    named, adjusted = (["A", "B"], ["p BH"]) if values else ([], [])
+    head = ["topic", "of", *named, "B - A", f"95% interval\nby {unit}", "p", "p Holm", *adjusted, f"{unit}s\npaired"]
+    if not any(row[0] for row in out):  # identity and entity pair no topics: no empty column
+        head, out = head[1:], [row[1:] for row in out]
+    return head, out, reasons
+
+
+def narrow_table(records: Sequence[dict[str, Any]], values: bool = False):
+    """`narrow_rows` as a Rich table (what a difference is of wraps; numbers never do), each
+    n/a reason under it with what to do about it where the catalog knows."""
+    from rich import box
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    from workbench.literal import visible, visible_line
+    from workbench.na_reasons import remedy
+
+    header, rows, reasons = narrow_rows(records, values)
+    table = Table(box=box.SIMPLE_HEAD, collapse_padding=True, pad_edge=False, show_edge=False)
+    what = header.index("of")
+    for i, name in enumerate(header):
+        table.add_column(
+            Text(name),
+            no_wrap=i != what,  # a long word (a condition, a region pair) folds rather than losing its end
+            overflow="fold" if i == what else "ellipsis",
+            justify="left" if i <= what or name.startswith("95%") else "right",
+        )
+    for row in rows:
+        table.add_row(*(Text(visible_line(cell)) for cell in row))
+    notes = []
+    for i, reason in enumerate(reasons, 1):
+        todo = remedy(reason)
+        notes.append(Text(visible(f"({i}) n/a: {reason}" + (f": {todo}" if todo else ""))))
+    return Group(table, *notes)
 
 
 def comparison_note(records: Sequence[dict[str, Any]]) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli.common import add_db, make_console, new_table, open_store, study_id_of
+from workbench.cli.common import add_db, make_console, open_store, study_id_of
 from workbench.literal import literal_text
 
 DESCRIPTION = """\
@@ -43,10 +43,13 @@ examples:
   workbench compare --db audit.db --study shoes --models gpt-4o llama3 --format csv --boot 200"""
 
 
+WIDE = 110  # columns from which the table also gives A's and B's numbers
+
+
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench import exports
     from workbench.compare import COMPARE_FIELDS, compare_study
-    from workbench.compare_table import comparison_note, comparison_table
+    from workbench.compare_table import comparison_note, narrow_table
     from workbench.store.db import snapshot
 
     conn = open_store(args.db, create=False)
@@ -57,14 +60,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         exports.write_records(records, args.format, COMPARE_FIELDS, sys.stdout)
         return 0
     console = make_console()
-    header, rows = comparison_table(records)
-    title = f"{args.study}: {args.models[1]} (B) - {args.models[0]} (A)"
-    table = new_table(literal_text(title))
-    for name in header:
-        table.add_column(literal_text(name), overflow="fold")
-    for row in rows:
-        table.add_row(*(literal_text(cell) for cell in row))
-    console.print(table)
+    console.print(literal_text(f"{args.study}: {args.models[1]} (B) - {args.models[0]} (A)"), soft_wrap=False)
+    # A's and B's own numbers where there is room for them beside the difference (JSON has them always).
+    console.print(narrow_table(records, values=console.width >= WIDE))
     console.print(literal_text(comparison_note(records)), soft_wrap=False)
     return 0
 
