@@ -139,3 +139,19 @@ def test_compare_help_teaches():
     assert "ChoiceEval per topic, over the questions both answered" in text and "Unit: question" in text
     assert "identity each group x condition's Mean Share, paired by prompt" in text and "Unit: prompt" in text
     assert "entity each entity's Delta" in text and "paired by template" in text and "Unit: template" in text
+
+
+def test_the_only_study_and_its_two_models_are_the_default(two_models, tmp_path):
+    """`workbench compare --db audit.db` compares the only study's two models, A and B in name
+    order; a third model asks for two by name."""
+    out = run_cli("compare", "--db", two_models)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("s: gpt (B) - gemini (A)")
+    third = tmp_path / "third.csv"
+    third.write_text(
+        "model,topic,cluster,question_id,repetition,rank,entity\nclaude,shoes,Convenience,Convenience0,1,1,Nike\n"
+    )
+    assert run_cli("import", "mentions", third, "--db", two_models, "--study", "s").returncode == 0
+    out = run_cli("compare", "--db", two_models)
+    assert out.returncode == 2
+    assert "study 's' has 3 models to compare: claude, gemini, gpt; name two with --models A B" in out.stderr

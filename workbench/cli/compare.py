@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench.cli.common import add_db, make_console, open_store, study_id_of
+from workbench.cli.common import UserError, add_db, make_console, open_store, the_study
 from workbench.literal import literal_text
 
 DESCRIPTION = """\
@@ -38,6 +38,7 @@ Methods: docs/methods.md."""
 
 EXAMPLES = """\
 examples:
+  workbench compare --db audit.db          (the only study's two models)
   workbench compare --db audit.db --study shoes --models gpt-4o llama3
   workbench compare --db audit.db --study shoes --models gpt-4o llama3 --format json > diff.json
   workbench compare --db audit.db --study shoes --models gpt-4o llama3 --format csv --boot 200"""
@@ -54,7 +55,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     conn = open_store(args.db, create=False)
     with snapshot(conn):  # one commit's lists, while imports and reviews go on
-        study_id_of(conn, args.study)
+        args.study = the_study(conn, args.study)
+        args.models = args.models or _the_two_models(conn, args.study)
         records = compare_study(conn, args.study, *args.models)
     if args.format != "table":
         exports.write_records(records, args.format, COMPARE_FIELDS, sys.stdout)
@@ -65,6 +67,17 @@ def cmd_compare(args: argparse.Namespace) -> int:
     console.print(narrow_table(records, values=console.width >= WIDE))
     console.print(literal_text(comparison_note(records)), soft_wrap=False)
     return 0
+
+
+def _the_two_models(conn, study: str) -> list[str]:
+    """A study's two models, in name order, when it has just two (else name them)."""
+    from workbench.compare import comparable_models
+
+    models = comparable_models(conn).get(study, [])
+    if len(models) != 2:
+        listed = f": {', '.join(models)}" if models else ""
+        raise UserError(f"study {study!r} has {len(models)} models to compare{listed}; name two with --models A B")
+    return models
 
 
 def add_parsers(sub, fmt) -> None:
@@ -78,9 +91,12 @@ def add_parsers(sub, fmt) -> None:
         epilog=EXAMPLES,
     )
     add_db(p)
-    p.add_argument("--study", required=True, help="the study whose models are compared")
+    p.add_argument("--study", help="the study whose models are compared (default: the database's only study)")
     p.add_argument(
-        "--models", nargs=2, required=True, metavar=("A", "B"), help="the two models, as the study names them"
+        "--models",
+        nargs=2,
+        metavar=("A", "B"),
+        help="the two models, as the study names them (default: a study's two, when it has two)",
     )
     p.add_argument("--format", choices=["table", "json", "csv"], default="table")
     p.add_argument(
