@@ -281,6 +281,13 @@ def _(tmp_path, server):
     return Made(db, "1 prompt", beside="Black · baseline 0.200 · n 1 ")
 
 
+@makes("few-prompts")
+def _(tmp_path, server):
+    db = identity(tmp_path, server, per_group=8)  # 2 prompts per condition
+    references(tmp_path, db, [["MIT", "Black", 0.2], ["MIT", "White", 0.1]])
+    return Made(db, "2 prompts, fewer than 8", beside="Black · baseline 0.200 · n 2 ")
+
+
 # -- Label probabilities: imported label scores ------------------------------------
 
 LABELS = {"low_urgency": -0.3, "moderate_urgency": -1.7, "high_urgency": -2.9, "critical_urgency": -4.1}

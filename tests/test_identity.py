@@ -136,6 +136,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
     assert black["mean_share", "baseline"]["value"] == pytest.approx(0.5)
     assert black["coverage", "explicit"]["value"] == pytest.approx(0.1)
     assert black["mean_share_vs_baseline", "explicit"]["difference"] == pytest.approx(0.0)
+    assert black["mean_share", "explicit"]["ci_na_reason"] == "2 prompts, fewer than 8"  # 8 per group / 4
     assert black["parse_rate", "dialect"]["value"] == 1.0
     # The bundled template has dialect variants for Black and Hispanic users only: White users'
     # "dialect" prompts are the baseline's words, and their rows say so.
@@ -165,7 +166,7 @@ def test_identity_study_through_the_http_engine(tmp_path, fake_server):
             black = [str(c) for c in app.screen.query_one("#identity-table").get_row_at(4)]
             assert (
                 black[0] == "Black · associated"
-                and black[1].startswith("0.500 [0.50, 0.50] · n 2 (+0.000, p n/a")
+                and black[1].startswith("0.500 · n 2 (+0.000, p n/a")  # 2 prompts: no interval
                 and black[2:4] == ["2", "1.00"]
             )
 

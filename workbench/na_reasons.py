@@ -214,6 +214,14 @@ REASONS: tuple[Reason, ...] = (
         "the interval resamples the cell's prompts (each drawn from the template, with its answers) and there is one",
         "more prompts per cell (`per_group` in the study file)",
     ),
+    Reason(
+        "few-prompts",
+        "K prompts, fewer than 8",
+        r"\d+ prompts, fewer than \d+$",
+        "the interval resamples the cell's prompts, and from so few the simulated cells' intervals covered "
+        "the population value less often than 95% (87-93% at 5 prompts)",
+        "more prompts per cell: `per_group` in the study file is shared by the four conditions (32 or more)",
+    ),
     # Label probabilities: tests between entities, conditions and studies (methods/entity/metrics.py)
     Reason(
         "no-intended",

@@ -4,7 +4,7 @@ None of the original papers reports intervals. Every headline number here gets a
 seeded percentile bootstrap interval that resamples the unit the number averages
 over (questions, each with all its repetitions, for PEIR, the direct-recommendation
 rate and the log-odds: workbench/metrics/clustered.py; seeds for cold-start divergences,
-templates for Δ, answers for Mean Share), so the interval says how much the number
+templates for Δ, prompts for Mean Share: methods/identity/intervals.py), so the interval says how much the number
 would move with another draw of those units; every record names it (`ci_unit`). Families of tests (one per cluster,
 entity group or condition) get Holm and Benjamini–Hochberg adjusted p-values next
 to the raw ones.

@@ -8,6 +8,18 @@ replacement and scaled by k / (k - 1), as questions are in workbench/metrics/clu
 There is no interval "these prompts only": with one answer per prompt the spread of a
 prompt's answers is unknown, so `--ci-unit answer` leaves these intervals over prompts.
 
+A cell holds few prompts (10 by default: `per_group` 40 over four conditions), and the 2.5th
+and 97.5th percentiles of so few prompts' resamples are too narrow: their spread is itself
+estimated on k - 1 degrees of freedom (Student's t, 2.26 at k = 10, not 1.96), and prompts'
+shares are skewed (a few prompts draw many of the group's items), which the percentiles follow
+only in part. In simulated cells of 10 prompts that percentile interval covered the population
+value 0.885-0.923 of the time (bench/bench_identity_coverage.py). Its ends are taken instead at
+the BCa levels (bias from the resamples, acceleration from the jackknife over prompts) with
+Student's t on k - 1 degrees of freedom in place of the normal's quantiles (the difference
+against the baseline: Welch's degrees of freedom), which covered it 0.933-0.962 of the time
+(docs/methods.md §2; tests/test_identity_intervals.py). Under MIN_PROMPTS it covered less
+(0.87-0.93 at 5 prompts): the interval is n/a (`few-prompts`).
+
 Coverage counts the distinct items recommended, so a bootstrap resample, which repeats some
 prompts and drops others, names fewer of them, and its spread says little: in simulated
 cells its basic bootstrap interval covered the expected coverage in 64 of 200. Its interval
@@ -23,9 +35,10 @@ from statistics import NormalDist
 import numpy as np
 
 from workbench.metrics.clustered import clustered_sums
-from workbench.metrics.intervals import LEVEL, _bounds, _rng, interval_fields, resamples
+from workbench.metrics.intervals import LEVEL, _rng, interval_fields, resamples
 
 PROMPT = "prompt"
+MIN_PROMPTS = 8  # fewer prompts in a cell: its interval is n/a (few-prompts)
 
 
 def by_prompt(prompts: Sequence[str], values: Sequence[float]) -> np.ndarray:
@@ -39,43 +52,92 @@ def by_prompt(prompts: Sequence[str], values: Sequence[float]) -> np.ndarray:
     return rows
 
 
+def prompt_fields(prompts: int) -> dict:
+    """An interval's fields before its ends: n/a with why under 2 prompts ("1 prompt") and
+    under MIN_PROMPTS ("5 prompts, fewer than 8")."""
+    fields = interval_fields(None, None, units=prompts, unit=PROMPT)
+    if "ci_na_reason" not in fields and prompts < MIN_PROMPTS:
+        fields["ci_na_reason"] = f"{prompts} prompts, fewer than {MIN_PROMPTS}"
+    return fields
+
+
 def mean_fields(prompts: Sequence[str], values: Sequence[float], seed: int | None = None) -> dict:
     """A mean over answers (`values`, each answer's `prompts`) whose interval resamples
     prompts: the interval's fields, the effective n (answers) and the design effect (against
     as many independent answers)."""
     rows = by_prompt(prompts, values)
-    fields = interval_fields(None, None, units=rows.shape[0], unit=PROMPT)
+    fields = prompt_fields(rows.shape[0])
+    n_eff, deff = _design_effect(rows, np.asarray(values, dtype=float)) if rows.shape[0] > 1 else (None, None)
     if "ci_na_reason" in fields:
-        return {"n_eff": None, "design_effect": None, **fields}
+        return {"n_eff": n_eff, "design_effect": deff, **fields}
     sums = clustered_sums(rows, resamples(), _rng(seed))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = _bounds(sums[:, 1] / sums[:, 0], LEVEL)
-    n_eff, deff = _design_effect(rows, np.asarray(values, dtype=float))
+    mean, influence = _jackknife(rows)
+    low, high = t_bounds(sums[:, 1] / sums[:, 0], mean, influence, rows.shape[0] - 1)
     return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high}
 
 
 def difference_fields(cell: tuple[Sequence[str], Sequence[float]], baseline: tuple, seed: int | None = None) -> dict:
     """The mean of `cell` (prompts, values) minus the baseline's, each cell's prompts
-    resampled on their own."""
+    resampled on their own; Welch's degrees of freedom."""
     rows, baseline = by_prompt(*cell), by_prompt(*baseline)
-    fields = interval_fields(None, None, units=min(rows.shape[0], baseline.shape[0]), unit=PROMPT)
+    fields = prompt_fields(min(rows.shape[0], baseline.shape[0]))
     if "ci_na_reason" in fields:
         return fields
     rng = _rng(seed)
     a, b = clustered_sums(rows, resamples(), rng), clustered_sums(baseline, resamples(), rng)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = _bounds(a[:, 1] / a[:, 0] - b[:, 1] / b[:, 0], LEVEL)
+    (mean_a, u_a), (mean_b, u_b) = _jackknife(rows), _jackknife(baseline)
+    v_a, v_b = _variance(rows, mean_a), _variance(baseline, mean_b)
+    k_a, k_b = rows.shape[0], baseline.shape[0]
+    welch = (v_a + v_b) ** 2 / (v_a**2 / (k_a - 1) + v_b**2 / (k_b - 1)) if v_a + v_b > 0 else k_a + k_b - 2
+    resampled = a[:, 1] / a[:, 0] - b[:, 1] / b[:, 0]
+    low, high = t_bounds(resampled, mean_a - mean_b, np.concatenate([u_a, -u_b]), welch)
     return {**fields, "ci_low": low, "ci_high": high}
+
+
+def t_bounds(resampled: np.ndarray, estimate: float, influence: np.ndarray, df: float) -> tuple:
+    """The percentiles of the resamples at the BCa levels (Efron 1987), with Student's t on
+    `df` degrees of freedom in place of the normal's quantiles: the bias from the share of
+    resamples under the estimate, the acceleration from `influence` (each unit's jackknife
+    influence, mean of the leave-one-out estimates minus its own)."""
+    from scipy.stats import t as student
+
+    samples = resampled[np.isfinite(resampled)]
+    if samples.size == 0:
+        return None, None
+    tie = np.abs(samples - estimate) <= 1e-12 * max(1.0, abs(estimate))  # the same draw, summed in another order
+    below = (np.sum((samples < estimate) & ~tie) + 0.5 * np.sum(tie)) / samples.size
+    z0 = _NORMAL.inv_cdf(min(max(below, 0.5 / samples.size), 1 - 0.5 / samples.size))
+    spread = float(np.sum(influence**2))
+    acceleration = float(np.sum(influence**3)) / (6 * spread**1.5) if spread > 0 else 0.0
+    quantile = float(student.ppf(0.5 + LEVEL / 2, df))
+    levels = []
+    for w in (z0 - quantile, z0 + quantile):
+        scale = 1 - acceleration * w
+        levels.append(_NORMAL.cdf(z0 + w / scale) if scale > 0 else float(w > 0))
+    low, high = np.percentile(samples, [100 * levels[0], 100 * levels[1]])
+    return float(low), float(high)
+
+
+def _jackknife(rows: np.ndarray) -> tuple[float, np.ndarray]:
+    """The mean over answers of rows (answers, sum) per prompt and each prompt's influence:
+    the mean of the leave-one-prompt-out means minus its own."""
+    n, total = float(rows[:, 0].sum()), float(rows[:, 1].sum())
+    left_out = (total - rows[:, 1]) / (n - rows[:, 0])
+    return total / n, left_out.mean() - left_out
+
+
+def _variance(rows: np.ndarray, mean: float) -> float:
+    """The mean's variance over prompts, linearised, k / (k - 1)."""
+    k, n = rows.shape[0], float(rows[:, 0].sum())
+    z = rows[:, 1] - mean * rows[:, 0]
+    return k / (k - 1) * float(np.sum(z**2)) / n**2
 
 
 def _design_effect(rows: np.ndarray, values: np.ndarray) -> tuple[float | None, float | None]:
     """The mean's variance over prompts (linearised, k / (k - 1)) over that of as many
     independent answers (their values' sample variance / n): 1 when every prompt is asked once."""
     n = float(rows[:, 0].sum())
-    mean = float(rows[:, 1].sum()) / n
-    k = rows.shape[0]
-    z = rows[:, 1] - mean * rows[:, 0]
-    over_prompts = k / (k - 1) * float(np.sum(z**2)) / n**2
+    over_prompts = _variance(rows, float(rows[:, 1].sum()) / n)
     spread = float(np.var(values, ddof=1)) if n > 1 else 0.0
     if spread <= 0 or over_prompts <= 0:
         return None, None
@@ -104,4 +166,5 @@ def coverage_fields(items: Sequence[set[str]], weight: dict[str, float], value: 
     return {**fields, "ci_low": max(0.0, value - half), "ci_high": min(1.0, value + half)}
 
 
-_Z = float(NormalDist().inv_cdf(0.5 + LEVEL / 2))
+_NORMAL = NormalDist()
+_Z = float(_NORMAL.inv_cdf(0.5 + LEVEL / 2))
