@@ -24,6 +24,7 @@ class Made:
     in_records: bool = True  # False: a view says it, no record (a model with no lists for a topic)
     # where a cell gives the count of units instead of the reason ("· 1 seed ·"): what it shows
     beside: str | None = None
+    command: str = "metrics"  # the command that shows it (`compare`: a difference of two models)
 
 
 Cause = Callable[[Path, Callable], Made]
@@ -364,3 +365,67 @@ def _(tmp_path, server):
 @makes("no-intended")
 def _(tmp_path, server):
     return Made(scores(tmp_path, scored()), "no prompt has an intended label")  # no `intended` column
+
+
+# -- workbench compare: the differences of two models ----------------------------------
+
+PAIR = ("--study", "s", "--models", "gpt", "gemini")  # A: gpt, B: gemini
+
+
+@makes("compare-no-common")
+def _(tmp_path, server):
+    lists(tmp_path, every(["Nike"], cluster="A"), model="gpt")
+    db = lists(tmp_path, every(["Nike"], cluster="B"), model="gemini")  # other questions
+    return Made(db, "no question both answered (2 by gpt, 2 by gemini)", args=PAIR, command="compare")
+
+
+@makes("compare-a-names-nothing")
+def _(tmp_path, server):
+    lists(tmp_path, every([]), model="gpt")
+    db = lists(tmp_path, every(["Nike"]), model="gemini")
+    return Made(db, "gpt named no entity on these questions", args=PAIR, command="compare")
+
+
+@makes("compare-no-slot")
+def _(tmp_path, server):
+    lists(tmp_path, every([]), model="gpt")
+    db = lists(tmp_path, every(["Nike"]), model="gemini")
+    return Made(db, "gpt: no recommendation slot", args=PAIR, command="compare")
+
+
+@makes("compare-no-region")
+def _(tmp_path, server):
+    lists(tmp_path, every(["Nike", "Puma"]), model="gpt")
+    db = lists(tmp_path, every(["Puma"]), model="gemini")
+    return Made(db, "no entity named has a region", args=PAIR, command="compare")
+
+
+@makes("compare-no-shared-cluster")
+def _(tmp_path, server):
+    split = every(["Nike"], cluster="A") + every(["Puma"], cluster="B")  # never both in one cluster
+    lists(tmp_path, split, model="gpt")
+    db = lists(tmp_path, split, model="gemini")
+    regions(tmp_path, db, US_EU)
+    text = "no cluster where both models give both regions slots (after the 5 % filter)"
+    return Made(db, text, args=PAIR, command="compare")
+
+
+@makes("compare-one-unit")
+def _(tmp_path, server):
+    lists(tmp_path, every(["Nike"], questions=1), model="gpt")
+    db = lists(tmp_path, every(["Nike", "Puma"], questions=1), model="gemini")
+    return Made(db, "1 question both answered", args=PAIR, command="compare")
+
+
+@makes("compare-no-number")
+def _(tmp_path, server):
+    base_url = server(ServerConfig(reply_text=REPLY)).base_url
+    study = tmp_path / "id.toml"
+    study.write_text(
+        f'name = "s"\nmethod = "identity"\nmodels = ["openai:m@{base_url}", "openai:n@{base_url}"]\n'
+        'template = "universities"\nper_group = 8\nseed = 2\nstructured = true\n'
+    )
+    db = tmp_path / "id.db"
+    ok("run", str(study), "--db", str(db), "--quiet")
+    references(tmp_path, db, [["Howard University", "Black", 0.9]])  # the other groups have none
+    return Made(db, "no prompt both answered with a number", args=(), command="compare")

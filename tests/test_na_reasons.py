@@ -56,8 +56,8 @@ def test_each_reason_text_finds_its_own_remedy(text, key):
 NOTE = "Why some numbers are n/a, and what to do"
 
 
-def _metrics(db: Path, *args: str) -> str:
-    done = run_cli("metrics", "--db", str(db), *args)
+def _metrics(db: Path, *args: str, command: str = "metrics") -> str:
+    done = run_cli(command, "--db", str(db), *args)
     assert done.returncode == 0, done.stderr
     return " ".join(done.stdout.split())  # Rich wraps long cells: one line of words to search
 
@@ -71,13 +71,13 @@ def test_each_reason_is_shown_where_its_cause_is(key, tmp_path, fake_server):
     assert cause is not None, f"no test makes the cause of the n/a reason {key!r}: add one to tests/na_causes.py"
     made = cause(tmp_path, fake_server)
     assert find(made.text) == by_key(key)  # the catalog knows the reason as it is made
-    out = _metrics(made.db, *made.args)
+    out = _metrics(made.db, *made.args, command=made.command)
     where = [f"n/a ({made.text}", f"n/a: {made.text}", f"no test: {made.text}", *filter(None, [made.beside])]
     assert any(shown in out for shown in where), out
     note = out.split(NOTE, 1)[1]
     assert made.text in note and " ".join(by_key(key).remedy.split()) in note, note
     if made.in_records:
-        done = run_cli("metrics", "--db", str(made.db), *made.args, "--format", "json")
+        done = run_cli(made.command, "--db", str(made.db), *made.args, "--format", "json")
         given = {record.get(name) for record in json.loads(done.stdout) for name in REASON_FIELDS}
         assert made.text in given
 

@@ -60,6 +60,9 @@ def comparison_table(records: Sequence[dict[str, Any]]) -> tuple[list[str], list
     return header, rows
 
 
+NA_NOTE = "Why some numbers are n/a, and what to do"  # the heading the metrics' note has too
+
+
 def narrow_rows(
     records: Sequence[dict[str, Any]], values: bool = False
 ) -> tuple[list[str], list[list[str]], list[str]]:
@@ -118,7 +121,7 @@ def narrow_table(records: Sequence[dict[str, Any]], values: bool = False):
         )
     for row in rows:
         table.add_row(*(Text(visible_line(cell)) for cell in row))
-    notes = []
+    notes = [Text(NA_NOTE)] if reasons else []
     for i, reason in enumerate(reasons, 1):
         todo = remedy(reason)
         notes.append(Text(visible(f"({i}) n/a: {reason}" + (f": {todo}" if todo else ""))))

@@ -267,6 +267,62 @@ REASONS: tuple[Reason, ...] = (
         "Pearson's r is undefined when one study's Deltas do not vary",
         "nothing to fix: that study's templates do not tell its entities apart",
     ),
+    # `workbench compare`: two models' differences (methods/choice/paired.py, workbench/compare.py)
+    Reason(
+        "compare-no-common",
+        "no question both answered (N by A, M by B)",
+        r"no question both answered \(",
+        "the two models answered no question of this topic in common (each was asked others, or one "
+        "has not answered yet), and a difference is taken over the questions both answered",
+        "run both models on the same study file (`workbench run STUDY.toml` resumes), or import both "
+        "models' lists of the same questions",
+    ),
+    Reason(
+        "compare-a-names-nothing",
+        "A named no entity on these questions",
+        r".+ named no entity on these questions$",
+        "the difference is in the share of answers naming A's preferred entity, and A's answers name none",
+        "read A's answers and lists (`workbench review lists`), or compare the other way round (`--models B A`)",
+    ),
+    Reason(
+        "compare-no-slot",
+        "MODEL: no recommendation slot",
+        r".+: no recommendation slot$",
+        "a region's share of slots needs slots, and this model's answers on these questions give none",
+        "read that model's answers and lists (`workbench review lists`)",
+    ),
+    Reason(
+        "compare-no-region",
+        "no entity named has a region",
+        r"no entity named has a region",
+        "no name these answers give has a region, so no slot belongs to either region of the pair",
+        "give entities regions: `workbench import entities FILE.csv` (columns name, region) or "
+        "`workbench entities region NAME --region REGION`",
+    ),
+    Reason(
+        "compare-no-shared-cluster",
+        "no cluster where both models give both regions slots",
+        r"no cluster where both models give both regions slots",
+        "the log-odds is compared over the clusters where both models give both regions slots, and none does",
+        "more answers per cluster (`repetitions`, more questions per cluster), regions for more of the names "
+        "(`workbench entities list`), or a lower `[metrics] min_share`",
+    ),
+    Reason(
+        "compare-one-unit",
+        "1 UNIT both answered",
+        r"1 \w+ both answered$",
+        "the interval resamples the units both models answered (questions, prompts or templates), and there is one",
+        "ask both models more of them (more questions, `per_group` or templates)",
+    ),
+    Reason(
+        "compare-no-number",
+        "no UNIT both answered with a number",
+        r"no \w+ both answered with a number",
+        "no prompt (template) has a number from both models: for identity, the group has no reference "
+        "share, or one model's answers could not be read",
+        "the models' own numbers say why (`workbench metrics`); for identity usually the references "
+        "(`workbench import references FILE.csv`)",
+    ),
 )
 
 _COMPILED = [(re.compile(r.pattern), r) for r in REASONS]

@@ -227,5 +227,5 @@ def _log_odds(scope: Topic, lists_a, lists_b, paired, region_of, pair, min_share
 def _no_log_odds(lists: list[list[ResponseList]], region_of) -> str:
     """Why no cluster carries a log-odds for both models."""
     if not any(region_of(e) for items in lists for item in items for e in item.slot_entities):
-        return "no entity named has a region (import them: workbench import entities)"
+        return "no entity named has a region"
     return "no cluster where both models give both regions slots (after the 5 % filter)"
