@@ -362,3 +362,28 @@ def test_control_characters_in_names_are_written_out(tmp_path):
         assert "\x1b" not in text and "\x07" not in text
         slash = "\\" if fmt == "html" else "\\\\"  # Markdown escapes the backslash itself
         assert f"evil{slash}x1b" in text and f"Nike{slash}x07" in text
+
+
+def test_html_remedies_set_commands_as_code_and_model_text_keeps_its_backticks(tmp_path):
+    """The n/a table's remedies are the report's own words: their `commands` read as code, as in
+    the Markdown report. A cell of a model's text keeps every character, backticks included."""
+    from helpers import write_mentions
+
+    from workbench.report import html
+    from workbench.report.document import Report, Section, TableBlock
+
+    db = tmp_path / "a.db"
+    assert (
+        run_cli(
+            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s"
+        ).returncode
+        == 0
+    )
+    out = tmp_path / "r.html"
+    assert run_cli("report", "--db", str(db), "-o", str(out)).returncode == 0
+    text = out.read_text()
+    assert re.search(r"<td>give entities regions: <code>workbench import entities FILE.csv</code>", text)
+    assert not re.search(r"<td>[^<]*`workbench", text)
+    table = TableBlock("t", ["entity", "what to do"], [["`rm -rf` Co", "run `workbench review`"]])
+    page = html.render(Report("r", "s", [Section("x", "X", [table])]))
+    assert "<td>`rm -rf` Co</td>" in page and "<td>run <code>workbench review</code></td>" in page

@@ -71,12 +71,21 @@ def _prose(text: str) -> str:
     return _CODE.sub(lambda m: f"<code>{m.group(1)}</code>", _cell(text))
 
 
+# Columns of the report's own words (the catalog's remedies): their `code` spans are set as code,
+# as in its sentences; every other cell may hold a model's text and reads character for character.
+PROSE_COLUMNS = {"what to do"}
+
+
 def _table(block: TableBlock) -> str:
     head = "".join(f'<th scope="col">{_cell(h)}</th>' for h in block.header)
+    prose = {i for i, h in enumerate(block.header) if h in PROSE_COLUMNS}
     body = []
     for row in block.rows:
         cells = "".join(
-            f'<td class="num">{_cell(c)}</td>' if _NUMBER.fullmatch(str(c)) else f"<td>{_cell(c)}</td>" for c in row
+            f'<td class="num">{_cell(c)}</td>'
+            if _NUMBER.fullmatch(str(c))
+            else f"<td>{_prose(str(c)) if i in prose else _cell(c)}</td>"
+            for i, c in enumerate(row)
         )
         body.append(f"<tr>{cells}</tr>")
     caption = f"<caption>{_cell(block.title)}</caption>" if block.title else ""
