@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import sqlite3
 import time
 import tomllib
@@ -614,3 +615,18 @@ def test_a_gguf_that_cannot_load_ends_the_run_in_one_line(tmp_path):
     assert result.returncode == 2
     assert "cannot load" in result.stderr and "Traceback" not in result.stderr + result.stdout
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("seed", ["99999999999999999999", "-1", "9007199254740992"])
+def test_a_seed_out_of_range_is_refused_in_one_line_before_anything_is_stored(tmp_path, capsys, seed):
+    """A seed past 2^53 - 1 overflowed the store at its second repetition (a traceback and a
+    half-made database); -1 is llama.cpp's "random seed" (answers that cannot be repeated)."""
+    study = write_study(tmp_path / "s.toml", models=["llama:default"], questions=2, repetitions=2)
+    study.write_text(re.sub(r"(?m)^seed = .*$", f"seed = {seed}", study.read_text()))
+    code, _, err = cli(capsys, "run", study, "--db", tmp_path / "x.db")
+    assert code == 2 and "key 'seed'" in err and "from 0 to 2^53 - 1" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "x.db").exists()
+    plain = write_study(tmp_path / "p.toml", models=["llama:default"], questions=2, repetitions=2)
+    code, _, err = cli(capsys, "run", plain, "--db", tmp_path / "x.db", "--model", f"llama:default,seed={seed}")
+    assert code == 2 and "seed" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "x.db").exists()

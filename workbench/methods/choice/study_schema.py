@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from workbench.studies.errors import bounds, mismatch, out_of_range
-from workbench.studies.limits import MAX_EXPERTS, MAX_REPETITIONS, MAX_TEMPERATURE, MAX_TOKENS
+from workbench.studies.limits import MAX_EXPERTS, MAX_REPETITIONS, MAX_SEED, MAX_TEMPERATURE, MAX_TOKENS
 from workbench.studies.schema import (
     Check,
     Flag,
@@ -125,7 +125,7 @@ class ChoiceFile(Table):
     name: Name | None = None  # None: the file's name
     description: Any = ""
     repetitions: number("a whole number of repetitions (paper: 5)", 1, MAX_REPETITIONS) = 1
-    seed: Annotated[int, Check("an integer seed")] = 0
+    seed: number("a whole-number seed from 0 to 2^53 - 1", 0, MAX_SEED) = 0
     models: Models
     generation: Annotated[Generation, Check("a [generation] table")] = Generation()
     clusters: (

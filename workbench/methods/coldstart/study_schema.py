@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, Discriminator, Field, Tag
 
-from workbench.studies.limits import MAX_SEEDS
+from workbench.studies.limits import MAX_SEED, MAX_SEEDS
 from workbench.studies.schema import Check, Generation, Models, Name, Table, file_name, number, refuse, text
 
 
@@ -28,7 +28,7 @@ def _count_or_list(value: Any) -> str | None:
 Seeds = Annotated[
     Annotated[number("a number of seeds", 1, MAX_SEEDS), Tag("count")]
     | Annotated[
-        list[number("an integer seed", -(2**63), 2**63 - 1)],
+        list[number("a whole-number seed from 0 to 2^53 - 1", 0, MAX_SEED)],
         Field(min_length=1, max_length=MAX_SEEDS),
         Check(
             "a number of seeds or a list of seeds",
