@@ -196,7 +196,7 @@ def test_identity_report_gives_n_per_cell(tmp_path, fake_server):
     assert table[1][1] == "n/a (no reference shares imported)"
     remedy = page.table("Why some numbers are n/a")
     assert remedy[1][:2] == ["no reference shares imported", "16"]
-    assert remedy[1][2].startswith("`workbench import references FILE.csv --db DB --study STUDY`")
+    assert remedy[1][2].startswith("workbench import references FILE.csv --db DB --study STUDY")  # set as code
 
 
 @pytest.mark.slow
@@ -217,3 +217,23 @@ def test_the_recipe_gives_the_spec_as_run_with_parallel(tmp_path):
     models = page.table("Models and seeds")
     assert models[1][1] == "llama:default,n_ctx=256,parallel=2"
     assert f"workbench run {study} --db {db} --model llama:default,n_ctx=256,parallel=2" in md
+
+
+def test_a_summary_effect_carries_what_it_rests_on_and_its_adjusted_test():
+    """The summary led with "+0.97 [0.29, 2.20]: the 95% interval excludes 0" for a log-odds
+    resting on 2 of 9 clusters whose Holm-adjusted p was 0.306: every effect now carries its n,
+    p and Holm p, and an interval the adjusted test does not back is not called a finding."""
+    from workbench.report.summary import EFFECTS, effect_sentence
+
+    lor = next(e for e in EFFECTS if e.metric == "lor")
+    row = {
+        "model": "m", "topic": "coffee makers", "region_a": "United States", "region_b": "Asia",
+        "mean": 0.97, "ci_low": 0.29, "ci_high": 2.20, "p": 0.082, "p_holm": 0.306,
+        "n_clusters": 2, "n_total": 9, "slots_a": 19, "slots_b": 2,
+    }  # fmt: skip
+    said = effect_sentence(lor, row)
+    assert said.startswith("m · coffee makers: log-odds United States vs Asia: +0.97 [0.29, 2.20] ")
+    assert "(2 of 9 clusters, 19 vs 2 slots; p 0.082; Holm 0.306)" in said
+    assert said.endswith("does not reject no effect.")
+    backed = effect_sentence(lor, {**row, "p": 0.001, "p_holm": 0.004})
+    assert backed.endswith("(2 of 9 clusters, 19 vs 2 slots; p 0.001; Holm 0.004): the 95% interval excludes 0.")

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from workbench import na_reasons
+from workbench import methods, na_reasons
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.report.study_facts import StudyFacts
@@ -28,14 +28,27 @@ class Effect:
     label: str  # a format string over the record's fields
     signed: bool = True
     keep: Any = None  # a record filter beyond the metric
+    rests_on: str = "n {n}"  # what the number rests on, a format string over the record's fields
 
 
 EFFECTS = (
-    Effect("lor", "mean", "{model} · {topic}: log-odds {region_a} vs {region_b}", keep=lambda r: not r.get("cluster")),
+    Effect(
+        "lor",
+        "mean",
+        "{model} · {topic}: log-odds {region_a} vs {region_b}",
+        keep=lambda r: not r.get("cluster"),
+        rests_on="{n_clusters} of {n_total} clusters, {slots_a} vs {slots_b} slots",
+    ),
     Effect("mean_share_vs_baseline", "difference", "{model} · {group} · {condition}: Mean Share minus the baseline's"),
-    Effect("iou_divergence", "mean", "{model} · {persona}: IOU divergence from the neutral list", signed=False),
-    Effect("entity_delta", "value", "{model} · {variant}: Delta of {entity}"),
-    Effect("group_delta", "value", "{model} · {attribute} = {value_label}: mean Delta"),
+    Effect(
+        "iou_divergence",
+        "mean",
+        "{model} · {persona}: IOU divergence from the neutral list",
+        signed=False,
+        rests_on="{n} seeds",
+    ),
+    Effect("entity_delta", "value", "{model} · {variant}: Delta of {entity}", rests_on="{n} templates"),
+    Effect("group_delta", "value", "{model} · {attribute} = {value_label}: mean Delta", rests_on="{n} entities"),
 )
 
 
@@ -56,26 +69,38 @@ def largest_effects(rows: list[dict[str, Any]], top: int = 3) -> tuple[Effect, l
     return None
 
 
-def _label(effect: Effect, row: dict[str, Any]) -> str:
+def _label(effect: Effect, row: dict[str, Any], form: str | None = None) -> str:
     class Missing(dict):
         def __missing__(self, key: str) -> str:
             return "?"
 
-    return effect.label.format_map(Missing({k: "" if v is None else v for k, v in row.items()}))
+    return (form or effect.label).format_map(Missing({k: "" if v is None else v for k, v in row.items()}))
 
 
 def effect_sentence(effect: Effect, row: dict[str, Any]) -> str:
+    """The effect with its interval, what it rests on and its tests (p, and adjusted over the
+    family: Holm), and what they allow one to say: an interval that excludes 0 while the
+    adjusted test does not reject is said to be that, not a finding."""
     value, low, high = row[effect.field], row.get("ci_low"), row.get("ci_high")
     text = f"{_label(effect, row)}: {fmt_num(value, 2, signed=effect.signed)}"
-    if low is None or high is None:
+    interval = f" [{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if low is not None and high is not None else ""
+    tests = [f"p {fmt_num(row['p'])}"] if row.get("p") is not None else []
+    tests += [f"Holm {fmt_num(row['p_holm'])}"] if row.get("p_holm") is not None else []
+    text += f"{interval} ({'; '.join([_label(effect, row, effect.rests_on), *tests])})"
+    holm = row.get("p_holm")
+    if not interval:
         reason = row.get("ci_na_reason")
         return text + (f", no interval ({reason})." if reason else ", no interval.")
-    text += f" [{fmt_num(low, 2)}, {fmt_num(high, 2)}]"
     if not effect.signed:
         return text + "."
-    if low > 0 or high < 0:
-        return text + ": the 95% interval excludes 0."
-    return text + ": the 95% interval includes 0, so the data cannot tell this from no effect."
+    if not (low > 0 or high < 0):
+        return text + ": the 95% interval includes 0, so the data cannot tell this from no effect."
+    if holm is not None and holm >= 0.05:
+        return (
+            text
+            + ": the 95% interval excludes 0, but the test adjusted for every comparison (Holm) does not reject no effect."
+        )
+    return text + ": the 95% interval excludes 0."
 
 
 def tie_sentences(rows: list[dict[str, Any]]) -> list[str]:
@@ -114,15 +139,35 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
 def _opening(facts: StudyFacts, models: list[str], numbers: int) -> str:
     if not numbers:
         return f"`{facts.name}` ({facts.method}) has no numbers yet: {_why_empty(facts)}"
-    answered = (
-        f"{fmt_num(facts.answers)} {plural_word(facts.answers, 'answer')} asked here"
-        if facts.models
-        else "imported data"
-    )
+    answered = _asked_here(facts) if facts.models else "imported data"
     return (
         f"This report covers the {facts.method} study `{facts.name}`: {plural(len(models), 'model')}, "
         f"{answered}, {fmt_num(numbers)} numbers."
     )
+
+
+STAGE_CALLS = {"extract": "extraction call"}  # what a later stage's request is called; else "STAGE call"
+
+
+def _asked_here(facts: StudyFacts) -> str:
+    """The answers (the method's first stage) and, apart, the calls later stages made on them
+    (an expert's extraction of an answer is not an answer): "72 answers asked here (and 216
+    extraction calls)"."""
+    try:
+        first = methods.get(facts.method).first_stage
+    except KeyError:  # a method not installed here
+        first = "answer"
+    answers, later = 0, Counter()
+    for record in facts.status:
+        if record["stage"] == first:
+            answers += record["done"]
+        else:
+            later[record["stage"]] += record["done"]
+    text = f"{fmt_num(answers)} {plural_word(answers, 'answer')} asked here"
+    calls = [
+        f"{fmt_num(n)} {plural_word(n, STAGE_CALLS.get(stage, f'{stage} call'))}" for stage, n in later.items() if n
+    ]
+    return text + (f" (and {', '.join(calls)})" if calls else "")
 
 
 def _why_empty(facts: StudyFacts) -> str:
