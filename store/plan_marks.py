@@ -199,6 +199,26 @@ def settle_follow_ups(conn: sqlite3.Connection, study_id: int, model_id: int, st
         _follow(conn, study_id, model_id, stage, 0, "AND superseded = 0")
 
 
+def follow_keys(conn: sqlite3.Connection, keys: Iterable[str], superseded: int) -> None:
+    """Mark every request planned from these (down the chain of `parent_key`: an answer's
+    extraction requests, a probe's judge) as the requests themselves were just marked."""
+    with transaction(conn):
+        conn.execute("CREATE TEMP TABLE IF NOT EXISTS follow_from (key TEXT PRIMARY KEY)")
+        conn.execute("DELETE FROM follow_from")
+        conn.executemany("INSERT OR IGNORE INTO follow_from (key) VALUES (?)", ((k,) for k in keys))
+        conn.execute(
+            """
+            WITH RECURSIVE chain(key) AS (
+                SELECT r.key FROM requests r JOIN follow_from f ON r.parent_key = f.key
+                UNION SELECT r.key FROM requests r JOIN chain c ON r.parent_key = c.key
+            )
+            UPDATE requests SET superseded = ? WHERE key IN chain AND superseded != ?
+            """,
+            (superseded, superseded),
+        )
+        conn.execute("DELETE FROM follow_from")
+
+
 def _follow(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, superseded: int, first: str) -> None:
     """Mark a model's first-stage requests (those `first` selects) and, down the chain of
     `parent_key`, every request planned from them."""

@@ -188,10 +188,11 @@ def supersede_others(conn: sqlite3.Connection, study_id: int, model_id: int, sta
 
 def supersede_changed(
     conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, current: list[str], dropped: list[str]
-) -> None:
+) -> tuple[set[str], set[str]]:
     """What `supersede_others` does to a plan that changed in part: the keys of the units
     planned again (`current`) are current, the keys no unit plans any more (`dropped`) are
-    superseded, the model's other requests are left as they are."""
+    superseded, the model's other requests are left as they are. Returns both, as the study
+    owns them (current, superseded)."""
     with transaction(conn):
         owned = own_keys(conn, study_id, current + dropped)
         now = {owned[k] for k in current}
@@ -202,6 +203,7 @@ def supersede_changed(
                 "AND superseded != ?",
                 ((value, k, study_id, model_id, stage, value) for k in keys),
             )
+        return now, gone
 
 
 def requeue_failed(conn: sqlite3.Connection, study_id: int, model_ids: list[int]) -> int:

@@ -162,3 +162,51 @@ def test_a_run_with_another_model_retires_the_files_until_it_runs_again(tmp_path
     run(study, db)
     assert server.stats.ok == asked
     assert {r["model"] for r in cli_json("status", "--db", str(db), "--json")} == {f"openai:m@{server.base_url}"}
+
+
+def _superseded_answers_follow_ups(db: Path) -> int:
+    """Extraction requests still counting whose answer no longer counts."""
+    import sqlite3
+
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT COUNT(*) FROM requests x JOIN requests a ON a.key = x.parent_key "
+            "WHERE a.superseded = 1 AND x.superseded = 0"
+        ).fetchone()[0]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("where", ["study file", "design screen"])
+def test_a_reworded_questions_old_extractions_stop_counting(tmp_path, fake_server, where):
+    """The experts' requests on a superseded answer are superseded with it: status, the report
+    and the run's closing line count what a fresh run of the edited study counts."""
+    from workbench.methods.choice import design
+
+    server = fake_server()
+    study, db = tmp_path / "s.toml", tmp_path / "s.db"
+    run(write(study, server.base_url, BEFORE, extraction=EXPERTS), db)
+    reworded = {"A": ["Which shoes?", "Which loafers?"], "B": BEFORE["B"]}
+    if where == "study file":
+        write(study, server.base_url, reworded, extraction=EXPERTS)
+    else:  # the Design screen edits the stored question (the file is saved after the run)
+        _study, study_id = design.register(db, study)
+        (row,) = [r for r in design.question_rows(db, study_id) if r["text"] == "Which boots?"]
+        design.edit_question(db, study_id, row["id"], "Which loafers?")
+    result = run_cli("run", str(study), "--db", str(db), "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    write(study, server.base_url, reworded, extraction=EXPERTS)
+    assert _superseded_answers_follow_ups(db) == 0
+    status = {r["stage"]: r for r in cli_json("status", "--db", str(db), "--json")}
+    assert (status["answer"]["done"], status["extract"]["done"]) == (6, 18)  # 3 questions x 2, x 3 experts
+    assert "All 24 requests answered." in result.stdout
+    assert_as_fresh(tmp_path, study, db)
+    opening = findings_opening(db)
+    assert "6 answers asked here" in opening and "6 answers asked here (and 18 extraction calls)" in opening, opening
+
+
+def findings_opening(db: Path) -> str:
+    report = run_cli("report", "--db", str(db), "--study", "s", "--format", "md", "--boot", BOOT)
+    assert report.returncode == 0, report.stderr
+    return next(line for line in report.stdout.splitlines() if "This report covers" in line)

@@ -80,6 +80,7 @@ def _plan_whole(conn, study_id: int, model_id: int, stage: str, found: Survey) -
     requests = found.requests
     new = queue.plan(conn, study_id, model_id, requests)
     queue.supersede_others(conn, study_id, model_id, stage, [r.key for r in requests])
+    plan_marks.settle_follow_ups(conn, study_id, model_id, stage)  # extractions go with their answers
     plan_marks.finish_units(conn, study_id, model_id, _marks(found), ())
     return new, len(requests)
 
@@ -96,7 +97,10 @@ def _plan_changed(conn, study_id: int, model_id: int, stage: str, found: Survey)
     added = queue.plan(conn, study_id, model_id, requests)
     current = [r.key for r in requests]
     dropped = _dropped(conn, study_id, model_id, touched, {k for keys in old.values() for k in keys} - set(current))
-    queue.supersede_changed(conn, study_id, model_id, stage, current, dropped)
+    with queue.transaction(conn):  # what was planned from an answer (its extractions) goes with it
+        now, gone = queue.supersede_changed(conn, study_id, model_id, stage, current, dropped)
+        plan_marks.follow_keys(conn, gone, 1)
+        plan_marks.follow_keys(conn, now, 0)
     plan_marks.finish_units(conn, study_id, model_id, marks, found.removed)
     return added, found.kept_total + len(requests)
 
