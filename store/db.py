@@ -54,8 +54,16 @@ def connect(path: str | Path, create: bool = True) -> sqlite3.Connection:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError(f"{path}: cannot create its folder ({exc.strerror or exc})") from None
-    if not create and not _writable(path):
-        return _read_only(path)
+        if not os.access(path.parent, os.W_OK):
+            raise StoreError(f"{path}: cannot create it: its folder is read-only here")
+    if not _writable(path) and path.exists():
+        if not create:
+            return _read_only(path)
+        # A command that writes: SQLite would say only "unable to open database file".
+        raise StoreError(
+            f"{path}: read-only here (the file, its folder or the disk), and this command writes to the "
+            "database; commands that only read (status, metrics, export, report) work on it"
+        )
     try:
         conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     except sqlite3.Error as exc:

@@ -45,6 +45,19 @@ def test_an_archived_store_is_read_and_left_untouched(tmp_path, metrics_db):
             assert done.returncode == 0, (command, done.stderr)
         merge = as_another_user("entities", "merge", "Nike", "Puma", "--db", str(db), "--who", "r")
         assert merge.returncode != 0 and "audit.db" in merge.stderr and "Traceback" not in merge.stderr
+        study = Path(tempfile.mkdtemp(prefix="wb-study-")) / "s.toml"
+        study.write_text(
+            'name = "s"\nmethod = "choice"\nmodels = ["openai:m@http://127.0.0.1:9/v1"]\n'
+            '[[topics]]\nname = "shoes"\n[topics.questions]\nConvenience = ["Which shoes?"]\n'
+        )
+        study.parent.chmod(0o755)
+        study.chmod(0o644)
+        for command in (["run", str(study), "--db", str(db)], ["questions", "--db", str(db), "--verify-all"]):
+            done = as_another_user(*command)
+            assert done.returncode == 2, (command, done.stdout, done.stderr)
+            assert f"{db}: read-only here" in done.stderr and "this command writes" in done.stderr, done.stderr
+        fresh = as_another_user("run", str(study), "--db", str(archive / "new.db"))
+        assert fresh.returncode == 2 and "cannot create it: its folder is read-only here" in fresh.stderr
         assert sorted(p.name for p in archive.iterdir()) == ["audit.db"]  # nothing created beside it
     finally:
         archive.chmod(0o755)
