@@ -3,8 +3,9 @@
 The index (`answer_search`, SQLite FTS5, kept by triggers on `responses`: see
 store/schema_entities_search.py) holds every answer's words, case and accents folded. A query
 is FTS5's: words (every one must appear), "a phrase", a prefix* , OR, NOT, AND, NEAR(...) and
-parentheses. A query FTS5 cannot read is refused in one line that says how to search for it
-literally (in double quotes), never a traceback.
+parentheses. A word FTS5 cannot read as it stands (brands are full of punctuation: 7-Eleven,
+Levi's, H&M, AT&T, Dr. Martens) is searched for literally, as if in double quotes; a query
+that still cannot be read is refused in one line that says how to write it, never a traceback.
 
 A reviewer reads a page of matches, so a page is read in the order the answers were stored
 (the index's own order), a chunk of matching answers at a time, until it is full: a word in
@@ -16,6 +17,7 @@ its list takes 0.3 s (bench/bench_search.py). How many answers match is the inde
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable
@@ -35,16 +37,40 @@ def _reason(exc: sqlite3.Error) -> str:
     return text.removeprefix("fts5: ")
 
 
-def _matching(conn: sqlite3.Connection, sql: str, query: str, *more: Any) -> list[tuple]:
+# What is left as written: a word, a prefix, an operator, and anything holding a quote or a
+# parenthesis (a phrase, a group: syntax the writer meant, refused if it cannot be read).
+_AS_WRITTEN = re.compile(r'\w+\*?|AND|OR|NOT|.*["()].*')
+
+
+def literal(query: str) -> str:
+    """The query with each word FTS5 would read as syntax put in double quotes (7-Eleven,
+    Levi's, H&M, Nike:), the rest as written."""
+    return " ".join(w if _AS_WRITTEN.fullmatch(w) else f'"{w}"' for w in query.split())
+
+
+def readable(conn: sqlite3.Connection, query: str) -> str:
+    """The query as the index is to be given it: as written when FTS5 reads it, else its
+    `literal` form; SearchError (one line) when neither can be read."""
     if not query.strip():
         raise SearchError('search for what? give words, a "phrase" or a prefix*')
+    probe = "SELECT rowid FROM answer_search WHERE answer_search MATCH ? LIMIT 1"
     try:
-        return conn.execute(sql, (query, *more)).fetchall()
+        conn.execute(probe, (query,)).fetchall()
+        return query
     except sqlite3.OperationalError as exc:
+        first = exc
+    try:
+        conn.execute(probe, (literal(query),)).fetchall()
+        return literal(query)
+    except sqlite3.OperationalError:
         raise SearchError(
-            f"cannot search for {query!r}: {_reason(exc)}; put words with punctuation in double quotes "
+            f"cannot search for {query!r}: {_reason(first)}; put words with punctuation in double quotes "
             '(e.g. "Nike, Inc.") and double a quote inside them'
         ) from None
+
+
+def _matching(conn: sqlite3.Connection, sql: str, query: str, *more: Any) -> list[tuple]:
+    return conn.execute(sql, (readable(conn, query), *more)).fetchall()
 
 
 def check_query(conn: sqlite3.Connection, query: str) -> None:
@@ -114,6 +140,7 @@ def walk(
     ids. `where` (SQL on mention_lists `l`, its arguments) and `keep` (which of a chunk's list
     ids to keep, in their order) narrow them. Reads matching answers a chunk at a time, the chunks growing, so a page of a
     common word reads about as many answers as it shows (`chunk`: the first chunk's size)."""
+    query = readable(conn, query)
     answers = answers_matching(conn, query)
     wanted = None if limit is None else offset + limit + 1  # one more: whether more match
     ids: list[int] = []
@@ -163,6 +190,7 @@ def among(
 ) -> Found:
     """`walk` over the given lists only (a filter only lists with verdicts are in): read from
     them, never from every matching answer."""
+    query = readable(conn, query)
     answers = answers_matching(conn, query)
     sql = _AMONG.format(where=where[0])
     ids = [r[1] for r in conn.execute(sql, (json.dumps(sorted(list_ids)), query, *where[1]))] if answers else []
