@@ -48,3 +48,18 @@ def test_marking_questions_in_a_missing_database_creates_nothing(tmp_path, capsy
     code, _, err = cli(capsys, "questions", "--db", db, "--study", "s", "--verify-all")
     assert code == 2 and "no such database" in err
     assert not db.exists()
+
+
+def test_an_import_without_a_study_goes_into_the_only_one(tmp_path, fake_server, capsys):
+    server, db = fake_server(), tmp_path / "a.db"
+    questions = tmp_path / "q.csv"
+    questions.write_text("topic,cluster,question\ngadgets,Budget-Conscious,Which charger would you buy?\n")
+    code, _, err = cli(capsys, "import", "questions", questions, "--db", db)
+    assert code == 2 and "import questions needs --study NAME (a new study's name)" in err
+    run(capsys, tmp_path, server, db, "shoes")
+    code, out, err = cli(capsys, "import", "questions", questions, "--db", db)
+    assert code == 0, err
+    assert "shoes" in out
+    run(capsys, tmp_path, server, db, "phones")
+    code, _, err = cli(capsys, "import", "questions", questions, "--db", db)
+    assert code == 2 and "needs --study NAME (this database holds 2 studies: phones, shoes)" in err

@@ -40,7 +40,7 @@ def import_file(db: str | Path, kind_name: str, path: str | Path, options: dict[
     `options` by the kind's option names (`study`, `catalog`, ...)."""
     kind = import_kind(kind_name)
     if kind.needs_study and not (options.get("study") or "").strip():
-        raise TransferError(f"import {kind_name} needs --study NAME")
+        options = {**options, "study": _the_only_study(db, kind_name)}
     created = not Path(db).exists()
     try:
         conn = connect(str(db), True)
@@ -54,6 +54,21 @@ def import_file(db: str | Path, kind_name: str, path: str | Path, options: dict[
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{db}{suffix}").unlink(missing_ok=True)
         raise
+
+
+def _the_only_study(db: str | Path, kind_name: str) -> str:
+    """The study an import names none of: the database's only one; else it asks for a name."""
+    known = []
+    if Path(db).is_file():
+        conn = connect(str(db), False)
+        try:
+            known = studies.study_names(conn)
+        finally:
+            conn.close()
+    if len(known) == 1:
+        return known[0]
+    held = f" (this database holds {len(known)} studies: {', '.join(known)})" if known else " (a new study's name)"
+    raise TransferError(f"import {kind_name} needs --study NAME{held}")
 
 
 def export_records(conn, kind_name: str, study: str | None = None, convention: str = "paper"):
