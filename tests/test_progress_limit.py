@@ -4,6 +4,7 @@ not about the whole stage still pending after it."""
 from __future__ import annotations
 
 import asyncio
+import json
 
 from helpers import write_study
 
@@ -47,3 +48,24 @@ def test_without_a_limit_the_eta_covers_every_pending_request():
         budget_left=1,
     )
     assert capped.left_this_run == 2 and capped.eta_s == 2.0 and capped.eta_text == "ETA 0:02 (to --limit)"
+
+
+def test_the_limit_caps_every_request_the_run_sends_over_all_stages(tmp_path, fake_server):
+    """--limit 14 on 10 answers with 3 experts each sends 14 requests: the 10 answers and 4 of
+    their 30 extractions (was: 10 answers, then 10 extractions more, 20 calls)."""
+    from helpers import run_cli
+
+    server = fake_server()
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=10)
+    study.write_text(study.read_text() + '[extraction]\nmethod = "experts"\nexperts = 3\nk = 3\n')
+    db = tmp_path / "a.db"
+    result = run_cli("run", str(study), "--db", str(db), "--quiet", "--limit", "14")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert server.stats.ok == 14
+    status = {r["stage"]: r for r in json.loads(run_cli("status", "--db", str(db), "--json").stdout)}
+    assert (status["answer"]["done"], status["extract"]["done"], status["extract"]["pending"]) == (10, 4, 26)
+    assert "Stopped with 26 requests still pending (--limit 14); run again to continue." in result.stdout
+    again = run_cli("run", str(study), "--db", str(db), "--quiet", "--limit", "14")
+    assert again.returncode == 0 and server.stats.ok == 28  # the next run takes 14 more, extractions only
+    help_text = " ".join(run_cli("run", "--help").stdout.split())
+    assert "send at most N requests to models in this run, over every stage and model together" in help_text

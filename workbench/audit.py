@@ -20,7 +20,7 @@ from workbench import methods, replan
 from workbench.audit_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.models import ResolvedModel, continue_identities, make_engine, resolve
 from workbench.run_types import ModelJob, Progress, RunOptions, RunSummary
-from workbench.runner import run_jobs
+from workbench.runner import Budget, run_jobs
 from workbench.specs import ModelSpec, same_model_twice
 from workbench.store import plan_marks, queue, studies
 from workbench.store.errors import UserFacingError
@@ -275,14 +275,20 @@ async def run_prepared(
     def stage_options(stage: str) -> RunOptions:
         return RunOptions(**{**options.__dict__, "stage": stage})
 
+    budget = Budget(options.limit)  # --limit counts every request the run sends, over all stages
     try:
         answers = await run_jobs(
-            conn, prepared.study_id, [job(m) for m in prepared.models], stage_options(method.first_stage), on_progress
+            conn,
+            prepared.study_id,
+            [job(m) for m in prepared.models],
+            stage_options(method.first_stage),
+            on_progress,
+            budget,
         )
         summary = AuditSummary(answers)
 
         async def run_stage(stage: str, jobs: list[ModelJob]) -> RunSummary:
-            result = await run_jobs(conn, prepared.study_id, jobs, stage_options(stage), on_progress)
+            result = await run_jobs(conn, prepared.study_id, jobs, stage_options(stage), on_progress, budget)
             summary.later.append(result)
             return result
 

@@ -12,7 +12,7 @@ from workbench.engines.base import Engine
 @dataclass
 class RunOptions:
     stage: str = "answer"
-    limit: int | None = None  # most requests to process in this run, over all models
+    limit: int | None = None  # most requests to send in this run, over all models (and stages: run_prepared)
     retries: int = 4  # attempts after the first
     backoff_base_s: float = 0.5
     backoff_cap_s: float = 30.0

@@ -33,8 +33,8 @@ from workbench.store.db import utc_now
 from workbench.words import plural
 
 
-class _Budget:
-    """The --limit shared by all models of a run."""
+class Budget:
+    """The --limit shared by all models and stages of a run: requests it may still send."""
 
     def __init__(self, limit: int | None):
         self.left = limit
@@ -78,11 +78,14 @@ async def run_jobs(
     jobs: list[ModelJob],
     options: RunOptions | None = None,
     on_progress: Callable[[Progress], None] | None = None,
+    budget: Budget | None = None,
 ) -> RunSummary:
+    """Drain one stage of the jobs' models. `budget` is what --limit leaves to the run (a run
+    of several stages passes the one it started with), else `options.limit` for this stage."""
     options = options or RunOptions()
     owner = queue.claim_owner()
     queue.release_stale_claims(conn)
-    budget = _Budget(options.limit)
+    budget = budget if budget is not None else Budget(options.limit)
     summary = RunSummary()
     runners = [_ModelRun(conn, study_id, job, options, owner, budget, on_progress) for job in jobs]
     try:
@@ -107,7 +110,7 @@ ENDPOINTS_EVERY_S = 1.0
 
 
 class _ModelRun:
-    def __init__(self, conn, study_id, job: ModelJob, options: RunOptions, owner: str, budget: _Budget, on_progress):
+    def __init__(self, conn, study_id, job: ModelJob, options: RunOptions, owner: str, budget: Budget, on_progress):
         self.conn, self.study_id, self.job, self.options = conn, study_id, job, options
         self.owner, self.budget, self.on_progress = owner, budget, on_progress
         self.retries = job.retries if job.retries is not None else options.retries
@@ -209,8 +212,10 @@ class _ModelRun:
         return self.local.popleft() if self.local else None
 
     async def run(self) -> None:
-        if not self.counts["pending"] and not self.counts["running"]:
-            self._emit()  # the stage shows as done, with no model loaded and no connection opened
+        if not self.counts["pending"] and not self.counts["running"] or self.budget.left == 0:
+            # The stage shows as done, or as left to a later run (--limit is spent), with no
+            # model loaded and no connection opened.
+            self._emit()
             return
         # Loading a local model takes seconds with nothing to show: say so, instead of a
         # silent "0/54 · 0 tok/s" that looks stuck.

@@ -281,6 +281,12 @@ def cmd_questions(args: argparse.Namespace) -> int:
     return 0
 
 
+LIMIT_HELP = (
+    "send at most N requests to models in this run, over every stage and model together "
+    "(answers first, then extractions, probes or judges with what is left)"
+)
+
+
 def add_parsers(sub, fmt) -> None:
     p = sub.add_parser(
         "run",
@@ -292,14 +298,14 @@ def add_parsers(sub, fmt) -> None:
         epilog="examples:\n"
         "  workbench run study.toml --db audit.db\n"
         "  workbench run study.toml --db audit.db --model 'openai:llama3@http://127.0.0.1:8000/v1,concurrency=16'\n"
-        "  workbench run study.toml --db audit.db --limit 20      # try 20 requests first",
+        "  workbench run study.toml --db audit.db --limit 20      # try 20 requests first (all stages)",
     )
     p.add_argument("study", help="study file (TOML), e.g. the demo at assets/studies/demo.toml")
     add_db(p)
     p.add_argument(
         "--model", action="append", metavar="SPEC", help="model spec replacing the study's models (repeat for several)"
     )
-    p.add_argument("--limit", type=bounded_int(1, None), metavar="N", help="answer at most N requests in this run")
+    p.add_argument("--limit", type=bounded_int(1, None), metavar="N", help=LIMIT_HELP)
     p.add_argument(
         "--concurrency",
         type=bounded_int(1, MAX_CONCURRENCY),
