@@ -26,6 +26,7 @@ def test_each_method_gets_a_study_file_that_loads_where_it_was_written(tmp_path,
     assert "assets/studies" not in text, "its comments name the copy, not the workbench's example"
     study = load_study(target)  # the data files it names were copied beside it
     assert study.method == method
+    assert study.name == target.stem  # named after the copy (the example's "demo" is the demo's own study)
 
 
 def test_files_that_exist_are_refused_by_name_and_kept(tmp_path):
@@ -38,6 +39,11 @@ def test_files_that_exist_are_refused_by_name_and_kept(tmp_path):
     assert target.read_text() == "mine" and (tmp_path / "movies.csv").read_text() == "my catalog"
     assert run_cli("init", "coldstart", str(target), "--force").returncode == 0
     assert load_study(target).method == "coldstart"
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    result = run_cli("init", "choice", str(folder), "--force")  # --force overwrites files, never a folder
+    assert result.returncode == 2 and f"{folder} is a folder: name the study file to write" in result.stderr
+    assert folder.is_dir()
 
 
 def test_unknown_method_and_missing_folder_are_one_line(tmp_path):

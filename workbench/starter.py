@@ -8,6 +8,7 @@ as it is and can be edited from there.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +56,21 @@ def plan_copy(method: str, target: Path) -> list[tuple[Path, Path]]:
     return [(example, target)] + [(data, target.parent / data.name) for data in _named_files(example)]
 
 
+def _named(study: bytes, name: str) -> bytes:
+    """The study file with its top-level `name` (before the first table) set to `name`."""
+    head, table, rest = study.partition(b"\n[")
+    head = re.sub(rb'(?m)^name = "[^"]*"', f"name = {json.dumps(name)}".encode(), head, count=1)
+    return head + table + rest
+
+
 def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
     """Copy the example; refuse (naming them) files that exist unless `force`. Returns what was written."""
     pairs = plan_copy(method, target)
+    folders = [str(dest) for _, dest in pairs if dest.is_dir()]
+    if folders:  # --force overwrites a file, never a folder
+        raise StarterError(
+            f"{folders[0]} is a folder: name the study file to write (e.g. {Path(folders[0]) / 'study.toml'})"
+        )
     existing = [str(dest) for _, dest in pairs if dest.exists()]
     if existing and not force:
         raise StarterError(
@@ -70,6 +83,8 @@ def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
         data = source.read_bytes()
         if dest == target:  # its comments name the example's place in the workbench: name the copy
             data = re.sub(rb"assets/studies/[\w/.-]+\.toml", str(target).encode(), data)
+            # and its study is named after the copy, not the example (the demo's own study is "demo")
+            data = _named(data, target.stem)
         try:
             dest.write_bytes(data)
         except OSError as exc:
