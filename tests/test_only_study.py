@@ -63,3 +63,11 @@ def test_an_import_without_a_study_goes_into_the_only_one(tmp_path, fake_server,
     run(capsys, tmp_path, server, db, "phones")
     code, _, err = cli(capsys, "import", "questions", questions, "--db", db)
     assert code == 2 and "needs --study NAME (this database holds 2 studies: phones, shoes)" in err
+
+
+def test_an_import_of_a_folder_or_a_missing_file_says_so_once(tmp_path, capsys):
+    code, _, err = cli(capsys, "import", "questions", tmp_path, "--db", tmp_path / "x.db", "--study", "s")
+    assert code == 2 and err == f"error: {tmp_path}: is a directory, not a question file\n"
+    code, _, err = cli(capsys, "import", "questions", tmp_path / "q.json", "--db", tmp_path / "x.db", "--study", "s")
+    assert code == 2 and err == f"error: {tmp_path / 'q.json'}: no such file\n"
+    assert not (tmp_path / "x.db").exists()

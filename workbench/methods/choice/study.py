@@ -293,12 +293,13 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
     A ChoiceEval file lists its topic-adapted clusters in the paper's order, so
     key i maps to cluster i; the adapted name is kept as the cluster label.
     """
+    named = f"{path} " if where.key else ""  # a study's key names the file; an import's message starts with it
     if not path.exists():
-        raise where.error(f"file {path} does not exist")
+        raise where.error(f"file {path} does not exist" if where.key else "no such file")
     if path.suffix.lower() == ".csv":
         return _csv_questions(path, clusters, topic)
     if path.is_dir():
-        raise where.error(f"{path} is a directory, not a question file")
+        raise where.error(f"{named}is a directory, not a question file")
     try:
         data = json.loads(path.read_text("utf-8"))
     except UnicodeDecodeError as exc:
