@@ -179,7 +179,7 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
                 (r for r in records if isinstance(r, KruskalWallis) and r.topic == topic and r.model == model),
                 None,
             )
-            rho = f"rho {fmt_num(min(rhos), 2)}..{fmt_num(max(rhos), 2)}" if rhos else "rho n/a"
+            rho = _rho_range(rhos)
             if kw is None:  # every model x topic with lists has one: this one has no lists
                 row.append(f"n/a ({na_reasons.shown('no-lists')})")
             elif has(kw, "na_reason"):
@@ -189,6 +189,14 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
                 row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
         rows.append(row)
     return ["topic"] + names, rows
+
+
+def _rho_range(rhos: list[float]) -> str:
+    """Spearman's rho between pairs of repetitions: its range, or the one value of one pair."""
+    if not rhos:
+        return "rho n/a"
+    low, high = fmt_num(min(rhos), 2), fmt_num(max(rhos), 2)
+    return f"rho {low}" if len(rhos) == 1 else f"rho {low}..{high}"
 
 
 def lor_bars(records: list[ChoiceRecord], width: int = 30) -> list[tuple[str, float, str]]:
