@@ -8,6 +8,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from rich.console import Group
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -18,8 +19,9 @@ from textual.widgets import Footer, Static
 
 from workbench.literal import visible
 from workbench.methods.hooks import review_views, screen_class
+from workbench.screens.review_changes import ReviewChanges
 from workbench.screens.review_decisions import ReviewDecisions
-from workbench.store import answer_search, review_aids, review_validation, reviews
+from workbench.store import answer_search, review_aids, review_validation, review_versions, reviews
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
 from workbench.widgets.answer_search import AnswerSearch
@@ -35,7 +37,7 @@ PAGE_FIELDS = ("verdict", "verdicts", "adjudication", "adjudicators")  # read wi
 SEARCH_PAGE = 100
 
 
-class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
+class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
     FILTERS = FILTERS
     BINDINGS = [
         Binding("a", "verdict('accept')", "Accept", tooltip="The extracted list is right"),
@@ -100,7 +102,8 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         self._found: answer_search.Found | None = None  # what the last search read found
         self._search_only = 0  # the load that only searches the pages last read (its serial)
         self._following: dict | None = None  # the item on screen when a load began
-        self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place)
+        self._where: tuple | None = None  # (its id, whether it still counts, the list now in its place, its verdicts)
+        self._refresh_from: int | None = None  # the list on screen when a read the store's change asked began
         self._shown: dict | None = None  # the last item shown with its details
         self.details = 0  # details read and shown (tests and benchmarks wait on it)
         self._earlier: tuple | None = None  # (what was asked, the pages, their mark) of the last read shown
@@ -152,12 +155,14 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
             # The response on view first (key lookups): its list as it is now shows at once; the
             # reviewers' columns and the counts follow with the pages (every list of the filter).
             self._read_detail(page)
-        self.load(keep=page["id"] if page else None)
+        self.load(keep=page["id"] if page else None, refresh=True)
 
-    def load(self, keep: Any = None, advance: int = 0, search_only: bool = False) -> None:
+    def load(self, keep: Any = None, advance: int = 0, search_only: bool = False, refresh: bool = False) -> None:
         """`search_only`: a search (or its next matches) among the pages last read, when no
         commit came since they were read: nothing else is read again (2.5 s -> 10 ms at a
-        million lists), and the store's watch keeps counting (a change elsewhere reads all)."""
+        million lists), and the store's watch keeps counting (a change elsewhere reads all).
+        `refresh`: the store changed elsewhere, no key of the reviewer's asked for this read."""
+        self._refresh_from = keep if refresh else None
         if search_only and not self._store_moved():
             self._search_only = self._serial + 1  # the load about to begin
         else:
@@ -192,8 +197,11 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         items, found = list(pages), None  # the screen's own: a detail read replaces its entries
         if self.search:  # the first matches, in the order of their answers: a page, not every match
             items, found = answer_search.search_pages(conn, self.search, pages, self._want)
-        following = self._following
-        where_now = (following["id"], *review_aids.whereabouts(conn, following)) if following else None
+        following, where_now = self._following, None
+        if following:  # where the list on screen is now, and its verdicts (who took it out of the filter)
+            counts, successor = review_aids.whereabouts(conn, following)
+            trail = review_versions.verdict_trail(conn, following) if counts and not self.blind else []
+            where_now = (following["id"], counts, successor, trail)
         return items, (progress, choices, where_now, (asked, pages, mark), found)
 
     def adopt(self, more: tuple) -> None:
@@ -202,22 +210,6 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
 
     def page_key(self, page: dict) -> int:
         return page["id"]
-
-    def gone(self, keep: Any, pages: list[dict]) -> int | None:
-        """The list on screen is no longer stored as it was (an import or a re-extraction
-        replaced it, an edited study dropped its answer): show the same answer's new list if
-        the filter holds it, else the one that took its place, and say so."""
-        if self._where is None or self._where[0] != keep or self._where[1]:
-            return None  # still stored: it merely left this filter (a verdict given)
-        successor = self._where[2]
-        ids = [p["id"] for p in pages]
-        if successor in ids:
-            self.notify(f"List {keep} was replaced (an import or a re-extraction): showing its new list {successor}.")
-            return ids.index(successor)
-        position = min(self.position, len(pages) - 1)
-        shown = f"the nearest, list {ids[position]}" if pages else "nothing left with this filter"
-        self.notify(f"List {keep} is gone (an import, a re-extraction or an edited study): showing {shown}.")
-        return None
 
     def current(self) -> dict | None:
         """The response on screen, with its details once they are read."""
@@ -235,7 +227,7 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
     def on_review_screen_detail_read(self, message: DetailRead) -> None:
         if message.detailed is None:
             if self.page is not None and self.page["id"] == message.item_id and not self.store_busy():
-                self.load(keep=message.item_id)
+                self.load(keep=message.item_id, refresh=True)
             return
         for index, item in enumerate(self.pages):
             if item["id"] == message.item_id:
@@ -249,12 +241,20 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
 
     def show(self) -> None:
         item = self.page
+        if item is not None and "entities" in item and not self._writing:  # a decision's own reload judges it
+            self.note_shown(item)
+        mark = self.change_mark(item)
         scope = "".join(f" · {v}" for v in (self.topic, self.model, self.search and f"search {self.search}") if v)
         status = (
             f" {self.filter}{scope}: {self.position + 1 if item else 0}/{len(self.pages)}"
             f"{'+' if self._found and self._found.more else ''} · reviewer {self.reviewer}"
         )
-        self.query_one("#review-status", Static).update(Text(visible(status), no_wrap=True, overflow="ellipsis"))
+        status_line = Text(visible(status), no_wrap=True, overflow="ellipsis")
+        if mark is not None:  # over the rest, where it is seen first
+            status_line = Text.assemble(
+                Text(" CHANGED ", style=mark.style), status_line, no_wrap=True, overflow="ellipsis"
+            )
+        self.query_one("#review-status", Static).update(status_line)
         self.query_one("#review-progress").set_class(self._loading, "stale")
         self.query_one("#review-progress", Static).update(
             progress_line(self.progress["by"], self.progress["total"], "your verdicts" if self.blind else "verdicts")
@@ -282,7 +282,8 @@ class ReviewScreen(ReviewDecisions, LiveStore, PagerScreen):
         body.remove_class("stale")
         self._paint_question(item)
         self.query_one("#review-answer", Static).update(answer_text(item["answer"], item["extracted"]))
-        self.query_one("#review-lists", Static).update(item_lists(item, self.validators(item)))
+        lists = item_lists(item, self.validators(item))
+        self.query_one("#review-lists", Static).update(lists if mark is None else Group(mark, lists))
         if moved:
             body.scroll_home(animate=False)
 

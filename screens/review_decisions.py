@@ -1,6 +1,8 @@
 """The Review screen's decisions: a verdict (accept, edit, reject) on the list shown, taking
 one reviewer's list or one's own to settle a disagreement, undo; each made on the version
-shown, a refusal said in one line. Mixed into `ReviewScreen`, whose page it judges."""
+shown, a refusal said in one line; none on a list that changed while on screen until the
+reviewer has been told (screens/review_changes.py). Mixed into `ReviewScreen`, whose page it
+judges."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import sqlite3
 
 from textual import work
 
-from workbench.store import adjudication, review_aids, reviews
+from workbench.store import adjudication, review_aids, review_versions, reviews
 from workbench.store.db import reading
 from workbench.store.errors import UserFacingError
 from workbench.widgets.list_editor import ListEditor
@@ -20,30 +22,37 @@ LEAVES = ("unreviewed", "reviewer disagreements")
 
 
 class ReviewDecisions:
-    """Needs the screen's `page`, `filter`, `reviewer`, `blind`, `validators()`, `load()` and `write()`."""
+    """Needs the screen's `page`, `filter`, `reviewer`, `blind`, `validators()`, `load()`,
+    `write()` and ReviewChanges's `refuse_changed()`, `own_change()` and `take_as_read()`."""
 
-    def _judge(self, change, what: str) -> None:
-        """Store a decision on the response on screen, made on the version shown."""
-        item = self.page
-        if item is None or "entities" not in item:
+    def _judge(self, change, what: str, item: dict | None = None) -> None:
+        """Store a decision on the response on screen (or on `item`, as an editor opened on it
+        read it), made on the version shown; refused once if it changed while on screen."""
+        item = item or self.page
+        if item is None or "entities" not in item or self.busy or self.refuse_changed(item):
             return
+        blind = self.blind
 
-        def stored(_result) -> None:
+        def stored(result) -> None:
+            self.own_change(item["id"], result[1])
             # A judged response leaves the "unreviewed" list and the queue; elsewhere, go on to the next.
             self.load(keep=item["id"], advance=0 if self.filter in LEAVES else 1)
 
-        self.write(lambda conn: change(conn, item), stored, what)
+        self.write(
+            lambda conn: review_versions.with_version(conn, lambda c: change(c, item), item["id"], blind), stored, what
+        )
 
     def on_pager_screen_change_refused(self, message: PagerScreen.ChangeRefused) -> None:
         """Refused (the list changed since it was shown, or is gone; a name that is none):
         said in one line, and the response read again as it is now."""
         message.prevent_default()
         self.busy = self._writing = False
+        self.take_as_read(None)  # told why: the list as shown next is the one judged
         self.notify(f"{message.title}: {message.reason}", severity="warning", timeout=10)
         page = self.page
         self.load(keep=page["id"] if page else None)
 
-    def _verdict(self, decision: str, names: list[str] | None = None) -> None:
+    def _verdict(self, decision: str, names: list[str] | None = None, item: dict | None = None) -> None:
         blind = self.blind
         self._judge(
             lambda conn, item: reviews.review(
@@ -57,6 +66,7 @@ class ReviewDecisions:
                 if_version=item["version"],
             ),
             "Verdict not saved",
+            item,
         )
 
     def action_verdict(self, decision: str) -> None:
@@ -76,7 +86,7 @@ class ReviewDecisions:
 
     def action_edit(self) -> None:
         item = self.page
-        if item is None or "entities" not in item:
+        if item is None or "entities" not in item or self.refuse_changed(item):
             return
         adjudicating = bool(self.validators(item))
 
@@ -89,9 +99,10 @@ class ReviewDecisions:
                         conn, it["id"], self.reviewer, adjudication.OWN, names, if_version=it["version"]
                     ),
                     "Not adjudicated (your own list)",
+                    item,
                 )
             else:
-                self._verdict("edit", names)
+                self._verdict("edit", names, item)
 
         machine = [(f"expert {n}", e) for n, e in enumerate(item["experts"], start=1)]
         others = [] if self.blind else [(who, v["list"]) for who, v in item["verdicts"].items()]
@@ -121,7 +132,12 @@ class ReviewDecisions:
             editor.know(message.names)
 
     def action_undo(self) -> None:
-        def undone(result) -> None:
+        blind = self.blind
+
+        def undone(outcome) -> None:
+            result, version = outcome
+            if result is not None:
+                self.own_change(result["list_id"], version)
             if result is None:
                 self.notify("Nothing to undo.")
                 return
@@ -129,4 +145,11 @@ class ReviewDecisions:
             self.notify(f"Undid your {result['decision']}{note}.")
             self.load(keep=result["list_id"])
 
-        self.write(lambda conn: reviews.undo_review(conn, self.reviewer), undone, "Not undone")
+        reviewer = self.reviewer
+        self.write(
+            lambda conn: review_versions.with_version(
+                conn, lambda c: reviews.undo_review(c, reviewer), lambda r: r and r["list_id"], blind
+            ),
+            undone,
+            "Not undone",
+        )

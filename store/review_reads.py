@@ -14,7 +14,7 @@ from workbench.store.errors import InputError
 from workbench.store.grounding import ungrounded_of
 from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
 from workbench.store.review_pages import FILTERS, progress_counts, review_items, review_progress  # noqa: F401
-from workbench.store.review_versions import version_of
+from workbench.store.review_versions import verdict_trail, version_of
 
 
 def _experts(conn: sqlite3.Connection, response_key: str | None) -> list[list[str]]:
@@ -29,7 +29,8 @@ def _experts(conn: sqlite3.Connection, response_key: str | None) -> list[list[st
 def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, Any]:
     """The parts of an item only the response on screen needs: experts' lists, the list
     shown (the extraction when blind, else the current list), the extraction with its votes,
-    and the `version` to give back with a verdict on it (`reviews.review(if_version=...)`)."""
+    and the `version` to give back with a verdict on it (`reviews.review(if_version=...)`);
+    not blind, the `trail` of its verdicts too (who changed it, when a screen sees it change)."""
     answer = conn.execute("SELECT text FROM responses WHERE request_key = ?", (item["response_key"],)).fetchone()
     row = list_row(conn, item["id"])
     voted = extracted(conn, row)
@@ -43,6 +44,7 @@ def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, A
         "answer": answer[0] if answer else None,
         "ungrounded": ungrounded_of(conn, item["id"]),
         "version": version_of(conn, row, bool(item.get("blind"))),
+        "trail": [] if item.get("blind") else verdict_trail(conn, row),
     }
 
 

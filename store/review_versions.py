@@ -16,7 +16,9 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.queue import transaction
 from workbench.store.review_base import (
+    APPLIES,
     IN_SCOPE,
     ReviewRefused,
     describe,
@@ -80,3 +82,27 @@ def check_version(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool, seen:
         now,
         names,
     )
+
+
+def verdict_trail(conn: sqlite3.Connection, row: sqlite3.Row) -> list[tuple[int, str, str, bool]]:
+    """Every verdict on this list's answer, undone ones too, oldest first, as (id, reviewer,
+    what: accept, edit, reject or adjudication, undone): a screen names who changed the list
+    it shows by comparing two of these."""
+    return [
+        (r["id"], r["reviewer"], "adjudication" if r["adjudicates"] else r["decision"], bool(r["undone"]))
+        for r in conn.execute(
+            f"SELECT id, reviewer, decision, adjudicates, undone FROM verdicts WHERE {IN_SCOPE} AND {APPLIES} "
+            "ORDER BY id",
+            (*scope_of(row), row["response_key"], row["response_key"]),
+        )
+    ]
+
+
+def with_version(conn: sqlite3.Connection, change, list_id: int | None, blind: bool = False) -> tuple[Any, str | None]:
+    """`change(conn)`'s result and the version list `list_id` reads as right after it, in one
+    transaction (a screen tells its own change of the list it shows from another's by it).
+    `list_id` may be a callable of the result (None: no list, no version)."""
+    with transaction(conn):
+        result = change(conn)
+        target = list_id(result) if callable(list_id) else list_id
+        return result, list_version(conn, target, blind) if target is not None else None

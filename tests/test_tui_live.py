@@ -93,7 +93,10 @@ def test_review_follows_another_reviewers_verdict_and_leaves_a_replaced_list(tmp
             assert await wait_for(pilot, lambda: screen.page is not None and screen.page["id"] != 2)
             assert screen.page["question"] == "q1"  # the same answer's new list
             assert await wait_for(pilot, lambda: any("List 2 was replaced" in n.message for n in app._notifications))
-            assert await wait_for(pilot, lambda: "entities" in (screen.page or {}))
+            assert await wait_for(pilot, lambda: "entities" in (screen.page or {}) and not screen.store_busy())
+            await pilot.press("a")  # the list in its place is not read yet: refused once, nothing recorded
+            assert any("List 2 was replaced" in n.message and "press again" in n.message for n in app._notifications)
+            assert rows(db, "SELECT reviewer FROM verdicts") == [("bo",)]
             loads = screen.loads
             await pilot.press("a")  # judged on the list as it is now: recorded
             assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
