@@ -127,23 +127,25 @@ def test_plan_help_teaches():
 
 def test_a_study_the_planner_does_not_read(tmp_path):
     """Only a method naming a `planner_module` has its questions counted and its pilot read:
-    another's study file plans from the assumptions with the reason, and its stored study is
-    refused as a pilot in one line naming its method and what the planner reads."""
+    another's study file is refused in one line with the reason (a table of questions per
+    topic it does not ask planned nothing), and its stored study is refused as a pilot in one
+    line naming its method and what the planner reads."""
     from workbench import methods
     from workbench.methods.hooks import hook, title
 
     read = " or ".join(title(methods.get(n)) for n in methods.names() if hook(methods.get(n), "planner_module"))
     study = Path(__file__).resolve().parent.parent / "assets" / "studies" / "coldstart" / "movies.toml"
     out = run_cli("plan", study, "--format", "json")
-    assert out.returncode == 0, out.stderr
+    assert out.returncode == 2 and out.stdout == ""
     assert (
-        json.loads(out.stdout)["current"]["na_reason"]
-        == f"a coldstart study: the planner counts a {read} study's questions"
+        out.stderr
+        == f"error: {study}: a coldstart study: the planner counts a {read} study's questions; nothing here to plan\n"
     )
     path, db = tmp_path / "r.csv", tmp_path / "c.db"
     path.write_text("model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,A\nm,0,g,a girl,1,B\n")
     assert run_cli("import", "rankings", path, "--db", db, "--study", "cs").returncode == 0
-    refused = run_cli("plan", study, "--db", db, "--pilot", "cs")
+    choice = study.parent.parent / "demo.toml"  # a study file the planner reads, a pilot it does not
+    refused = run_cli("plan", choice, "--db", db, "--pilot", "cs")
     assert refused.returncode == 2 and refused.stderr.strip().splitlines() == [
         f"error: --pilot 'cs': its method (coldstart) has no pilot the planner reads (it reads {read} studies' "
         "answers): give --p and --icc instead"

@@ -95,6 +95,8 @@ def cmd_plan(args: argparse.Namespace) -> int:
     if args.pilot is not None and args.db is None:
         raise UserError("--pilot names a study in a store: give --db too")
     design = plan.study_design(args.study_file)
+    if design.na_reason and not design.topics:  # its questions per topic would plan nothing it asks
+        raise UserError(f"{args.study_file}: {design.na_reason}; nothing here to plan")
     conn = open_store(args.db, create=False) if args.db is not None else None
     one, pair, pilot_rows = components(args, conn)
     given = rate(args.rate) if args.rate is not None else None
