@@ -13,7 +13,7 @@ from workbench.app import WorkbenchApp
 from workbench.store import reviews
 from workbench.store.db import opened
 from workbench.widgets import live
-from workbench.widgets.review_text import answer_text
+from workbench.widgets.review_text import answer_text, progress_line
 
 
 async def filtered(pilot, screen, name: str) -> None:
@@ -153,6 +153,17 @@ def test_model_text_is_shown_literally_with_the_names_highlighted():
     text = answer_text("Try [/x] <b>nike</b> or [bold]Adidas[/bold].", ["Nike", "Adidas"])
     assert text.plain == "Try [/x] <b>nike</b> or [bold]Adidas[/bold]."
     assert sorted(text.plain[s.start : s.end] for s in text.spans) == ["Adidas", "nike"]
+
+
+def test_a_progress_bar_reads_as_done_and_to_do_without_colour():
+    """1 of 108 is one heavy cell and nine light ones, not a full bar; full only when all are done."""
+    assert progress_line({"ann": 1}, 108, "verdicts").plain == " verdicts: ann ━───────── 1/108"
+    assert progress_line({"ann": 0, "bob": 107}, 108, "verdicts").plain == (
+        " verdicts: ann ────────── 0/108 · bob ━━━━━━━━━─ 107/108"
+    )
+    assert progress_line({"ann": 108}, 108, "verdicts").plain == " verdicts: ann ━━━━━━━━━━ 108/108"
+    assert progress_line({"ann": 54}, 108, "verdicts").plain == " verdicts: ann ━━━━━───── 54/108"
+    assert progress_line({}, 9, "verdicts").plain == " verdicts: nobody has reviewed any of 9"
 
 
 @pytest.mark.parametrize("keys", ["", "e"])

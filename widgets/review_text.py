@@ -14,6 +14,7 @@ from workbench.literal import visible, visible_line
 
 HIGHLIGHT = "bold reverse"
 BAR_CELLS = 10
+BAR_DONE, BAR_TODO = "━", "─"  # a bar's filled and unfilled cells
 
 
 def names_table(columns: list[tuple[str, list[str]]], empty: str = "(nothing)") -> Table:
@@ -97,14 +98,24 @@ def verdict_line(item: dict[str, Any], validators: list[str] | None = None) -> T
     return Text(visible_line(f"reviewed by {', '.join(verdicts)}"))
 
 
+def bar_cells(done: int, total: int) -> int:
+    """The filled cells of a bar: one at least once any is done, every one only when all are."""
+    if not total or done <= 0:
+        return 0
+    if done >= total:
+        return BAR_CELLS
+    return min(BAR_CELLS - 1, max(1, round(BAR_CELLS * done / total)))
+
+
 def progress_line(progress: dict[str, int], total: int, scope: str) -> Text:
-    """Each reviewer's verdicts among the lists of `scope`, as a small bar and a count."""
+    """Each reviewer's verdicts among the lists of `scope`, as a small bar and a count. The
+    bar's filled part is a heavy line, the rest a light one: told apart without colour too."""
     line = Text(f" {scope}: ", style="dim")
     for n, (who, done) in enumerate(sorted(progress.items())):
-        filled = round(BAR_CELLS * done / total) if total else 0
+        filled = bar_cells(done, total)
         line.append((" · " if n else "") + visible_line(who) + " ")
-        line.append("━" * filled, style="green")
-        line.append("━" * (BAR_CELLS - filled), style="dim")
+        line.append(BAR_DONE * filled, style="bold green")
+        line.append(BAR_TODO * (BAR_CELLS - filled), style="dim")
         line.append(f" {done}/{total}")
     if not progress:
         line.append(f"nobody has reviewed any of {total}")
