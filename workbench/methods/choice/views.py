@@ -211,11 +211,14 @@ def lor_bars(records: list[ChoiceRecord], width: int = 30) -> list[tuple[str, fl
     return diverging_bars([(f"{short[model]} · {cluster}", value) for (model, cluster), value in values], width)
 
 
-def region_share_bars(records: list[ChoiceRecord], width: int = 40) -> list[tuple[str, list[tuple[str, float]]]]:
-    """Per model (pooled over the selected topics, weighted equally): region -> share, for a stacked bar."""
+def region_share_bars(
+    records: list[ChoiceRecord], width: int = 40, cluster: str | None = None
+) -> list[tuple[str, list[tuple[str, float]]]]:
+    """Per model (pooled over the selected topics, weighted equally): region -> share, for a
+    stacked bar; of one cluster's slots, or (None) the topic's."""
     per_model: dict[str, dict[str, list[float]]] = {}
     for r in records:
-        if isinstance(r, RegionShare) and r.cluster is None:  # topic level (clusters have their own)
+        if isinstance(r, RegionShare) and r.cluster == cluster:
             per_model.setdefault(r.model, {}).setdefault(r.region, []).append(r.value)
     out = []
     for model, regions in sorted(per_model.items()):
@@ -230,10 +233,10 @@ MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about
 REGION_STYLES = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
 
 
-def region_chart(records: list[ChoiceRecord], width: int = 40) -> Text:
+def region_chart(records: list[ChoiceRecord], width: int = 40, cluster: str | None = None) -> Text:
     """A stacked bar of region shares per model, with letters as well as colours so it
     reads without colour (NO_COLOR), and a legend of distinct symbols."""
-    rows = region_share_bars(records)
+    rows = region_share_bars(records, cluster=cluster)
     if not rows:  # no slot at all: lists that name nothing, or no lists
         key = "no-entity-named" if any(isinstance(r, Peir) for r in records) else "no-lists"
         return Text(f"({na_reasons.shown(key)}: {na_reasons.by_key(key).remedy})")
@@ -296,6 +299,9 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
     shown = select(records, topic, cluster)
     topic_records = [r for r in records if topic == ALL or r.topic == topic]
     forest = lor_forest(topic_records)
+    one = None if cluster == ALL else cluster  # the charts follow the cluster filter where they can
+    in_cluster = [r for r in topic_records if one is None or r.cluster in (None, one)]
+    whole = f" · topic level, over every cluster (the table gives {one}'s)" if one else ""
     return [
         Panel(
             "peir-table",
@@ -315,21 +321,21 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
         Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
         Panel(
             "lor-forest",
-            "Log-odds ratio with 95% intervals: United States vs each region, per topic and model",
+            f"Log-odds ratio with 95% intervals: United States vs each region, per topic and model{whole}",
             chart=forest_text(forest) if forest.values else Text(no_lor_text(topic_records, LorTopic)),
             plot=forest if forest.values else None,
             export=False,
         ),
         Panel(
             "region-chart",
-            "Share of recommendation slots by region, per model",
-            chart=region_chart(topic_records),
+            "Share of recommendation slots by region, per model" + (f" · {one}" if one else ""),
+            chart=region_chart(topic_records, cluster=one),
             export=False,
         ),
         Panel(
             "lor-chart",
-            "LOR US vs Europe per cluster (left: Europe, right: US)",
-            chart=diverging_chart(lor_bars(topic_records)[:40], 28, no_lor_text(topic_records, LorCluster, "Europe")),
+            "LOR US vs Europe per cluster (left: Europe, right: US)" + (f" · {one}" if one else ""),
+            chart=diverging_chart(lor_bars(in_cluster)[:40], 28, no_lor_text(in_cluster, LorCluster, "Europe")),
             export=False,
         ),
     ]
