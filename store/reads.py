@@ -102,3 +102,15 @@ def unanswered(conn: sqlite3.Connection, study_id: int, owner: str) -> tuple[int
         (owner, owner, study_id),
     ).fetchone()
     return row[0], row[1], row[2]
+
+
+def answered(conn: sqlite3.Connection, study_id: int) -> tuple[int, int]:
+    """(done, of which asked: not shared from another study's stored answer) of a study's
+    current requests; a run reads it before and after, to tell what others answered meanwhile."""
+    row = conn.execute(
+        "SELECT COUNT(*), COUNT(*) FILTER (WHERE p.shared_from IS NULL) FROM requests r "
+        "LEFT JOIN responses p ON p.request_key = r.key "
+        "WHERE r.study_id = ? AND r.superseded = 0 AND r.status = 'done'",
+        (study_id,),
+    ).fetchone()
+    return row[0], row[1]

@@ -126,6 +126,7 @@ def run_study(
             soft_wrap=True,
         )
     progress, on_progress = progress_display(console, quiet)
+    asked_before = reads.answered(conn, prepared.study_id)[1]  # what another process answers meanwhile: the rest
 
     options = RunOptions(limit=limit)
     try:
@@ -152,7 +153,7 @@ def run_study(
             soft_wrap=True,
         )
         return 1
-    return report_pending(conn, prepared.study_id, summary, limit, console)
+    return report_pending(conn, prepared.study_id, summary, limit, console, asked_before)
 
 
 def print_extraction(reports, console: Console) -> None:
@@ -179,17 +180,23 @@ def print_extraction(reports, console: Console) -> None:
         console.print(line, soft_wrap=True)
 
 
-def report_pending(conn, study_id: int, summary, limit: int | None, console: Console) -> int:
+def report_pending(conn, study_id: int, summary, limit: int | None, console: Console, asked_before: int = 0) -> int:
     """What is left after a run that failed nothing, said from the store (another process
-    may be answering part of the study); the exit status."""
+    may be answering part of the study, or have answered part of it meanwhile: `asked_before`
+    is what the store held answered when this run started); the exit status."""
     pending, _here, elsewhere = reads.unanswered(conn, study_id, queue.claim_owner())
     if any(p.stopped_reason for p in summary.progress):  # no server would answer a model: nothing failed
         console.print(f"Stopped with {plural(pending, 'request')} still pending; the line above says why.")
         return 1
+    done, asked = reads.answered(conn, study_id)
+    mine = sum(p.answered_this_run for p in summary.progress)
+    others = max(0, asked - asked_before - mine)  # answered by another `workbench run` while this one ran
     if elsewhere:
+        meanwhile = f" ({others} more by another process meanwhile)" if others else ""
         console.print(
-            f"{plural(elsewhere, 'request is', 'requests are')} being answered by another process (a second `workbench run` "
-            "on this database); it will store them. Nothing was asked twice.",
+            f"This run answered {plural(mine, 'request')}{meanwhile}; "
+            f"{plural(elsewhere, 'request is', 'requests are')} being answered by another process (a second "
+            "`workbench run` on this database); it will store them. Nothing was asked twice.",
             soft_wrap=True,
         )
         return 0
@@ -197,8 +204,16 @@ def report_pending(conn, study_id: int, summary, limit: int | None, console: Con
         why = f" (--limit {limit})" if limit is not None else ""
         console.print(f"Stopped with {plural(pending, 'request')} still pending{why}; run again to continue.")
         return 0
-    done = sum(p.done for p in summary.progress)
-    console.print("1 request answered." if done == 1 else f"All {done} requests answered.")
+    if not others:
+        console.print("1 request answered." if done == 1 else f"All {done} requests answered.")
+        return 0
+    before = done - mine - others
+    console.print(
+        f"All {done} requests answered: {mine} by this run, {others} by another process running at the same time"
+        + (f", {before} before" if before > 0 else "")
+        + ". Nothing was asked twice.",
+        soft_wrap=True,
+    )
     return 0
 
 
