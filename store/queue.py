@@ -224,13 +224,8 @@ def release_stale_claims(conn: sqlite3.Connection) -> int:
     A claim is stale when its holder ran on this host and its pid is gone. Claims
     of live processes (another `workbench run` on the same database) are left alone.
     """
-    host = socket.gethostname()
     rows = conn.execute("SELECT DISTINCT claimed_by FROM requests WHERE status = 'running'").fetchall()
-    stale = []
-    for (owner,) in rows:
-        owner_host, _, pid = (owner or "").rpartition(":")
-        if owner is None or (owner_host == host and not _pid_alive(pid)):
-            stale.append(owner)
+    stale = [owner for (owner,) in rows if owner_gone(owner)]
     released = 0
     with transaction(conn):
         for owner in stale:
@@ -241,6 +236,15 @@ def release_stale_claims(conn: sqlite3.Connection) -> int:
             )
             released += cur.rowcount
     return released
+
+
+def owner_gone(owner: str | None) -> bool:
+    """Whether a claim's holder is known to be gone: none recorded, or a process of this host
+    that no longer runs (a holder on another host cannot be told: it counts as alive)."""
+    if owner is None:
+        return True
+    owner_host, _, pid = owner.rpartition(":")
+    return owner_host == socket.gethostname() and not _pid_alive(pid)
 
 
 def _pid_alive(pid: str) -> bool:

@@ -78,6 +78,18 @@ def counts(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[s
     return list(grouped.values())
 
 
+def claims(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
+    """Running requests per study, model, stage and holder (host:pid of the claiming run)."""
+    where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    rows = conn.execute(
+        f"SELECT s.name AS study, m.spec AS model, r.stage, r.claimed_by AS owner, COUNT(*) AS n "
+        f"FROM requests r JOIN studies s ON s.id = r.study_id JOIN models m ON m.id = r.model_id "
+        f"WHERE r.status = 'running' AND r.superseded = 0 {where} GROUP BY s.name, m.spec, r.stage, r.claimed_by",
+        args,
+    ).fetchall()
+    return [dict(row) for row in rows]
+
+
 def error_summary(conn: sqlite3.Connection, study_id: int | None = None) -> list[dict[str, Any]]:
     """Errors met per study, model and kind; survived: its request answered since; final: it failed on it, still."""
     where, args = ("AND r.study_id = ?", (study_id,)) if study_id is not None else ("", ())

@@ -4,6 +4,7 @@ truth: who answered what, and which claims nobody is answering."""
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -12,7 +13,7 @@ import time
 from pathlib import Path
 
 from conftest import rows
-from helpers import ROOT, run_cli, write_study
+from helpers import ROOT, kill_run_once, run_cli, write_study
 from openai_server import ServerConfig
 
 EXPERTS = '[extraction]\nmethod = "experts"\nexperts = 3\nk = 3\n'
@@ -70,3 +71,26 @@ def test_a_run_says_what_another_process_answered_meanwhile(tmp_path, fake_serve
         "Nothing was asked twice."
     )
     assert "This run answered 2 requests" in second.stdout or "(--limit 2)" in second.stdout
+
+
+def test_status_tells_claims_of_a_killed_run_from_running_ones(tmp_path, fake_server):
+    """After kill -9, the claims left behind are no process's: status counts them pending, says
+    so, and the next run releases and answers them (it showed them as 'running')."""
+    server = fake_server(ServerConfig(latency_s=0.2))
+    study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url},concurrency=4"], questions=24)
+    db = tmp_path / "k.db"
+    kill_run_once(study, db, "SELECT COUNT(*) FROM responses", at_least=4)
+    held = rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'running'")[0][0]
+    done = rows(db, "SELECT COUNT(*) FROM requests WHERE status = 'done'")[0][0]
+    assert held > 0, "the kill left no claim behind"
+
+    (record,) = json.loads(run_cli("status", "--db", str(db), "--json").stdout)
+    assert (record["running"], record["abandoned"], record["pending"]) == (0, held, 24 - done)
+    table = " ".join(run_cli("status", "--db", str(db)).stdout.split())
+    expected = f"{held} pending requests were" if held > 1 else "1 pending request was"
+    assert f"{expected} claimed by a run that is no longer running (killed)" in table
+
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    (record,) = json.loads(run_cli("status", "--db", str(db), "--json").stdout)
+    assert (record["done"], record["running"], record["abandoned"]) == (24, 0, 0)
+    assert "no longer running" not in run_cli("status", "--db", str(db)).stdout

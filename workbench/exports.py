@@ -135,8 +135,15 @@ def status_records(
     answered the request) and final (the request failed on it)."""
     records = reads.counts(conn, study_id)
     errors = reads.error_summary(conn, study_id)
+    abandoned = _abandoned_claims(conn, study_id) if any(r["running"] for r in records) else {}
     for record in records:
         record["total"] = sum(record[s] for s in queue.STATUSES)
+        # Claims of a process that no longer runs (killed): nobody answers them, the next run
+        # releases them (queue.release_stale_claims); pending, not running, and said apart.
+        gone = abandoned.get((record["study"], record["model"], record["stage"]), 0)
+        record["running"] -= gone
+        record["pending"] += gone
+        record["abandoned"] = gone
         mine = [e for e in errors if e["study"] == record["study"] and e["model"] == record["model"]]
         record["errors_survived"] = sum(e["survived"] for e in mine)
         record["errors_final"] = sum(e["final"] for e in mine)
@@ -149,6 +156,16 @@ def status_records(
         if mine:
             record["endpoints"] = [{k: v for k, v in r.items() if k != "model"} for r in mine]
     return records
+
+
+def _abandoned_claims(conn: sqlite3.Connection, study_id: int | None) -> dict[tuple, int]:
+    """Running requests per (study, model, stage) whose claiming process is gone."""
+    found: dict[tuple, int] = {}
+    for claim in reads.claims(conn, study_id):
+        if queue.owner_gone(claim["owner"]):
+            key = (claim["study"], claim["model"], claim["stage"])
+            found[key] = found.get(key, 0) + claim["n"]
+    return found
 
 
 def write_records(

@@ -54,6 +54,13 @@ def print_status(conn, study: str | None, console: Console) -> None:
             str(r["errors_survived"]),
         )
     console.print(table)
+    abandoned = sum(r["abandoned"] for r in records)
+    if abandoned:
+        console.print(
+            f"{plural(abandoned, 'pending request was', 'pending requests were')} claimed by a run that is no "
+            "longer running (killed): nobody is answering them; the next `workbench run` releases and asks them.",
+            soft_wrap=True,
+        )
     print_replicas(replicas, console)
     print_other_models(served.served_names(conn, study_id_of(conn, study)), console)
     print_ungrounded(grounding.ungrounded_counts(conn, study_id_of(conn, study)), console)
