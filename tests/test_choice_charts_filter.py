@@ -33,3 +33,13 @@ def test_the_charts_follow_the_cluster_filter(tmp_path):
     assert "topic level, over every cluster (the table gives Budget-Conscious's)" in by_id["lor-forest"].title
     every = {p.id: p for p in panels(records, {"topic": "shoes", "cluster": "all"})}
     assert "Europe" in every["region-chart"].chart.plain.splitlines()[-1]
+
+
+def test_a_design_effect_under_1_is_shown_as_such_not_as_n_eff_above_n():
+    from workbench.methods.choice.views import effective_n
+
+    stratified = {"n": 36, "n_eff": 99.0, "design_effect": 36 / 99, "ci_unit": "question"}
+    assert effective_n(stratified) == " · design effect 0.36"
+    clustered = {"n": 36, "n_eff": 12.4, "design_effect": 2.9, "ci_unit": "question"}
+    assert effective_n(clustered) == " · n_eff 12"
+    assert effective_n({**clustered, "ci_unit": "answer"}) == ""

@@ -89,10 +89,15 @@ def preferred(r: Peir) -> str:
 
 def effective_n(record) -> str:
     """ " · n_eff 96": the effective n of an interval over questions (n / the design effect);
-    "" where the record has none (the interval is over answers, or n/a)."""
-    n_eff = value_of(record, "n_eff")
+    "" where the record has none (the interval is over answers, or n/a). Where the clusters
+    differ more than the answers within them, the interval (resampled within each cluster) is
+    narrower than n independent answers would give: the design effect is under 1, and an
+    n_eff above n would read as a mistake, so the cell gives the design effect instead."""
+    n_eff, n = value_of(record, "n_eff"), value_of(record, "n")
     if n_eff is None or value_of(record, "ci_unit") != "question":
         return ""
+    if n and n_eff > n:
+        return f" · design effect {value_of(record, 'design_effect'):.2f}"
     return f" · n_eff {n_eff:.0f}"
 
 
