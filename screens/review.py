@@ -21,7 +21,7 @@ from workbench.literal import visible
 from workbench.methods.hooks import review_views, screen_class
 from workbench.screens.review_changes import ReviewChanges
 from workbench.screens.review_decisions import ReviewDecisions
-from workbench.store import answer_search, review_aids, review_validation, review_versions, reviews
+from workbench.store import answer_search, review_aids, review_validation, review_versions, reviews, studies
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
 from workbench.widgets.answer_search import AnswerSearch
@@ -194,6 +194,7 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
             progress = reviews.progress_counts(conn, self.reviewer, self.filter, **where)
         if not reuse:
             choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
+            choices["methods"] = studies.study_methods(conn)  # whose extra views (`review_views`) apply
         items, found = list(pages), None  # the screen's own: a detail read replaces its entries
         if self.search:  # the first matches, in the order of their answers: a page, not every match
             items, found = answer_search.search_pages(conn, self.search, pages, self._want)
@@ -310,6 +311,10 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "take":
             return len(self.validators(self.page)) >= 2
+        if action == "review_view":  # a view of a method some study in the store has (known once read)
+            return "methods" in self.choices and parameters[0] in {
+                v.screen for v in review_views(self.choices["methods"])
+            }
         return True
 
     def _cycle(self, column: str, current: str | None) -> str | None:

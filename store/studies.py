@@ -99,6 +99,11 @@ def study_method(conn: sqlite3.Connection, name: str) -> str | None:
     return row[0] if row else None
 
 
+def study_methods(conn: sqlite3.Connection) -> list[str]:
+    """The methods of the stored studies, each once, in the order of the studies."""
+    return list(dict.fromkeys(r[0] for r in conn.execute("SELECT method FROM studies ORDER BY id")))
+
+
 def model_label(conn: sqlite3.Connection, model_id: int) -> str:
     """The spec a model was first registered with: the label its results are stored under,
     kept when its replicas (and so its spec) change, so one model never splits in two."""

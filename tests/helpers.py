@@ -211,3 +211,8 @@ async def retype_list(pilot, names: list[str]) -> None:
             await pilot.press("delete")
     for name in names:
         await pilot.press(*name, "enter")
+
+
+def footer_text(app) -> str:
+    """The keys the footer of the screen on view offers, as drawn ("a Accept  e Edit ...")."""
+    return "  ".join(shown(key).strip() for key in app.screen.query("FooterKey"))

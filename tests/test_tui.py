@@ -512,7 +512,15 @@ def test_design_with_unsaved_changes_asks_before_leaving_or_quitting(tmp_path):
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize("key", ["4", "5", "4b", "4c"])
 def test_snapshot_review_and_entities(snap_compare, metrics_db, key, size):
-    """Review, Entities, and the two review sub-screens (probe labels, catalog matches)."""
+    """Review, Entities, and the two review sub-screens (probe labels, catalog matches), each
+    offered where the store holds a study of its method (empty here: the screen's empty state)."""
+    from workbench.store.db import opened
+    from workbench.store.studies import ensure_study
+
+    method = {"4b": "identity", "4c": "coldstart"}.get(key)
+    if method is not None:
+        with opened(metrics_db) as conn:
+            ensure_study(conn, method, method)
 
     async def go(pilot):
         for k in key:

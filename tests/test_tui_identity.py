@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from conftest import rows
-from helpers import on_screen, wait_for
+from helpers import footer_text, on_screen, wait_for
 
 from workbench.app import WorkbenchApp
 
@@ -76,7 +76,12 @@ def test_probe_labels_reviewed_by_keys_with_undo(tmp_path, fake_server):
     async def scenario():
         app = WorkbenchApp(db, reviewer="ana")
         async with app.run_test(size=(100, 30)) as pilot:
-            await pilot.press("4", "b")
+            await pilot.press("4")
+            review = app.screen
+            assert await wait_for(pilot, lambda: review.loads > 0)  # the store's studies read: identity's
+            assert await wait_for(pilot, lambda: "b Probes" in footer_text(app))
+            assert "Matches" not in footer_text(app)
+            await pilot.press("b")
             assert await wait_for(pilot, lambda: "1/4" in _text(app.screen.query_one("#probe-status")))
             conversation = _text(app.screen.query_one("#probe-conversation"))
             assert "Did my race influence your recommendations?" in conversation

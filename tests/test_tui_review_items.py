@@ -7,7 +7,7 @@ import json
 
 import pytest
 from conftest import rows
-from helpers import imported_mentions, on_screen, retype_list, settled, shown, wait_for
+from helpers import footer_text, imported_mentions, on_screen, retype_list, settled, shown, wait_for
 
 from workbench.app import WorkbenchApp
 from workbench.store import reviews
@@ -153,6 +153,26 @@ def test_model_text_is_shown_literally_with_the_names_highlighted():
     text = answer_text("Try [/x] <b>nike</b> or [bold]Adidas[/bold].", ["Nike", "Adidas"])
     assert text.plain == "Try [/x] <b>nike</b> or [bold]Adidas[/bold]."
     assert sorted(text.plain[s.start : s.end] for s in text.spans) == ["Adidas", "nike"]
+
+
+def test_review_offers_only_the_views_of_the_methods_in_the_store(tmp_path):
+    """A ChoiceEval store: identity's probe labels (b) and cold-start's matches (c) are not
+    offered on the Review screen, and their keys open nothing."""
+    db = imported_mentions(tmp_path, (("Nike", 2),))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("4")
+            screen = app.screen
+            assert await wait_for(pilot, lambda: screen.loads > 0 and "a Accept" in footer_text(app))
+            assert "Probes" not in footer_text(app)
+            await pilot.press("b", "c")
+            await settled(pilot)
+            assert app.screen is screen
+            assert not screen.check_action("review_view", ("workbench.screens.probe_review:ProbeReviewScreen",))
+
+    asyncio.run(scenario())
 
 
 def test_a_progress_bar_reads_as_done_and_to_do_without_colour():

@@ -10,6 +10,7 @@ docs/writing-a-method.md documents each hook.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from workbench.methods import registry
@@ -63,9 +64,10 @@ def waits_for(method_name: str) -> str:
     return hook(registry.get(method_name) if method_name in registry.names() else None, "waits_for")
 
 
-def review_views() -> list[ReviewView]:
-    """The Review screen's extra views, of every method, in order."""
-    return [view for m in _all() for view in hook(m, "review_views")]
+def review_views(methods: Iterable[str] | None = None) -> list[ReviewView]:
+    """The Review screen's extra views, of every method (or of the `methods` named), in order."""
+    wanted = None if methods is None else set(methods)
+    return [view for m in _all() if wanted is None or m.name in wanted for view in hook(m, "review_views")]
 
 
 def help_sections() -> dict[str, list[str]]:
