@@ -198,7 +198,7 @@ class RunScreen(Screen):
             try:
                 row = rows.query_one(f"#{row_id}", ProgressRow)
             except NoMatches:
-                row = ProgressRow(f"{model} {stage}", id=row_id)
+                row = ProgressRow(f"{stage} · {model}", id=row_id)  # the stage first: a long model name is cut, not it
                 rows.mount(row)
             row.show(progress)
 
