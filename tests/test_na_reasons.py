@@ -1,5 +1,5 @@
 """Every n/a names its real cause and the remedy, where it is shown: for each reason of the
-catalog (workbench/na_reasons.py) tests/na_causes.py makes the cause with the command line
+catalog (workbench/na_catalog.py) tests/na_causes.py makes the cause with the command line
 (imported lists, regions, responses, references and label scores, a run on the real test
 server), and the test finds the reason, and what to do about it, in what `workbench metrics`
 prints and in its JSON records. A reason no test makes fails here."""
