@@ -60,8 +60,9 @@ def progress_display(console: Console, quiet: bool):
 
     def on_progress(p) -> None:
         if (p.model, p.stage) not in tasks:
+            # The stage first: a long model name is cut, not the stage.
             tasks[p.model, p.stage] = progress.add_task(
-                escape(f"{visible(p.model)} {p.stage}"), total=p.total, detail=""
+                escape(f"{p.stage} · {visible(p.model)}"), total=p.total, detail=""
             )
         waiting = f" · {escape(p.waiting)}" if p.waiting else ""
         progress.update(
