@@ -1,4 +1,5 @@
-"""The Design screen: a study's questions (verify, edit, generate), clusters and models."""
+"""The Design screen: a study's questions (verify, edit, generate), clusters and models;
+without a study file, the database's questions, read-only (screens/design_stored.py)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,13 @@ from workbench import methods
 from workbench.literal import visible
 from workbench.methods.choice import design
 from workbench.screens.design_models import ModelsTab
+from workbench.screens.design_stored import StoredQuestions
 from workbench.store.errors import UserFacingError
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 
 
-class DesignScreen(ModelsTab, Screen):
+class DesignScreen(StoredQuestions, ModelsTab, Screen):
     BINDINGS = [
         Binding("v", "toggle_verified", "Verify", tooltip="Mark the question verified (or not)"),
         Binding("e", "edit", "Edit", tooltip="Edit the highlighted question, cluster definition or model spec"),
@@ -47,6 +49,7 @@ class DesignScreen(ModelsTab, Screen):
         Binding("left_square_bracket", "tab(-1)", "Prev tab", show=False, key_display="[", tooltip="Previous tab"),
     ]
     TABS = ("tab-questions", "tab-clusters", "tab-models")
+    AUTO_FOCUS = "#questions-table"  # on arrival: its keys act on the highlighted row at once
     UNSAVED_WHAT = "the study file"  # what the question on leaving with unsaved changes names
 
     @dataclass
@@ -100,7 +103,7 @@ class DesignScreen(ModelsTab, Screen):
         self.query_one("#clusters-table", DataTable).add_columns("cluster", "definition")
         self.query_one("#models-table", DataTable).add_columns("model", "check")
         if self.app.study_path is None:
-            self._title("no study file: start the app with --study FILE to design it")
+            self.show_stored()
             return
         self._title("loading…")
         self.load_study()
@@ -137,6 +140,7 @@ class DesignScreen(ModelsTab, Screen):
         first = self.study is None
         self.study, self.study_id = message.study, message.study_id
         self._show_questions(message.rows)
+        self.refresh_bindings()  # the keys that change a study are offered now
         if first:
             self.query_one("#questions-table", DataTable).focus()
             clusters = self.query_one("#clusters-table", DataTable)
@@ -162,7 +166,7 @@ class DesignScreen(ModelsTab, Screen):
         if rows:
             table.move_cursor(row=min(cursor, len(rows) - 1))
         verified = sum(r["verified"] for r in rows)
-        if not self.unsaved:
+        if self.study is not None and not self.unsaved:
             self._title(f"study {self.study.name} · {len(rows)} questions, {verified} verified")
 
     def action_tab(self, step: int) -> None:
