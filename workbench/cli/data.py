@@ -36,12 +36,12 @@ def print_status(conn, study: str | None, console: Console) -> None:
     if not records:
         console.print(literal_text(nothing_asked(conn, study_id_of(conn, study))), soft_wrap=True)
         return
-    table = new_table(title="Requests (recovered: errors of requests a later attempt answered)")
+    table = new_table(title="Requests (recovered: errors of requests a later attempt answered)", pad_edge=False)
     table.add_column("study", overflow="fold")
     table.add_column("model", overflow="fold", min_width=13)
     table.add_column("stage")
-    for column in ("done", "pending", "running", "failed", "recovered"):
-        table.add_column(column, justify="right")
+    for column in ("done", "pending", "running", "failed", "recovered"):  # whole words: the names fold instead
+        table.add_column(column, justify="right", no_wrap=True, min_width=len(column))
     for r in records:
         table.add_row(
             literal_text(r["study"]),
