@@ -3,8 +3,9 @@
 
 The study's method pairs its own units: its class names a `compare_module`
 (docs/writing-a-method.md, "Comparing two models") whose `paired_records` gives every
-difference B - A as a flat record, each with a paired bootstrap interval (the same units
-resampled for both models) and a sign-flip permutation p (workbench.metrics.paired_records);
+difference B - A as a flat record, each with a paired interval (ChoiceEval: the same questions
+resampled for both models; identity's prompts and entity's templates, paired one to one:
+Student's t on their differences) and a sign-flip permutation p (workbench.metrics.paired_records);
 here the study is found, the pair checked and Holm and Benjamini-Hochberg p-values put over
 every difference of the comparison (one family). A study whose method has no such module is
 refused in one line naming the methods that have one.
@@ -19,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.metrics.paired import PairedColumns, share
+from workbench.metrics.paired import PairedColumns, share, t_interval
 from workbench.metrics.paired_records import missing_record, paired_record
 from workbench.metrics.records import with_adjusted_p
 from workbench.store.errors import UserFacingError
@@ -85,13 +86,16 @@ def check_models(models: Sequence[str], model_a: str, model_b: str, study: str) 
 
 
 def paired_units(base: dict[str, Any], rows_a: np.ndarray, rows_b: np.ndarray, unit: str) -> dict[str, Any]:
-    """B's mean minus A's over the units both have (rows: count, sum), paired by unit."""
+    """B's mean minus A's over the units both have a number on (rows: count, sum), paired by
+    unit: Student's t interval on the units' paired differences (workbench.metrics.paired.t_interval)."""
+    both = (rows_a[:, 0] > 0) & (rows_b[:, 0] > 0)
+    rows_a, rows_b = rows_a[both], rows_b[both]
     n = rows_a.shape[0]
-    if not n or not rows_a[:, 0].sum() or not rows_b[:, 0].sum():
+    if not n:
         out = missing_record(base, f"no {unit} both answered with a number", n)
     else:
         columns = PairedColumns(np.zeros(n, dtype=np.int64), [""], rows_a, rows_b)
-        out = paired_record(base, columns, share(1, 0), unit=unit)
+        out = paired_record(base, columns, share(1, 0), unit=unit, interval=t_interval)
     out["ci_unit"] = unit
     out["n_units"] = out.pop("n_questions")
     return out

@@ -148,7 +148,8 @@ def _unit_note(unit: str, n_boot: int, tested: int) -> str:
     """The note of a comparison paired by prompt (identity) or template (entity)."""
     what = {"prompt": "prompts drawn from the template", "template": "templates of the kind"}.get(unit, f"{unit}s")
     return (
-        f"B - A over the {unit}s both models answered. Interval unit: {unit} (the same {unit}s resampled "
-        f"for both models; {n_boot} resamples): it speaks about {what}. p: sign-flip permutation (each "
-        f"{unit}'s two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+        f"B - A over the {unit}s both models answered with a number. Interval unit: {unit} (Student's t "
+        f"on the paired differences, one degree of freedom fewer than the {unit}s): it speaks about {what}. "
+        f"p: sign-flip permutation (each {unit}'s two models swapped at random, {n_boot} times); Holm "
+        f"and BH adjust over the {tested} differences tested."
     )

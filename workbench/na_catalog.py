@@ -302,7 +302,8 @@ REASONS: tuple[Reason, ...] = (
         "compare-one-unit",
         "1 UNIT both answered",
         r"1 \w+ both answered$",
-        "the interval resamples the units both models answered (questions, prompts or templates), and there is one",
+        "the interval is over the units both models answered (questions; prompts or templates with a number "
+        "from both), from their spread, and there is one",
         "ask both models more of them (more questions, `per_group` or templates)",
     ),
     Reason(

@@ -22,9 +22,11 @@ Model B's number minus model A's, paired over what both answered, for each metho
   entity      each entity's Delta per task, language, variant and scoring, paired by
               template (both models score the same entity x template prompts). Unit: template.
 
-Each difference has a 95% interval from a paired bootstrap (the same units resampled for both
-models: ci_unit names the unit) and a sign-flip permutation p (each unit's two models swapped
-at random), with Holm and Benjamini-Hochberg p-values over every difference of the comparison.
+Each difference has a 95% paired interval (ci_unit names the unit: ChoiceEval's questions
+resampled the same for both models; identity's prompts and entity's templates with a number
+from both, Student's t on their paired differences) and a sign-flip permutation p (each unit's
+two models swapped at random), with Holm and Benjamini-Hochberg p-values over every difference
+of the comparison.
 A number that cannot be computed is n/a with its reason (no question both answered, one
 question in a cluster, no region imported). Other methods (cold-start) are not compared.
 

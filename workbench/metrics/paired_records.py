@@ -22,10 +22,12 @@ from workbench.metrics.paired import (
 
 
 def paired_record(
-    base: dict[str, Any], columns: PairedColumns, value, test=None, unit: str = "question"
+    base: dict[str, Any], columns: PairedColumns, value, test=None, unit: str = "question", interval=paired_interval
 ) -> dict[str, Any]:
     """Each model's number (`value` of its sums), B's minus A's, its interval (or why none)
-    and its permutation p (of `test`, a difference, when the test re-chooses something)."""
+    and its permutation p (of `test`, a difference, when the test re-chooses something).
+    `interval(columns, diff)`: the paired bootstrap's (questions in clusters) or `t_interval`
+    (units paired one to one: identity's prompts, entity's templates)."""
     diff = difference_of(value)
     ones = np.ones((1, columns.n_questions))
     value_a, value_b = (_finite(value(columns.sums(ones, x))[0]) for x in (columns.a, columns.b))
@@ -42,7 +44,7 @@ def paired_record(
     elif single is not None:
         record["ci_na_reason"] = f"1 question in {_stratum_text(single)}"
     else:
-        record["ci_low"], record["ci_high"] = paired_interval(columns, diff)
+        record["ci_low"], record["ci_high"] = interval(columns, diff)
     observed = observed_difference(columns, test or diff)
     record["p"] = sign_flip_p(columns, test or diff, difference if observed is None else observed)
     return record
