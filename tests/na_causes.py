@@ -429,3 +429,14 @@ def _(tmp_path, server):
     ok("run", str(study), "--db", str(db), "--quiet")
     references(tmp_path, db, [["Howard University", "Black", 0.9]])  # the other groups have none
     return Made(db, "no prompt both answered with a number", args=(), command="compare")
+
+
+@makes("compare-unreached")
+def _(tmp_path, server):
+    # One cluster of two questions: drawn one of two, each question alone gives both models'
+    # log-odds apart by +1.02, while both together give the same (a difference of 0).
+    lists(tmp_path, [("A", "A0", 1, ["Puma"]), ("A", "A1", 1, ["Nike", "Brooks", "Adidas"])], model="gpt")
+    db = lists(tmp_path, [("A", "A0", 1, ["Nike", "Puma", "Adidas"]), ("A", "A1", 1, ["Nike"])], model="gemini")
+    regions(tmp_path, db, {"Nike": "United States", "Brooks": "United States", "Puma": "Europe", "Adidas": "Europe"})
+    text = "no resample reaches the estimate: too few questions per cluster"
+    return Made(db, text, args=PAIR, command="compare")

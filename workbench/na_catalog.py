@@ -299,6 +299,16 @@ REASONS: tuple[Reason, ...] = (
         "(`workbench entities list`), or a lower `[metrics] min_share`",
     ),
     Reason(
+        "compare-unreached",
+        "no resample reaches the estimate: too few questions per cluster",
+        r"no resample reaches the estimate",
+        "the interval resamples questions within each cluster (k - 1 of a cluster's k), and with two or "
+        "three questions a number of few slots (a log-odds) may have no resample at the data's own "
+        "difference: an interval beside the estimate would say nothing about it",
+        "more questions per cluster (`workbench plan` says how many), or read the regions' shares, whose "
+        "differences are compared over the same questions",
+    ),
+    Reason(
         "compare-one-unit",
         "1 UNIT both answered",
         r"1 \w+ both answered$",

@@ -44,10 +44,27 @@ def paired_record(
     elif single is not None:
         record["ci_na_reason"] = f"1 question in {_stratum_text(single)}"
     else:
-        record["ci_low"], record["ci_high"] = interval(columns, diff)
+        low, high = interval(columns, diff)
+        if _reaches(low, high, difference):
+            record["ci_low"], record["ci_high"] = low, high
+        else:
+            record["ci_na_reason"] = UNREACHED
     observed = observed_difference(columns, test or diff)
     record["p"] = sign_flip_p(columns, test or diff, difference if observed is None else observed)
     return record
+
+
+# A resampling interval that leaves out the data's own difference says nothing about it: with
+# few questions per cluster (k - 1 of k drawn: one of two) a non-linear number such as the
+# log-odds of a few slots may have no resample at its observed value.
+UNREACHED = "no resample reaches the estimate: too few questions per cluster"
+
+
+def _reaches(low: float | None, high: float | None, estimate: float) -> bool:
+    if low is None or high is None:
+        return True
+    slack = 1e-9 * max(1.0, abs(estimate))
+    return low - slack <= estimate <= high + slack
 
 
 def missing_record(base: dict[str, Any], reason: str, n_questions: int) -> dict[str, Any]:
