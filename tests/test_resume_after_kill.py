@@ -2,6 +2,7 @@
 
 import os
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -41,6 +42,15 @@ def test_kill_nine_ten_times_then_resume(tmp_path, db_path, fake_server):
     assert progress == sorted(progress)
 
 
+def answered(db_path) -> int:
+    """Answers stored so far; 0 while the run is still creating the store (the file can exist
+    before its tables do)."""
+    try:
+        return rows(db_path, "SELECT COUNT(*) FROM responses")[0][0] if db_path.exists() else 0
+    except sqlite3.OperationalError:
+        return 0
+
+
 def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
     # 200 x 0.05 s over 4 connections is 2.5 s of replies: the interrupt, sent once 10
     # answers are stored (polled every 0.1 s, about 8 more at most), lands mid-run.
@@ -61,7 +71,7 @@ def test_ctrl_c_releases_claims_and_resumes(tmp_path, db_path, fake_server):
     deadline = time.time() + 30
     while time.time() < deadline:
         time.sleep(0.1)
-        if db_path.exists() and rows(db_path, "SELECT COUNT(*) FROM responses")[0][0] >= 10:
+        if answered(db_path) >= 10:
             break
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=30)
