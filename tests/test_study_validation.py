@@ -158,7 +158,7 @@ def test_the_settings_keep_the_order_the_file_gives_them(tmp_path):
         ("0", "key 'seeds': expected a number of seeds between 1 and 10000, got 0"),
         ('"x"', "key 'seeds': expected a number of seeds or a list of seeds, got a string 'x'"),
         ("true", "key 'seeds': expected a number of seeds or a list of seeds, got a boolean True"),
-        ('[1, "a"]', "key 'seeds[1]': expected an integer seed, got a string 'a'"),
+        ('[1, "a"]', "key 'seeds[1]': expected a whole-number seed from 0 to 2^53 - 1, got a string 'a'"),
     ],
 )
 def test_cold_start_seeds_are_a_number_or_a_list(tmp_path, seeds, expected):
