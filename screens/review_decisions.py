@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import sqlite3
 
+from rich.console import Group
+from rich.text import Text
 from textual import work
 
+from workbench.literal import visible_line
+from workbench.screens.review_changes import MARK_STYLE, change_cause
 from workbench.store import adjudication, review_aids, review_versions, reviews
 from workbench.store.db import reading
 from workbench.store.errors import UserFacingError
@@ -25,11 +29,12 @@ class ReviewDecisions:
     """Needs the screen's `page`, `filter`, `reviewer`, `blind`, `validators()`, `load()`,
     `write()` and ReviewChanges's `refuse_changed()`, `own_change()` and `take_as_read()`."""
 
-    def _judge(self, change, what: str, item: dict | None = None) -> None:
+    def _judge(self, change, what: str, item: dict | None = None, vetted: bool = False) -> None:
         """Store a decision on the response on screen (or on `item`, as an editor opened on it
-        read it), made on the version shown; refused once if it changed while on screen."""
+        read it), made on the version shown; refused once if it changed while on screen (not
+        when `vetted`: the editor showed the change and kept the typed list, `_vet_edit`)."""
         item = item or self.page
-        if item is None or "entities" not in item or self.busy or self.refuse_changed(item):
+        if item is None or "entities" not in item or self.busy or (not vetted and self.refuse_changed(item)):
             return
         blind = self.blind
 
@@ -52,7 +57,9 @@ class ReviewDecisions:
         page = self.page
         self.load(keep=page["id"] if page else None)
 
-    def _verdict(self, decision: str, names: list[str] | None = None, item: dict | None = None) -> None:
+    def _verdict(
+        self, decision: str, names: list[str] | None = None, item: dict | None = None, vetted: bool = False
+    ) -> None:
         blind = self.blind
         self._judge(
             lambda conn, item: reviews.review(
@@ -67,6 +74,7 @@ class ReviewDecisions:
             ),
             "Verdict not saved",
             item,
+            vetted,
         )
 
     def action_verdict(self, decision: str) -> None:
@@ -89,6 +97,7 @@ class ReviewDecisions:
         if item is None or "entities" not in item or self.refuse_changed(item):
             return
         adjudicating = bool(self.validators(item))
+        base = {"item": item}  # the version the typed list is saved on (`_vet_edit` moves it on)
 
         def done(names: list[str] | None) -> None:
             if names is None:
@@ -99,10 +108,11 @@ class ReviewDecisions:
                         conn, it["id"], self.reviewer, adjudication.OWN, names, if_version=it["version"]
                     ),
                     "Not adjudicated (your own list)",
-                    item,
+                    base["item"],
+                    vetted=True,
                 )
             else:
-                self._verdict("edit", names, item)
+                self._verdict("edit", names, base["item"], vetted=True)
 
         machine = [(f"expert {n}", e) for n, e in enumerate(item["experts"], start=1)]
         others = [] if self.blind else [(who, v["list"]) for who, v in item["verdicts"].items()]
@@ -113,9 +123,32 @@ class ReviewDecisions:
             names_table([*machine, ("extracted", item["extracted"]), *others]),
             own,
             check=lambda name: None if reviews.is_name(name) else f"{name!r} is not a name: it needs a letter or digit",
+            vet=lambda names: self._vet_edit(base),
         )
         self.app.push_screen(editor, done)
         self._read_names()
+
+    def _vet_edit(self, base: dict):
+        """On saving an edit: if the list changed since the editor read it (`base`), what it is
+        now, for the editor to show above the typed list it keeps; the next save is made on
+        this version. None when unchanged (or gone: the store refuses that in one line)."""
+        item = base["item"]
+        try:
+            with reading(self.app.db_path) as conn:
+                now = reviews.review_detail(conn, item)
+        except (UserFacingError, sqlite3.Error):
+            return None
+        if now["version"] == item["version"]:
+            return None
+        base["item"] = now
+        what = f"List {item['id']} changed while you edited it ({change_cause(item.get('trail') or [], now['trail'], self.blind)})"
+        self.notify(visible_line(f"{what}: your list is kept; read the new one, then save again"), severity="warning")
+        stored = [Text(f"  {n}. {visible_line(name)}") for n, name in enumerate(now["entities"], start=1)]
+        return Group(
+            Text(visible_line(f"{what}. It is now:"), style=MARK_STYLE),
+            *(stored or [Text("  (no names: the answer recommends nothing)")]),
+            Text("Ctrl+S saves your list below in its place · Esc cancels", style="dim"),
+        )
 
     @work(thread=True, exclusive=True, group="review-names", description="Reading the known names")
     def _read_names(self) -> None:

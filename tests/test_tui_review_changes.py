@@ -78,7 +78,7 @@ def test_a_list_edited_elsewhere_while_on_screen_is_not_judged_unread(tmp_path):
     ]
 
 
-def test_an_edit_begun_before_a_change_elsewhere_is_refused_once(tmp_path):
+def test_an_edit_begun_before_a_change_elsewhere_keeps_the_typed_list(tmp_path):
     db = imported_mentions(tmp_path, (("Nike", 3),))
 
     async def scenario():
@@ -90,20 +90,55 @@ def test_an_edit_begun_before_a_change_elsewhere_is_refused_once(tmp_path):
             await on_list(pilot, screen, 2)
             await pilot.press("e")
             assert await on_screen(pilot, "ListEditor")
+            editor = app.screen
             elsewhere(db, lambda conn: reviews.review(conn, 2, "bob", "edit", ["Reebok"]))
             # Under the editor, the screen sees the list change and says so.
             assert await wait_for(pilot, lambda: said(app, "List 2 changed while on screen (bob's edit)"))
             await retype_list(pilot, ["Puma"])
-            await pilot.press("enter")  # ann's list was made on Nike's: refused, nothing recorded
-            assert await on_screen(pilot, "ReviewScreen")
-            assert said(app, "List 2 changed while on screen (bob's edit): read it, then press again")
+            await pilot.press("enter")  # ann's list was made on Nike's: held back, the editor stays
+            assert await wait_for(pilot, lambda: said(app, "List 2 changed while you edited it (bob's edit)"))
+            assert app.screen is editor and editor.names == ["Puma"]
+            changed = shown(editor.query_one("#list-changed"))
+            assert "List 2 changed while you edited it (bob's edit). It is now:" in changed
+            assert "1. Reebok" in changed
             assert rows(db, "SELECT reviewer FROM verdicts ORDER BY id") == [("bob",)]
             loads = screen.loads
-            await pilot.press("a")  # bob's list, read: accepted
+            await pilot.press("ctrl+s")  # read: ann's list saved in the place of bob's
+            assert await on_screen(pilot, "ReviewScreen")
             assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
 
     asyncio.run(scenario())
-    assert rows(db, VERDICTS)[1] == ("ann", "accept", '["Reebok"]', '["Reebok"]', 0)
+    assert rows(db, VERDICTS)[1] == ("ann", "edit", '["Reebok"]', '["Puma"]', 0)
+
+
+def test_a_typed_list_survives_a_change_that_takes_its_list_out_of_the_filter(tmp_path):
+    db = imported_mentions(tmp_path, (("Nike", 2), ("Adidas", 1)))
+
+    async def scenario():
+        app = WorkbenchApp(db, reviewer="ann")
+        async with app.run_test(size=(100, 30)) as pilot:
+            await pilot.press("4")  # unreviewed
+            screen = app.screen
+            assert await wait_for(pilot, lambda: ready(screen) and screen.page["id"] == 1)
+            await pilot.press("e")
+            assert await on_screen(pilot, "ListEditor")
+            editor = app.screen
+            await pilot.press(*"Brooks", "enter")
+            elsewhere(db, lambda conn: reviews.review(conn, 1, "bob", "edit", ["Saucony"]))
+            assert await wait_for(pilot, lambda: screen.page["id"] == 2 and ready(screen))
+            await pilot.press("ctrl+s")
+            assert await wait_for(pilot, lambda: said(app, "List 1 changed while you edited it (bob's edit)"))
+            assert app.screen is editor and editor.names == ["Nike", "Brooks"]
+            assert "1. Saucony" in shown(editor.query_one("#list-changed"))
+            await pilot.press("ctrl+s")
+            assert await on_screen(pilot, "ReviewScreen")
+            assert await wait_for(pilot, lambda: len(rows(db, VERDICTS)) == 2 and not screen.busy)
+
+    asyncio.run(scenario())
+    assert rows(db, VERDICTS) == [
+        ("bob", "edit", '["Nike"]', '["Saucony"]', 0),
+        ("ann", "edit", '["Saucony"]', '["Nike", "Brooks"]', 0),
+    ]
 
 
 def test_a_list_a_verdict_elsewhere_takes_out_of_the_filter_leaves_the_next_unjudged(tmp_path):

@@ -1,6 +1,8 @@
 """A ranked list of names edited as items: add (completed from the names the store knows),
 remove, move up and down. A name is never split on a comma: "The second brand, Nike" is
-one name. Dismisses with the list, best first, or None when cancelled."""
+one name. Dismisses with the list, best first, or None when cancelled. A `vet` may hold a
+save back once (the list it edits changed meanwhile): the editor stays open with what was
+typed, what it says shown above, and the next save goes through."""
 
 from __future__ import annotations
 
@@ -56,6 +58,8 @@ class ListEditor(ModalScreen[list[str] | None]):
     ListEditor > Vertical { width: 96%; height: auto; max-height: 100%; border: round $accent;
                             padding: 0 1; background: $surface; }
     ListEditor #list-context { height: auto; max-height: 8; }
+    ListEditor #list-changed { height: auto; max-height: 10; display: none; }
+    ListEditor #list-changed.shown { display: block; }
     ListEditor #list-items { height: auto; max-height: 8; min-height: 1; border: none; padding: 0; }
     ListEditor #list-items:focus { background-tint: $foreground 5%; }
     ListEditor #list-keys { color: $text-muted; }
@@ -68,16 +72,19 @@ class ListEditor(ModalScreen[list[str] | None]):
         context: RenderableType | None = None,
         known: list[str] | None = None,
         check: Callable[[str], str | None] | None = None,
+        vet: Callable[[list[str]], RenderableType | None] | None = None,
     ) -> None:
         super().__init__()
         self.title, self.names, self.context = title, list(names), context
         self.check = check  # the reason a name is refused, or None
+        self.vet = vet  # on saving: what holds the list back (shown; the next save is vetted again), or None
         self._suggester = KnownNames(known or [])
 
     def compose(self) -> ComposeResult:
         with Vertical():
             if self.context is not None:
                 yield Static(self.context, id="list-context")
+            yield Static(id="list-changed")
             yield Static(Text(visible_line(self.title), style="bold"), id="list-title")
             yield OptionList(id="list-items")
             yield Input(id="list-input", placeholder="a name to add", suggester=self._suggester, compact=True)
@@ -148,6 +155,11 @@ class ListEditor(ModalScreen[list[str] | None]):
     def action_save(self) -> None:
         if not self.names:
             self.notify("An empty list: add a name, or x rejects (the answer recommends nothing).", severity="warning")
+            return
+        held = self.vet(list(self.names)) if self.vet is not None else None
+        if held is not None:  # what was typed stays: the reviewer reads why, then saves again
+            self.query_one("#list-changed", Static).update(held)
+            self.query_one("#list-changed").add_class("shown")
             return
         self.dismiss(list(self.names))
 
