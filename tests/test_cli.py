@@ -27,7 +27,7 @@ def test_bad_study_file_is_one_clear_line(tmp_path):
     assert result.returncode == 2
     assert (
         result.stderr.strip()
-        == f"error: {bad}: key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got -1"
+        == f"error: {bad}: key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10,000, got -1"
     )
 
 

@@ -295,7 +295,7 @@ def test_absurd_sizes_are_refused_with_the_key_and_range(tmp_path, capsys):
         'seeds = 1000000000\n[attributes]\ngender = ["a girl"]\n'
     )
     code, _, err = cli(capsys, "run", cold, "--db", tmp_path / "x.db")
-    assert code == 2 and "key 'seeds'" in err and "between 1 and 10000" in err
+    assert code == 2 and "key 'seeds'" in err and "between 1 and 10,000" in err
     assert not (tmp_path / "x.db").exists()
     choice = write_study(tmp_path / "big.toml", models=["llama:default"], questions=3)
     choice.write_text(choice.read_text().replace("repetitions = 1", "repetitions = 1000000000"))
@@ -617,16 +617,27 @@ def test_a_gguf_that_cannot_load_ends_the_run_in_one_line(tmp_path):
     assert len(result.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("seed", ["99999999999999999999", "-1", "9007199254740992"])
+@pytest.mark.parametrize("seed", ["99999999999999999999", "-1", "4294967296"])
 def test_a_seed_out_of_range_is_refused_in_one_line_before_anything_is_stored(tmp_path, capsys, seed):
-    """A seed past 2^53 - 1 overflowed the store at its second repetition (a traceback and a
-    half-made database); -1 is llama.cpp's "random seed" (answers that cannot be repeated)."""
+    """A seed of 2^63 - 1 overflowed the store at its second repetition (a traceback and a
+    half-made database); -1 is llama.cpp's "random seed"; llama.cpp keeps a seed's low 32 bits,
+    so 2^32 answered as 0 did."""
     study = write_study(tmp_path / "s.toml", models=["llama:default"], questions=2, repetitions=2)
     study.write_text(re.sub(r"(?m)^seed = .*$", f"seed = {seed}", study.read_text()))
     code, _, err = cli(capsys, "run", study, "--db", tmp_path / "x.db")
-    assert code == 2 and "key 'seed'" in err and "from 0 to 2^53 - 1" in err and err.count("\n") == 1, err
+    assert code == 2 and "key 'seed'" in err and "between 0 and 4,294,967,295" in err and err.count("\n") == 1, err
     assert not (tmp_path / "x.db").exists()
     plain = write_study(tmp_path / "p.toml", models=["llama:default"], questions=2, repetitions=2)
     code, _, err = cli(capsys, "run", plain, "--db", tmp_path / "x.db", "--model", f"llama:default,seed={seed}")
     assert code == 2 and "seed" in err and err.count("\n") == 1, err
+    assert not (tmp_path / "x.db").exists()
+
+
+def test_the_last_repetitions_seed_must_be_in_range_too(tmp_path, capsys):
+    study = write_study(tmp_path / "s.toml", models=["llama:default"], questions=2, repetitions=3)
+    study.write_text(re.sub(r"(?m)^seed = .*$", "seed = 4294967294", study.read_text()))
+    code, _, err = cli(capsys, "run", study, "--db", tmp_path / "x.db")
+    assert code == 2 and "key 'seed': seed 4,294,967,294 with 3 repetitions would use seeds up to 4,294,967,296" in err
+    code, _, err = cli(capsys, "run", study, "--db", tmp_path / "x.db", "--model", "llama:default,seed=4294967295")
+    assert code == 2 and "take a seed of at most 4,294,967,293" in err, err
     assert not (tmp_path / "x.db").exists()

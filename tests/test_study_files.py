@@ -67,7 +67,7 @@ def test_request_key_ignores_dict_order():
         (("repetitions = 2", 'repetitions = "two"'), "key 'repetitions': expected a whole number of repetitions"),
         (
             ("repetitions = 2", "repetitions = 0"),
-            "key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10000, got 0",
+            "key 'repetitions': expected a whole number of repetitions (paper: 5) between 1 and 10,000, got 0",
         ),
         (('models = ["llama:default"]', 'models = ["gpt-4"]'), "key 'models[0]': model spec 'gpt-4'"),
         (('models = ["llama:default"]', ""), "key 'models': missing"),

@@ -98,7 +98,7 @@ def test_every_method_loads_its_valid_study(tmp_path, method):
         ("choice", "verified_only = 1", "key 'verified_only': expected true or false, got an integer 1"),
         ("coldstart", "k = true", "key 'k': expected the number of items to rank (paper: 20), got a boolean"),
         ("coldstart", "k = 9", "key 'k': expected between 1 and the catalog's 3 items"),
-        ("identity", "per_group = 0", "key 'per_group': expected prompts per group between 1 and 100000, got 0"),
+        ("identity", "per_group = 0", "key 'per_group': expected prompts per group between 1 and 100,000, got 0"),
         ("identity", 'structured = "yes"', "key 'structured': expected true or false, got a string 'yes'"),
         (
             "entity",
@@ -155,10 +155,10 @@ def test_the_settings_keep_the_order_the_file_gives_them(tmp_path):
         ("[5, 2]", [5, 2]),
         ("[1, 1]", "key 'seeds': expected distinct seeds"),
         ("[]", "key 'seeds': expected at least one seed"),
-        ("0", "key 'seeds': expected a number of seeds between 1 and 10000, got 0"),
+        ("0", "key 'seeds': expected a number of seeds between 1 and 10,000, got 0"),
         ('"x"', "key 'seeds': expected a number of seeds or a list of seeds, got a string 'x'"),
         ("true", "key 'seeds': expected a number of seeds or a list of seeds, got a boolean True"),
-        ('[1, "a"]', "key 'seeds[1]': expected a whole-number seed from 0 to 2^53 - 1, got a string 'a'"),
+        ('[1, "a"]', "key 'seeds[1]': expected a whole-number seed, got a string 'a'"),
     ],
 )
 def test_cold_start_seeds_are_a_number_or_a_list(tmp_path, seeds, expected):

@@ -89,7 +89,7 @@ ANSWER_OPTIONS: dict[str, tuple[Any, str]] = {
     "temperature": (_ranged(float, 0, 10), "sampling temperature (0 to 10)"),
     "top_p": (_ranged(float, 0, 1, low_open=True), "nucleus sampling mass (above 0, at most 1)"),
     "max_tokens": (_ranged(int, 1, 1_000_000), "most tokens to generate"),
-    "seed": (_ranged(int, 0, MAX_SEED), "base seed, 0 to 2^53 - 1; repetition r uses seed + r - 1"),
+    "seed": (_ranged(int, 0, MAX_SEED), "base seed, 0 to 2^32 - 1; repetition r uses seed + r - 1"),
     "mode": (_mode, "auto (chat if the model has a chat template), chat or completion"),
     "n_ctx": (_ranged(int, 1, 10_000_000), "llama: context length in tokens"),
     "invariant": (

@@ -28,6 +28,7 @@ from workbench.literal import literal_text, visible
 from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
+from workbench.studies.limits import last_seed_problem
 from workbench.studies.spec import load_study
 from workbench.words import plural
 
@@ -107,6 +108,11 @@ def run_study(
     specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
     if model_specs and (why := same_model_twice(specs, model_specs)):
         raise UserError(f"--model: {why}")
+    for spec in specs if model_specs else []:
+        if "seed" in spec.options and (
+            why := last_seed_problem(spec.options["seed"], getattr(study, "repetitions", 1), "repetitions")
+        ):
+            raise UserError(f"--model {spec}: {why}")
     for warning in getattr(study, "warnings", []):
         console.print(literal_text(f"note: {warning}"), style="yellow", soft_wrap=True)
     if concurrency:
@@ -179,6 +185,9 @@ def print_extraction(reports, console: Console) -> None:
                 f"; names sought: the gazetteer's {report.gazetteer}, {report.near_spellings} found by a near spelling"
             )
         console.print(line, soft_wrap=True)
+        if report.again:
+            again = plural(report.again, "list was", "lists were")
+            console.print(f"Of these, {again} extracted again: {report.again_why}.", soft_wrap=True)
 
 
 def report_pending(conn, study_id: int, summary, limit: int | None, console: Console, asked_before: int = 0) -> int:

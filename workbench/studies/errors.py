@@ -48,13 +48,19 @@ def mismatch(expectation: str, value: Any, numeric: bool = False) -> str:
     return f"expected {expectation}, got {describe(value)} {value!r:.60}"
 
 
+def _num(value: float) -> str:
+    """A bound as written: whole numbers in full with thousands separators (4,294,967,295,
+    not 4.29497e+09), others as short as they read."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:g}"
+
+
 def bounds(low: float | None, high: float | None, above: float | None = None) -> str:
-    """A range in words: `between 1 and 10000`, `at least 1`, `above 0 and at most 1`."""
+    """A range in words: `between 1 and 10,000`, `at least 1`, `above 0 and at most 1`."""
     if above is not None:
-        return f"above {above:g}" + (f" and at most {high:g}" if high is not None else "")
+        return f"above {_num(above)}" + (f" and at most {_num(high)}" if high is not None else "")
     if low is not None and high is not None:
-        return f"between {low:g} and {high:g}"
-    return f"at least {low:g}" if low is not None else f"at most {high:g}"
+        return f"between {_num(low)} and {_num(high)}"
+    return f"at least {_num(low)}" if low is not None else f"at most {_num(high)}"
 
 
 def out_of_range(expectation: str, value: Any, within: str) -> str:

@@ -3,11 +3,39 @@ that a typo (seeds = 1000000000) is refused instead of filling the memory."""
 
 MAX_REPETITIONS = 10_000
 # Seeds: from 0 (llama.cpp reads -1 as "a random seed", which would make answers unrepeatable)
-# to 2^53 - 1, so a seed plus a repetition or prompt index stays exact in JSON and in SQLite's
-# 64-bit integers (a seed of 2^63 - 1 overflowed the store at its second repetition).
-MAX_SEED = 2**53 - 1
+# to 2^32 - 1, llama.cpp's range: it keeps a seed's low 32 bits, so seeds 0 and 2^32 gave the
+# same answer while the store recorded two. A study's last seed (its seed plus its repetitions
+# or prompts) must stay in range too: `last_seed_problem`.
+MAX_SEED = 2**32 - 1
+
+
+def last_seed_problem(seed: int, count: int, what: str) -> str | None:
+    """Why a seed cannot start `count` consecutive seeds (one per `what`), or None."""
+    last = seed + count - 1
+    if last <= MAX_SEED:
+        return None
+    return (
+        f"seed {seed:,} with {count:,} {what} would use seeds up to {last:,}, past {MAX_SEED:,} "
+        f"(llama.cpp's range: 2^32 - 1); take a seed of at most {MAX_SEED - count + 1:,}"
+    )
+
+
 MAX_SEEDS = 10_000
 MAX_PER_GROUP = 100_000
 MAX_EXPERTS = 50
 MAX_TOKENS = 1_000_000
 MAX_TEMPERATURE = 10.0
+
+
+def check_last_seeds(where, seed: int, models: list, count: int, what: str) -> None:
+    """Refuse (naming the key) a study seed, or a model's own `seed=`, that leaves no room for
+    `count` consecutive seeds (one per repetition) within llama.cpp's range."""
+    seeds = [(where.child("seed"), seed)]
+    seeds += [
+        (where.child("models").child(i), spec.options["seed"])
+        for i, spec in enumerate(models)
+        if isinstance(getattr(spec, "options", None), dict) and "seed" in spec.options
+    ]
+    for at, first in seeds:
+        if why := last_seed_problem(first, count, what):
+            raise at.error(why)

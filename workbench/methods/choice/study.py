@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.specs import ModelSpec
 from workbench.store.regions import canonical_region
+from workbench.studies.limits import check_last_seeds
 from workbench.studies.spec import StudyError, Where, beside
 
 if TYPE_CHECKING:
@@ -147,6 +148,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ChoiceStudy:
 
     where = Where(str(path))
     file: study_schema.ChoiceFile = validate(ChoiceFile, data, where)
+    check_last_seeds(where, file.seed, file.models, file.repetitions, "repetitions")
     clusters = (
         [Cluster(c.name, c.description) for c in file.clusters] if file.clusters is not None else default_clusters()
     )

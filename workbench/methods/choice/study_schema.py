@@ -125,7 +125,7 @@ class ChoiceFile(Table):
     name: Name | None = None  # None: the file's name
     description: Any = ""
     repetitions: number("a whole number of repetitions (paper: 5)", 1, MAX_REPETITIONS) = 1
-    seed: number("a whole-number seed from 0 to 2^53 - 1", 0, MAX_SEED) = 0
+    seed: number("a whole-number seed", 0, MAX_SEED) = 0
     models: Models
     generation: Annotated[Generation, Check("a [generation] table")] = Generation()
     clusters: (

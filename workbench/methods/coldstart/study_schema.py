@@ -28,7 +28,7 @@ def _count_or_list(value: Any) -> str | None:
 Seeds = Annotated[
     Annotated[number("a number of seeds", 1, MAX_SEEDS), Tag("count")]
     | Annotated[
-        list[number("a whole-number seed from 0 to 2^53 - 1", 0, MAX_SEED)],
+        list[number("a whole-number seed", 0, MAX_SEED)],
         Field(min_length=1, max_length=MAX_SEEDS),
         Check(
             "a number of seeds or a list of seeds",

@@ -111,6 +111,10 @@ def from_toml(data: dict[str, Any], path: Path) -> IdentityStudy:
         template = load_template(source)
     except TemplateError as exc:
         raise where.child("template").error(str(exc)) from None
+    from workbench.studies.limits import check_last_seeds
+
+    # Prompt i is asked with seed + i (a model's own seed= is not used): the last must be in range.
+    check_last_seeds(where, file.seed, [], file.per_group * len(template.groups), "prompts")
     judge_prompt = None
     if file.judge_prompt is not None:
         judge_prompt = str(beside(path, file.judge_prompt))

@@ -27,6 +27,6 @@ class IdentityFile(Table):
     judge: Annotated[str, Check("a model spec string"), AfterValidator(_rules_or_spec)] | None = None
     judge_prompt: file_name("a path to a prompt file") | None = None
     name: Name | None = None  # None: the file's name
-    seed: number("a whole-number seed from 0 to 2^53 - 1", 0, MAX_SEED) = 1
+    seed: number("a whole-number seed", 0, MAX_SEED) = 1
     probe: text("the probe question") | None = None  # None: study.DEFAULT_PROBE
     structured: Flag = True  # answers constrained to the JSON schema the prompt asks for
