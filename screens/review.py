@@ -242,6 +242,8 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
 
     def show(self) -> None:
         item = self.page
+        if not self._loading:
+            self.say_change()  # a change a refresh's detail read saw, its pages read now
         if item is not None and "entities" in item and not self._writing:  # a decision's own reload judges it
             self.note_shown(item)
         mark = self.change_mark(item)

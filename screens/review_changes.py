@@ -38,8 +38,9 @@ def change_cause(before: list, after: list, blind: bool) -> str:
 
 
 class ReviewChanges:
-    """Needs the screen's `page`, `position`, `blind`, `_where`, `_refresh_from`, `notify()` and
-    `show()`; `show()` calls `note_shown(item)` for the list it paints with its details."""
+    """Needs the screen's `page`, `position`, `blind`, `_where`, `_refresh_from`, `_loading`,
+    `notify()` and `show()`; `show()` calls `note_shown(item)` for the list it paints with its
+    details, and `say_change()` once no load is under way."""
 
     _read: dict | None = None  # the list as the reviewer read it: (id, blind), version, trail
     _changed: dict | None = None  # the list on view changed since: id, version, what happened
@@ -62,8 +63,17 @@ class ReviewChanges:
         elif self._changed is None or self._changed["version"] != item["version"]:
             cause = change_cause(read["trail"], item.get("trail") or [], bool(item.get("blind")))
             what = f"List {item['id']} changed while on screen ({cause})"
-            self._changed = {"id": item["id"], "version": item["version"], "what": what}
-            self.notify(visible_line(f"{what}: read it before judging it."), severity="warning", timeout=10)
+            self._changed = {"id": item["id"], "version": item["version"], "what": what, "unsaid": True}
+            if not (self._loading and self._refresh_from == item["id"]):
+                self.say_change()
+            # else: said once the pages the refresh reads arrive (`say_change`), unless they no
+            # longer hold the list: then `gone` says where it went and what is on screen instead
+
+    def say_change(self) -> None:
+        """Say the change to the list on view, once (the screen calls it when a load ends)."""
+        changed = self._changed
+        if changed is not None and changed.pop("unsaid", False):
+            self.notify(visible_line(f"{changed['what']}: read it before judging it."), severity="warning", timeout=10)
 
     def take_as_read(self, item: dict[str, Any] | None) -> None:
         """The list as shown now is the one the reviewer judges (None: the next one shown)."""
@@ -85,7 +95,9 @@ class ReviewChanges:
         changed = self._changed
         if changed is None or item is None or changed["id"] != item["id"]:
             return False
-        self.notify(visible_line(f"{changed['what']}: read it, then press again"), severity="warning", timeout=10)
+        what = changed["what"]  # "List 1 left this filter (…): list 2 is on screen now" takes a semicolon
+        said = f"{what}{'; ' if ': ' in what else ': '}read it, then press again"
+        self.notify(visible_line(said), severity="warning", timeout=10)
         shown = self.page
         self.take_as_read(shown if shown is not None and "entities" in shown else None)
         self.show()
@@ -109,18 +121,15 @@ class ReviewChanges:
             return None
         moved = ids.index(where[2]) if not where[1] and where[2] in ids else None
         position = moved if moved is not None else min(self.position, len(pages) - 1)
+        self._changed = None  # a change to the list that left: `what` below says it instead
+        shown = f"list {ids[position]} is on screen now" if pages else "nothing is left with this filter"
         if where[1]:  # still stored: a verdict elsewhere took it out of this filter
-            what = f"List {keep} left this filter ({self._cause(keep, where[3])})"
-            said = f"{what}: showing list {ids[position]} in its place." if pages else f"{what}: nothing left here."
+            what = f"List {keep} left this filter ({self._cause(keep, where[3])}): {shown}"
         elif moved is not None:
-            what = f"List {keep} was replaced (an import or a re-extraction)"
-            said = f"{what}: showing its new list {where[2]}."
+            what = f"List {keep} was replaced (an import or a re-extraction): its new list {where[2]} is on screen now"
         else:
-            what = f"List {keep} is gone (an import, a re-extraction or an edited study)"
-            said = f"{what}: showing " + (
-                f"the nearest, list {ids[position]}." if pages else "nothing left with this filter."
-            )
-        self.notify(visible_line(said))
+            what = f"List {keep} is gone (an import, a re-extraction or an edited study): {shown}"
+        self.notify(visible_line(f"{what}; read it before judging it." if pages else f"{what}."))
         self._arrived = {"id": ids[position], "what": what} if pages else None
         return moved
 

@@ -147,6 +147,9 @@ def test_a_list_a_verdict_elsewhere_takes_out_of_the_filter_leaves_the_next_unju
     async def scenario():
         app = WorkbenchApp(db, reviewer="ann")
         async with app.run_test(size=(100, 30)) as pilot:
+            notices = []  # every notice, expired or not
+            told = app.notify
+            app.notify = lambda message, *a, **k: (notices.append(message), told(message, *a, **k))[1]
             await pilot.press("4")  # unreviewed
             screen = app.screen
             assert await wait_for(pilot, lambda: screen.page is not None and "entities" in screen.page)
@@ -154,11 +157,18 @@ def test_a_list_a_verdict_elsewhere_takes_out_of_the_filter_leaves_the_next_unju
             elsewhere(db, lambda conn: reviews.review(conn, 1, "bob", "accept"))
             # List 1 is reviewed now: list 2 takes its place on screen, said and marked.
             assert await wait_for(pilot, lambda: screen.page["id"] == 2 and "entities" in screen.page)
-            assert said(app, "List 1 left this filter (bob's accept): showing list 2 in its place.")
+            on_screen_now = "List 1 left this filter (bob's accept): list 2 is on screen now"
+            assert said(app, f"{on_screen_now}; read it before judging it.")
+            # One notice: the change to list 1 that its detail read saw first is not said apart.
+            assert not any("List 1 changed while on screen" in m for m in notices)
             assert await wait_for(pilot, lambda: ready(screen))
             assert "CHANGED" in shown(screen.query_one("#review-status"))
             await pilot.press("a")
-            assert said(app, "List 1 left this filter (bob's accept): read it, then press again")
+            assert said(app, f"{on_screen_now}; read it, then press again")
+            assert [m for m in notices if "List 1" in m] == [
+                f"{on_screen_now}; read it before judging it.",
+                f"{on_screen_now}; read it, then press again",
+            ]
             assert rows(db, "SELECT reviewer FROM verdicts ORDER BY id") == [("bob",)]
             loads = screen.loads
             await pilot.press("a")
