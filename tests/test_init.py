@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.helpers import run_cli
+from tests.helpers import ROOT, run_cli
 from workbench.methods import registry
 from workbench.studies.spec import load_study
 
@@ -29,16 +29,22 @@ def test_each_method_gets_a_study_file_that_loads_where_it_was_written(tmp_path,
     assert study.name == target.stem  # named after the copy (the example's "demo" is the demo's own study)
 
 
-def test_files_that_exist_are_refused_by_name_and_kept(tmp_path):
+def test_a_study_file_that_exists_is_refused_and_data_files_are_kept(tmp_path):
     target = tmp_path / "mine.toml"
     target.write_text("mine")
-    (tmp_path / "movies.csv").write_text("my catalog")
+    catalog = (ROOT / "assets" / "studies" / "coldstart" / "movies.csv").read_text() + "My own film,Other,drama\n"
+    (tmp_path / "movies.csv").write_text(catalog)
     result = run_cli("init", "coldstart", str(target))
     assert result.returncode == 2
-    assert "mine.toml" in result.stderr and "movies.csv" in result.stderr and "--force" in result.stderr
-    assert target.read_text() == "mine" and (tmp_path / "movies.csv").read_text() == "my catalog"
-    assert run_cli("init", "coldstart", str(target), "--force").returncode == 0
+    assert "mine.toml already exists" in result.stderr and "--force" in result.stderr
+    assert target.read_text() == "mine"
+    forced = run_cli("init", "coldstart", str(target), "--force")
+    assert forced.returncode == 0 and "Kept " in forced.stdout and "movies.csv as it is" in forced.stdout
     assert load_study(target).method == "coldstart"
+    assert (tmp_path / "movies.csv").read_text() == catalog  # --force never overwrote the catalog
+    # A second study beside the first shares its edited data file.
+    assert run_cli("init", "coldstart", str(tmp_path / "second.toml")).returncode == 0
+    assert (tmp_path / "movies.csv").read_text() == catalog
     folder = tmp_path / "folder"
     folder.mkdir()
     result = run_cli("init", "choice", str(folder), "--force")  # --force overwrites files, never a folder

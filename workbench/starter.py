@@ -63,19 +63,20 @@ def _named(study: bytes, name: str) -> bytes:
     return head + table + rest
 
 
-def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
-    """Copy the example; refuse (naming them) files that exist unless `force`. Returns what was written."""
+def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[Path], list[Path]]:
+    """Copy the example: (written, kept). The study file, when it exists, is refused unless
+    `force`; a data file it names that exists is kept as it is, `force` or not (a second study
+    beside the first shares its edited brands file: overwriting it lost the edits)."""
     pairs = plan_copy(method, target)
     folders = [str(dest) for _, dest in pairs if dest.is_dir()]
     if folders:  # --force overwrites a file, never a folder
         raise StarterError(
             f"{folders[0]} is a folder: name the study file to write (e.g. {Path(folders[0]) / 'study.toml'})"
         )
-    existing = [str(dest) for _, dest in pairs if dest.exists()]
-    if existing and not force:
-        raise StarterError(
-            f"{', '.join(existing)} already exist{'s' if len(existing) == 1 else ''} (--force to overwrite)"
-        )
+    if target.exists() and not force:
+        raise StarterError(f"{target} already exists (--force to overwrite)")
+    kept = [dest for _, dest in pairs if dest != target and dest.exists()]
+    pairs = [(source, dest) for source, dest in pairs if dest not in kept]
     if not target.parent.is_dir():
         raise StarterError(f"{target.parent}: no such folder")
     written = []
@@ -90,4 +91,4 @@ def write_starter(method: str, target: Path, force: bool = False) -> list[Path]:
         except OSError as exc:
             raise StarterError(f"{dest}: {exc.strerror or exc}") from None
         written.append(dest)
-    return written
+    return written, kept

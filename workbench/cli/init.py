@@ -28,8 +28,11 @@ def cmd_init(args: argparse.Namespace) -> int:
             console.print(literal_text(f"  {item.method:<10} {item.summary} ({where})"), soft_wrap=True)
         return 0
     target = Path(args.file or f"{args.method}_study.toml")
-    written = starter.write_starter(args.method, target, force=args.force)
+    written, kept = starter.write_starter(args.method, target, force=args.force)
     console.print(literal_text(f"Wrote {', '.join(str(p) for p in written)}."), soft_wrap=True)
+    if kept:
+        names = ", ".join(str(p) for p in kept)
+        console.print(literal_text(f"Kept {names} as it is (the study reads it; delete it for the example's)."))
     console.print(
         literal_text(f"Edit {target} (every key is commented), then: workbench run {target} --db audit.db"),
         soft_wrap=True,
