@@ -35,22 +35,58 @@ def answered(conn: sqlite3.Connection, study_id: int, model_id: int, stage: str)
     ).fetchall()
 
 
-def answers_without_list(conn: sqlite3.Connection, study_id: int, model_id: int) -> list[sqlite3.Row]:
-    """A model's answered questions (stage `answer`) that have no ranked list yet:
-    key, topic, cluster, question, repetition, text."""
+def answers_to_extract(conn: sqlite3.Connection, study_id: int, model_id: int, made_with: str) -> list[sqlite3.Row]:
+    """A model's current answered questions (stage `answer`) whose ranked list is missing, or
+    was extracted otherwise than `made_with` (the digest of the extraction's settings) says; an
+    imported list is kept: key, topic, cluster, question, repetition, text, listed (1: a list
+    is there, to be replaced), was (that list's digest; None where none was recorded)."""
     return conn.execute(
         """
-        SELECT r.key, q.topic, q.cluster, q.text AS question, r.repetition, p.text
+        SELECT r.key, q.topic, q.cluster, q.text AS question, r.repetition, p.text,
+               l.id IS NOT NULL AS listed, l.extracted_with AS was
         FROM requests r
         JOIN responses p ON p.request_key = r.key
         JOIN questions q ON q.id = r.question_id
+        LEFT JOIN mention_lists l ON l.response_key = r.key AND l.study_id = r.study_id
         WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.status = 'done'
           AND r.superseded = 0
-          AND NOT EXISTS (SELECT 1 FROM mention_lists l WHERE l.response_key = r.key)
+          AND (l.id IS NULL OR (l.source != 'import' AND l.extracted_with IS NOT ?))
         ORDER BY r.rowid
         """,
-        (study_id, model_id),
+        (study_id, model_id, made_with),
     ).fetchall()
+
+
+def with_extra_follow_ups(
+    conn: sqlite3.Connection, study_id: int, model_id: int, stage: str, most: int
+) -> list[sqlite3.Row]:
+    """A model's current answers with more than `most` current requests of `stage` planned
+    from them (another settings' extraction requests among them): key, question, text."""
+    return conn.execute(
+        """
+        SELECT r.key, q.text AS question, p.text FROM requests r
+        JOIN responses p ON p.request_key = r.key
+        JOIN questions q ON q.id = r.question_id
+        WHERE r.study_id = ? AND r.model_id = ? AND r.stage = 'answer' AND r.superseded = 0
+          AND (SELECT COUNT(*) FROM requests f WHERE f.parent_key = r.key AND f.stage = ? AND f.superseded = 0) > ?
+        """,
+        (study_id, model_id, stage, most),
+    ).fetchall()
+
+
+def mark_follow_ups(conn: sqlite3.Connection, parent_keys: list[str], stage: str, current: set[str]) -> None:
+    """The requests of `stage` planned from `parent_keys`: those in `current` count, the others
+    are superseded."""
+    for parent in parent_keys:
+        for row in follow_ups(conn, parent, stage):
+            conn.execute(
+                "UPDATE requests SET superseded = ? WHERE key = ?", (int(row["key"] not in current), row["key"])
+            )
+
+
+def count_again(conn: sqlite3.Connection, keys: list[str]) -> None:
+    """These requests, superseded meanwhile, count again (settings put back)."""
+    conn.executemany("UPDATE requests SET superseded = 0 WHERE key = ? AND superseded = 1", [(k,) for k in keys])
 
 
 def follow_ups(conn: sqlite3.Connection, parent_key: str, stage: str) -> list[sqlite3.Row]:

@@ -31,6 +31,7 @@ class MentionList:
     n_experts: int | None = None
     agreement: float | None = None
     ungrounded: list[str] | None = None  # voted, not found in the answer (dropped or flagged)
+    extracted_with: str | None = None  # the digest of the extraction's settings (None: imported)
 
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
@@ -64,7 +65,8 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
             )
         list_id = conn.execute(
             "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
-            "response_key, n_experts, agreement, ungrounded_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "response_key, n_experts, agreement, ungrounded_json, extracted_with) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 study_id,
                 item.model,
@@ -77,6 +79,7 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
                 item.n_experts,
                 item.agreement,
                 json.dumps(item.ungrounded, ensure_ascii=False) if item.ungrounded else None,
+                item.extracted_with,
             ),
         ).lastrowid
         conn.executemany(

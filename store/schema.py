@@ -6,7 +6,7 @@ crash mid-migration leaves the previous version intact. Never edit a migration
 that has shipped: append a new one.
 """
 
-from workbench.store import schema_decisions, schema_entities_search
+from workbench.store import schema_decisions, schema_entities_search, schema_extraction
 from workbench.store.schema_decisions import DECISION_MIGRATIONS, FOREIGN_KEYS_OFF  # noqa: F401
 
 
@@ -388,6 +388,7 @@ MIGRATIONS += [
     # lists that count): read from this index, not from every request (67 ms -> 6 ms for a page
     # of 50 review items at a million requests).
     "CREATE INDEX requests_superseded ON requests (key) WHERE superseded;",
+    schema_extraction.EXTRACTED_WITH,  # 30
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -97,8 +97,11 @@ class ChoiceMethod(MethodBase):
             extractor_jobs[x.model_id] = stages.job(x)
         await stages.run_stage("extract", list(extractor_jobs.values()))
         for m in prepared.models:
+            x = prepared.extractor or m
             stages.extraction.append(
-                choice_extraction.vote(stages.conn, stages.study_id, m.model_id, m.resolved.label, settings)
+                choice_extraction.vote(
+                    stages.conn, stages.study_id, m.model_id, m.resolved.label, settings, x.resolved.identity
+                )
             )
 
     def metric_records(self, conn, study, convention="paper"):

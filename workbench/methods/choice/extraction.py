@@ -27,6 +27,8 @@ from workbench.extract import (
     parse_expert_reply,
 )
 from workbench.keys import request_key
+from workbench.methods.choice import extraction_marks as marks
+from workbench.methods.choice.extraction_marks import default_min_votes
 from workbench.methods.choice.study import Extraction
 from workbench.store import answers, mentions, queue
 from workbench.store.mentions import MentionList
@@ -45,6 +47,24 @@ class ExtractionReport:
     grounding: str = "drop"  # what happened to the ungrounded: "drop" (left out) or "flag" (kept)
     gazetteer: int | None = None  # names the gazetteer holds (None: no gazetteer)
     near_spellings: int = 0  # gazetteer names found by a near spelling (a misspelling)
+    again: int = 0  # of `answers`, lists made with other settings than the study file's, replaced
+    again_why: str = ""  # what changed, in words ("k changed from 5 to 2")
+
+
+def to_extract(
+    conn: sqlite3.Connection, study_id: int, model_id: int, made: dict, report: ExtractionReport
+) -> tuple[str, list[sqlite3.Row]]:
+    """(the digest of `made`, the answers whose list is missing or made otherwise), the lists
+    they replace counted in `report` with why."""
+    digest = marks.record(conn, made)
+    rows = answers.answers_to_extract(conn, study_id, model_id, digest)
+    note_again(conn, made, [row for row in rows if row["listed"]], report)
+    return digest, rows
+
+
+def note_again(conn: sqlite3.Connection, made: dict, replaced: list[sqlite3.Row], report: ExtractionReport) -> None:
+    report.again += len(replaced)
+    report.again_why = marks.why_again(conn, made, [row["was"] for row in replaced])
 
 
 # A voted name counts as found in the answer when its normalized form matches a
@@ -69,11 +89,6 @@ def grounded(entity: str, answer: str | None, threshold: float = GROUNDING_THRES
     if len(compact_name) > len(compact_text):  # partial_ratio would look for the answer inside the name
         return False
     return max(fuzz.partial_ratio(name, text), fuzz.partial_ratio(compact_name, compact_text)) >= threshold
-
-
-def default_min_votes(experts: int) -> int:
-    """A simple majority: more than half of the experts (2 of 3, 3 of 5)."""
-    return experts // 2 + 1
 
 
 @dataclass(frozen=True)
@@ -131,10 +146,13 @@ def extract_with_list_parser(
 ) -> ExtractionReport:
     report = ExtractionReport()
     lists = []
-    for key, topic, cluster, question, repetition, text in answers.answers_without_list(conn, study_id, model_id):
+    digest, rows = to_extract(conn, study_id, model_id, marks.made_with(Extraction(method="list", k=k)), report)
+    for key, topic, cluster, question, repetition, text, *_ in rows:
         names = extract_list(text, k)
         lists.append(
-            MentionList(model_label, topic, cluster, question, repetition, "list", _surfaces(names), response_key=key)
+            MentionList(
+                model_label, topic, cluster, question, repetition, "list", _surfaces(names), key, extracted_with=digest
+            )
         )
         report.answers += 1
         report.empty += not names
@@ -153,19 +171,55 @@ def extract_with_gazetteer(
     names = load(Path(settings.entities or ""))
     report = ExtractionReport(gazetteer=len(names.names))
     lists = []
-    for key, topic, cluster, question, repetition, text in answers.answers_without_list(conn, study_id, model_id):
+    digest, rows = to_extract(conn, study_id, model_id, marks.made_with(settings), report)
+    for key, topic, cluster, question, repetition, text, *_ in rows:
         found = names.find(text, topic, settings.fuzzy)
         entities = list(dict.fromkeys(f.entity for f in found))[: settings.k]
         report.near_spellings += sum(1 for f in found if f.edits and f.entity in entities)
         lists.append(
             MentionList(
-                model_label, topic, cluster, question, repetition, "gazetteer", _surfaces(entities), response_key=key
+                model_label,
+                topic,
+                cluster,
+                question,
+                repetition,
+                "gazetteer",
+                _surfaces(entities),
+                response_key=key,
+                extracted_with=digest,
             )
         )
         report.answers += 1
         report.empty += not entities
     mentions.store_lists(conn, study_id, lists)
     return report
+
+
+def expert_requests(key: str, question: str, text: str, settings: Extraction, extractor_identity: str):
+    """The `extract` requests of one answer, one per expert (keyed by their content)."""
+    planned = []
+    for expert in range(1, settings.experts + 1):
+        params: dict = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "seed": expert}
+        if settings.output == "json":
+            params["json_schema"] = expert_schema(settings.k)
+        else:
+            params.update(prefill="\n1.", stop=["\n\n", "\nAnswer:"])
+        payload = {
+            "messages": extraction_messages(question, text, settings.k, settings.output),
+            "params": params,
+            "answer_key": key,
+        }
+        planned.append(
+            queue.PlannedRequest(
+                key=request_key(stage="extract", model_identity=extractor_identity, payload=payload, repetition=expert),
+                stage="extract",
+                payload=payload,
+                repetition=expert,
+                seed=expert,
+                parent_key=key,
+            )
+        )
+    return planned
 
 
 def plan_experts(
@@ -176,51 +230,62 @@ def plan_experts(
     extractor_identity: str,
     settings: Extraction,
 ) -> int:
-    """One `extract` request per answered, not yet voted answer x expert."""
-    planned = []
-    schema = expert_schema(settings.k)
-    for key, _topic, _cluster, question, _rep, text in answers.answers_without_list(conn, study_id, answer_model_id):
-        for expert in range(1, settings.experts + 1):
-            params: dict = {"temperature": settings.temperature, "max_tokens": settings.max_tokens, "seed": expert}
-            if settings.output == "json":
-                params["json_schema"] = schema
-            else:
-                params.update(prefill="\n1.", stop=["\n\n", "\nAnswer:"])
-            payload = {
-                "messages": extraction_messages(question, text, settings.k, settings.output),
-                "params": params,
-                "answer_key": key,
-            }
-            planned.append(
-                queue.PlannedRequest(
-                    key=request_key(
-                        stage="extract", model_identity=extractor_identity, payload=payload, repetition=expert
-                    ),
-                    stage="extract",
-                    payload=payload,
-                    repetition=expert,
-                    seed=expert,
-                    parent_key=key,
-                )
-            )
-    return queue.plan(conn, study_id, extractor_model_id, planned)
+    """One `extract` request per expert x answered answer not yet voted with these settings."""
+    digest = marks.record(conn, marks.made_with(settings, extractor_identity))
+    planned, again = [], []
+    for key, _topic, _cluster, question, _rep, text, listed, _was in answers.answers_to_extract(
+        conn, study_id, answer_model_id, digest
+    ):
+        requests = expert_requests(key, question, text, settings, extractor_identity)
+        planned += requests
+        again += [r.key for r in requests] if listed else []
+    new = queue.plan(conn, study_id, extractor_model_id, planned)
+    if again:  # settings put back: their experts' requests, superseded meanwhile, count again
+        with queue.transaction(conn):
+            answers.count_again(conn, list(queue.own_keys(conn, study_id, again).values()))
+    retire_other_experts(conn, study_id, answer_model_id, extractor_identity, settings)
+    return new
+
+
+def retire_other_experts(
+    conn: sqlite3.Connection, study_id: int, answer_model_id: int, extractor_identity: str, settings: Extraction
+) -> None:
+    """Supersede the `extract` requests that other settings planned from the current answers
+    (the status counts, and a run asks, only this file's experts)."""
+    stale = answers.with_extra_follow_ups(conn, study_id, answer_model_id, "extract", settings.experts)
+    if not stale:
+        return
+    planned = [r.key for row in stale for r in expert_requests(row[0], row[1], row[2], settings, extractor_identity)]
+    with queue.transaction(conn):
+        current = set(queue.own_keys(conn, study_id, planned).values())
+        answers.mark_follow_ups(conn, [row[0] for row in stale], "extract", current)
 
 
 def vote(
-    conn: sqlite3.Connection, study_id: int, answer_model_id: int, answer_label: str, settings: Extraction
+    conn: sqlite3.Connection,
+    study_id: int,
+    answer_model_id: int,
+    answer_label: str,
+    settings: Extraction,
+    extractor_identity: str,
 ) -> ExtractionReport:
-    """Vote every answer whose experts have all finished (answered or failed)."""
-    lists, agreements = [], []
+    """Vote every answer whose experts (of these settings) have all finished (answered or failed)."""
+    lists, agreements, replaced = [], [], []
     report = ExtractionReport(grounding=settings.grounding)
     min_votes = settings.min_votes or default_min_votes(settings.experts)
-    for key, topic, cluster, question, repetition, text in answers.answers_without_list(
-        conn, study_id, answer_model_id
-    ):
-        experts = answers.follow_ups(conn, key, "extract")
-        if not experts or any(e["status"] in ("pending", "running") for e in experts):
+    made = marks.made_with(settings, extractor_identity)
+    digest = marks.record(conn, made)
+    rows = answers.answers_to_extract(conn, study_id, answer_model_id, digest)
+    planned = [r.key for row in rows for r in expert_requests(row[0], row[3], row[5], settings, extractor_identity)]
+    current = set(queue.own_keys(conn, study_id, planned).values())  # not another settings' experts
+    for row in rows:
+        key, topic, cluster, question, repetition, text, *_ = row
+        experts = [e for e in answers.follow_ups(conn, key, "extract") if e["key"] in current]
+        if len(experts) < settings.experts or any(e["status"] in ("pending", "running") for e in experts):
             continue
         parsed_lists = []
         with queue.transaction(conn):
+            conn.execute("DELETE FROM expert_lists WHERE response_key = ?", (key,))  # another settings' experts
             for expert in experts:
                 if expert["status"] == "failed":
                     report.failed_experts += 1
@@ -235,6 +300,7 @@ def vote(
                 )
                 if names is not None:
                     parsed_lists.append(names)
+        replaced += [row] if row["listed"] else []
         combined = combine(parsed_lists, text, settings.k, min_votes, settings.grounding)
         voted = combined.voted
         report.below_majority += len(combined.below_majority)
@@ -255,10 +321,12 @@ def vote(
                 n_experts=len(parsed_lists),
                 agreement=agreement,
                 ungrounded=[v.surface for v in combined.ungrounded],
+                extracted_with=digest,
             )
         )
         report.answers += 1
         report.empty += not voted
+    note_again(conn, made, replaced, report)
     mentions.store_lists(conn, study_id, lists)
     report.mean_agreement = sum(agreements) / len(agreements) if agreements else None
     return report
