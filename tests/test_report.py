@@ -387,3 +387,15 @@ def test_html_remedies_set_commands_as_code_and_model_text_keeps_its_backticks(t
     table = TableBlock("t", ["entity", "what to do"], [["`rm -rf` Co", "run `workbench review`"]])
     page = html.render(Report("r", "s", [Section("x", "X", [table])]))
     assert "<td>`rm -rf` Co</td>" in page and "<td>run <code>workbench review</code></td>" in page
+
+
+def test_markdown_sentences_escape_names_and_keep_code_and_lists():
+    """The summary's sentences carry names from the store (a tie's entities): a `<script>` or
+    `[/x]` there reads as its characters in the Markdown report, as in its tables."""
+    from workbench.report import markdown
+    from workbench.report.document import Paragraph, Report, Section
+
+    said = "m · shoes: a tie, no preferred entity: <script>alert(1)</script>, [/x], **Bold** (run `workbench review`)."
+    page = markdown.render(Report("r", "s", [Section("x", "X", [Paragraph(said), Paragraph("- a limit\n- another")])]))
+    assert "\\<script\\>alert(1)\\</script\\>, \\[/x\\], \\*\\*Bold\\*\\*" in page
+    assert "(run `workbench review`)." in page and "\n- a limit\n- another" in page

@@ -63,7 +63,9 @@ def _table(title: str, header: list[str], rows: list[list[str]]) -> str:
 
 def _block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return visible(block.text)  # the report's own sentences, Markdown already
+        # The report's sentences carry names from the store (a tie's entities, an effect's
+        # model): escaped as a cell is, `code` spans kept, line by line ("- " and "1." lead).
+        return "\n".join(cell(line) for line in visible(block.text).split("\n"))
     if isinstance(block, Facts):
         return "\n".join(f"- **{text(k)}:** {text(v)}" for k, v in block.rows)
     if isinstance(block, TableBlock):
