@@ -201,7 +201,10 @@ def reason(exc: sqlite3.Error) -> str:
     if "not a database" in text or "malformed" in text:
         return f"not a usable SQLite database ({text})"
     if "readonly" in text or "read-only" in text:
-        return f"cannot write to the database ({text}); check the file's permissions"
+        return (
+            "the database is read-only here (the file, its folder or the disk), and this command writes "
+            "to it; commands that only read (status, metrics, export, report) work on it"
+        )
     if "full" in text:
         return f"the disk is full ({text}); nothing after the last stored answer was lost"
     return text

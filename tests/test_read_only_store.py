@@ -44,7 +44,8 @@ def test_an_archived_store_is_read_and_left_untouched(tmp_path, metrics_db):
             done = as_another_user(*command)
             assert done.returncode == 0, (command, done.stderr)
         merge = as_another_user("entities", "merge", "Nike", "Puma", "--db", str(db), "--who", "r")
-        assert merge.returncode != 0 and "audit.db" in merge.stderr and "Traceback" not in merge.stderr
+        assert merge.returncode == 2 and "Traceback" not in merge.stderr, merge.stderr
+        assert "read-only here" in merge.stderr and "this command writes" in merge.stderr, merge.stderr
         study = Path(tempfile.mkdtemp(prefix="wb-study-")) / "s.toml"
         study.write_text(
             'name = "s"\nmethod = "choice"\nmodels = ["openai:m@http://127.0.0.1:9/v1"]\n'
