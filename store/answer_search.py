@@ -63,6 +63,13 @@ def readable(conn: sqlite3.Connection, query: str) -> str:
         conn.execute(probe, (literal(query),)).fetchall()
         return literal(query)
     except sqlite3.OperationalError:
+        words = query.split()
+        if words[0] in ("NOT", "AND", "OR") or words[-1] in ("NOT", "AND", "OR"):
+            said = words[0] if words[0] in ("NOT", "AND", "OR") else words[-1]
+            raise SearchError(
+                f"cannot search for {query!r}: {said} joins two searches (e.g. shoes NOT Nike, Nike OR Puma); "
+                f'to find the word itself, put it in double quotes ("{said.lower()}")'
+            ) from None
         raise SearchError(
             f"cannot search for {query!r}: {_reason(first)}; put words with punctuation in double quotes "
             '(e.g. "Nike, Inc.") and double a quote inside them'

@@ -68,6 +68,8 @@ def test_a_query_the_index_cannot_read_is_one_line(tmp_path, query):
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr, out.stderr
     assert "search" in out.stderr
+    if query in ("nike AND", "NOT"):
+        assert "joins two searches (e.g. shoes NOT Nike, Nike OR Puma)" in out.stderr
 
 
 BRANDS = "7-Eleven, Levi's, H&M, AT&T, Dr. Martens and Nike: a list"
