@@ -262,6 +262,25 @@ def test_snapshot_metrics_screen(snap_compare, metrics_db, size):
     assert snap_compare(WorkbenchApp(metrics_db), terminal_size=size, run_before=go)
 
 
+def test_help_follows_the_store_s_methods_and_the_study_file(metrics_db):
+    """A ChoiceEval store's help lists no other method's keys (the Review screen offers no
+    `c` there); without a study file the Design section says it is read-only, with none of
+    the keys that edit a study; every line fits the help's box, so none wraps."""
+
+    async def scenario():
+        app = WorkbenchApp(metrics_db)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("3", "f1")
+            assert await on_screen(pilot, "HelpScreen")
+            text = app.screen.text
+            assert "cold-start catalog matches" not in text and "transparency-probe" not in text
+            assert "No study file: the database's questions, clusters and" in text
+            assert "verify / unverify" not in text and "A method with no Design screen" not in text
+            assert max(len(line) for line in text.splitlines() if not line.startswith("[b]")) <= 58
+
+    asyncio.run(scenario())
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_help(snap_compare, metrics_db, size):
     async def go(pilot):

@@ -186,6 +186,26 @@ def test_a_progress_bar_reads_as_done_and_to_do_without_colour():
     assert progress_line({}, 9, "verdicts").plain == " verdicts: nobody has reviewed any of 9"
 
 
+def test_the_progress_line_wraps_between_reviewers_and_counts_those_left_over():
+    """At 80 columns bob, carl and dan are not cut off: a second line, then "+N more"."""
+    from rich.console import Console
+
+    def drawn(progress, width):
+        console = Console(width=width, record=True, color_system=None)
+        console.print(progress_line(progress, 10, "verdicts"))
+        return console.export_text().rstrip("\n").split("\n")
+
+    four = {"ann": 1, "bob": 2, "carl": 3, "dan": 4}
+    assert drawn(four, 120) == [progress_line(four, 10, "verdicts").plain]
+    assert drawn(four, 80) == [
+        " verdicts: ann ━───────── 1/10 · bob ━━──────── 2/10 · carl ━━━─────── 3/10",
+        "   dan ━━━━────── 4/10",
+    ]
+    many = {f"r{n}": n for n in range(8)}
+    lines = drawn(many, 80)
+    assert len(lines) == 2 and lines[1].endswith(" · +2 more") and all(len(line) <= 80 for line in lines)
+
+
 @pytest.mark.parametrize("keys", ["", "e"])
 def test_snapshot_a_disagreement_to_adjudicate(snap_compare, tmp_path, keys):
     """80x24: the lists one name a cell (a name with a comma in one cell), the reviewers' lists

@@ -48,7 +48,8 @@ Ctrl+P finds them all.
   f          filter: unreviewed, expert disagreements,
              reviewer disagreements (to adjudicate),
              resolved, all, the validation sample (blind:
-             a second reviewer sees the machine's list only)
+             a second reviewer sees the machine's list
+             only)
   A verdict counts for the list as shown: changed
   meanwhile, it is refused and the list shown again.
   t / o      only one topic / one model (cycle)
@@ -80,17 +81,29 @@ docs/entities.md.
 """
 
 
-def help_text() -> str:
-    """HELP_TEXT with each method's lines (its `help_sections` hook) after the core's in the
-    section of their screen; a section no screen of the core has comes before the last
-    paragraph, under its own heading."""
+# The Design section without a study file (`workbench tui --db DB`): nothing is edited there.
+NO_STUDY_DESIGN = """\
+[b]Design[/b]: the study, as its method edits it
+  No study file: the database's questions, clusters and
+  models, read-only. To edit a study, open its file:
+  workbench tui --db DB --study FILE.toml"""
+
+
+def help_text(methods: list[str] | None = None, study_file: bool = True) -> str:
+    """HELP_TEXT with each method's lines (its `help_sections` hook; only the `methods` named,
+    those of the store's studies, when given) after the core's in the section of their
+    screen; a section no screen of the core has comes before the last paragraph, under its own
+    heading. Without a `study_file` the Design section says what that screen shows instead."""
     from workbench.methods import hooks
 
-    added = hooks.help_sections()
+    added = hooks.help_sections(methods)
     blocks = HELP_TEXT.rstrip("\n").split("\n\n")
     for i, block in enumerate(blocks):
         heading = block.split("[/b]", 1)[0].removeprefix("[b]")
-        if block.startswith("[b]") and heading in added:
+        if not study_file and heading == "Design":
+            blocks[i] = NO_STUDY_DESIGN
+            added.pop(heading, None)
+        elif block.startswith("[b]") and heading in added:
             blocks[i] = "\n".join([block, *added.pop(heading)])
     own = ["\n".join([f"[b]{section}[/b]", *lines]) for section, lines in added.items()]
     return "\n\n".join([*blocks[:-1], *own, blocks[-1]]) + "\n"
@@ -104,10 +117,10 @@ class HelpScreen(ModalScreen[None]):
                                   border: round $accent; padding: 0 1; background: $surface; }
     """
 
-    def __init__(self, section: str | None = None):
+    def __init__(self, section: str | None = None, methods: list[str] | None = None, study_file: bool = True):
         super().__init__()
         self.section = section  # "Entities": open at the keys of the screen the user is on
-        self.text = help_text()
+        self.text = help_text(methods, study_file)
 
     def compose(self) -> ComposeResult:
         with VerticalScroll():

@@ -64,7 +64,7 @@ def item_lists(item: dict[str, Any], validators: list[str] | None = None) -> Ren
         adjudicators = item.get("adjudicators") or []
         reviewed = [(_verdict_title(who, v, adjudicators), v["list"]) for who, v in verdicts.items()]
         parts.append(Text("the list metrics read, and each reviewer's", style="bold"))
-        parts.append(names_table([("list", item["entities"]), *reviewed], empty="(no recommendation)"))
+        parts.append(names_table([("list", item["entities"]), *reviewed], empty="(none)"))  # a short word: never split
     ungrounded = item.get("ungrounded") or []
     for names, what in (
         ([n for n in ungrounded if n in item["entities"]], "kept, flagged"),
@@ -107,16 +107,51 @@ def bar_cells(done: int, total: int) -> int:
     return min(BAR_CELLS - 1, max(1, round(BAR_CELLS * done / total)))
 
 
-def progress_line(progress: dict[str, int], total: int, scope: str) -> Text:
+class Progress:
+    """Each reviewer's progress after a heading, wrapped between reviewers (never inside one)
+    to the width it is drawn at, on `MAX_LINES` lines at most: the reviewers left over are
+    counted at the end ("+2 more"). `plain` is the whole of it on one line."""
+
+    MAX_LINES = 2
+
+    def __init__(self, head: Text, entries: list[Text]) -> None:
+        self.head, self.entries = head, entries
+
+    @property
+    def plain(self) -> str:
+        return self.head.plain + " · ".join(e.plain for e in self.entries)
+
+    def __rich_console__(self, console, options):
+        width, lines, line = options.max_width, 1, self.head.copy()
+        for n, entry in enumerate(self.entries):
+            left = len(self.entries) - n - 1  # after this one
+            room = width - (len(f" · +{left} more") if left and lines == self.MAX_LINES else 0)
+            if n and line.cell_len + 3 + entry.cell_len > room:
+                if lines == self.MAX_LINES:
+                    line.append(f" · +{left + 1} more", style="dim")
+                    break
+                line.no_wrap, line.overflow = True, "ellipsis"
+                yield line
+                lines, line = lines + 1, Text("   ")
+            elif n:
+                line.append(" · ")
+            line.append_text(entry)
+        line.no_wrap, line.overflow = True, "ellipsis"
+        yield line
+
+
+def progress_line(progress: dict[str, int], total: int, scope: str) -> Progress:
     """Each reviewer's verdicts among the lists of `scope`, as a small bar and a count. The
     bar's filled part is a heavy line, the rest a light one: told apart without colour too."""
-    line = Text(f" {scope}: ", style="dim")
-    for n, (who, done) in enumerate(sorted(progress.items())):
+    head = Text(f" {scope}: ", style="dim")
+    entries = []
+    for who, done in sorted(progress.items()):
         filled = bar_cells(done, total)
-        line.append((" · " if n else "") + visible_line(who) + " ")
-        line.append(BAR_DONE * filled, style="bold green")
-        line.append(BAR_TODO * (BAR_CELLS - filled), style="dim")
-        line.append(f" {done}/{total}")
+        entry = Text(visible_line(who) + " ")
+        entry.append(BAR_DONE * filled, style="bold green")
+        entry.append(BAR_TODO * (BAR_CELLS - filled), style="dim")
+        entry.append(f" {done}/{total}")
+        entries.append(entry)
     if not progress:
-        line.append(f"nobody has reviewed any of {total}")
-    return line
+        entries.append(Text(f"nobody has reviewed any of {total}"))
+    return Progress(head, entries)

@@ -208,7 +208,20 @@ class WorkbenchApp(App):
                 "review": "Review",
                 "entities": "Entities",
             }.get(self.current_mode)
-            self.push_screen(HelpScreen(section))
+            self.push_screen(HelpScreen(section, self._help_methods(), study_file=self.study_path is not None))
+
+    def _help_methods(self) -> list[str] | None:
+        """The methods the help lists the keys of: the store's studies' and the study file's,
+        as the screens offer their views (None, every method: the store unreadable)."""
+        from workbench.store import studies
+        from workbench.store.db import reading
+
+        try:
+            with reading(self.db_path) as conn:
+                held = studies.study_methods(conn)
+        except (UserFacingError, sqlite3.Error):
+            return None
+        return [*held, design.study_method(self.study_path)] if self.study_path else held
 
     def notify(
         self,

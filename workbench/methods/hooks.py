@@ -70,10 +70,14 @@ def review_views(methods: Iterable[str] | None = None) -> list[ReviewView]:
     return [view for m in _all() if wanted is None or m.name in wanted for view in hook(m, "review_views")]
 
 
-def help_sections() -> dict[str, list[str]]:
-    """Every method's lines for the app's help, by the screen they belong to, in order."""
+def help_sections(methods: Iterable[str] | None = None) -> dict[str, list[str]]:
+    """Every method's (or the `methods` named) lines for the app's help, by the screen they
+    belong to, in order."""
+    wanted = None if methods is None else set(methods)
     found: dict[str, list[str]] = {}
     for m in _all():
+        if wanted is not None and m.name not in wanted:
+            continue
         for section, text in hook(m, "help_sections").items():
             found.setdefault(section, []).append(text.rstrip("\n"))
     return found
