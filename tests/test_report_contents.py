@@ -237,3 +237,14 @@ def test_a_summary_effect_carries_what_it_rests_on_and_its_adjusted_test():
     assert said.endswith("does not reject no effect.")
     backed = effect_sentence(lor, {**row, "p": 0.001, "p_holm": 0.004})
     assert backed.endswith("(2 of 9 clusters, 19 vs 2 slots; p 0.001; Holm 0.004): the 95% interval excludes 0.")
+
+
+def test_a_report_of_imported_scores_says_they_were_imported_and_answered(tmp_path):
+    """Label scores imported: the summary said "40 answers asked here" and the requests part
+    "No answers yet: every request is pending or failed" above a table of all answered."""
+    from na_causes import scored, scores
+
+    db = scores(tmp_path, scored())
+    page, text, md = _report(db, "s", tmp_path)
+    assert "answers imported" in md and "asked here" not in md
+    assert "No answers yet" not in md

@@ -173,7 +173,7 @@ def status_section(facts: StudyFacts, records: list[Any]) -> Section:
         for r in facts.status
     ]
     blocks: list[Block] = []
-    if facts.answers == 0:
+    if not any(r["done"] for r in facts.status):  # (imported scores are answered requests, not answers)
         blocks.append(Paragraph("No answers yet: every request is pending or failed, so there are no findings."))
     blocks.append(
         TableBlock(

@@ -163,7 +163,8 @@ def _asked_here(facts: StudyFacts) -> str:
             answers += record["done"]
         else:
             later[record["stage"]] += record["done"]
-    text = f"{fmt_num(answers)} {plural_word(answers, 'answer')} asked here"
+    # Imported data was not asked here: its requests stand for the imported rows.
+    text = f"{fmt_num(answers)} {plural_word(answers, 'answer')} " + ("imported" if facts.imported else "asked here")
     calls = [
         f"{fmt_num(n)} {plural_word(n, STAGE_CALLS.get(stage, f'{stage} call'))}" for stage, n in later.items() if n
     ]
