@@ -52,6 +52,15 @@ EFFECTS = (
 )
 
 
+EFFECT_NAMES = {  # how the summary names each kind of effect (the records' metric keys are for programs)
+    "lor": "log-odds between regions",
+    "mean_share_vs_baseline": "Mean Share against the baseline",
+    "iou_divergence": "IOU divergence from the neutral list",
+    "entity_delta": "Delta per entity",
+    "group_delta": "mean Delta per group",
+}
+
+
 def largest_effects(rows: list[dict[str, Any]], top: int = 3) -> tuple[Effect, list[dict[str, Any]]] | None:
     """The first kind of effect (EFFECTS, in order) the records have values of, and its `top`
     largest in size, largest first (ties by label, so a report reads the same every time)."""
@@ -127,7 +136,9 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
     found = largest_effects(rows)
     if found:
         effect, top = found
-        blocks.append(Paragraph(f"The {plural(len(top), 'largest effect')} ({effect.metric}):"))
+        blocks.append(
+            Paragraph(f"The {plural(len(top), 'largest effect')} ({EFFECT_NAMES.get(effect.metric, effect.metric)}):")
+        )
         blocks += [Paragraph(f"{i}. {effect_sentence(effect, r)}") for i, r in enumerate(top, start=1)]
     elif rows:
         blocks.append(Paragraph("No effect could be estimated: every effect is n/a (why: below)."))
