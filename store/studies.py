@@ -132,3 +132,8 @@ def ensure_study(conn: sqlite3.Connection, name: str, method: str) -> int:
     if found is not None:
         return found
     return upsert_study(conn, name, method, {"name": name, "method": method, "imported": True}, None)
+
+
+def model_specs(conn: sqlite3.Connection) -> list[str]:
+    """The specs of the models the store holds, in the order they came."""
+    return [r[0] for r in conn.execute("SELECT spec FROM models ORDER BY id")]

@@ -31,6 +31,14 @@ def test_design_without_a_study_file_shows_the_stored_questions_read_only(tmp_pa
             assert await wait_for(pilot, lambda: "] Tab" in footer_text(app))
             assert not any(key in footer_text(app) for key in CHANGING_KEYS)
             assert app.focused is table
+            await pilot.press("right_square_bracket")  # the clusters of the stored questions, read-only
+            clusters = screen.query_one("#clusters-table")
+            assert clusters.row_count >= 1
+            assert "No study file" in shown(screen.query_one("#cluster-detail"))
+            await pilot.press("right_square_bracket")  # the stored models (none before a run), read-only
+            models = screen.query_one("#models-table")
+            assert models.row_count >= 1 and "no study file" in " ".join(map(str, models.get_row_at(0)))
+            await pilot.press("right_square_bracket")
             await pilot.press("v", "e", "a", "g", "t", "w")  # offered nowhere: nothing changes, nothing opens
             await settled(pilot)
             assert app.screen is screen and not [n for n in app._notifications if "generate" in n.message]

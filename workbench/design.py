@@ -39,3 +39,12 @@ def stored_questions(db_path: str | Path) -> dict[str, list[dict[str, Any]]]:
     with reading(db_path) as conn:
         found = {name: reads.question_rows(conn, sid) for sid, name in sorted(studies.study_names_by_id(conn).items())}
     return {name: rows for name, rows in found.items() if rows}
+
+
+def stored_models(db_path: str | Path) -> list[str]:
+    """The specs of the models the database holds, in the order they came (read-only)."""
+    from workbench.store import studies
+    from workbench.store.db import reading
+
+    with reading(db_path) as conn:
+        return studies.model_specs(conn)
