@@ -235,6 +235,12 @@ def test_a_blind_reviewer_sees_nothing_of_the_others(tmp_path):
         return [r["verdict"] for r in json.loads(out.stdout)]
 
     assert sample("ana") == ["edit|ana", None] and sample("bo") == [None, None]
+    # Each list's version, for `review verdict --if-version`; the table is `review lists`' table.
+    out = run_cli("review", "sample", "--db", str(db), "--study", "s", "--rate", "1", "--who", "bo", "--format", "json")
+    versions = {r["id"]: r["version"] for r in json.loads(out.stdout)}
+    assert versions == {r["list_id"]: r["version"] for r in lists_json(db, "--blind", "--who", "bo")}
+    table = run_cli("review", "sample", "--db", str(db), "--study", "s", "--rate", "1", "--who", "bo").stdout
+    assert "list / version" in table and "," not in table.splitlines()[0] and "Hoka" not in table
     blind = lists_json(db, "--blind", "--who", "bo")
     assert "ana" not in json.dumps(blind) and "Hoka" not in json.dumps(blind)
     conn = connect(db)

@@ -202,8 +202,14 @@ def _sample(conn, args: argparse.Namespace) -> int:
     who = reviewer_name(args)
     # Blind: the reviewer's own verdicts only, never another reviewer's ("edit|ana" to bo).
     records = reviews.review_items(conn, args.study, list_ids=ids, reviewer=who, blind=True)
-    fields = ["id", "model", "topic", "cluster", "question", "repetition", "verdict"]
-    exports.write_records([dict(r) for r in records], args.format, fields, sys.stdout)
+    shown = {r["list_id"]: r for r in reviews.list_records(conn, args.study, reviewer=who, blind=True, list_ids=ids)}
+    if args.format == "table":  # as `review lists` shows them, blind
+        _lists_table([shown[r["id"]] for r in records if r["id"] in shown], args.study)
+        return 0
+    # Each list's version, for `review verdict --if-version` (a script judges what it read).
+    fields = ["id", "version", "model", "topic", "cluster", "question", "repetition", "verdict"]
+    rows = [{**dict(r), "version": shown.get(r["id"], {}).get("version")} for r in records]
+    exports.write_records(rows, args.format, fields, sys.stdout)
     return 0
 
 
