@@ -58,3 +58,13 @@ def test_unknown_method_and_missing_folder_are_one_line(tmp_path):
     missing = run_cli("init", "choice", str(tmp_path / "no" / "x.toml"))
     assert missing.returncode == 2 and "no such folder" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1
+
+
+def test_a_folder_or_hidden_name_is_refused_and_the_next_step_quotes_the_path(tmp_path):
+    folder = run_cli("init", "choice", f"{tmp_path}/sub/")
+    assert folder.returncode == 2 and "name the study file to write, e.g." in folder.stderr
+    assert not (tmp_path / "sub").exists()
+    hidden = run_cli("init", "choice", str(tmp_path / ".toml"))
+    assert hidden.returncode == 2 and "a hidden file's name" in hidden.stderr
+    spaced = run_cli("init", "choice", str(tmp_path / "x y.toml"))
+    assert spaced.returncode == 0 and f"workbench run '{tmp_path / 'x y.toml'}' --db audit.db" in spaced.stdout

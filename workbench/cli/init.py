@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 from pathlib import Path
 
-from workbench.cli.common import make_console
+from workbench.cli.common import UserError, make_console
 from workbench.literal import literal_text
 
 EXAMPLES = """\
@@ -27,6 +29,10 @@ def cmd_init(args: argparse.Namespace) -> int:
             where = item.example.name if item.example else "no example"
             console.print(literal_text(f"  {item.method:<10} {item.summary} ({where})"), soft_wrap=True)
         return 0
+    if args.file and args.file.endswith(("/", os.sep)):  # a folder meant: sub/ wrote a file named "sub"
+        raise UserError(f"{args.file}: name the study file to write, e.g. {Path(args.file) / 'study.toml'}")
+    if args.file and Path(args.file).name.startswith("."):
+        raise UserError(f"{args.file}: a hidden file's name; name the study file, e.g. study.toml")
     target = Path(args.file or f"{args.method}_study.toml")
     written, kept = starter.write_starter(args.method, target, force=args.force)
     console.print(literal_text(f"Wrote {', '.join(str(p) for p in written)}."), soft_wrap=True)
@@ -34,7 +40,9 @@ def cmd_init(args: argparse.Namespace) -> int:
         names = ", ".join(str(p) for p in kept)
         console.print(literal_text(f"Kept {names} as it is (the study reads it; delete it for the example's)."))
     console.print(
-        literal_text(f"Edit {target} (every key is commented), then: workbench run {target} --db audit.db"),
+        literal_text(
+            f"Edit {target} (every key is commented), then: workbench run {shlex.quote(str(target))} --db audit.db"
+        ),
         soft_wrap=True,
     )
     return 0
