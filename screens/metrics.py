@@ -179,7 +179,7 @@ class MetricsScreen(LiveStore, Screen):
 
         with reading(self.app.db_path) as conn:  # every table as one commit left it
             by_method = methods.metric_records_by_method(conn)
-            empty = "" if any(by_method.values()) else " · ".join(no_numbers_lines(conn, None))
+            empty = "" if any(by_method.values()) else " · ".join(no_numbers_lines(conn, None, str(self.app.db_path)))
         self.post_message(self.Computed(by_method, empty))
 
     def on_metrics_screen_computed(self, message: Computed) -> None:

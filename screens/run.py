@@ -226,6 +226,12 @@ class RunScreen(Screen):
         assert self._run is not None
         return self._run.run_blocking()
 
+    def on_unmount(self) -> None:
+        # Quitting the app stops the run (resumable) rather than leaving it decoding behind a
+        # blank terminal until it ends.
+        if self._run is not None:
+            self._run.cancel()
+
     def action_cancel(self) -> None:
         if self._run is None:
             self.notify("Nothing is running.")

@@ -120,5 +120,5 @@ def test_metrics_with_nothing_answered_yet_says_what_is_under_way(tmp_path, fake
     run_cli("run", str(study), "--db", str(db), "--quiet")
     out = _metrics(db)
     assert "s (identity): no numbers yet: 0 of 8 requests answered" in out
-    assert f"`workbench run {study}` resumes the run" in out
+    assert f"`workbench run {study} --db {db}` resumes the run" in out  # on this database, not ./workbench.db
     assert "import mentions" not in out and "ranked lists" not in out

@@ -20,7 +20,9 @@ from workbench.metrics.records import as_rows
 from workbench.store.db import snapshot
 
 
-def print_metric_tables(conn, study: str | None, console: Console, convention: str = "paper") -> int:
+def print_metric_tables(
+    conn, study: str | None, console: Console, convention: str = "paper", db: str | None = None
+) -> int:
     """Every method's tables for one study (or all); returns how many methods had numbers."""
     shown = 0
     for name in methods.names():
@@ -33,7 +35,7 @@ def print_metric_tables(conn, study: str | None, console: Console, convention: s
         from workbench.literal import literal_text
         from workbench.methods.hooks import no_numbers_lines
 
-        for line in no_numbers_lines(conn, study):
+        for line in no_numbers_lines(conn, study, db):
             console.print(literal_text(line), soft_wrap=True)
     return shown
 
@@ -43,7 +45,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     with snapshot(conn):  # every table as one commit left it, while imports and reviews go on
         study_id_of(conn, args.study)
         if args.format == "table":
-            print_metric_tables(conn, args.study, make_console(), args.convention)
+            print_metric_tables(conn, args.study, make_console(), args.convention, args.db)
             return 0
         rows = as_rows(methods.metric_records(conn, args.study, args.convention))  # flat only here, as written
         exports.write_records(rows, args.format, methods.metric_fields(rows), sys.stdout)

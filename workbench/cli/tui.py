@@ -47,6 +47,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
         from workbench.app import WorkbenchApp
 
         WorkbenchApp(db, study_path, autostart=True).run()
+        if _left(db):  # quit before the run ended: it was stopped, nothing lost
+            console.print(f"The demo's run stopped when the app closed; `workbench demo --db {db}` resumes it.")
+            return 0
         console.print(f"Database: {db}\nThe same results headless: `workbench demo --no-tui --db {db}`")
         return 0
     console.print(
@@ -54,12 +57,15 @@ def cmd_demo(args: argparse.Namespace) -> int:
         "Gemma 3 270M on this machine; the brands of assets/studies/demo_brands.csv found in each answer."
     )
     status = run_study(study_path, db, None, None, None, console)
+    if status == 130:  # interrupted: what resumes it, on this database; no tables of a part-run
+        console.print(f"`workbench demo --db {db}` resumes the demo where it stopped.")
+        return status
     conn = open_store(db)
     print_status(conn, "demo", console)
     print_samples(conn, "demo", console, count=3)
 
     console.print()
-    print_metric_tables(conn, "demo", console)
+    print_metric_tables(conn, "demo", console, db=db)
     console.print(literal_text(DEMO_LIMITS), style="dim", soft_wrap=True)
     console.print(f"\nDatabase: {db}\nNext: `workbench export --db {db} --what responses --format csv`")
     return status
@@ -76,6 +82,18 @@ DEMO_LIMITS = (
     "per cluster the intervals are wide. Read the numbers as a walkthrough, not a finding; for an "
     "audit, point a study at the models you care about and ask each question more often."
 )
+
+
+def _left(db: str) -> int:
+    """The demo study's requests not answered yet."""
+    from workbench.store import queue, reads, studies
+
+    conn = open_store(db)
+    try:
+        study_id = studies.study_id(conn, "demo")
+        return 0 if study_id is None else sum(reads.unanswered(conn, study_id, queue.claim_owner()))
+    finally:
+        conn.close()
 
 
 def seed_demo_regions(db: str) -> None:

@@ -10,6 +10,7 @@ docs/writing-a-method.md documents each hook.
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable
 from typing import Any
 
@@ -83,7 +84,7 @@ def help_sections(methods: Iterable[str] | None = None) -> dict[str, list[str]]:
     return found
 
 
-def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
+def no_numbers_lines(conn: Any, study: str | None, db: str | None = None) -> list[str]:
     """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
     the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
     from workbench.store.report_asked import study_progress
@@ -94,11 +95,13 @@ def no_numbers_lines(conn: Any, study: str | None) -> list[str]:
             "No studies yet: run a study file (`workbench run STUDY.toml --db DB`) or import data "
             "(`workbench import KIND FILE --db DB --study NAME`)."
         ]
-    return [_study_line(*row) for row in rows]
+    return [_study_line(*row, db=db) for row in rows]
 
 
-def _study_line(name: str, method: str, source: str | None, asked: int, answered: int) -> str:
-    run = f"`workbench run {source}`" if source else "`workbench run STUDY.toml`"
+def _study_line(name: str, method: str, source: str | None, asked: int, answered: int, db: str | None = None) -> str:
+    # The commands name the database (`db`): without --db they would run into ./workbench.db.
+    on = f" --db {shlex.quote(str(db))}" if db else ""
+    run = f"`workbench run {shlex.quote(source)}{on}`" if source else f"`workbench run STUDY.toml{on}`"
     head = f"{name} ({method}): no numbers yet"
     if not asked:
         return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
@@ -107,5 +110,5 @@ def _study_line(name: str, method: str, source: str | None, asked: int, answered
         return f"{head}: {answered} of {asked} requests answered, and {waits}. {run} resumes the run."
     return (
         f"{head}: all {asked} requests are answered, but nothing could be scored ({waits}). "
-        f"Finish the run ({run} resumes its last stages) and read the answers (`workbench export --what responses`)."
+        f"Finish the run ({run} resumes its last stages) and read the answers (`workbench export{on} --what responses`)."
     )
