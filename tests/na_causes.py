@@ -434,7 +434,8 @@ def _(tmp_path, server):
 @makes("compare-unreached")
 def _(tmp_path, server):
     # One cluster of two questions: drawn one of two, each question alone gives both models'
-    # log-odds apart by +1.02, while both together give the same (a difference of 0).
+    # log-odds apart by +1.02, while both together give the same (a difference of 0), and to
+    # first order no question moves the difference (its interval would be [0, 0]).
     lists(tmp_path, [("A", "A0", 1, ["Puma"]), ("A", "A1", 1, ["Nike", "Brooks", "Adidas"])], model="gpt")
     db = lists(tmp_path, [("A", "A0", 1, ["Nike", "Puma", "Adidas"]), ("A", "A1", 1, ["Nike"])], model="gemini")
     regions(tmp_path, db, {"Nike": "United States", "Brooks": "United States", "Puma": "Europe", "Adidas": "Europe"})

@@ -302,9 +302,10 @@ REASONS: tuple[Reason, ...] = (
         "compare-unreached",
         "no resample reaches the estimate: too few questions per cluster",
         r"no resample reaches the estimate",
-        "the interval resamples questions within each cluster (k - 1 of a cluster's k), and with two or "
-        "three questions a number of few slots (a log-odds) may have no resample at the data's own "
-        "difference: an interval beside the estimate would say nothing about it",
+        "the log-odds' difference takes its interval to first order in each question's weight, checked "
+        "against resamples of the questions (k - 1 of a cluster's k): with two or three questions it can be "
+        "one number for each question drawn alone and another for the questions together, and an interval "
+        "that holds no resample, beside an estimate no resample reaches, would say nothing about it",
         "more questions per cluster (`workbench plan` says how many), or read the regions' shares, whose "
         "differences are compared over the same questions",
     ),

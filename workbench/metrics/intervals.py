@@ -64,6 +64,39 @@ def _bounds(samples: np.ndarray, level: float) -> tuple[float | None, float | No
     return float(low), float(high)
 
 
+def student_interval(estimate: float, se: float, df: int, level: float = LEVEL) -> tuple[float, float]:
+    """`estimate` plus and minus Student's t on `df` degrees of freedom times `se`."""
+    from scipy import special  # not scipy.stats: a second to import
+
+    half = float(special.stdtrit(df, 0.5 + level / 2)) * se
+    return estimate - half, estimate + half
+
+
+def logit_student_interval(share: float, se: float, df: int, level: float = LEVEL) -> tuple[float, float]:
+    """A share's `student_interval` taken on its logit (standard error se / (p (1 - p))) and
+    turned back into shares: inside 0-1, wider on the side away from the nearer end. A share
+    of 0 or 1 (no answer, or every answer, counted) has no spread: [share, share]."""
+    if not 0 < share < 1 or se == 0:
+        return share, share
+    low, high = student_interval(float(np.log(share / (1 - share))), se / (share * (1 - share)), df, level)
+    return float(1 / (1 + np.exp(-low))), float(1 / (1 + np.exp(-high)))
+
+
+def spread(samples: np.ndarray) -> float | None:
+    """The resamples' standard deviation (the finite ones; None with fewer than two); 0 where
+    they differ by rounding only (every resample the same number, summed in another order)."""
+    samples = samples[np.isfinite(samples)]
+    if samples.size < 2:
+        return None
+    return rounded_off(float(np.std(samples, ddof=1)), float(np.mean(samples)))
+
+
+def rounded_off(se: float, scale: float, tolerance: float = 1e-9) -> float:
+    """`se`, or 0 where it is rounding's (under `tolerance` of the number it is the error of),
+    so that an interval of numbers that do not move is [x, x], not [x - 1e-15, x + 1e-15]."""
+    return 0.0 if se <= tolerance * max(1.0, abs(scale)) else se
+
+
 # Resampled counts are drawn a slice of resamples at a time, so memory stays bounded
 # (about this many cells) however many distinct values there are.
 _CELLS = 2_000_000

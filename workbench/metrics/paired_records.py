@@ -13,6 +13,7 @@ import numpy as np
 from workbench.metrics.intervals import LEVEL, resamples
 from workbench.metrics.paired import (
     PairedColumns,
+    Unreached,
     difference_of,
     observed_difference,
     one_question_stratum,
@@ -26,8 +27,10 @@ def paired_record(
 ) -> dict[str, Any]:
     """Each model's number (`value` of its sums), B's minus A's, its interval (or why none)
     and its permutation p (of `test`, a difference, when the test re-chooses something).
-    `interval(columns, diff)`: the paired bootstrap's (questions in clusters) or `t_interval`
-    (units paired one to one: identity's prompts, entity's templates)."""
+    `interval(columns, diff)`: Student's t on the paired bootstrap's standard deviation
+    (questions in clusters), on the linearised standard error (`linearised_interval`: a
+    log-odds) or on the jackknife's (`t_interval`: units paired one to one, identity's prompts
+    and entity's templates); each is centred on the difference."""
     diff = difference_of(value)
     ones = np.ones((1, columns.n_questions))
     value_a, value_b = (_finite(value(columns.sums(ones, x))[0]) for x in (columns.a, columns.b))
@@ -44,27 +47,18 @@ def paired_record(
     elif single is not None:
         record["ci_na_reason"] = f"1 question in {_stratum_text(single)}"
     else:
-        low, high = interval(columns, diff)
-        if _reaches(low, high, difference):
-            record["ci_low"], record["ci_high"] = low, high
-        else:
+        try:
+            record["ci_low"], record["ci_high"] = interval(columns, diff)
+        except Unreached:
             record["ci_na_reason"] = UNREACHED
     observed = observed_difference(columns, test or diff)
     record["p"] = sign_flip_p(columns, test or diff, difference if observed is None else observed)
     return record
 
 
-# A resampling interval that leaves out the data's own difference says nothing about it: with
-# few questions per cluster (k - 1 of k drawn: one of two) a non-linear number such as the
-# log-odds of a few slots may have no resample at its observed value.
+# The difference of two log-odds of few slots, whose interval is taken to first order, may have
+# no resample of the questions at its observed value (paired.Unreached).
 UNREACHED = "no resample reaches the estimate: too few questions per cluster"
-
-
-def _reaches(low: float | None, high: float | None, estimate: float) -> bool:
-    if low is None or high is None:
-        return True
-    slack = 1e-9 * max(1.0, abs(estimate))
-    return low - slack <= estimate <= high + slack
 
 
 def missing_record(base: dict[str, Any], reason: str, n_questions: int) -> dict[str, Any]:

@@ -27,7 +27,7 @@ class LogOddsRatio:
     exp_mean: float | None
     t: float | None
     p: float | None
-    ci: tuple[float | None, float | None] = (None, None)  # bootstrap interval of the mean
+    ci: tuple[float | None, float | None] = (None, None)  # interval of the mean (over questions or answers)
     slots: tuple[int, int] = (0, 0)  # slots of region a and of region b over all clusters
     group_slots: dict[str, tuple[int, int]] = field(default_factory=dict)  # the same per group
     carried: tuple[str, ...] = ()  # the groups the mean and the t-test are taken over
@@ -61,9 +61,9 @@ def geographic_lor(
     convention: str = "paper",
 ) -> LogOddsRatio:
     """Per-group LOR of top-K slots held by region a vs region b, their mean,
-    exp(mean), a one-sample t-test of the group values against 0, and a bootstrap
-    interval of the mean (each cluster's questions, all repetitions of each together,
-    resampled within it; its answers under `--ci-unit answer`). `slots`: the
+    exp(mean), a one-sample t-test of the group values against 0, and an interval of the
+    mean over questions (each cluster's questions, all repetitions of each together: its
+    linearised standard error; its answers resampled under `--ci-unit answer`). `slots`: the
     topic's RegionSlots, when several region pairs share them.
 
     `convention`: "original" takes every cluster, as the paper's code does: a region
@@ -117,9 +117,10 @@ def geographic_lor(
 
 
 def _lor_interval(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tuple[str, ...], statistic) -> tuple:
-    """(interval, why it is n/a or None, its unit): each carried cluster's questions (their
-    answers' slots summed) resampled within it, or its answers under `--ci-unit answer`."""
-    from workbench.metrics.clustered import QUESTION, answer_unit, stratified_question_ci, stratum_text
+    """(interval, why it is n/a or None, its unit): over each carried cluster's questions (their
+    answers' slots summed), Student's t times the mean's linearised standard error
+    (`linearised_ci`), or its answers resampled under `--ci-unit answer`."""
+    from workbench.metrics.clustered import QUESTION, answer_unit, linearised_ci, stratum_text
     from workbench.metrics.intervals import stratified_ci
 
     if answer_unit() == QUESTION and all(g in slots.questions for g in carried):
@@ -127,7 +128,7 @@ def _lor_interval(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tup
         single = next((g for g, r in zip(carried, rows) if r.shape[0] < 2), None)
         if single is not None:  # one question: the spread between its cluster's questions is unknown
             return (None, None), f"1 question in {stratum_text(single)}", QUESTION
-        return stratified_question_ci(rows, statistic), None, QUESTION
+        return linearised_ci(rows, statistic), None, QUESTION
     ci = stratified_ci([pairs[g] for g in carried], statistic)
     reason = None
     if ci == (None, None) and max(pairs[g].shape[0] for g in carried) < 2:

@@ -240,8 +240,8 @@ def records_of_counts(
             region_part,
         )
 
-    # The bootstraps (PEIR's and the direct rate's over questions, the log-odds': most of the
-    # cost) are drawn on several cores at once.
+    # The bootstraps (PEIR's, the direct rate's and the region shares' over questions: most of
+    # the cost) are drawn on several cores at once.
     records: list[ChoiceRecord] = [r for topic_records in map_in_threads(of_topic, ordered) for r in topic_records]
     # One family of t-tests per model: every topic x region pair.
     with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))

@@ -18,7 +18,7 @@ import numpy as np
 
 from workbench.methods.choice.counts import NON_US, ResponseList, kept_regions, presence_of
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, preferred_entity
-from workbench.metrics.paired import PairedColumns, share
+from workbench.metrics.paired import PairedColumns, linearised_interval, share
 from workbench.metrics.paired_records import missing_record, paired_record
 from workbench.metrics.records import with_adjusted_p
 
@@ -205,7 +205,8 @@ def _side_counts(lists: list[list[ResponseList]], region_of, pair: tuple[str, st
 
 def _log_odds(scope: Topic, lists_a, lists_b, paired, region_of, pair, min_share) -> dict[str, Any]:
     """Mean over clusters of ln((slots of a + 0.5) / (slots of b + 0.5)), B's minus A's,
-    over the clusters where both models give both regions slots (the paper convention)."""
+    over the clusters where both models give both regions slots (the paper convention); its
+    interval from the linearised standard error, as the log-odds of `workbench metrics`."""
     base = scope.base("log_odds", region_a=pair[0], region_b=pair[1])
     sides_a = _side_counts(lists_a, region_of, pair, min_share)
     sides_b = _side_counts(lists_b, region_of, pair, min_share)
@@ -221,7 +222,7 @@ def _log_odds(scope: Topic, lists_a, lists_b, paired, region_of, pair, min_share
         kept = sums[..., carried, :]
         return np.log((kept[..., 0] + ALPHA) / (kept[..., 1] + ALPHA)).mean(-1)
 
-    return paired_record(base, columns, mean_lor)
+    return paired_record(base, columns, mean_lor, interval=linearised_interval)
 
 
 def _no_log_odds(lists: list[list[ResponseList]], region_of) -> str:
