@@ -155,3 +155,16 @@ def test_the_only_study_and_its_two_models_are_the_default(two_models, tmp_path)
     out = run_cli("compare", "--db", two_models)
     assert out.returncode == 2
     assert "study 's' has 3 models to compare: claude, gemini, gpt; name two with --models A B" in out.stderr
+
+
+def test_a_run_study_s_two_models_compare_in_the_order_its_file_lists_them(tmp_path, fake_server):
+    from helpers import write_study
+
+    server = fake_server()
+    models = [f"openai:zeta@{server.base_url},concurrency=2", f"openai:alpha@{server.base_url}"]
+    study = write_study(tmp_path / "s.toml", models=models, questions=2)
+    db = tmp_path / "a.db"
+    assert run_cli("run", str(study), "--db", str(db), "--quiet").returncode == 0
+    out = run_cli("compare", "--db", str(db))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"t: openai:alpha@{server.base_url} (B) - openai:zeta@{server.base_url} (A)")

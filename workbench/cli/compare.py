@@ -72,14 +72,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _the_two_models(conn, study: str) -> list[str]:
-    """A study's two models, in name order, when it has just two (else name them)."""
+    """A study's two models when it has just two (else name them): A the one its file lists
+    first (imported data, with no file: name order)."""
     from workbench.compare import comparable_models
+    from workbench.store.studies import study_spec
 
     models = comparable_models(conn).get(study, [])
     if len(models) != 2:
         listed = f": {', '.join(models)}" if models else ""
         raise UserError(f"study {study!r} has {len(models)} models to compare{listed}; name two with --models A B")
-    return models
+    written = [str(m) for m in study_spec(conn, study).get("models", [])]
+
+    def place(model: str) -> int:  # a spec as written may add transport options: "m@url,concurrency=4"
+        return next((i for i, w in enumerate(written) if w == model or w.startswith(model + ",")), len(written))
+
+    return sorted(models, key=place)
 
 
 def add_parsers(sub, fmt) -> None:
