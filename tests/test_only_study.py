@@ -71,3 +71,14 @@ def test_an_import_of_a_folder_or_a_missing_file_says_so_once(tmp_path, capsys):
     code, _, err = cli(capsys, "import", "questions", tmp_path / "q.json", "--db", tmp_path / "x.db", "--study", "s")
     assert code == 2 and err == f"error: {tmp_path / 'q.json'}: no such file\n"
     assert not (tmp_path / "x.db").exists()
+
+
+def test_a_reviewer_name_is_a_name(tmp_path, capsys):
+    from helpers import imported_mentions
+
+    db = imported_mentions(tmp_path, (("Nike", 2),))
+    for who in ("x" * 101, "ann\x1b[31m"):
+        code, _, err = cli(capsys, "review", "verdict", "--db", db, "--list", "1", "--who", who, "--accept")
+        assert code == 2 and "--who takes a person's name: at most 100 characters" in err
+    code, _, err = cli(capsys, "review", "verdict", "--db", db, "--list", "1", "--who", "x" * 100, "--accept")
+    assert code == 0, err

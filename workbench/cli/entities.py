@@ -21,6 +21,8 @@ from workbench.locations import default_reviewer
 from workbench.store.db import snapshot
 from workbench.words import plural
 
+MAX_REVIEWER = 100
+
 
 def reviewer_name(args: argparse.Namespace) -> str:
     """The reviewer a decision is recorded under (and whose decisions undo takes back):
@@ -30,6 +32,8 @@ def reviewer_name(args: argparse.Namespace) -> str:
         who = args.who.strip()
         if not who:
             raise UserError("--who needs a reviewer's name (it was empty)")
+        if len(who) > MAX_REVIEWER or any(ord(c) < 32 for c in who):  # a name on every decision and screen
+            raise UserError(f"--who takes a person's name: at most {MAX_REVIEWER} characters, no control characters")
         return who
     return default_reviewer()
 
