@@ -29,7 +29,7 @@ def test_the_eta_counts_what_the_limit_lets_this_run_take(tmp_path, fake_server)
     first = answers[0]
     assert first.left_this_run == 3 - first.done - first.failed
     if first.pending > (first.budget_left or 0):
-        assert first.eta_text.endswith("(to --limit)")
+        assert first.eta_text.endswith(" to --limit")
 
 
 def test_without_a_limit_the_eta_covers_every_pending_request():
@@ -47,7 +47,7 @@ def test_without_a_limit_the_eta_covers_every_pending_request():
         answered_this_run=2,
         budget_left=1,
     )
-    assert capped.left_this_run == 2 and capped.eta_s == 2.0 and capped.eta_text == "ETA 0:02 (to --limit)"
+    assert capped.left_this_run == 2 and capped.eta_s == 2.0 and capped.eta_text == "ETA 0:02 to --limit"
 
 
 def test_the_limit_caps_every_request_the_run_sends_over_all_stages(tmp_path, fake_server):
@@ -69,3 +69,19 @@ def test_the_limit_caps_every_request_the_run_sends_over_all_stages(tmp_path, fa
     assert again.returncode == 0 and server.stats.ok == 28  # the next run takes 14 more, extractions only
     help_text = " ".join(run_cli("run", "--help").stdout.split())
     assert "send at most N requests to models in this run, over every stage and model together" in help_text
+
+
+def test_a_stage_the_spent_limit_leaves_for_a_later_run_says_so():
+    waiting = Progress(
+        "m",
+        "extract",
+        done=0,
+        failed=0,
+        pending=18,
+        running=0,
+        tokens=0,
+        elapsed_s=1.0,
+        answered_this_run=0,
+        budget_left=0,
+    )
+    assert waiting.eta_text == "next run (--limit)"  # it showed "ETA 0:00 (to --limit)"

@@ -92,7 +92,9 @@ class Progress:
         from workbench.tables import fmt_eta
 
         capped = self.budget_left is not None and self.pending > self.budget_left
-        return f"ETA {fmt_eta(self.eta_s)}" + (" (to --limit)" if capped else "")
+        if capped and self.left_this_run == 0:  # the limit is spent: this stage waits for a later run
+            return "next run (--limit)"
+        return f"ETA {fmt_eta(self.eta_s)}" + (" to --limit" if capped else "")
 
 
 @dataclass

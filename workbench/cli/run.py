@@ -70,7 +70,7 @@ def progress_display(console: Console, quiet: bool):
             tasks[p.model, p.stage],
             completed=p.done + p.failed,
             total=p.total,
-            detail=f"{p.failed} failed · {p.rate_text} · {p.eta_text}{waiting}",
+            detail=f"{p.eta_text} · {p.failed} failed · {p.rate_text}{waiting}",  # the ETA first: cut last at 80 columns
         )
         answered = sum(r["done"] for r in p.endpoints)  # each replica's bar: its share of the pool's answers
         for replica in p.endpoints:
