@@ -285,3 +285,10 @@ def test_a_name_too_long_to_be_one_is_refused_naming_its_line(tmp_path):
     assert out.returncode == 2
     assert "line 3: column 'name': 69,999 characters is no name (at most 1,000" in out.stderr
     assert len(out.stderr) < 400
+
+
+def test_a_name_holding_a_control_character_is_refused(tmp_path):
+    db = str(tmp_path / "m.db")
+    (tmp_path / "entities.csv").write_text("name,region\nNike,United States\nAdi\x00das,Europe\n")
+    out = run_cli("import", "entities", str(tmp_path / "entities.csv"), "--db", db)
+    assert out.returncode == 2 and "line 3: column 'name'" in out.stderr and "control character ('\\x00')" in out.stderr

@@ -208,4 +208,11 @@ def name_cell(path: Path, line: int, column: str, value: str) -> str:
             f"{path}: line {line}: column {column!r}: {len(name):,} characters is no name "
             f"(at most {MAX_NAME_CHARS:,}; it starts {name[:40]!r}): is a whole answer in this column?"
         )
+    # A NUL is a broken file, not a brand (SQLite and terminals cut text at it); escapes and
+    # markup are kept, as models write them, and shown literally.
+    bad = "\x00" if "\x00" in name else None
+    if bad is not None:
+        raise CsvInputError(
+            f"{path}: line {line}: column {column!r}: {name[:40]!r} holds a control character ({bad!r}); names are text"
+        )
     return name
