@@ -82,7 +82,7 @@ def _matching(conn: sqlite3.Connection, sql: str, query: str, *more: Any) -> lis
 
 def check_query(conn: sqlite3.Connection, query: str) -> None:
     """Refuse (SearchError) a query the index cannot read; cheap: it stops at the first match."""
-    _matching(conn, "SELECT rowid FROM answer_search WHERE answer_search MATCH ? LIMIT 1", query)
+    readable(conn, query)
 
 
 def matching_ids(conn: sqlite3.Connection, query: str) -> set[int]:
@@ -153,7 +153,7 @@ def walk(
     ids: list[int] = []
     after, size = 0, chunk or max(64, wanted or 0)
     while wanted is None or len(ids) < wanted:
-        answer_ids = [r[0] for r in _matching(conn, _ANSWERS, query, after, size)]
+        answer_ids = [r[0] for r in conn.execute(_ANSWERS, (query, after, size))]  # `query`: readable already
         if answer_ids:
             found = [r[0] for r in conn.execute(_LISTS.format(where=where[0]), (json.dumps(answer_ids), *where[1]))]
             ids += found if keep is None else keep(found)

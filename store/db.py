@@ -342,3 +342,33 @@ def data_version(conn: sqlite3.Connection) -> int:
     """SQLite's change counter for this connection: it moves when another connection
     (another thread or process) commits, so a display can tell its numbers are stale."""
     return conn.execute("PRAGMA data_version").fetchone()[0]
+
+
+@contextmanager
+def new_store_kept_only_if_used(path: str | Path):
+    """Around the first steps of a command that may create its database (a run's plan, an
+    import): a refusal before anything was stored (a plan too large, a model named twice, a
+    file refused) leaves no empty new database behind; one that was there is never touched."""
+    existed = Path(path).exists()
+    try:
+        yield
+    except BaseException:
+        if not existed:
+            _remove_if_empty(Path(path))
+        raise
+
+
+def _remove_if_empty(path: Path) -> None:
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            empty = conn.execute("SELECT COUNT(*) FROM studies").fetchone()[0] == 0
+        except sqlite3.OperationalError:  # its tables not made yet
+            empty = True
+        finally:
+            conn.close()
+        if empty:
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                Path(f"{path}{suffix}").unlink(missing_ok=True)
+    except (OSError, sqlite3.Error):  # kept: what cannot be checked is not removed
+        pass

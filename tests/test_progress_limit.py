@@ -32,21 +32,16 @@ def test_the_eta_counts_what_the_limit_lets_this_run_take(tmp_path, fake_server)
         assert first.eta_text.endswith(" to --limit")
 
 
+def progress(stage: str = "answer", **counts) -> Progress:
+    """One model's stage as the runner reports it, two seconds in, with these counts."""
+    fields = {"done": 0, "failed": 0, "pending": 0, "running": 0, "tokens": 0, "answered_this_run": 0}
+    return Progress("m", stage, elapsed_s=2.0, **{**fields, **counts})
+
+
 def test_without_a_limit_the_eta_covers_every_pending_request():
-    p = Progress("m", "answer", done=2, failed=0, pending=8, running=0, tokens=0, elapsed_s=2.0, answered_this_run=2)
+    p = progress(done=2, pending=8, answered_this_run=2)
     assert p.left_this_run == 8 and p.eta_s == 8.0 and p.eta_text == "ETA 0:08"
-    capped = Progress(
-        "m",
-        "answer",
-        done=2,
-        failed=0,
-        pending=8,
-        running=1,
-        tokens=0,
-        elapsed_s=2.0,
-        answered_this_run=2,
-        budget_left=1,
-    )
+    capped = progress(done=2, pending=8, running=1, answered_this_run=2, budget_left=1)
     assert capped.left_this_run == 2 and capped.eta_s == 2.0 and capped.eta_text == "ETA 0:02 to --limit"
 
 
@@ -72,16 +67,5 @@ def test_the_limit_caps_every_request_the_run_sends_over_all_stages(tmp_path, fa
 
 
 def test_a_stage_the_spent_limit_leaves_for_a_later_run_says_so():
-    waiting = Progress(
-        "m",
-        "extract",
-        done=0,
-        failed=0,
-        pending=18,
-        running=0,
-        tokens=0,
-        elapsed_s=1.0,
-        answered_this_run=0,
-        budget_left=0,
-    )
+    waiting = progress("extract", pending=18, budget_left=0)
     assert waiting.eta_text == "next run (--limit)"  # it showed "ETA 0:00 (to --limit)"

@@ -16,7 +16,7 @@ from workbench.export_kinds import export_kinds
 from workbench.export_markdown import markdown_export
 from workbench.safe_output import OutputRefused, atomic_text_file
 from workbench.store import studies
-from workbench.store.db import connect, snapshot
+from workbench.store.db import connect, new_store_kept_only_if_used, snapshot
 from workbench.store.errors import UserFacingError
 
 # A UTF-8 byte-order mark: spreadsheets (Excel above all) read a CSV without one in the
@@ -41,19 +41,13 @@ def import_file(db: str | Path, kind_name: str, path: str | Path, options: dict[
     kind = import_kind(kind_name)
     if kind.needs_study and not (options.get("study") or "").strip():
         options = {**options, "study": _the_only_study(db, kind_name)}
-    created = not Path(db).exists()
-    try:
+    # An import that fails leaves no trace: not even the database it would have created.
+    with new_store_kept_only_if_used(db):
         conn = connect(str(db), True)
         try:
             return kind.run(conn, Path(path), options)
         finally:
             conn.close()
-    except BaseException:
-        # An import that fails leaves no trace: not even the database it would have created.
-        if created:
-            for suffix in ("", "-wal", "-shm"):
-                Path(f"{db}{suffix}").unlink(missing_ok=True)
-        raise
 
 
 def _the_only_study(db: str | Path, kind_name: str) -> str:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from contextlib import contextmanager
-from pathlib import Path
 
 from rich.console import Console
 
@@ -27,35 +25,6 @@ def open_store(path: str, create: bool = True):
     """The store; `create=False` for commands that only read (a wrong path is an
     error, never a new empty database; a StoreError is a UserFacingError main() prints)."""
     return connect(path, create)
-
-
-@contextmanager
-def new_store_kept_only_if_used(path: str):
-    """Around the first steps of a command that may create its database: a refusal before
-    anything was stored (a plan too large, a model named twice) leaves no empty new file."""
-    existed = os.path.exists(path)
-    try:
-        yield
-    except BaseException:
-        if not existed:
-            _remove_if_empty(path)
-        raise
-
-
-def _remove_if_empty(path: str) -> None:
-    from workbench.store import studies
-
-    try:
-        conn = connect(path, False)
-        try:
-            empty = not studies.study_names(conn)
-        finally:
-            conn.close()
-        if empty:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(path + suffix).unlink(missing_ok=True)
-    except (OSError, UserFacingError):  # kept: what cannot be checked is not removed
-        pass
 
 
 def study_id_of(conn, name: str | None) -> int | None:

@@ -18,7 +18,6 @@ from workbench.cli.common import (
     add_db,
     bounded_int,
     make_console,
-    new_store_kept_only_if_used,
     new_table,
     open_store,
     study_id_of,
@@ -28,6 +27,7 @@ from workbench.literal import literal_text, visible
 from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
+from workbench.store.db import new_store_kept_only_if_used
 from workbench.studies.limits import last_seed_problem
 from workbench.studies.spec import load_study
 from workbench.words import plural
