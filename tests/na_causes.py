@@ -130,32 +130,11 @@ def _(tmp_path, server):
     return Made(db, "no cluster has slots of both regions: 4 vs 4 slots")
 
 
-@makes("one-cluster")
-def _(tmp_path, server):
-    db = lists(tmp_path, [("A", f"q{q}", r, ["Nike", "Puma"][: 1 + q % 2]) for q in range(4) for r in (1, 2)])
-    regions(tmp_path, db, US_EU)
-    return Made(db, "one cluster")
-
-
 @makes("few-clusters")
 def _(tmp_path, server):
     db = lists(tmp_path, every(["Nike", "Puma"], "A") + every(["Nike"], "B"))
     regions(tmp_path, db, US_EU)
     return Made(db, "only 1 of 2 clusters has slots of both regions")
-
-
-@makes("no-spread")
-def _(tmp_path, server):
-    db = lists(tmp_path, every(["Nike", "Puma"], "A") + every(["Nike", "Puma"], "B"))
-    regions(tmp_path, db, US_EU)
-    return Made(db, "no spread over clusters")
-
-
-@makes("one-answer-per-cluster")
-def _(tmp_path, server):
-    db = lists(tmp_path, [("A", "a", 1, ["Nike", "Puma"]), ("B", "b", 1, ["Nike", "Sony", "Puma"])])
-    regions(tmp_path, db, US_EU)
-    return Made(db, "1 answer per cluster", ("--study", "s", "--ci-unit", "answer"))
 
 
 @makes("one-answer")
@@ -164,10 +143,11 @@ def _(tmp_path, server):
     return Made(db, "1 answer", ("--study", "s", "--ci-unit", "answer"))
 
 
-@makes("one-question")
+@makes("no-unit-spread")
 def _(tmp_path, server):
-    db = lists(tmp_path, [("A", "q0", 1, ["Nike"]), ("B", "q1", 1, ["Nike"]), ("B", "q2", 1, ["Puma"])])
-    return Made(db, "1 question in cluster 'A'")
+    db = lists(tmp_path, every(["Nike", "Puma"], "A") + every(["Nike", "Puma"], "B"))
+    regions(tmp_path, db, US_EU)
+    return Made(db, "no spread between questions")
 
 
 @makes("one-question-unit")
@@ -212,6 +192,18 @@ def _(tmp_path, server):
 @makes("one-seed")
 def _(tmp_path, server):
     return Made(coldstart(tmp_path, ["1. The Matrix\n2. Amelie"]), "1 seed", beside="0.00 / 0.00 / 0.00 · 1 seed ·")
+
+
+@makes("few-seeds")
+def _(tmp_path, server):
+    db = coldstart(tmp_path, ["1. The Matrix\n2. Amelie", "1. Amelie"])
+    return Made(db, "2 seeds, fewer than 3", beside=" · 2 seeds ·")
+
+
+@makes("same-units")
+def _(tmp_path, server):
+    db = coldstart(tmp_path, ["1. The Matrix\n2. Amelie"] * 3)  # three seeds, one divergence
+    return Made(db, "every seed gives the same value", beside=" · 3 seeds ·")
 
 
 # -- Identity: a run on the test server, reference shares imported -----------------
@@ -289,6 +281,19 @@ def _(tmp_path, server):
     return Made(db, "2 prompts, fewer than 8", beside="Black · baseline 0.200 · n 2 ")
 
 
+@makes("coverage-alike")
+def _(tmp_path, server):
+    db = identity(tmp_path, server, per_group=8)  # every prompt names the same two: none alone moves coverage
+    path = write_csv(
+        tmp_path / "refs.csv",
+        ["item", "group", "share", "count", "group_total"],
+        [["MIT", "Black", 0.2, 20, 100], ["Howard University", "Black", 0.9, 30, 100]],
+    )
+    ok("import", "references", str(path), "--db", str(db), "--study", "s")
+    # coverage has no table of its own: the note under the tables says it
+    return Made(db, "no prompt alone moves coverage", beside="no prompt alone moves coverage")
+
+
 # -- Label probabilities: imported label scores ------------------------------------
 
 LABELS = {"low_urgency": -0.3, "moderate_urgency": -1.7, "high_urgency": -2.9, "critical_urgency": -4.1}
@@ -324,6 +329,18 @@ def scored(templates: int = 2, offsets: dict[str, float] = OFFSETS, variant: str
 @makes("one-template")
 def _(tmp_path, server):
     return Made(scores(tmp_path, scored(templates=1)), "1 template", beside="(n 1)")
+
+
+@makes("few-templates")
+def _(tmp_path, server):
+    return Made(scores(tmp_path, scored(templates=2)), "2 templates, fewer than 3", beside="(n 2)")
+
+
+@makes("rank-test-floor")
+def _(tmp_path, server):
+    continents = {"France": "Europe", "Japan": "Asia", "Peru": "America", "Kenya": "Africa"}
+    db = scores(tmp_path, scored(templates=3), entities=continents)  # each group one entity against 3
+    return Made(db, "the smallest p Mann-Whitney could give with 1 vs 3 entities is 0.500")
 
 
 @makes("no-outside-group")

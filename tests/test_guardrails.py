@@ -148,7 +148,9 @@ def test_log_odds_leave_out_clusters_where_a_region_has_no_slot(tmp_path):
     europe = one(paper, metric="lor", cluster=None, region_b="Europe")
     expected = stats.ttest_1samp(carried, 0.0)
     assert europe["mean"] == pytest.approx(sum(carried) / 4)
-    assert (europe["t"], europe["p"]) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
+    # the paper's t-test over clusters is kept, apart from the interval's own p
+    assert (europe["t_paper"], europe["p_paper"]) == (pytest.approx(expected.statistic), pytest.approx(expected.pvalue))
+    assert (europe["p"] < 0.05) == (europe["ci_low"] > 0 or europe["ci_high"] < 0)
     assert (europe["n_clusters"], europe["n_total"], europe["slots_a"], europe["slots_b"]) == (4, 9, 7, 6)
     for cluster in ("c5", "c9"):
         empty = one(paper, metric="lor", cluster=cluster, region_b="Europe")
@@ -163,7 +165,7 @@ def test_log_odds_leave_out_clusters_where_a_region_has_no_slot(tmp_path):
     europe = one(original, metric="lor", cluster=None, region_b="Europe")
     everything = carried + [0.0] * 5
     assert europe["mean"] == pytest.approx(sum(everything) / 9)
-    assert europe["p"] == pytest.approx(stats.ttest_1samp(everything, 0.0).pvalue)
+    assert europe["p_paper"] == pytest.approx(stats.ttest_1samp(everything, 0.0).pvalue)
     assert europe["n_clusters"] == europe["n_total"] == 9
     asia = one(original, metric="lor", cluster=None, region_b="Asia")
     assert asia["mean"] is not None and "na_reason" not in asia
@@ -186,11 +188,14 @@ def test_a_t_test_over_fewer_than_two_clusters_is_na(tmp_path):
     import_mentions(tmp_path, db, lists)
     import_regions(tmp_path, db, REGIONS)
     europe = one(records_of(db), metric="lor", cluster=None, region_b="Europe")
-    assert europe["mean"] == 0.0 and (europe["t"], europe["p"], europe["p_holm"]) == (None, None, None)
-    assert europe["p_na_reason"] == "only 1 of 3 clusters has slots of both regions"
+    # a mean over one cluster would be that cluster's own log-odds: n/a, with no test or interval
+    assert europe["mean"] is None and (europe["t"], europe["p"], europe["ci_low"]) == (None, None, None)
+    assert europe["na_reason"] == "only 1 of 3 clusters has slots of both regions"
+    assert "p_holm" not in europe or europe["p_holm"] is None
     assert (europe["n_clusters"], europe["n_total"]) == (1, 3)
+    assert one(records_of(db), metric="lor", cluster="c1", region_b="Europe")["value"] == 0.0  # shown per cluster
     table = table_of(db)
-    assert "(no test: only 1 of 3 clusters has slots of both regions; 1 of 3 clusters, 4 vs 4 slots)" in table
+    assert "United States vs Europe n/a (only 1 of 3 clusters has slots of both regions)" in table
 
 
 # -- 3. no interval from fewer than two units ----------------------------------
@@ -204,17 +209,17 @@ def test_one_answer_has_no_interval(tmp_path):
     original = records_of(db, "--convention", "original", "--ci-unit", "answer")
     asia = one(original, metric="lor", cluster=None, region_b="Asia")
     assert asia["mean"] == pytest.approx(math.log(1.5 / 0.5))  # 1.10, as the original code computes it
-    assert (asia["ci_low"], asia["ci_high"], asia["ci_na_reason"]) == (None, None, "1 answer per cluster")
+    assert (asia["ci_low"], asia["ci_high"], asia["ci_na_reason"]) == (None, None, "1 answer")
     peir = one(original, metric="peir", cluster=None)
     assert (peir["value"], peir["n"], peir["ci_low"], peir["ci_na_reason"]) == (1.0, 1, None, "1 answer")
     table = table_of(db, "--convention", "original", "--ci-unit", "answer")
     assert "[1.10, 1.10]" not in table and "[1.00, 1.00]" not in table
-    assert "United States vs Asia 1.10 (interval n/a: 1 answer per cluster) (no test: one cluster;" in table
+    assert "United States vs Asia 1.10 (interval and test n/a: 1 answer; 1 of 1 clusters" in table
     assert "Nike 1.00 (interval n/a: 1 answer) · n 1 · direct 1.00" in table  # no interval, and why
     # over questions (the default): one question, its spread unknown
     original = records_of(db, "--convention", "original")
     asia = one(original, metric="lor", cluster=None, region_b="Asia")
-    assert (asia["ci_low"], asia["ci_na_reason"], asia["ci_unit"]) == (None, "1 question in cluster 'c1'", "question")
+    assert (asia["ci_low"], asia["ci_na_reason"], asia["ci_unit"]) == (None, "1 question", "question")
     peir = one(original, metric="peir", cluster=None)
     assert (peir["ci_low"], peir["ci_na_reason"], peir["n_eff"], peir["ci_unit"]) == (
         None,

@@ -107,20 +107,25 @@ def test_geographic_lor_hand_computed_and_ttest():
     assert lor.mean == pytest.approx(np.mean(values))
     assert lor.exp_mean == pytest.approx(math.exp(np.mean(values)))
     t = stats.ttest_1samp(values, 0.0)
-    assert lor.t == pytest.approx(t.statistic) and lor.p == pytest.approx(t.pvalue)
+    # the paper's t-test over clusters, kept beside the interval's own test for fidelity
+    assert lor.t_paper == pytest.approx(t.statistic) and lor.p_paper == pytest.approx(t.pvalue)
+    # each cluster's questions are alike: no spread to read, so neither interval nor p
+    assert lor.ci == (None, None) and lor.p is None and lor.ci_na_reason == "no spread between questions"
     assert lor.n_groups == 3
-    # The paper convention (default): g2 (no Europe slot) and g3 (no US slot) carry no log-odds.
+    # The paper convention (default): g2 (no Europe slot) and g3 (no US slot) carry no log-odds,
+    # and a mean over the one cluster left would be g1's own: n/a, g1's value is in its row.
     lor = geographic_lor(lists, region, "United States", "Europe")
     assert lor.per_group == {"g1": 0.0, "g2": None, "g3": None}
-    assert (lor.mean, lor.n_clusters, lor.n_groups) == (0.0, 1, 3)
-    assert lor.p is None and lor.test_na_reason == "only 1 of 3 clusters has slots of both regions"
+    assert (lor.mean, lor.n_clusters, lor.n_groups) == (None, 1, 3)
+    assert lor.p is None and lor.na_reason == "only 1 of 3 clusters has slots of both regions"
 
 
 def test_geographic_lor_single_group_has_no_ttest():
     lists = [rl(["Nike"], cluster="only")]
     lor = geographic_lor(lists, lambda e: "United States", "United States", "Asia", convention="original")
     assert lor.n_groups == 1 and lor.mean == pytest.approx(math.log(1.5 / 0.5))
-    assert lor.t is None and lor.p is None and lor.test_na_reason == "one cluster"
+    assert lor.t_paper is None and lor.p_paper is None and lor.test_na_reason == "one cluster"
+    assert lor.p is None and lor.ci_na_reason == "1 question"  # one question: no spread to read
     # The paper convention: one US slot against no Asian one is no log-odds at all.
     lor = geographic_lor(lists, lambda e: "United States", "United States", "Asia")
     assert lor.mean is None and lor.per_group == {"only": None}
@@ -186,7 +191,9 @@ def test_records_have_the_documented_keys():
         "n": 12,
         "n_eff": None,  # every answer names Nike: no variance to compare, no design effect
         "design_effect": None,
-        "ci_low": 1.0,
+        # every answer names Nike, yet 6 questions are no certainty: Clopper-Pearson's interval
+        # of 6 of 6 (each question's answers as one, the most they can be alike), never [1, 1]
+        "ci_low": pytest.approx(0.5407, abs=1e-4),
         "ci_high": 1.0,
         "ci_level": 0.95,
         "n_boot": 1000,
@@ -287,7 +294,8 @@ def test_log_odds_without_regions_say_so():
     lor = next(
         r for r in choice_metric_records("s", lists, region) if isinstance(r, LorTopic) and r.region_b == "Europe"
     )
-    assert "no test: no spread over clusters" in lor_cell(lor)  # equal clusters: t undefined, said so
+    # identical questions: no spread to read, so neither interval nor p, said once
+    assert "0.00 (interval and test n/a: no spread between questions; 2 of 2 clusters" in lor_cell(lor)
 
 
 def test_chart_legend_symbols_are_unique():

@@ -141,7 +141,6 @@ def test_fifty_thousand_rows_give_the_numbers_of_the_definitions(tmp_path, monke
         with monkeypatch.context() as patched:
             patched.setattr(choice_stability, "spearman_matrix", _spearman_by_pair)
             patched.setattr(choice_stability, "kruskal", _kruskal_by_scipy)
-            patched.setattr(clustered, "proportion_ci", lambda hits, n, seed=None: _proportion_by_values(hits, n))
             return records_by_definition(conn)
 
     data._LOADED.clear()
@@ -195,10 +194,11 @@ def test_boot_sets_the_resamples_and_every_record_says_how_many(tmp_path, metric
     default, fewer = intervals_of(), intervals_of("--boot", "50")
     assert default and {r["n_boot"] for r in default} == {intervals.N_BOOT}
     assert {r["n_boot"] for r in fewer} == {50}
-    # over answers (12 per cluster) the interval's ends move with the resamples; over this
-    # store's 3 questions per cluster a resample takes one of 6 sums, whose extremes both find
+    # over answers a share's interval is Clopper-Pearson's and the log-odds' linearised: they
+    # do not move with the resamples (a region share's spread is read from them, but its
+    # effective n is the slots' own here)
     per_answer = intervals_of("--ci-unit", "answer")
-    assert [r["ci_low"] for r in per_answer] != [
+    assert [r["ci_low"] for r in per_answer] == [
         r["ci_low"] for r in intervals_of("--ci-unit", "answer", "--boot", "50")
     ]
     assert intervals_of("--boot", str(intervals.N_BOOT)) == default

@@ -75,39 +75,22 @@ REASONS: tuple[Reason, ...] = (
         "more answers per cluster (`repetitions`, more questions per cluster), or `--convention original`",
     ),
     Reason(
-        "one-cluster",
-        "one cluster",
-        r"one cluster$",
-        "the t-test is over clusters and there is one",
-        "ask questions of a second cluster",
-    ),
-    Reason(
         "few-clusters",
         "only K of N clusters has slots of both regions",
         r"only \d+ of \d+ clusters? ha(s|ve) slots of both regions",
-        "the t-test needs two clusters with a log-odds; the others have no slot of one region",
+        "a mean over clusters needs two clusters with a log-odds (one cluster's would speak for it "
+        "alone; its own value is in the per-cluster rows), and the paper's t-test over clusters two "
+        "as well; the others have no slot of one region",
         "more answers per cluster (`repetitions`, more questions), or `--convention original`",
     ),
     Reason(
-        "no-spread",
-        "no spread over clusters",
-        r"no spread over clusters",
-        "every cluster has the same log-odds, so a t-test against 0 is undefined",
-        "nothing to fix; more questions per cluster give the clusters room to differ",
-    ),
-    Reason(
-        "one-answer-per-cluster",
-        "1 answer per cluster",
-        r"1 answer per cluster",
-        "the interval resamples each cluster's answers and each cluster has one",
-        "`repetitions = 2` or more, or more questions per cluster",
-    ),
-    Reason(
-        "one-question",
-        "1 question in CLUSTER",
-        r"1 question in ",
-        "the interval resamples questions within each cluster and this one has a single question",
-        "more questions in that cluster, or `--ci-unit answer` (an interval about these questions only)",
+        "no-unit-spread",
+        "no spread between questions",
+        r"no spread between (questions|answers)",
+        "every question (answer) moves the log-odds alike, so the spread of another draw of them "
+        "cannot be read from these: an interval would be zero-width, a claim of certainty",
+        "more questions per cluster; a log-odds from identical questions is read as it is, without "
+        "an interval or p",
     ),
     Reason(
         "one-repetition",
@@ -159,7 +142,8 @@ REASONS: tuple[Reason, ...] = (
         "same-shares",
         "every share is the same",
         r"every share is the same",
-        "the condition's and the baseline's answers all have one mean share: the rank test is undefined",
+        "the condition's and the baseline's answers all have one mean share: no spread for an interval "
+        "or its p, and the paper's rank test is undefined",
         "nothing to fix; more answers (`per_group`) give the test something to rank",
     ),
     Reason(
@@ -174,7 +158,8 @@ REASONS: tuple[Reason, ...] = (
         "one-seed",
         "1 seed",
         r"[01] seeds?$",
-        "the interval resamples seeds and there is one",
+        "the interval and the standard deviation are over seeds and there is one (one seed's spread is 0 "
+        "by construction, not a finding)",
         "more seeds (`seeds = 5` in the study file)",
     ),
     Reason(
@@ -212,6 +197,52 @@ REASONS: tuple[Reason, ...] = (
         "the interval resamples the cell's prompts, and from so few the simulated cells' intervals covered "
         "the population value less often than 95% (87-93% at 5 prompts)",
         "more prompts per cell: `per_group` in the study file is shared by the four conditions (32 or more)",
+    ),
+    # Minimum support (workbench/metrics/support.py; docs/methods.md, "Minimum support")
+    Reason(
+        "few-seeds",
+        "K seeds, fewer than 3",
+        r"\d+ seeds, fewer than \d+$",
+        "a mean's interval over 2 seeds would be their range (the bootstrap's percentiles fall on the "
+        "seeds themselves), which holds the population's median half the time; Student's t needs 3",
+        "more seeds (`seeds = 5` in the study file); the mean and the standard deviation stand without it",
+    ),
+    Reason(
+        "few-templates",
+        "K templates, fewer than 3",
+        r"\d+ templates, fewer than \d+$",
+        "Delta's interval over 2 templates would be their range, which holds the population's median "
+        "half the time; Student's t needs 3",
+        "more templates in the task; Delta stands without it",
+    ),
+    Reason(
+        "same-units",
+        "every UNIT gives the same value",
+        r"every (seed|template|prompt) gives the same value$",
+        "the number does not move from one unit to another, so the spread of another draw of units "
+        "cannot be read from these: an interval would be zero-width, a claim of certainty (and its p, "
+        "where it has one, n/a too)",
+        "nothing to fix: the number stands as it is; more units (seeds, templates, `per_group`) show a "
+        "spread if there is one",
+    ),
+    Reason(
+        "coverage-alike",
+        "no prompt alone moves coverage",
+        r"no prompt alone moves coverage",
+        "coverage's interval is the jackknife's: each prompt left out takes away the items only it named, "
+        "and here leaving out any one prompt changes coverage alike (usually: every item was named by two "
+        "prompts or more), so it shows no spread and an interval would be zero-width",
+        "more prompts per cell (`per_group`); coverage itself stands",
+    ),
+    Reason(
+        "rank-test-floor",
+        "the smallest p TEST could give with SIZES is P",
+        r"the smallest p .+ could give with .+ is \d",
+        "with so few entities (or pairs, or counts) no arrangement of them could give p < 0.05: a group of "
+        "one entity against 29 is at best 0.067, 5 pairs at best 0.062, a rank correlation of 4 at best "
+        "0.083; the test could find nothing, so it is kept out of the Holm family",
+        "more entities in the smaller group (`--entities`, another `--group-by`), more entities scored in "
+        "both conditions, or more entities named (`top_n`); the numbers beside it stand",
     ),
     # Label probabilities: tests between entities, conditions and studies (methods/entity/metrics.py)
     Reason(

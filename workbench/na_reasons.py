@@ -15,7 +15,7 @@ from typing import Any
 
 from workbench.na_catalog import REASONS, Reason  # noqa: F401  (Reason: re-exported for the views)
 
-REASON_FIELDS = ("na_reason", "p_na_reason", "ci_na_reason")
+REASON_FIELDS = ("na_reason", "p_na_reason", "ci_na_reason", "std_na_reason")
 
 _COMPILED = [(re.compile(r.pattern), r) for r in REASONS]
 

@@ -39,17 +39,16 @@ import numpy as np
 
 from workbench.metrics.intervals import (
     LEVEL,
-    _bounds,
     _rng,
     counted_sums,
+    effective_n_interval,
     interval_fields,
-    logit_student_interval,
-    proportion_ci,
     resampled_sums,
     resamples,
     rounded_off,
     spread,
     student_interval,
+    t_test_p,
 )
 
 QUESTION, ANSWER = "question", "answer"
@@ -136,40 +135,58 @@ def stratum_text(name: str) -> str:
 def share_fields(hits: np.ndarray, questions: Questions, seed: int | None = None) -> dict:
     """A share of answers (hits per question over answers per question, pooled): its
     effective n and design effect, and its interval's fields, over questions (stratified)
-    or, under `--ci-unit answer`, over answers."""
+    or, under `--ci-unit answer`, over answers (Clopper-Pearson's on the answers)."""
     n, named = int(questions.n.sum()), int(np.sum(hits))
     if answer_unit() == ANSWER:
-        fields = interval_fields(*proportion_ci(named, n, seed=seed), units=n, unit=ANSWER)
+        low, high = effective_n_interval(named / n, None, n) if n >= 2 else (None, None)
+        fields = interval_fields(low, high, units=n, unit=ANSWER)
         # conditional on the questions, answers are independent: n is the effective n
         return {"n_eff": float(n) if n else None, "design_effect": 1.0 if n else None, **fields}
-    strata = questions.strata(hits)
     fields = interval_fields(None, None, units=len(questions.n), unit=QUESTION)
     if len(questions.n) < 2:
         return {"n_eff": None, "design_effect": None, **fields}
-    single = next((name for name, rows in strata if rows.shape[0] < 2), None)
-    if single is not None:  # its questions' spread is unknown: no variance to resample
-        fields["ci_na_reason"] = f"1 question in {stratum_text(single)}"
-        return {"n_eff": None, "design_effect": None, **fields}
-    n_eff, deff = design_effect([rows for _, rows in strata])
+    strata = collapsed([rows for _, rows in questions.strata(hits)])
+    n_eff, deff = design_effect(strata)
     rng = _rng(seed)
-    totals = sum(clustered_sums(rows, resamples(), rng) for _, rows in strata)
-    low, high = share_interval(named / n, totals[:, 0] / totals[:, 1], len(questions.n) - len(strata))
+    totals = sum(clustered_sums(rows, resamples(), rng) for rows in strata)
+    df = share_df(strata)
+    low, high = share_interval(named / n, totals[:, 0] / totals[:, 1], n, df, len(questions.n))
     return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high}
 
 
-def share_interval(share: float, resampled: np.ndarray, df: int) -> tuple[float | None, float | None]:
-    """A share's interval over questions: Student's t on `df` degrees of freedom (the questions
-    less their clusters) times the resamples' standard deviation, on the logit
-    (`logit_student_interval`). Not the resamples' percentiles: with two or three questions per
-    cluster the resamples take a handful of values, their 2.5th and 97.5th percentiles fall on
-    them, nearer than the normal's 1.96 standard deviations (where 9 degrees of freedom want
-    Student's 2.26), and they covered PEIR's population value in 0.88 of simulated
-    demo-sized studies (9 clusters x 2 questions x 2 repetitions), this interval in 0.96
-    (bench/bench_question_coverage.py; docs/methods.md, "What an interval speaks about")."""
+def collapsed(strata: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The strata with those of a single question pooled (collapsed strata, as survey
+    statistics treats a stratum of one unit): a lone question's spread cannot be read from
+    its own stratum, so the singles are taken together, and a last single joins the smallest
+    other stratum. Pooling adds the strata's differences to the variance: the interval can
+    only widen. Before, one cluster of a single question made every interval of the study n/a
+    (500 of 500 simulated studies of 1, 2, 3, 8 and 12 questions per cluster)."""
+    many = [rows for rows in strata if rows.shape[0] >= 2]
+    singles = [rows for rows in strata if rows.shape[0] < 2]
+    if not singles:
+        return list(strata)
+    pooled = np.concatenate(singles)
+    if pooled.shape[0] < 2 and many:
+        smallest = min(range(len(many)), key=lambda i: many[i].shape[0])
+        pooled = np.concatenate([many.pop(smallest), pooled])
+    return [_sorted_rows(rows) for rows in [*many, pooled]]
+
+
+def share_interval(
+    share: float, resampled: np.ndarray, n: float, df: float, units: float | None = None
+) -> tuple[float | None, float | None]:
+    """A share's interval over questions: Clopper-Pearson's on its effective sample size, the
+    resamples' variance read as that of `n_eff` independent answers (at most the `n` answers),
+    shrunk for Student's t on `df` degrees of freedom (the questions less their clusters):
+    `effective_n_interval`. A share of 0 or 1, or questions that all agree, has no spread to
+    read and takes n itself: never a zero width. Not the resamples' percentiles, which with two
+    questions per cluster take a handful of values and covered PEIR's population value in 0.88
+    of simulated demo-sized studies; nor the logit's t interval, which covered shares of 0.05
+    and 0.95 in 0.73-0.76 of them (bench/bench_question_coverage.py; docs/methods.md)."""
     se = spread(resampled)
     if se is None:
         return None, None
-    return logit_student_interval(share, se, df)
+    return effective_n_interval(share, se, n, df, units=units)
 
 
 def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], np.ndarray], seed=None) -> list:
@@ -177,8 +194,11 @@ def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], 
     question the total, then each share's numerator (k, 1 + R); the fields of each share's
     interval (over questions, stratified, or under `--ci-unit answer` over the rows
     `answers()` gives per answer), with its design effect and effective n (in slots: the
-    independent slots that would be as precise). One draw of questions serves every share."""
+    independent slots that would be as precise). One draw of questions serves every share.
+    Where a share has no spread to read (0 or 1, or every question alike) its interval is
+    taken on the answers, not the slots: an answer's slots go together."""
     width = parts.shape[1] - 1
+    n_answers = int(questions.n.sum())
     if answer_unit() == ANSWER:
         rows = answers()
         fields = interval_fields(None, None, units=rows.shape[0], unit=ANSWER)
@@ -186,29 +206,29 @@ def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], 
     else:
         fields = interval_fields(None, None, units=len(questions.n), unit=QUESTION)
         strata = [parts[questions.stratum == code] for code in np.unique(questions.stratum).tolist()]
-        single = next(
-            (questions.names[c] for c, rows in zip(np.unique(questions.stratum), strata) if len(rows) < 2), None
-        )
-        if single is not None and "ci_na_reason" not in fields:  # its questions' spread is unknown
-            fields["ci_na_reason"] = f"1 question in {stratum_text(single)}"
     if "ci_na_reason" in fields:
         return [{"n_eff": None, "design_effect": None, **fields} for _ in range(width)]
-    strata = [_sorted_rows(rows) for rows in strata]  # the same sums in whatever order the rows came
+    strata = collapsed([_sorted_rows(rows) for rows in strata])  # the same sums whatever order the rows came in
     rng = _rng(seed)
     if answer_unit() == ANSWER:
         totals = resampled_sums(strata[0], resamples(), rng)
+        df = None
     else:
         totals = sum(clustered_sums(rows, resamples(), rng) for rows in strata)
+        df = len(questions.n) - len(strata)
+    slots = float(parts[:, 0].sum())
     out = []
     for j in range(1, width + 1):
         n_eff, deff = design_effect([rows[:, [j, 0]] for rows in strata])
         with np.errstate(divide="ignore", invalid="ignore"):
             resampled = totals[:, j] / totals[:, 0]
-        if answer_unit() == ANSWER:
-            low, high = _bounds(resampled, fields["ci_level"])
+        value = float(parts[:, j].sum() / slots) if slots else float("nan")
+        se = spread(resampled)
+        if se is None or not np.isfinite(value):
+            low = high = None
         else:
-            value = float(parts[:, j].sum() / parts[:, 0].sum())
-            low, high = share_interval(value, resampled, len(questions.n) - len(strata))
+            spreadless = se == 0 or value in (0.0, 1.0)
+            low, high = effective_n_interval(value, se, n_answers if spreadless else slots, df)
         out.append({"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high})
     return out
 
@@ -217,24 +237,44 @@ def _sorted_rows(rows: np.ndarray) -> np.ndarray:
     return rows[np.lexsort(rows.T[::-1])] if rows.size else rows
 
 
-def linearised_ci(strata: Sequence[np.ndarray], statistic, level: float = LEVEL) -> tuple:
-    """Interval of `statistic` over strata of questions (rows): its value plus and minus
-    Student's t on (questions - strata) degrees of freedom times its linearised standard
-    error. `statistic` gets each stratum's summed rows (n, ...), n at a time.
+@dataclass(frozen=True)
+class Linearised:
+    """A statistic over strata of questions with its linearised standard error and the degrees
+    of freedom of Student's t for it: its interval and its t-test are one inference."""
+
+    estimate: float
+    se: float
+    df: float
+
+    def interval(self, level: float = LEVEL) -> tuple[float, float]:
+        return student_interval(self.estimate, self.se, self.df, level)
+
+    def p(self) -> float:
+        return t_test_p(self.estimate, self.se, self.df)
+
+
+def linearised(strata: Sequence[np.ndarray], statistic) -> Linearised | None:
+    """`statistic` over strata of questions (rows) with its linearised standard error and
+    Satterthwaite's degrees of freedom; None where it is not finite. `statistic` gets each
+    stratum's summed rows (n, ...), n at a time.
 
     The standard error is the spread of each question's influence (the derivative of the
     statistic in the question's weight, a central difference) within its stratum, times
     k / (k - 1): for a linear number, the variance of the k - 1 of k resamples. For a log of
     few slots (the log-odds) the resamples themselves reach counts the data never has (one
     question drawn twice with no slot of a region: the smoothing's ln 0.5), and their spread
-    overstated the standard error by 18-40 % in simulated studies; this one covered the
-    population value in 0.93-0.98 of them (docs/methods.md, "What an interval speaks about").
+    overstated the standard error by 18-40 % in simulated studies. Strata of a single question
+    are pooled (`collapsed`). The degrees of freedom are Satterthwaite's, (sum of the strata's
+    variances)^2 / sum(variance^2 / (k - 1)): with unbalanced clusters (2, 3, 8 and 12
+    questions) the mean over clusters draws most of its variance from the small ones, and t on
+    questions - clusters (21-24 degrees of freedom where 2-4 are earned) covered the population
+    value in 0.87-0.90 of simulated studies (docs/methods.md, "What an interval speaks about").
     Questions with the same row have the same influence: each distinct row is moved once."""
     totals = [rows.sum(axis=0) for rows in strata]
     estimate = float(np.asarray(statistic([t[None] for t in totals]), dtype=float)[0])
     if not np.isfinite(estimate):
-        return None, None
-    variance = 0.0
+        return None
+    influences = []
     for h, rows in enumerate(strata):
         k = rows.shape[0]
         ordered, starts = _ordered_rows(rows)  # in sorted order: the same number whatever order they came in
@@ -242,13 +282,37 @@ def linearised_ci(strata: Sequence[np.ndarray], statistic, level: float = LEVEL)
         moved = [np.broadcast_to(t, (2 * len(distinct), *t.shape)) for t in totals]
         moved[h] = totals[h] + _STEP * np.concatenate([distinct, -distinct])
         values = np.asarray(statistic(moved), dtype=float)
-        influence = (values[: len(distinct)] - values[len(distinct) :]) / (2 * _STEP)
-        mean = float(np.sum(counts * influence)) / k
-        variance += k / (k - 1) * float(np.sum(counts * (influence - mean) ** 2))
+        influences.append(np.repeat((values[: len(distinct)] - values[len(distinct) :]) / (2 * _STEP), counts))
+    groups = [group[:, 0] for group in collapsed([i[:, None] for i in influences])]
+    parts = [stratum_variance(group) for group in groups]
+    variance = sum(parts)
     if not np.isfinite(variance):
-        return None, None
+        return None
     se = rounded_off(variance**0.5, estimate)
-    return student_interval(estimate, se, sum(r.shape[0] for r in strata) - len(strata), level)
+    return Linearised(estimate, se, satterthwaite(parts, [group.shape[0] for group in groups]))
+
+
+def stratum_variance(influence: np.ndarray) -> float:
+    """A stratum's share of a linearised variance: its questions' influences' spread times
+    k / (k - 1)."""
+    k = influence.shape[0]
+    return k / (k - 1) * float(np.sum((influence - influence.mean()) ** 2))
+
+
+def satterthwaite(variances: Sequence[float], sizes: Sequence[int]) -> float:
+    """Satterthwaite's degrees of freedom of a sum of strata's variances, each on k - 1: at most
+    questions - strata, reached where every stratum contributes alike."""
+    total = float(sum(variances))
+    share = sum(v * v / (k - 1) for v, k in zip(variances, sizes))
+    if total <= 0 or share <= 0:
+        return float(sum(k - 1 for k in sizes))
+    return total * total / share
+
+
+def linearised_ci(strata: Sequence[np.ndarray], statistic, level: float = LEVEL) -> tuple:
+    """`linearised`'s interval (None, None where it is not finite)."""
+    value = linearised(strata, statistic)
+    return (None, None) if value is None else value.interval(level)
 
 
 _STEP = 1e-4  # a question's weight moved by this much either way: its influence, a central difference
@@ -292,6 +356,31 @@ def _ordered_rows(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 # A binomial draw (one per distinct row) costs about as much as this many index draws.
 _INDEX_COST = 5
 _CELLS = 2_000_000  # cells of drawn indices held at once
+
+
+def share_df(strata: Sequence[np.ndarray]) -> float:
+    """The degrees of freedom of a pooled share's variance over questions, from each stratum's
+    rows (hits, answers) per question: at most questions - clusters, and fewer where few
+    questions carry the spread. Each question's squared deviation (its residual from the
+    share, less its stratum's mean) is a part of the variance; (sum of the parts)^2 / sum of
+    their squares counts how many questions carry it, about a third of them where all carry
+    alike (as for normal deviations), so twice that count, never under 1, is taken.
+
+    One question of 450 answers naming a rare brand once reads as binomial; on questions -
+    clusters (36) degrees of freedom its interval ignored that one question is all the
+    evidence, and a population share of 0.02 held by a few questions was covered in 0.91 of
+    simulated studies of 9 clusters x 5 questions x 10 (0.998 now); Satterthwaite's count
+    over clusters (1 degree of freedom each at the demo's 2 questions per cluster) doubled
+    the demo's interval widths (bench/bench_share_coverage.py)."""
+    n = sum(float(rows[:, 1].sum()) for rows in strata)
+    share = sum(float(rows[:, 0].sum()) for rows in strata) / n
+    most = float(sum(rows.shape[0] - 1 for rows in strata))
+    deviations = [(z := rows[:, 0] - share * rows[:, 1]) - z.mean() for rows in strata]
+    parts = np.concatenate(deviations) ** 2
+    if parts.sum() <= 0:
+        return most
+    carrying = float(parts.sum() ** 2 / np.sum(parts * parts))
+    return min(most, max(1.0, 2 * carrying))
 
 
 def design_effect(strata: Sequence[np.ndarray]) -> tuple[float | None, float | None]:

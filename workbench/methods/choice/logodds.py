@@ -16,7 +16,7 @@ from workbench.methods.choice.counts import RegionSlots, ResponseList, region_sl
 from workbench.methods.choice.counts import finite as _finite
 from workbench.methods.choice.records import LorCluster, LorTopic
 from workbench.metrics.clustered import answer_unit
-from workbench.metrics.intervals import interval_fields
+from workbench.metrics.intervals import interval_fields, units_text
 from workbench.metrics.records import UNSET, Unset
 
 
@@ -25,15 +25,18 @@ class LogOddsRatio:
     per_group: dict[str, float | None]  # group -> LOR_g(a, b); None where it is n/a (see `geographic_lor`)
     mean: float | None
     exp_mean: float | None
-    t: float | None
+    t: float | None  # the interval's own t-test: the mean over its linearised standard error
     p: float | None
     ci: tuple[float | None, float | None] = (None, None)  # interval of the mean (over questions or answers)
+    df: float | None = None  # Student's t's degrees of freedom for both (Satterthwaite's)
+    t_paper: float | None = None  # the paper's one-sample t-test over clusters (fidelity only)
+    p_paper: float | None = None
     slots: tuple[int, int] = (0, 0)  # slots of region a and of region b over all clusters
     group_slots: dict[str, tuple[int, int]] = field(default_factory=dict)  # the same per group
     carried: tuple[str, ...] = ()  # the groups the mean and the t-test are taken over
     na_reason: str | None = None  # why there is no mean
-    test_na_reason: str | None = None  # why there is a mean but no t-test
-    ci_na_reason: str | None = None  # why there is a mean but no interval
+    test_na_reason: str | None = None  # why there is a mean but no paper's t-test
+    ci_na_reason: str | None = None  # why there is a mean but no interval (and so no p)
     ci_unit: str | None = None  # what the interval resampled: questions (with their repetitions) or answers
 
     @property
@@ -87,53 +90,48 @@ def geographic_lor(
     else:
         carried = tuple(g for g, (a, b) in group_slots.items() if a > 0 and b > 0)
     per_group = {g: log_odds_ratio(t[0], t[1], alpha) if g in carried else None for g, t in totals.items()}
-    empty = LogOddsRatio(per_group, None, None, None, None, (None, None), held, group_slots, carried)
+    empty = LogOddsRatio(per_group, None, None, None, None, (None, None), slots=held, group_slots=group_slots, carried=carried)
     if not carried:
         return replace(empty, na_reason=_missing_slots(held, region_a, region_b))
+    if len(carried) < 2 <= len(per_group):
+        # the mean over clusters would be one cluster's own log-odds: shown per cluster only
+        return replace(empty, na_reason=f"only 1 of {len(per_group)} clusters has slots of both regions")
     values = np.array([per_group[g] for g in carried], dtype=float)
 
     def mean_lor(sums: list[np.ndarray]) -> np.ndarray:
         return np.mean([np.log((x[:, 0] + alpha) / (x[:, 1] + alpha)) for x in sums], axis=0)
 
-    ci, ci_reason, unit = _lor_interval(slots, pairs, carried, mean_lor)
+    fit, ci_reason, unit = _lor_fit(slots, pairs, carried, mean_lor)
     mean = float(values.mean())
-    t = p = None
+    t_paper = p_paper = None
     test_reason = _test_na_reason(values, len(per_group), convention)
     if test_reason is None:
         from workbench.metrics.lean_tests import ttest_1samp
 
-        t, p = (_finite(x) for x in ttest_1samp(values, 0.0))
-    return replace(
-        empty,
-        mean=mean,
-        exp_mean=math.exp(mean),
-        t=t,
-        p=p,
-        ci=ci,
-        test_na_reason=test_reason,
-        ci_na_reason=ci_reason,
-        ci_unit=unit,
-    )
+        t_paper, p_paper = (_finite(x) for x in ttest_1samp(values, 0.0))
+    numbers = dict(mean=mean, exp_mean=math.exp(mean), t_paper=t_paper, p_paper=p_paper)
+    if fit is not None:
+        t = fit.estimate / fit.se
+        numbers.update(ci=fit.interval(), t=_finite(t), p=fit.p(), df=fit.df)
+    return replace(empty, **numbers, test_na_reason=test_reason, ci_na_reason=ci_reason, ci_unit=unit)
 
 
-def _lor_interval(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tuple[str, ...], statistic) -> tuple:
-    """(interval, why it is n/a or None, its unit): over each carried cluster's questions (their
-    answers' slots summed), Student's t times the mean's linearised standard error
-    (`linearised_ci`), or its answers resampled under `--ci-unit answer`."""
-    from workbench.metrics.clustered import QUESTION, answer_unit, linearised_ci, stratum_text
-    from workbench.metrics.intervals import stratified_ci
+def _lor_fit(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tuple[str, ...], statistic) -> tuple:
+    """(the mean's linearised fit or None, why it is None, its unit): over each carried
+    cluster's questions (their answers' slots summed), or its answers under `--ci-unit answer`;
+    its interval and its t-test come from the same standard error and degrees of freedom."""
+    from workbench.metrics.clustered import ANSWER, QUESTION, answer_unit, linearised
 
     if answer_unit() == QUESTION and all(g in slots.questions for g in carried):
-        rows = [slots.by_question(g, pairs[g]) for g in carried]
-        single = next((g for g, r in zip(carried, rows) if r.shape[0] < 2), None)
-        if single is not None:  # one question: the spread between its cluster's questions is unknown
-            return (None, None), f"1 question in {stratum_text(single)}", QUESTION
-        return linearised_ci(rows, statistic), None, QUESTION
-    ci = stratified_ci([pairs[g] for g in carried], statistic)
-    reason = None
-    if ci == (None, None) and max(pairs[g].shape[0] for g in carried) < 2:
-        reason = "1 answer per cluster"  # nothing to resample
-    return ci, reason, "answer"
+        rows, unit = [slots.by_question(g, pairs[g]) for g in carried], QUESTION
+    else:
+        rows, unit = [pairs[g] for g in carried], ANSWER
+    if sum(r.shape[0] for r in rows) < 2:
+        return None, units_text(1, unit), unit
+    fit = linearised(rows, statistic)
+    if fit is None or fit.se == 0:  # every question (answer) moves the mean alike: its spread is unknown
+        return None, f"no spread between {unit}s", unit
+    return fit, None, unit
 
 
 def _missing_slots(held: tuple[int, int], region_a: str, region_b: str) -> str:
@@ -165,18 +163,20 @@ def lor_records(base: dict[str, Any], lor: LogOddsRatio, no_region: str | None) 
     `base`: the pair's convention, study, model, topic, region_a and region_b."""
     if no_region is not None:  # nothing to compare: no log-odds at all, in any convention
         numbers: dict[str, Any] = dict(mean=None, exp_mean=None, t=None, p=None, n_clusters=0, na_reason=no_region)
+        numbers.update(df=None, t_paper=None, p_paper=None)
         interval = {**interval_fields(*lor.ci, unit=lor.ci_unit or answer_unit()), "ci_low": None, "ci_high": None}
     else:
-        numbers = dict(mean=_finite(lor.mean), exp_mean=_finite(lor.exp_mean), t=lor.t, p=lor.p)
-        numbers["n_clusters"] = lor.n_clusters  # the clusters the mean and the t-test are taken over
+        numbers = dict(mean=_finite(lor.mean), exp_mean=_finite(lor.exp_mean), t=lor.t, p=lor.p, df=lor.df)
+        numbers.update(t_paper=lor.t_paper, p_paper=lor.p_paper)
+        numbers["n_clusters"] = lor.n_clusters  # the clusters the mean is taken over
         interval = interval_fields(*lor.ci, unit=lor.ci_unit or answer_unit())
         if lor.na_reason is not None:
             numbers["na_reason"] = lor.na_reason
         else:
+            if lor.ci_na_reason is not None:  # the interval's test is n/a with it
+                numbers["ci_na_reason"] = numbers["p_na_reason"] = lor.ci_na_reason
             if lor.test_na_reason is not None:
-                numbers["p_na_reason"] = lor.test_na_reason
-            if lor.ci_na_reason is not None:
-                numbers["ci_na_reason"] = lor.ci_na_reason
+                numbers["p_paper_na_reason"] = lor.test_na_reason
     topic = LorTopic(
         **base,
         **numbers,

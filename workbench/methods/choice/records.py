@@ -79,6 +79,7 @@ class Spearman(ScopeRecord):
     value: float | None
     p: float | None
     n: int
+    na_reason: str | Unset = UNSET  # why rho and p are n/a: too few entities to tell from chance
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +93,7 @@ class KruskalWallis(ScopeRecord):
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
     na_reason: str | Unset = UNSET  # why there is no test (one repetition)
+    p_na_reason: str | Unset = UNSET  # why there is H but no p: no arrangement could give p < 0.05
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -142,8 +144,11 @@ class RegionPair(ChoiceRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LorTopic(RegionPair):
-    """A topic's log-odds: the mean over the clusters that carry one, its interval and
-    t-test, or why each is n/a."""
+    """A topic's log-odds: the mean over the clusters that carry one, its interval and the
+    t-test of the same standard error and degrees of freedom (`t`, `p`, `df`: p < 0.05
+    exactly when the interval leaves out 0), or why each is n/a. `t_paper`, `p_paper`: the
+    paper's one-sample t-test over the clusters' log-odds, kept for fidelity to its code,
+    never adjusted in a family nor quoted as a finding."""
 
     metric: str = field(default="lor", init=False)
     cluster: None = field(default=None, init=False)
@@ -151,6 +156,7 @@ class LorTopic(RegionPair):
     exp_mean: float | None
     t: float | None
     p: float | None
+    df: float | None = None
     n_groups: int
     n_clusters: int  # the clusters the mean and the t-test are taken over
     n_total: int  # of all clusters
@@ -162,10 +168,13 @@ class LorTopic(RegionPair):
     n_boot: int
     ci_unit: str | Unset = UNSET
     na_reason: str | Unset = UNSET  # why there is no mean
-    p_na_reason: str | Unset = UNSET  # why there is a mean but no t-test
+    p_na_reason: str | Unset = UNSET  # why there is a mean but no interval, and so no p
     ci_na_reason: str | Unset = UNSET  # why there is a mean but no interval
     p_holm: float | None | Unset = UNSET
     p_bh: float | None | Unset = UNSET
+    t_paper: float | None = None
+    p_paper: float | None = None
+    p_paper_na_reason: str | Unset = UNSET  # why the paper's t-test over clusters cannot be run
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -121,11 +121,14 @@ def lor_cell(r: LorTopic) -> str:
     it, or why there is none: "0.00 (p n/a)" must not read like "no bias"."""
     if r.mean is None:
         return f"n/a ({r.na_reason or 'no clusters'})"
+    carried = f"{r.n_clusters} of {r.n_total} clusters"
+    if r.p is None and r.ci_low is None and r.ci_na_reason:  # one reason for both: said once
+        test = f"interval and test n/a: {r.ci_na_reason}"
+        return f"{fmt_num(r.mean, 2)} ({test}; {carried}, {r.slots_a} vs {r.slots_b} slots)"
     if r.p is None:
-        test = f"no test: {r.p_na_reason or 'no spread over clusters'}"
+        test = f"no test: {r.p_na_reason or 'no interval'}"
     else:
         test = f"p {fmt_num(r.p, 3)}, Holm {fmt_num(value_of(r, 'p_holm'), 3)}"
-    carried = f"{r.n_clusters} of {r.n_total} clusters"
     return f"{estimate(r.mean, r, why=True)} ({test}; {carried}, {r.slots_a} vs {r.slots_b} slots)"
 
 
@@ -175,20 +178,22 @@ def stability_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[s
     for topic in sorted({r.topic for r in records if isinstance(r, (Spearman, KruskalWallis))}):
         row = [topic]
         for model in names:
-            rhos = [
-                r.value
-                for r in records
-                if isinstance(r, Spearman) and r.topic == topic and r.model == model and r.value is not None
-            ]
+            pairs = [r for r in records if isinstance(r, Spearman) and r.topic == topic and r.model == model]
+            rhos = [r.value for r in pairs if r.value is not None]
+            why = next((r.na_reason for r in pairs if has(r, "na_reason")), None)
             kw = next(
                 (r for r in records if isinstance(r, KruskalWallis) and r.topic == topic and r.model == model),
                 None,
             )
-            rho = _rho_range(rhos)
+            rho = _rho_range(rhos) if rhos or not why else f"rho n/a ({why})"
             if kw is None:  # every model x topic with lists has one: this one has no lists
                 row.append(f"n/a ({na_reasons.shown('no-lists')})")
             elif has(kw, "na_reason"):
                 row.append(f"{rho} · KW n/a ({kw.na_reason})")
+            elif has(kw, "p_na_reason") and why:  # both short of support: one reason, the cell fits
+                row.append(f"rho, KW p n/a ({why})")
+            elif has(kw, "p_na_reason"):
+                row.append(f"{rho} · KW p n/a ({kw.p_na_reason})")
             else:
                 adjusted = f", Holm {fmt_num(value_of(kw, 'p_holm'), 3)}" if kw.p is not None else ""
                 row.append(f"{rho} · KW p {fmt_num(kw.p, 3)}{adjusted} ({kw.n} repetitions)")
