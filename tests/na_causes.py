@@ -249,7 +249,8 @@ def _(tmp_path, server):
 
 @makes("same-shares")
 def _(tmp_path, server):
-    db = identity(tmp_path, server)  # every answer names the same two: one mean share
+    # every answer names the same two: one mean share (8 prompts a cell: an interval's least)
+    db = identity(tmp_path, server, per_group=32)
     references(tmp_path, db, [["Howard University", "White", 0.1], ["MIT", "White", 0.1]])
     return Made(db, "every share is the same")
 

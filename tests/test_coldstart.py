@@ -76,12 +76,14 @@ def test_import_rankings_and_metrics_json(tmp_path):
         "metric": "iou_divergence",
         "mean": pytest.approx(0.25),
         "std": pytest.approx(0.25),
-        "ci_low": 0.0,
-        "ci_high": 0.5,
+        "ci_low": None,
+        "ci_high": None,
         "ci_level": 0.95,
         "n_boot": 1000,
-        "ci_unit": "seed",  # the seeds resampled
-    }  # two seeds: 0 and 0.5
+        "ci_unit": "seed",
+        # two seeds (0 and 0.5): their range [0, 0.5] was the interval (docs/methods.md, "Minimum support")
+        "ci_na_reason": "2 seeds, fewer than 3",
+    }
     table = run_cli("metrics", "--db", db).stdout
     assert "gender: a girl" in table and "a girl · m" in table and "0.250 ± 0.250" in table
     exported = run_cli("export", "--db", db, "--what", "rankings", "--format", "csv").stdout.splitlines()

@@ -13,11 +13,14 @@ PLOT_MAX_ROWS = 24
 
 def fits(forest: Forest) -> bool:
     """A plot with more rows than fit would overlap its labels: the text chart lists them all."""
-    return len(forest.values) <= PLOT_MAX_ROWS - 5
+    return 0 < len(forest.supported().values) <= PLOT_MAX_ROWS - 5  # none: the text chart says why
 
 
 def draw_forest(widget: PlotextPlot, forest: Forest) -> None:
-    """Estimates as points, intervals as lines, one row each, the reference as a line."""
+    """Estimates as points, intervals as lines, one row each, the reference as a line: the
+    rows with an interval only (`Forest.supported`), so that the axis is theirs and an n/a
+    estimate is neither drawn nor stretches it."""
+    forest = forest.supported()
     plt = widget.plt
     plt.clear_data()
     plt.clear_figure()

@@ -9,6 +9,7 @@ method shares (no Textual here: charts are Rich text). They read a record throug
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -48,6 +49,25 @@ class Forest:
     x_label: str = ""
     reference: float | None = 0.0  # a vertical line: no effect
 
+    def supported(self) -> Forest:
+        """The rows with an estimate and both ends of its interval, finite: what a plot draws
+        and takes its axis from. A row without an interval is n/a (its reason is in the table),
+        and an estimate at the edge of what the data can say ("0.00 [-16.94, 16.94]") must not
+        stretch the axis until every real interval is a dot (docs/methods.md, "Minimum support")."""
+        keep = [
+            i
+            for i, (v, low, high) in enumerate(zip(self.values, self.lows, self.highs))
+            if all(x is not None and math.isfinite(x) for x in (v, low, high))
+        ]
+        return Forest(
+            labels=[self.labels[i] for i in keep],
+            values=[self.values[i] for i in keep],
+            lows=[self.lows[i] for i in keep],
+            highs=[self.highs[i] for i in keep],
+            x_label=self.x_label,
+            reference=self.reference,
+        )
+
 
 @dataclass
 class Panel:
@@ -86,7 +106,12 @@ def terminal_panels(
 
 def forest_text(forest: Forest, label_width: int = 28, width: int = 24) -> Text:
     """A forest plot in characters: the interval as ─, the estimate as ●, the reference
-    (no effect) as │, on one scale for every row; the figures beside it."""
+    (no effect) as │, on one scale for every row; the figures beside it. Only rows with an
+    interval are drawn (`Forest.supported`), and the scale is theirs."""
+    drawn = forest.supported()
+    if forest.values and not drawn.values:
+        return Text("(no estimate here has an interval to draw: the table gives each one's reason)")
+    forest = drawn
     points = [v for v in forest.values] + [x for x in forest.lows + forest.highs if x is not None]
     if forest.reference is not None:
         points.append(forest.reference)

@@ -36,8 +36,9 @@ def panel_blocks(panel: Panel) -> list[Block]:
     if panel.table is not None:
         header, rows = panel.table
         blocks.append(TableBlock(panel.title, list(header), [list(row) for row in rows]))
-    if panel.plot is not None and panel.plot.values:
-        blocks.append(PlotBlock(panel.title or panel.plot.x_label or "Estimates with their intervals", panel.plot))
+    drawn = panel.plot.supported() if panel.plot is not None else None  # rows with an interval only
+    if drawn is not None and drawn.values:
+        blocks.append(PlotBlock(panel.title or drawn.x_label or "Estimates with their intervals", drawn))
     elif panel.chart is not None and panel.chart.plain.strip():
         blocks.append(Preformatted(panel.title, panel.chart.plain.rstrip("\n")))
     return blocks

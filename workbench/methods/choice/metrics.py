@@ -275,12 +275,13 @@ def _list_records(
         records.append(DirectRecommendationRate(**base, value=rate, n=n, **interval))
         stab = stability([], top_n, counts.per_rep)
         for rep_a, rep_b, rho, p in stab.spearman:
-            records.append(
-                Spearman(**base, repetition_a=rep_a, repetition_b=rep_b, value=rho, p=p, n=len(stab.entities))
-            )
+            why = {"na_reason": stab.spearman_na[rep_a, rep_b]} if (rep_a, rep_b) in stab.spearman_na else {}
+            pair = {"repetition_a": rep_a, "repetition_b": rep_b}
+            records.append(Spearman(**base, **pair, value=rho, p=p, n=len(stab.entities), **why))
         if len(stab.counts) >= 2:
             h, p = stab.kruskal
-            records.append(KruskalWallis(**base, statistic=h, p=p, n=len(stab.counts)))
+            why = {"p_na_reason": stab.kruskal_na} if stab.kruskal_na else {}  # no p this test could give < 0.05
+            records.append(KruskalWallis(**base, statistic=h, p=p, n=len(stab.counts), **why))
         else:  # said, not left out: an empty stability table reads as if nothing were asked
             reason = "one repetition: stability needs two or more"
             records.append(KruskalWallis(**base, statistic=None, p=None, n=len(stab.counts), na_reason=reason))

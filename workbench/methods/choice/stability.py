@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -21,6 +21,9 @@ class Stability:
     counts: dict[int, list[int]]  # repetition -> counts of those entities
     spearman: list[tuple[int, int, float | None, float | None]]  # (rep a, rep b, rho, p), a > b
     kruskal: tuple[float | None, float | None]  # (H, p)
+    # why a pair's rho and p are n/a though defined, by (rep a, rep b); why Kruskal-Wallis' p is
+    spearman_na: dict[tuple[int, int], str] = field(default_factory=dict)
+    kruskal_na: str | None = None
 
 
 def stability(
@@ -43,11 +46,38 @@ def stability(
     rho, p = spearman_matrix([counts[r] for r in reps])
     # undefined for constant or tiny vectors
     usable = [len(top) >= 3 and len(set(counts[r])) >= 2 for r in reps]
-    pairs = []
+    pairs, unsupported = [], {}
     for i, j in combinations(range(len(reps)), 2):
         defined = usable[i] and usable[j]
+        why = _spearman_support(counts[reps[j]], counts[reps[i]]) if defined else None
+        if why:  # a rank correlation no arrangement of these counts could tell from chance
+            unsupported[reps[j], reps[i]] = why
+            defined = False
         pairs.append((reps[j], reps[i], _finite(rho[j, i]) if defined else None, _finite(p[j, i]) if defined else None))
-    return Stability(top, counts, pairs, kruskal([counts[r] for r in reps]))
+    samples = [counts[r] for r in reps]
+    h, h_p = kruskal(samples)
+    kruskal_na = _kruskal_support(samples) if h_p is not None else None
+    if kruskal_na:
+        h_p = None
+    return Stability(top, counts, pairs, (h, h_p), unsupported, kruskal_na)
+
+
+def _spearman_support(a: list[int], b: list[int]) -> str | None:
+    """Why a pair's Spearman rho is n/a though defined: its p comes from Student's t, which
+    reaches 0 for any n, but a permutation test of so few entities (and these ties) could not
+    give p < 0.05 (3 entities: 0.33 at best, 4: 0.083): workbench/metrics/support.py."""
+    from workbench.metrics.support import floor_reason, spearman_floor
+
+    return floor_reason("Spearman", f"{len(a)} entities", spearman_floor(a, b))
+
+
+def _kruskal_support(samples: list[list[int]]) -> str | None:
+    """Why Kruskal-Wallis' p is n/a though defined: a permutation test of these groups could
+    not give p < 0.05 (its chi-square p reaches far lower than the data can)."""
+    from workbench.metrics.support import floor_reason, kruskal_floor
+
+    sizes = f"{len(samples)} x {len(samples[0]) if samples else 0} counts"  # repetitions x entities
+    return floor_reason("Kruskal-Wallis", sizes, kruskal_floor(samples))
 
 
 def spearman_matrix(samples: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:

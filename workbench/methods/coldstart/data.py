@@ -274,7 +274,7 @@ def fidelity_records(
     """Per model x persona, mean and population std over seeds of: out-of-catalog rate,
     diversity (unique / total items), mean catalog rank and, for each catalog attribute
     value, the share of recommended items carrying it (group_share)."""
-    from workbench.methods.coldstart.metrics import mean_std
+    from workbench.methods.coldstart.metrics import spread
 
     positions, attributes = {}, {}
     for position, item, attrs in conn.execute(
@@ -314,14 +314,13 @@ def fidelity_records(
         base = {"convention": convention, "study": study, "model": model, "persona_category": category}
         base["persona"] = persona
         for key, series in values.items():
-            mean, std = mean_std(series)
             if key.startswith("group_share|"):
                 _, attribute, value = key.split("|", 2)
                 records.append(
-                    GroupShare(**base, mean=mean, std=std, n=len(series), attribute=attribute, value_label=value)
+                    GroupShare(**base, **spread(series), n=len(series), attribute=attribute, value_label=value)
                 )
             else:
-                records.append(Fidelity(**base, metric=key, mean=mean, std=std, n=len(series)))
+                records.append(Fidelity(**base, metric=key, **spread(series), n=len(series)))
     return records
 
 

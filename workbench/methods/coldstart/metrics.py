@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from workbench.methods.coldstart.records import Divergence
-from workbench.metrics.intervals import interval_fields, mean_ci
+from workbench.metrics.support import MIN_SD_UNITS, mean_interval_fields, sd_reason
 
 
 def _unique(items: Sequence[str]) -> list[str]:
@@ -103,11 +103,28 @@ CONVENTIONS = {
 
 
 def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
-    """Mean and population standard deviation (as the cold-start paper reports)."""
+    """Mean and population standard deviation (as the cold-start paper reports); the standard
+    deviation is None under MIN_SD_UNITS values (one seed's is 0 by construction: `spread`)."""
     if not values:
         return None, None
     mean = sum(values) / len(values)
+    if len(values) < MIN_SD_UNITS:
+        return mean, None
     return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
+def spread(values: Sequence[float]) -> dict:
+    """The fields of a mean over seeds beside its mean: the standard deviation and, where it
+    is n/a (one seed), why (docs/methods.md, "Minimum support")."""
+    mean, std = mean_std(values)
+    why = sd_reason(len(values), "seed") if values else None
+    return {"mean": mean, "std": std, **({"std_na_reason": why} if why else {})}
+
+
+def seed_interval(values: Sequence[float]) -> dict:
+    """A divergence's 95 % interval over seeds: Student's t, from 3 seeds that differ
+    (workbench/metrics/support.py says why not fewer), within 0-1; or why it is n/a."""
+    return mean_interval_fields(values, "seed", bounds=(0.0, 1.0))
 
 
 NO_NEUTRAL = "the neutral list names no catalog item"
@@ -153,7 +170,5 @@ def divergence_records(
                 base["na_reason"] = NO_NEUTRAL
             divergences = [1 - v for v in values]
             for metric, series in ((f"{name}_similarity", values), (f"{name}_divergence", divergences)):
-                mean, std = mean_std(series)
-                interval = interval_fields(*mean_ci(series), units=len(series) or None, unit="seed")  # seeds resampled
-                records.append(Divergence(**base, metric=metric, mean=mean, std=std, **interval))
+                records.append(Divergence(**base, metric=metric, **spread(series), **seed_interval(series)))
     return records

@@ -24,7 +24,8 @@ class PersonaRecord:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Divergence(PersonaRecord):
     """IOU, SERP-MS or PRAG against the neutral list (`iou_similarity`, `iou_divergence`, ...):
-    mean and population std over seeds, with the seeds' interval, or why it is n/a."""
+    mean and population std over seeds, with the seeds' interval (Student's t, from 3 seeds),
+    or why each is n/a."""
 
     n: int
     seeds_without_neutral: int | Unset = UNSET  # seeds left out: their neutral list names no catalog item
@@ -32,6 +33,7 @@ class Divergence(PersonaRecord):
     metric: str
     mean: float | None
     std: float | None
+    std_na_reason: str | Unset = UNSET  # why there is no std: one seed (docs/methods.md, "Minimum support")
     ci_low: float | None
     ci_high: float | None
     ci_level: float
@@ -57,6 +59,7 @@ class Fidelity(PersonaRecord):
     metric: str
     mean: float | None
     std: float | None
+    std_na_reason: str | Unset = UNSET  # why there is no std: one seed
     n: int
 
 
@@ -67,6 +70,7 @@ class GroupShare(PersonaRecord):
     metric: str = field(default="group_share", init=False)
     mean: float | None
     std: float | None
+    std_na_reason: str | Unset = UNSET  # why there is no std: one seed
     n: int
     attribute: str
     value_label: str

@@ -7,6 +7,7 @@ from rich.text import Text
 from workbench.literal import visible_line
 from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity, GroupShare
 from workbench.metric_views import Filter, Forest, Panel, short_labels, value_bars
+from workbench.metrics.records import has
 from workbench.numbers import fmt_num
 
 MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
@@ -146,6 +147,9 @@ def group_share_table(records: list[ColdstartRecord]) -> tuple[list[str], list[l
 
 
 def _share_cell(r: GroupShare) -> str:
+    """ "0.50 ± 0.10 (n 5)"; with one seed the std is n/a, and says why: "0.50 · std n/a (1 seed)"."""
+    if has(r, "std_na_reason"):
+        return f"{fmt_num(r.mean, 2)} · std n/a ({r.std_na_reason})"
     spread = f" ± {fmt_num(r.std, 2)}" if r.std is not None else ""
     return f"{fmt_num(r.mean, 2)}{spread} (n {r.n})"
 
@@ -196,13 +200,15 @@ def _interval_note(records: list[ColdstartRecord]) -> str:
 def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Panel]:
     divergence = choices.get("divergence", COLDSTART_METRICS[0])
     chosen = _divergences_of(records, divergence)
-    spread = [r.std or 0.0 for r in chosen]
-    short = short_labels([r.model for r in chosen])
+    # The plot draws mean ± std, and only where the std has support (2 seeds or more): a row
+    # of one seed would be a dot claiming no spread (workbench/metrics/support.py).
+    drawn = [r for r in chosen if r.std is not None]
+    short = short_labels([r.model for r in drawn])
     forest = Forest(
-        labels=[f"{r.persona} · {short[r.model]}" for r in chosen],
-        values=[r.mean for r in chosen],
-        lows=[max(0.0, r.mean - s) for r, s in zip(chosen, spread)],
-        highs=[min(1.0, r.mean + s) for r, s in zip(chosen, spread)],
+        labels=[f"{r.persona} · {short[r.model]}" for r in drawn],
+        values=[r.mean for r in drawn],
+        lows=[max(0.0, r.mean - r.std) for r in drawn],
+        highs=[min(1.0, r.mean + r.std) for r in drawn],
         x_label=f"{divergence.upper()} divergence, mean ± std over seeds (0 = the neutral list)",
         reference=None,
     )
@@ -229,7 +235,7 @@ def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Pane
             f"Cold-start: {divergence.upper()} divergence per attribute (0 = the neutral list, 1 = nothing "
             "shared; mean ± population std over seeds; m: IOU / SERP / PRAG)",
             chart=chart,
-            plot=forest if chosen else None,
+            plot=forest if drawn else None,
             export=False,
         ),
     ]

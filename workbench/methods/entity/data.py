@@ -19,8 +19,8 @@ from workbench.methods.entity.records import (
     MacroF1,
     PairedDelta,
 )
-from workbench.metrics.intervals import interval_fields, mean_ci
 from workbench.metrics.records import with_adjusted_p
+from workbench.metrics.support import mean_interval_fields
 from workbench.store import answers
 from workbench.store.current_lists import counts_now
 from workbench.store.studies import study_names_by_id, study_rows
@@ -118,7 +118,7 @@ def entity_biases(conn: sqlite3.Connection, study: str | None = None) -> list[di
                         "delta": delta,
                         "templates": n,
                         "flat_templates": flat_count[entity],
-                        "ci": mean_ci(per_template[entity]),  # templates resampled
+                        "per_template": per_template[entity],  # what its interval is over
                         "mean_score": sum(mean_score[entity]) / len(mean_score[entity]),
                         "macro_f1": em.macro_f1(per_entity.get(entity, []), task_labels),
                         "meta": meta.get(entity, {}),
@@ -166,7 +166,7 @@ def _entity_records(biases: list[dict[str, Any]], convention: str) -> tuple[list
         if b["entity"] is None:
             records.append(MacroF1(**base, value=b["macro_f1"], n=b["prompts"], **_no_f1(b)))
             continue
-        interval = interval_fields(*b["ci"], units=b["templates"], unit="template")
+        interval = mean_interval_fields(b["per_template"], "template")
         records.append(
             EntityDelta(
                 **base,

@@ -180,7 +180,7 @@ def panels(records: list[EntityRecord], choices: dict[str, str]) -> list[Panel]:
             "entity-chart",
             "",
             chart=diverging_chart(entity_bars(records), 24),
-            plot=forest if forest.values else None,
+            plot=forest if forest.supported().values else None,  # Deltas with an interval only
             export=False,
         ),
         Panel(

@@ -252,10 +252,14 @@ def _versus_baseline(base: dict[str, Any], cell: dict[str, Any], baseline_cell: 
     if not baseline:
         empty = dict(difference=None, u=None, p=None, na_reason=shown("no-baseline"))
         return [MeanShareVsBaseline(**base, **empty, **interval_fields(None, None, unit=PROMPT))]
-    interval = difference_fields((cell["prompts"], found), (baseline_cell["prompts"], baseline))
-    numbers: dict[str, Any] = compare_to_baseline(found, baseline)
-    if numbers["p"] is None:
-        numbers["p_na_reason"] = shown("same-shares")
+    # p is the interval's own test (one inference per estimate); the paper's Mann-Whitney U
+    # over answers is kept beside it as `p_paper`, never in the model's family of tests.
+    same = shown("same-shares")
+    interval = difference_fields((cell["prompts"], found), (baseline_cell["prompts"], baseline), same=same)
+    paper: dict[str, Any] = compare_to_baseline(found, baseline)
+    numbers = {"difference": paper["difference"], "u": paper["u"], "p_paper": paper["p"]}
+    if paper["p"] is None:
+        numbers["p_paper_na_reason"] = same
     return [MeanShareVsBaseline(**base, **numbers, **interval)]
 
 

@@ -70,19 +70,38 @@ def mean_fields(prompts: Sequence[str], values: Sequence[float], seed: int | Non
     n_eff, deff = _design_effect(rows, np.asarray(values, dtype=float)) if rows.shape[0] > 1 else (None, None)
     if "ci_na_reason" in fields:
         return {"n_eff": n_eff, "design_effect": deff, **fields}
+    if _alike(rows):  # no spread between prompts: a zero-width interval would claim certainty
+        return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_na_reason": SAME_PROMPTS}
     sums = clustered_sums(rows, resamples(), _rng(seed))
     mean, influence = _jackknife(rows)
     low, high = t_bounds(sums[:, 1] / sums[:, 0], mean, influence, rows.shape[0] - 1)
     return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high}
 
 
-def difference_fields(cell: tuple[Sequence[str], Sequence[float]], baseline: tuple, seed: int | None = None) -> dict:
+SAME_PROMPTS = "every prompt gives the same value"
+COVERAGE_ALIKE = "no prompt alone moves coverage"
+
+
+def _alike(rows: np.ndarray) -> bool:
+    """Every prompt's mean the same (to rounding): its interval over prompts has no spread to read."""
+    means = rows[:, 1] / rows[:, 0]
+    return bool(np.ptp(means) <= 1e-12 * max(1.0, float(np.max(np.abs(means)))))
+
+
+def difference_fields(
+    cell: tuple[Sequence[str], Sequence[float]], baseline: tuple, seed: int | None = None, same: str = ""
+) -> dict:
     """The mean of `cell` (prompts, values) minus the baseline's, each cell's prompts
-    resampled on their own; Welch's degrees of freedom."""
+    resampled on their own; Welch's degrees of freedom. Its p (`p`) is the test the interval
+    inverts (`bca_p`): p < 0.05 exactly when the interval leaves out 0; where the interval is
+    n/a so is p, for the same reason (`same`: the reason where both cells give one value)."""
     rows, baseline = by_prompt(*cell), by_prompt(*baseline)
     fields = prompt_fields(min(rows.shape[0], baseline.shape[0]))
+    if "ci_na_reason" not in fields and _alike(rows) and _alike(baseline):
+        alike = np.isclose(rows[0, 1] / rows[0, 0], baseline[0, 1] / baseline[0, 0], rtol=1e-12, atol=0)
+        fields["ci_na_reason"] = same if same and alike else SAME_PROMPTS
     if "ci_na_reason" in fields:
-        return fields
+        return {"p": None, "p_na_reason": fields["ci_na_reason"], **fields}
     rng = _rng(seed)
     a, b = clustered_sums(rows, resamples(), rng), clustered_sums(baseline, resamples(), rng)
     (mean_a, u_a), (mean_b, u_b) = _jackknife(rows), _jackknife(baseline)
@@ -90,8 +109,9 @@ def difference_fields(cell: tuple[Sequence[str], Sequence[float]], baseline: tup
     k_a, k_b = rows.shape[0], baseline.shape[0]
     welch = (v_a + v_b) ** 2 / (v_a**2 / (k_a - 1) + v_b**2 / (k_b - 1)) if v_a + v_b > 0 else k_a + k_b - 2
     resampled = a[:, 1] / a[:, 0] - b[:, 1] / b[:, 0]
-    low, high = t_bounds(resampled, mean_a - mean_b, np.concatenate([u_a, -u_b]), welch)
-    return {**fields, "ci_low": low, "ci_high": high}
+    influence = np.concatenate([u_a, -u_b])
+    low, high = t_bounds(resampled, mean_a - mean_b, influence, welch)
+    return {"p": bca_p(resampled, mean_a - mean_b, influence, welch), **fields, "ci_low": low, "ci_high": high}
 
 
 def t_bounds(resampled: np.ndarray, estimate: float, influence: np.ndarray, df: float) -> tuple:
@@ -104,11 +124,7 @@ def t_bounds(resampled: np.ndarray, estimate: float, influence: np.ndarray, df: 
     samples = resampled[np.isfinite(resampled)]
     if samples.size == 0:
         return None, None
-    tie = np.abs(samples - estimate) <= 1e-12 * max(1.0, abs(estimate))  # the same draw, summed in another order
-    below = (np.sum((samples < estimate) & ~tie) + 0.5 * np.sum(tie)) / samples.size
-    z0 = _NORMAL.inv_cdf(min(max(below, 0.5 / samples.size), 1 - 0.5 / samples.size))
-    spread = float(np.sum(influence**2))
-    acceleration = float(np.sum(influence**3)) / (6 * spread**1.5) if spread > 0 else 0.0
+    z0, acceleration = _bca_constants(samples, estimate, influence)
     quantile = float(student.ppf(0.5 + LEVEL / 2, df))
     levels = []
     for w in (z0 - quantile, z0 + quantile):
@@ -116,6 +132,60 @@ def t_bounds(resampled: np.ndarray, estimate: float, influence: np.ndarray, df: 
         levels.append(_NORMAL.cdf(z0 + w / scale) if scale > 0 else float(w > 0))
     low, high = np.percentile(samples, [100 * levels[0], 100 * levels[1]])
     return float(low), float(high)
+
+
+def _bca_constants(samples: np.ndarray, estimate: float, influence: np.ndarray) -> tuple[float, float]:
+    """BCa's bias z0 (the share of resamples under the estimate) and acceleration (the influences' skew)."""
+    tie = np.abs(samples - estimate) <= 1e-12 * max(1.0, abs(estimate))  # the same draw, summed in another order
+    below = (np.sum((samples < estimate) & ~tie) + 0.5 * np.sum(tie)) / samples.size
+    z0 = _NORMAL.inv_cdf(_clipped(below, samples.size))
+    spread = float(np.sum(influence**2))
+    acceleration = float(np.sum(influence**3)) / (6 * spread**1.5) if spread > 0 else 0.0
+    return z0, acceleration
+
+
+def _clipped(level: float, size: int) -> float:
+    return min(max(level, 0.5 / size), 1 - 0.5 / size)
+
+
+def bca_p(resampled: np.ndarray, estimate: float, influence: np.ndarray, df: float) -> float | None:
+    """The two-sided p of the test `t_bounds` inverts: the smallest 1 - level at which its
+    interval leaves out 0. Each end is the resamples' percentile (linear between sorted
+    resamples) at a BCa level that moves monotonically with Student's quantile; so the level
+    at which that percentile is 0 gives the quantile t* at which the end touches 0, and
+    p = 2 (1 - T_df(t*)): p < 0.05 exactly when the 95 % interval leaves out 0."""
+    from scipy.stats import t as student
+
+    samples = np.sort(resampled[np.isfinite(resampled)])
+    if samples.size < 2:
+        return None
+    z0, acceleration = _bca_constants(samples, estimate, influence)
+    touching = []
+    # the low end is above 0 while its level is above `low_zero`; the high end below 0 while
+    # its level is under `high_zero` (the levels at which the percentile crosses 0)
+    for zero, sign in ((_crossing(samples, below=False), 1), (_crossing(samples, below=True), -1)):
+        c = _NORMAL.inv_cdf(_clipped(zero, samples.size)) - z0
+        if 1 + acceleration * c <= 0:
+            continue  # this end never reaches 0 at any level
+        touching.append(sign * (z0 - c / (1 + acceleration * c)))
+    if not touching:
+        return 1.0
+    return float(min(1.0, 2 * student.sf(max(touching), df)))
+
+
+def _crossing(samples: np.ndarray, below: bool) -> float:
+    """The level (0-1) at which np.percentile of the sorted samples crosses 0: the largest
+    level whose percentile is at most 0 (`below` False: where the low end starts to exceed
+    0), or the smallest whose percentile is at least 0 (`below` True: the high end)."""
+    size = samples.size
+    count = int(np.sum(samples < 0) if below else np.sum(samples <= 0))
+    if count == 0:
+        return 0.0
+    if count == size:
+        return 1.0
+    left, right = samples[count - 1], samples[count]
+    position = (count - 1) + (0.0 - left) / (right - left)
+    return position / (size - 1)
 
 
 def _jackknife(rows: np.ndarray) -> tuple[float, np.ndarray]:
@@ -162,6 +232,8 @@ def coverage_fields(items: Sequence[set[str]], weight: dict[str, float], value: 
     left_out = value - held @ only
     k = len(items)
     variance = (k - 1) / k * float(np.sum((left_out - left_out.mean()) ** 2))
+    if variance <= 1e-24:  # no prompt's leaving moves coverage: zero width would claim certainty
+        return {**fields, "ci_na_reason": COVERAGE_ALIKE}
     half = _Z * variance**0.5
     return {**fields, "ci_low": max(0.0, value - half), "ci_high": min(1.0, value + half)}
 

@@ -55,15 +55,19 @@ class MeanShare(CellRecord):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class MeanShareVsBaseline(CellRecord):
-    """The condition's Mean Share minus the baseline's, a Mann-Whitney U test and the model's
-    family of such tests adjusted."""
+    """The condition's Mean Share minus the baseline's with its interval over prompts, `p` the
+    test that interval inverts (p < 0.05 exactly when it leaves out 0) and the model's family
+    of such tests adjusted; `u`, `p_paper`: the paper's Mann-Whitney U over answers, kept for
+    fidelity, never adjusted in a family nor quoted as a finding."""
 
     metric: str = field(default="mean_share_vs_baseline", init=False)
     difference: float | None
     u: float | None
     p: float | None
     na_reason: str | Unset = UNSET  # why there is no difference
-    p_na_reason: str | Unset = UNSET  # why there is a difference but no test
+    p_na_reason: str | Unset = UNSET  # why there is a difference but no interval, and so no p
+    p_paper: float | None = None
+    p_paper_na_reason: str | Unset = UNSET  # why the paper's rank test is undefined (every share the same)
     ci_low: float | None
     ci_high: float | None
     ci_level: float
