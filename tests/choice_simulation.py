@@ -91,6 +91,25 @@ def slotted_lists(rng, clusters: int, questions: int, repetitions: int, heteroge
     return arrays
 
 
+def slotted_unbalanced(rng, sizes: list[int], repetitions: int) -> tuple[ListArrays, float]:
+    """One study's lists of the slotted population with `sizes[c]` questions in cluster c, and
+    its log-odds' population value: the mean over clusters of each one's `lor_truth` (a
+    cluster's smoothed log-odds of its expected slots depends on how many questions it has)."""
+    stratum = np.repeat(np.arange(len(sizes)), sizes)
+    chance = rng.beta(*BETA, stratum.size)
+    question = np.repeat(np.arange(stratum.size), repetitions)
+    us = rng.random((question.size, SLOTS)) < chance[question][:, None]
+    brand = rng.integers(0, 3, (question.size, SLOTS))
+    lists, mentions = [], []
+    for i, q in enumerate(question.tolist()):
+        lists.append((i + 1, "m", "shoes", f"Cluster {stratum[q]}", i % repetitions + 1, f"question {q}"))
+        for slot in range(SLOTS):
+            mentions.append((i + 1, slot + 1, (US if us[i, slot] else EU)[brand[i, slot]].lower()))
+    arrays = ListArrays()
+    arrays.replace((), lists, mentions)
+    return arrays, float(np.mean([lor_truth(k, repetitions) for k in sizes]))
+
+
 def counted(arrays: ListArrays, names: list[str]):
     """The topic's counts, as `workbench metrics` makes them."""
     surface_entity = np.asarray([[n.lower() for n in names].index(s) for s in arrays.surfaces], dtype=np.int64)
