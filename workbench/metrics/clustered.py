@@ -13,14 +13,13 @@ Within a stratum of k questions the bootstrap draws k - 1 of them and scales the
 k / (k - 1) (McCarthy and Snowden's with-replacement bootstrap): drawing k would shrink the
 variance by (k - 1) / k, a 20 % under-estimate with five questions per cluster.
 
-The interval is the estimate plus and minus Student's t on (questions - clusters) degrees of
-freedom times its standard error: a share's from the resamples' spread, on the logit
-(`share_interval`); the log-odds' linearised (`linearised_ci`). Not the resamples'
-percentiles: with two questions per cluster (the bundled demo's design) each resample draws
-one of a cluster's two, the resamples take a handful of values, and their percentiles covered
-the population value in 0.88-0.93 of simulated studies (PEIR 0.88, the log-odds 0.93); these
-intervals covered it in 0.95-0.97, and at 5 questions x 10 repetitions per cluster in
-0.93-0.96 (the percentiles 0.91-0.95; bench/bench_question_coverage.py).
+A share's interval is Clopper-Pearson's on its effective sample size, the resamples' variance
+read as that of so many independent answers (`share_interval`: never zero-width, and it covers
+shares near 0 or 1 that the logit's t interval missed); the log-odds' is Student's t times its
+linearised standard error on Satterthwaite's degrees of freedom, and its p is that t's
+(`linearised`). Not the resamples' percentiles: with two questions per cluster (the bundled
+demo's design) the resamples take a handful of values, and their percentiles covered the
+population value in 0.88-0.93 of simulated studies (bench/bench_question_coverage.py).
 
 `--ci-unit answer` (`resampling_unit("answer")`) keeps the interval over answers, labelled
 as what it is: about these questions only. Every record names its unit (`ci_unit`) and the
@@ -307,12 +306,6 @@ def satterthwaite(variances: Sequence[float], sizes: Sequence[int]) -> float:
     if total <= 0 or share <= 0:
         return float(sum(k - 1 for k in sizes))
     return total * total / share
-
-
-def linearised_ci(strata: Sequence[np.ndarray], statistic, level: float = LEVEL) -> tuple:
-    """`linearised`'s interval (None, None where it is not finite)."""
-    value = linearised(strata, statistic)
-    return (None, None) if value is None else value.interval(level)
 
 
 _STEP = 1e-4  # a question's weight moved by this much either way: its influence, a central difference
