@@ -8,7 +8,7 @@ Before, the log-odds' p was the paper's t-test over clusters and its interval re
 questions within clusters: the demo's coffee makers, United States vs Europe, read -0.54
 [-1.34, 0.27] with p 0.0006; compare's p was a sign-flip test beside a t interval (direct rate
 +0.139 [0.0046, 0.27], p 0.058). The paper's test is kept as `p_paper`, outside this rule and
-every family.
+every family. No interval of them is zero-width either.
 """
 
 from __future__ import annotations
@@ -41,6 +41,11 @@ def disagreements(records: list[dict]) -> list[dict]:
     return out
 
 
+def zero_width(records: list[dict]) -> list[dict]:
+    """The records whose interval claims certainty: no interval is [x, x] from finite data."""
+    return [r for r in records if r.get("ci_low") is not None and r.get("ci_low") == r.get("ci_high")]
+
+
 def checked(records: list[dict]) -> int:
     """How many records carry both (so that a test of nothing fails)."""
     return sum(1 for r in records if r.get("p") is not None and r.get("ci_low") is not None)
@@ -68,6 +73,7 @@ def test_simulated_studies_p_and_interval_agree(lists):
         records = as_rows(choice_metric_records("s", lists, REGION.get))
         records += paired_lists("s", lists, "A", "B", REGION.get)
     assert disagreements(records) == []
+    assert zero_width(records) == []
 
 
 def test_the_test_stores_p_and_interval_agree(metrics_db):
@@ -78,6 +84,7 @@ def test_the_test_stores_p_and_interval_agree(metrics_db):
         shown += json.loads(out.stdout)
     assert checked(shown) > 0
     assert disagreements(shown) == []
+    assert zero_width(shown) == []
 
 
 def test_a_demo_sized_study_p_and_interval_agree():
@@ -97,3 +104,4 @@ def test_a_demo_sized_study_p_and_interval_agree():
                 both += paired_lists("s", lists, "A", "B", regions.get)
     assert checked(both) > 50
     assert disagreements(both) == []
+    assert zero_width(both) == []
