@@ -20,7 +20,7 @@ def test_the_recommended_design_attains_the_target_power():
     """Assumed p 0.3, ICC 0.33, a difference of 0.15 to detect, the models' question chances
     unrelated: the planner's questions at 5 repetitions; 300 simulated studies with
     Beta-distributed question chances of that ICC (A mean 0.3, B mean 0.45), each compared
-    as `workbench compare` does (the PEIR record's permutation p)."""
+    as `workbench compare` does (the PEIR record's p, its t test's)."""
     a, b = plan.assumed(0.3, 0.33), plan.assumed(0.45, 0.33)
     paired = plan.assumed_paired(a, b, correlation=0.0)
     goal = plan.Goal(difference=0.15, power=0.8)
@@ -150,3 +150,28 @@ def test_a_study_the_planner_does_not_read(tmp_path):
         f"error: --pilot 'cs': its method (coldstart) has no pilot the planner reads (it reads {read} studies' "
         "answers): give --p and --icc instead"
     ]
+
+
+def test_a_pilot_whose_models_answer_alike_plans_no_comparison(tmp_path):
+    """Both models answer each pilot question the same way every time (Nike or Puma by
+    question): the difference's variance is 0, which promised 100 % power from 2 questions.
+    Refused in one line, as a share without variance is; the share itself still plans."""
+    path = tmp_path / "pilot.csv"
+    with path.open("w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"])
+        for model in ("gpt", "gemini"):
+            for q in range(6):
+                for rep in (1, 2, 3):
+                    writer.writerow([model, "shoes", "Convenience", f"q{q}", rep, 1, "Nike" if q % 2 else "Puma"])
+    db = tmp_path / "pilot.db"
+    assert run_cli("import", "mentions", path, "--db", db, "--study", "pilot").returncode == 0
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY)
+    out = run_cli("plan", study, "--db", db, "--pilot", "pilot", "--difference", "0.1")
+    assert out.returncode == 2, out.stdout
+    assert out.stderr.strip().splitlines() == [
+        "error: pilot 'pilot': 1 model pair x topic(s): the models' difference is the same on every question "
+        "and answer (its variance is 0) and plans no comparison; give --p, --icc and --difference instead of --pilot"
+    ]
+    assert run_cli("plan", study, "--db", db, "--pilot", "pilot").returncode == 0

@@ -48,7 +48,7 @@ def test_two_models_compared_on_the_metrics_screen_at_80_columns(metrics_db):
             assert row.split()[-6:] == [
                 "-1.000",
                 "[-1.00,",
-                "-1.00]",
+                f"{expected['ci_high']:.2f}]",  # Newcombe's: no zero-width interval from 12 answers
                 f"{expected['p']:.3f}",
                 f"{expected['p_holm']:.3f}",
                 "6",

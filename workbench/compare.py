@@ -5,10 +5,11 @@ The study's method pairs its own units: its class names a `compare_module`
 (docs/writing-a-method.md, "Comparing two models") whose `paired_records` gives every
 difference B - A as a flat record, each with a paired interval (ChoiceEval: the same questions
 resampled for both models; identity's prompts and entity's templates, paired one to one:
-Student's t on their differences) and a sign-flip permutation p (workbench.metrics.paired_records);
+Student's t on their differences) and the p of the same test (workbench.metrics.paired_records);
 here the study is found, the pair checked and Holm and Benjamini-Hochberg p-values put over
-every difference of the comparison (one family). A study whose method has no such module is
-refused in one line naming the methods that have one.
+the comparison's differences that have a p (one family: a difference that is n/a, and so has
+no p, is no finding and stays out). A study whose method has no such module is refused in one
+line naming the methods that have one.
 """
 
 from __future__ import annotations
@@ -20,9 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from workbench.metrics.paired import PairedColumns, share, t_interval
-from workbench.metrics.paired_records import missing_record, paired_record
-from workbench.metrics.records import with_adjusted_p
+from workbench.metrics.paired import PairedColumns, jackknife_se, share
+from workbench.metrics.paired_records import adjusted, missing_record, paired_record
 from workbench.store.errors import UserFacingError
 
 # The flat record's keys (CSV columns) in order; reasons appear only where a number is missing.
@@ -48,11 +48,15 @@ COMPARE_FIELDS = [
     "p_holm",
     "p_bh",
     "n_questions",
+    "questions_only_a",
+    "questions_only_b",
+    "tied_with",
     "group",
     "condition",
     "n_units",
     "na_reason",
     "ci_na_reason",
+    "p_na_reason",
 ]
 
 
@@ -87,7 +91,7 @@ def check_models(models: Sequence[str], model_a: str, model_b: str, study: str) 
 
 def paired_units(base: dict[str, Any], rows_a: np.ndarray, rows_b: np.ndarray, unit: str) -> dict[str, Any]:
     """B's mean minus A's over the units both have a number on (rows: count, sum), paired by
-    unit: Student's t interval on the units' paired differences (workbench.metrics.paired.t_interval)."""
+    unit: Student's t on the units' paired differences (workbench.metrics.paired.jackknife_se)."""
     both = (rows_a[:, 0] > 0) & (rows_b[:, 0] > 0)
     rows_a, rows_b = rows_a[both], rows_b[both]
     n = rows_a.shape[0]
@@ -95,7 +99,7 @@ def paired_units(base: dict[str, Any], rows_a: np.ndarray, rows_b: np.ndarray, u
         out = missing_record(base, f"no {unit} both answered with a number", n)
     else:
         columns = PairedColumns(np.zeros(n, dtype=np.int64), [""], rows_a, rows_b)
-        out = paired_record(base, columns, share(1, 0), unit=unit, interval=t_interval)
+        out = paired_record(base, columns, share(1, 0), unit=unit, se=jackknife_se)
     out["ci_unit"] = unit
     out["n_units"] = out.pop("n_questions")
     return out
@@ -148,7 +152,7 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
         raise _not_compared(conn, study)
     pairing = Pairing(study, model_a, model_b, lambda names: check_models(names, model_a, model_b, study), paired_units)
     records = import_module(module).paired_records(conn, study_id, pairing)
-    with_adjusted_p(records, lambda _r: True, ("study",))  # one family: every difference compared
+    adjusted(records)
     return records
 
 

@@ -23,6 +23,8 @@ def what_it_is(record: dict[str, Any]) -> str:
     """The entity, region or region pair a record's difference is of."""
     if record["metric"] == "log_odds":
         return f"{record['region_a']} vs {record['region_b']}"
+    if record.get("tied_with"):  # one of A's favourites tied: never A's favourite alone
+        return f"{record['entity']} (tied with {', '.join(record['tied_with'])})"
     if record.get("condition") is not None:
         return " · ".join(str(x) for x in (record.get("entity") or record.get("group"), record["condition"]))
     return str(record.get("entity") or record.get("region") or "")
@@ -128,28 +130,51 @@ def narrow_table(records: Sequence[dict[str, Any]], values: bool = False):
     return Group(table, *notes)
 
 
+def missing_questions(records: Sequence[dict[str, Any]]) -> str | None:
+    """One line where the models answered different questions of a topic: how many each lacks.
+    Where the missing questions differ from the rest, the difference over the questions both
+    answered is not the models' difference over all of them (simulated: the interval covered
+    that 0.76 of the time)."""
+    topics = {}
+    for r in records:
+        if r.get("questions_only_a") or r.get("questions_only_b"):
+            topics[r.get("topic")] = (r.get("questions_only_a", 0), r.get("questions_only_b", 0))
+    if not topics:
+        return None
+    model_a, model_b = records[0]["model_a"], records[0]["model_b"]
+    counts = "; ".join(f"{t}: {a} only by {model_a}, {b} only by {model_b}" for t, (a, b) in topics.items())
+    return (
+        f"warning: questions one model answered are left out ({counts}); where they differ from the rest "
+        "the differences speak for the questions both answered only"
+    )
+
+
 def comparison_note(records: Sequence[dict[str, Any]]) -> str:
     """What the intervals and p-values are, in one paragraph under every table of them."""
     tested = sum(1 for r in records if r.get("p") is not None)
     n_boot = records[0]["n_boot"] if records else resamples()
-    return (
+    note = (
         (
             "B - A over the questions both models answered. Interval unit: question (the same questions "
             f"resampled for both models, all repetitions of each together, within its cluster; {n_boot} "
-            "resamples): it speaks about questions of the kind asked. p: sign-flip permutation (each "
-            f"question's two models swapped at random); Holm and BH adjust over the {tested} differences tested."
+            "resamples): it speaks about questions of the kind asked; Student's t on questions less clusters "
+            "times the resamples' standard deviation (a difference of shares at 0 or 1, or with no spread: "
+            "Newcombe's interval). p: the same test, so p < 0.05 exactly when the interval leaves out 0; "
+            f"Holm and BH adjust over the {tested} differences with a p (n/a ones are no finding)."
         )
         if not records or records[0].get("ci_unit", "question") == "question"
-        else _unit_note(records[0]["ci_unit"], n_boot, tested)
+        else _unit_note(records[0]["ci_unit"], tested)
     )
+    warning = missing_questions(records)
+    return note if warning is None else f"{note} {warning[0].upper()}{warning[1:]}."
 
 
-def _unit_note(unit: str, n_boot: int, tested: int) -> str:
+def _unit_note(unit: str, tested: int) -> str:
     """The note of a comparison paired by prompt (identity) or template (entity)."""
     what = {"prompt": "prompts drawn from the template", "template": "templates of the kind"}.get(unit, f"{unit}s")
     return (
         f"B - A over the {unit}s both models answered with a number. Interval unit: {unit} (Student's t "
         f"on the paired differences, one degree of freedom fewer than the {unit}s): it speaks about {what}. "
-        f"p: sign-flip permutation (each {unit}'s two models swapped at random, {n_boot} times); Holm "
-        f"and BH adjust over the {tested} differences tested."
+        f"p: the same t test, so p < 0.05 exactly when the interval leaves out 0; Holm and BH adjust "
+        f"over the {tested} differences with a p (n/a ones are no finding)."
     )

@@ -95,9 +95,7 @@ def questions_for_half_width(c: Components, repetitions: int, target: float, lev
 
 
 def power(d: PairedComponents, questions: int, repetitions: int, difference: float, level: float = LEVEL) -> float:
-    se = math.sqrt((d.between + d.within / repetitions) / questions)
-    if se == 0:
-        return 1.0
+    se = math.sqrt(_difference_variance(d, repetitions) / questions)
     return NormalDist().cdf(abs(difference) / se - z(1 - (1 - level) / 2))
 
 
@@ -105,7 +103,20 @@ def questions_for_power(
     d: PairedComponents, repetitions: int, difference: float, target: float = 0.8, level: float = LEVEL
 ) -> int:
     zs = z(1 - (1 - level) / 2) + z(target)
-    return max(2, math.ceil(zs**2 * (d.between + d.within / repetitions) / difference**2))
+    return max(2, math.ceil(zs**2 * _difference_variance(d, repetitions) / difference**2))
+
+
+def _difference_variance(d: PairedComponents, repetitions: int) -> float:
+    """One question's variance of the difference; refused where it is 0 (a pilot whose models
+    answer every question alike, each question all one way): it would promise full power from 2
+    questions, as a share without variance would plan any half-width from 2."""
+    variance = d.between + d.within / repetitions
+    if variance <= 0:
+        raise PlanError(
+            f"{d.source}: the models' difference is the same on every question and answer (its variance is 0) "
+            "and plans no comparison; give --p, --icc and --difference instead of --pilot"
+        )
+    return variance
 
 
 # -- from a pilot's stored answers -------------------------------------------------

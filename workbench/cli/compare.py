@@ -24,18 +24,22 @@ Model B's number minus model A's, paired over what both answered, for each metho
 
 Each difference has a 95% paired interval (ci_unit names the unit: ChoiceEval's questions
 resampled the same for both models; identity's prompts and entity's templates with a number
-from both, Student's t on their paired differences) and a sign-flip permutation p (each unit's
-two models swapped at random), with Holm and Benjamini-Hochberg p-values over every difference
-of the comparison.
+from both) and the p of the same Student's t test, so p < 0.05 exactly when the interval leaves
+out 0; a difference of two shares with no spread, or with a share at 0 or 1, takes Newcombe's
+interval and the p that inverts it. Holm and Benjamini-Hochberg p-values adjust over every
+difference with a p. A tie for A's favourite gives each tied entity its PEIR row (tied_with).
 A number that cannot be computed is n/a with its reason (no question both answered, one
-question in a cluster, no region imported). Other methods (cold-start) are not compared.
+question in a cluster, no region imported), and so is its p. Questions only one model answered
+are left out, counted (questions_only_a, questions_only_b) and warned of.
+Other methods (cold-start) are not compared.
 
 JSON and CSV give one record per difference: study, metric, topic (entity: the task), entity
 (PEIR, Delta), region (region share), region_a / region_b (log-odds), group (identity),
 condition (identity; entity: language/variant/scoring),
 model_a, model_b, value_a, value_b, difference, ci_low, ci_high, ci_level, n_boot, ci_unit, p,
-p_holm, p_bh, n_questions (ChoiceEval) or n_units (identity, entity), and na_reason /
-ci_na_reason where a number is missing. The app shows the same on the Metrics screen (c).
+p_holm, p_bh, n_questions, questions_only_a, questions_only_b and tied_with (ChoiceEval) or
+n_units (identity, entity), and na_reason / ci_na_reason / p_na_reason where a number is
+missing. The app shows the same on the Metrics screen (c).
 Methods: docs/methods.md."""
 
 EXAMPLES = """\
@@ -52,7 +56,8 @@ WIDE = 110  # columns from which the table also gives A's and B's numbers
 def cmd_compare(args: argparse.Namespace) -> int:
     from workbench import exports
     from workbench.compare import COMPARE_FIELDS, compare_study
-    from workbench.compare_table import comparison_note, narrow_table
+    from workbench.compare_table import comparison_note, missing_questions, narrow_table
+    from workbench.literal import visible_line
     from workbench.store.db import snapshot
 
     conn = open_store(args.db, create=False)
@@ -62,6 +67,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         records = compare_study(conn, args.study, *args.models)
     if args.format != "table":
         exports.write_records(records, args.format, COMPARE_FIELDS, sys.stdout)
+        warning = missing_questions(records)  # the table's note says it; a file's reader hears it here
+        if warning:
+            print(visible_line(warning), file=sys.stderr)
         return 0
     console = make_console()
     console.print(literal_text(f"{args.study}: {args.models[1]} (B) - {args.models[0]} (A)"), soft_wrap=False)

@@ -1,44 +1,42 @@
-"""A difference between two models over the questions both answered: a paired interval over
-questions and a sign-flip permutation test.
+"""A difference between two models over the questions both answered: its standard error, and
+the interval and p of one Student's t test on it (one inference per difference).
 
 Each question carries a few per-question sums for each model (answers, answers naming an
 entity, slots of a region ...), the same columns for both. A difference is a function of
 the two models' sums: `diff(sums_a, sums_b)`, each of shape (..., strata, columns).
 
-The interval resamples questions, the same draw for both models (that is the pairing: a
-question that makes both models name Nike moves both numbers together, and the difference
-does not move). Within a stratum of k questions (the persona cluster a topic's questions
-are drawn from) it draws k - 1 with replacement and scales them by k / (k - 1), so the
-variance of the stratum's mean is not under-estimated by (k - 1) / k (the same rule as
-workbench/metrics/clustered.py). The interval is B - A plus and minus Student's t on
-(questions - clusters) degrees of freedom times the resamples' standard deviation
-(`paired_interval`), or for a log-odds, whose resamples reach counts the data never has, times
-its linearised standard error (`linearised_interval`). The unit is the question: the interval
-speaks about questions of the kind asked. The resamples' percentiles, the interval before,
-covered the difference less the fewer questions a cluster held: PEIR's 0.90 of simulated
-comparisons at 9 clusters x 2 questions x 2 repetitions (the bundled demo's design), 0.76 at
-4 x 2; this interval 0.95 and 0.94 (bench/bench_question_coverage.py).
+Its standard error comes from resampling questions, the same draw for both models (that is the
+pairing: a question that makes both models name Nike moves both numbers together, and the
+difference does not move). Within a stratum of k questions (the persona cluster a topic's
+questions are drawn from) a resample draws k - 1 with replacement and scales them by k / (k - 1),
+so the variance of the stratum's mean is not under-estimated by (k - 1) / k (the same rule as
+workbench/metrics/clustered.py): the resamples' standard deviation (`resampled_se`), or for a
+log-odds, whose resamples reach counts the data never has, its linearised standard error
+(`linearised_se`). Units paired one to one (identity's prompts, entity's templates:
+`workbench compare`'s `paired_units`) take the jackknife's standard error over the k units
+(`jackknife_se`: with one answer per unit, the paired t test's).
 
-Units paired one to one (identity's prompts, entity's templates: `workbench compare`'s
-`paired_units`) get `t_interval` instead: B - A plus and minus Student's t on k - 1 degrees of
-freedom times the jackknife's standard error over the k units (with one answer per unit, the
-paired t interval). A default identity cell holds 10 prompts, and in simulated comparisons of
-10 units the percentile interval of their resamples covered the population difference
-0.87-0.93 of the time, this one 0.94-0.96 (0.90-0.92 where one template in five carries the
-whole difference), and 0.92-0.96 at 2 units, where the percentile interval covered it
-0.45-0.51 (bench/bench_compare_coverage.py; docs/methods.md, "Comparing two models"). The
-resamples' percentiles at Student's t BCa levels (identity's own intervals) covered it
-0.90-0.94 at 10 units and 0.70-0.76 at 3: so few units' resamples cannot reach t's levels.
-ChoiceEval's questions do not take `t_interval`: its jackknife leaves a question out without
-weighing the rest of its cluster by k / (k - 1), which understates the variance by about
-((k - 1) / k)^2 with strata, and Student's t on it covered PEIR's difference in 0.90 at 4
-clusters x 3 questions (t on the resamples' standard deviation: 0.96) and 0.73 at 9 x 2 (0.94).
+`t_test` turns the difference and its standard error into the interval, B - A plus and minus
+Student's t (0.975) on (questions - clusters) degrees of freedom times the standard error, and
+the p of the same t = difference / standard error on the same degrees of freedom: p < 0.05
+exactly when the 95 % interval leaves out 0. The sign-flip permutation p that stood beside the
+interval before was another test of another model of the data, and the two disagreed (an
+interval leaving out 0 with p 0.058); it was also not exact with few questions per cluster (it
+rejected "no difference" in 1.6 % of simulated comparisons at 9 clusters x 2 questions x 2
+repetitions, 0.6 % at 3 x 2 x 5: bench/bench_compare_coverage.py, docs/methods.md).
 
-The test swaps the two models' answers to a question with chance 1/2, question by question
-(a sign flip of its difference): under "no difference" each swap is as likely as the data,
-so the share of swaps whose difference is at least as far from 0 as the observed one is an
-exact p-value (up to the Monte Carlo error of the number of swaps drawn), whatever the
-number of questions or how answers to one question resemble each other.
+The resamples' percentiles, the interval before the t interval, covered the difference less the
+fewer questions a cluster held: PEIR's 0.90 of simulated comparisons at 9 clusters x 2 questions
+x 2 repetitions (the bundled demo's design), 0.76 at 4 x 2; the t interval 0.95 and 0.94
+(bench/bench_question_coverage.py). For units paired one to one the percentile interval covered
+0.87-0.93 at 10 units, 0.45-0.51 at 2, the t interval 0.94-0.96 and 0.92-0.96. ChoiceEval's
+questions do not take the jackknife: it leaves a question out without weighing the rest of its
+cluster by k / (k - 1), which understates the variance by about ((k - 1) / k)^2 with strata.
+
+A difference with no spread (every resample the same: both models' shares at 0 or 1 on every
+question, or models that answer alike) would get a zero-width interval, certainty no finite data
+gives; workbench/metrics/paired_boundary.py gives a difference of two shares Newcombe's interval
+instead, and any other such difference is n/a.
 """
 
 from __future__ import annotations
@@ -100,19 +98,28 @@ def question_weights(stratum: np.ndarray, n: int, rng: np.random.Generator) -> n
     return weights
 
 
-def paired_interval(
-    columns: PairedColumns, diff: Diff, seed: int | None = None, level: float = LEVEL
-) -> tuple[float | None, float | None]:
-    """diff(A, B) plus and minus Student's t on Q - S degrees of freedom (Q questions in S
-    strata) times the standard deviation of its resamples, questions resampled the same for
-    both models (k - 1 of a stratum's k, scaled). Not their percentiles: with two or three
-    questions per cluster the resamples take a handful of values, and their percentiles covered
-    PEIR's difference in 0.80 of simulated comparisons at 4 clusters x 2 questions (this: 0.94)."""
-    estimate = observed_difference(columns, diff)
-    se = spread(paired_resamples(columns, diff, seed))
-    if estimate is None or se is None:
-        return None, None
-    return student_interval(estimate, se, columns.n_questions - len(np.unique(columns.stratum)), level)
+def degrees(columns: PairedColumns) -> int:
+    """The t test's degrees of freedom: questions (units) less their strata."""
+    return columns.n_questions - len(np.unique(columns.stratum))
+
+
+def t_test(estimate: float, se: float, df: int, level: float = LEVEL) -> tuple[float, float, float]:
+    """(low, high, p): `estimate` plus and minus Student's t on `df` degrees of freedom times
+    `se`, and the two-sided p of t = estimate / se on the same degrees of freedom, so that p <
+    1 - level exactly when the interval leaves out 0. `se` must be positive."""
+    from scipy import special  # not scipy.stats: a second to import
+
+    low, high = student_interval(estimate, se, df, level)
+    return low, high, float(2 * special.stdtr(df, -abs(estimate) / se))
+
+
+def resampled_se(columns: PairedColumns, diff: Diff, seed: int | None = None) -> float | None:
+    """The standard deviation of diff(A, B) over resamples of the questions (the same draw for
+    both models, k - 1 of a stratum's k, scaled). Student's t times it, not the resamples'
+    percentiles: with two or three questions per cluster the resamples take a handful of
+    values, and their percentiles covered PEIR's difference in 0.80 of simulated comparisons at
+    4 clusters x 2 questions (the t interval: 0.94)."""
+    return spread(paired_resamples(columns, diff, seed))
 
 
 def paired_resamples(columns: PairedColumns, diff: Diff, seed: int | None = None) -> np.ndarray:
@@ -125,36 +132,35 @@ def paired_resamples(columns: PairedColumns, diff: Diff, seed: int | None = None
     return np.concatenate(samples).astype(float)
 
 
-def linearised_interval(columns: PairedColumns, diff: Diff, level: float = LEVEL) -> tuple[float | None, float | None]:
-    """diff(A, B) plus and minus Student's t on Q - S degrees of freedom times its linearised
-    standard error: each question's influence (the derivative of the difference in the
-    question's weight, for both models at once), its spread within each stratum times k / (k - 1),
-    the variance the resamples have for a linear number. For the log-odds of few slots, whose
-    resamples reach counts the data never has (a question drawn twice without a slot of a
-    region: the smoothing's ln 0.5) and overstate its spread: workbench/metrics/clustered.py's
-    `linearised_ci` for two models.
+def linearised_se(columns: PairedColumns, diff: Diff, level: float = LEVEL) -> float | None:
+    """diff(A, B)'s linearised standard error: each question's influence (the derivative of the
+    difference in the question's weight, for both models at once), its spread within each
+    stratum times k / (k - 1), the variance the resamples have for a linear number. For the
+    log-odds of few slots, whose resamples reach counts the data never has (a question drawn
+    twice without a slot of a region: the smoothing's ln 0.5) and overstate its spread:
+    workbench/metrics/clustered.py's `linearised` for two models.
 
-    `Unreached` where the resamples (k - 1 of a cluster's k questions) and the interval part
+    `Unreached` where the resamples (k - 1 of a cluster's k questions) and the t interval part
     ways: none of them reaches the difference, and none lies in its interval."""
     estimate = observed_difference(columns, diff)
     if estimate is None:
-        return None, None
+        return None
     influence = _influence(columns, diff)
     variance = 0.0
     for code in np.unique(columns.stratum).tolist():
         part = influence[columns.stratum == code]
         variance += part.size / (part.size - 1) * float(np.sum((part - part.mean()) ** 2))
     if not np.isfinite(variance):
-        return None, None
+        return None
     se = rounded_off(variance**0.5, estimate)
-    low, high = student_interval(estimate, se, columns.n_questions - len(np.unique(columns.stratum)), level)
+    low, high = student_interval(estimate, se, degrees(columns), level)
     resampled = paired_resamples(columns, diff)
     resampled = resampled[np.isfinite(resampled)]
     slack = 1e-9 * max(1.0, abs(estimate))
     reached = resampled.min() - slack <= estimate <= resampled.max() + slack if resampled.size else True
     if not reached and not np.any((resampled >= low - slack) & (resampled <= high + slack)):
         raise Unreached(estimate)
-    return low, high
+    return se
 
 
 def _influence(columns: PairedColumns, diff: Diff) -> np.ndarray:
@@ -205,40 +211,19 @@ def jackknife_influence(columns: PairedColumns, diff: Diff) -> np.ndarray:
     return influence
 
 
-def t_interval(columns: PairedColumns, diff: Diff, level: float = LEVEL) -> tuple[float | None, float | None]:
-    """diff(A, B) plus and minus Student's t on Q - S degrees of freedom (Q questions in S
-    strata) times the jackknife's standard error: with one stratum of units each answered once
-    by both models, the paired t interval. (None, None) where leaving a unit out leaves no
-    difference (a model with a number on that unit only)."""
-    from scipy.stats import t as student
-
-    estimate = observed_difference(columns, diff)
+def jackknife_se(columns: PairedColumns, diff: Diff) -> float | None:
+    """diff(A, B)'s jackknife standard error over the units (each left out in turn, within its
+    stratum): with one stratum of units each answered once by both models, the paired t test's.
+    None where leaving a unit out leaves no difference (a model with a number on that unit only)."""
     influence = jackknife_influence(columns, diff)
-    if estimate is None or not np.all(np.isfinite(influence)):
-        return None, None
+    if not np.all(np.isfinite(influence)):
+        return None
     variance = 0.0
     for code in np.unique(columns.stratum).tolist():
         k = int(np.sum(columns.stratum == code))
         variance += (k - 1) / k * float(np.sum(influence[columns.stratum == code] ** 2))
-    half = float(student.ppf(0.5 + level / 2, columns.n_questions - np.unique(columns.stratum).size)) * variance**0.5
-    return estimate - half, estimate + half
-
-
-def sign_flip_p(columns: PairedColumns, diff: Diff, observed: float, seed: int | None = None) -> float:
-    """Two-sided p of `observed` against the differences of the data with each question's
-    two models swapped at random (as many swaps as resamples)."""
-    rng = _rng(None if seed is None else seed + 1)
-    ones = np.ones((1, columns.n_questions))
-    total = columns.sums(ones, columns.a) + columns.sums(ones, columns.b)  # (1, S, C): what a swap keeps
-    n_perm, beyond = resamples(), 0
-    tolerance = 1e-12 * max(1.0, abs(observed))
-    for size in _slices(n_perm, columns.n_questions):
-        flips = rng.integers(0, 2, size=(size, columns.n_questions)).astype(float)
-        sums_a = columns.sums(1 - flips, columns.a) + columns.sums(flips, columns.b)
-        sums_b = total - sums_a
-        swapped = np.asarray(diff(sums_a, sums_b), dtype=float)
-        beyond += int(np.sum(np.abs(swapped[np.isfinite(swapped)]) >= abs(observed) - tolerance))
-    return (1 + beyond) / (1 + n_perm)
+    estimate = observed_difference(columns, diff)
+    return rounded_off(variance**0.5, 0.0 if estimate is None else estimate)
 
 
 def observed_difference(columns: PairedColumns, diff: Diff) -> float | None:

@@ -1,9 +1,11 @@
 """ChoiceEval's models paired for `workbench compare` (docs/methods.md, "Comparing two
 models"): the study's `compare_module`. Over the questions both models answered, per topic:
-B's number minus A's for the share of answers naming A's preferred entity (PEIR of A's e*),
-the direct-recommendation rate, each region's share of recommendation slots and each region
-pair's log-odds. A question is the unit: all repetitions of it together, within its cluster
-(the stratum of the paired bootstrap); the core adjusts the p-values over the comparison.
+B's number minus A's for the share of answers naming A's preferred entity (PEIR of A's e*; each
+of A's tied favourites, `tied_with` naming the others), the direct-recommendation rate, each
+region's share of recommendation slots and each region pair's log-odds. A question is the unit:
+all repetitions of it together, within its cluster (the stratum of the paired bootstrap); the
+core adjusts the p-values over the comparison. Each record says how many questions of the
+topic only A answered and only B (`questions_only_a`, `questions_only_b`): they are left out.
 """
 
 from __future__ import annotations
@@ -18,11 +20,9 @@ import numpy as np
 
 from workbench.methods.choice.counts import NON_US, ResponseList, kept_regions, presence_of
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, preferred_entity
-from workbench.metrics.paired import PairedColumns, linearised_interval, share
-from workbench.metrics.paired_records import missing_record, paired_record
-from workbench.metrics.records import with_adjusted_p
+from workbench.metrics.paired import PairedColumns, linearised_se, share
+from workbench.metrics.paired_records import adjusted, missing_record, paired_record
 
-CANDIDATES = 5  # the test re-chooses e* among A's five most named entities (its choice is part of the number)
 ALPHA = 0.5  # Haldane-Anscombe, as the log-odds of `workbench metrics`
 
 
@@ -43,6 +43,11 @@ class Topic:
     def base(self, metric: str, **keys: Any) -> dict[str, Any]:
         record = {"study": self.study, "metric": metric, "topic": self.topic}
         return {**record, **keys, "model_a": self.model_a, "model_b": self.model_b}
+
+    def missing(self) -> dict[str, int]:
+        """How many of the topic's questions only A answered, and only B (left out)."""
+        common = set(self.a) & set(self.b)
+        return {"questions_only_a": len(set(self.a) - common), "questions_only_b": len(set(self.b) - common)}
 
 
 def models(conn: sqlite3.Connection, study_id: int) -> list[str]:
@@ -79,7 +84,7 @@ def paired_lists(
     """Every difference B - A per topic, as flat records (the command's JSON), with Holm and
     BH p-values over them all: what `workbench compare` gives for these lists."""
     records = topics_records(study, lists, model_a, model_b, region_of, region_pairs, min_share)
-    with_adjusted_p(records, lambda _r: True, ("study",))  # one family: every difference compared
+    adjusted(records)  # one family: every difference with a p
     return records
 
 
@@ -103,7 +108,7 @@ def topics_records(
         scope = Topic(
             study, topic, model_a, model_b, grouped.get((model_a, topic), {}), grouped.get((model_b, topic), {})
         )
-        records += topic_records(scope, region_of, region_pairs, min_share)
+        records += [{**r, **scope.missing()} for r in topic_records(scope, region_of, region_pairs, min_share)]
     return records
 
 
@@ -124,38 +129,34 @@ def topic_records(
         b = np.asarray([column(items) for items in lists_b], dtype=float)
         return PairedColumns(stratum, names, a.reshape(len(common), -1), b.reshape(len(common), -1))
 
-    records = [_peir(scope, lists_a, lists_b, paired)]
+    records = _peir(scope, lists_a, lists_b, paired)
     direct = paired(lambda items: (len(items), sum(1 for i in items if i.entities)))
-    records.append(paired_record(scope.base("direct_recommendation_rate"), direct, share(1)))
+    records.append(paired_record(scope.base("direct_recommendation_rate"), direct, share(1), answers=0))
     records += _region_shares(scope, lists_a, lists_b, paired, region_of)
     for region_a, region_b in region_pairs:
         records.append(_log_odds(scope, lists_a, lists_b, paired, region_of, (region_a, region_b), min_share))
     return records
 
 
-def _peir(scope: Topic, lists_a, lists_b, paired) -> dict[str, Any]:
-    """The share of answers naming A's preferred entity e*, B's minus A's. The test chooses
-    e* anew (among the entities both name most) in every swap, as the data chose it: a swap that makes
-    another entity A's favourite compares that one, so A's lead in its own favourite is not
-    counted as a difference."""
+def _peir(scope: Topic, lists_a, lists_b, paired) -> list[dict[str, Any]]:
+    """The share of answers naming A's preferred entity e*, B's minus A's, e* chosen once from
+    A's answers (the interval and p hold it fixed: one test). Where A names several entities in
+    as many answers, e* is not one of them: each tied entity gets its record, `tied_with` naming
+    the others, so that no difference reads as A's favourite's alone."""
     flat = [item for items in lists_a for item in items]
     entity, _share, _n = preferred_entity(flat)
     if entity is None:
-        return missing_record(scope.base("peir", entity=None), f"{scope.model_a} named no entity on these questions", 0)
-    # The entities both models name most: a swap leaves that set as it is (an exact test)
-    pooled = presence_of(flat + [item for items in lists_b for item in items])
-    ranked = [e for e, _c in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))][:CANDIDATES]
-    candidates = [entity, *(e for e in ranked if e != entity)]
-    columns = paired(lambda items: (len(items), *(sum(c in i.entities for i in items) for c in candidates)))
-
-    def chosen(sums_a: np.ndarray, sums_b: np.ndarray) -> np.ndarray:
-        named_a, named_b = sums_a.sum(-2)[..., 1:], sums_b.sum(-2)[..., 1:]
-        pick = np.argmax(named_a, axis=-1)[..., None]  # ties: the first, as ordered by the data
-        share_a = np.take_along_axis(named_a, pick, -1)[..., 0] / sums_a.sum(-2)[..., 0]
-        share_b = np.take_along_axis(named_b, pick, -1)[..., 0] / sums_b.sum(-2)[..., 0]
-        return share_b - share_a
-
-    return paired_record(scope.base("peir", entity=entity), columns, share(1), test=chosen)
+        return [
+            missing_record(scope.base("peir", entity=None), f"{scope.model_a} named no entity on these questions", 0)
+        ]
+    presence = presence_of(flat)
+    tied = sorted(e for e, count in presence.items() if count == presence[entity] and e != entity)
+    records = []
+    for named in [entity, *tied] if tied else [entity]:
+        columns = paired(lambda items, e=named: (len(items), sum(e in i.entities for i in items)))
+        others = {"tied_with": [e for e in [entity, *tied] if e != named]} if tied else {}
+        records.append(paired_record(scope.base("peir", entity=named, **others), columns, share(1), answers=0))
+    return records
 
 
 def _region_of(region_of: Callable[[str], str | None]) -> Callable[[str], str]:
@@ -163,12 +164,17 @@ def _region_of(region_of: Callable[[str], str | None]) -> Callable[[str], str]:
 
 
 def _region_shares(scope: Topic, lists_a, lists_b, paired, region_of) -> list[dict[str, Any]]:
+    """Each region's share of slots, B's minus A's (the last column, answers, is each model's
+    sample size where Newcombe's interval stands in). No record per region where no entity
+    named has a region: "Unknown" at 1.0 for both would be no finding."""
     named = _region_of(region_of)
     regions = sorted({named(e) for items in lists_a + lists_b for item in items for e in item.slot_entities})
+    if regions == ["Unknown"]:
+        return [missing_record(scope.base("region_share", region=None), "no entity named has a region", len(lists_a))]
 
     def slots(items: list[ResponseList]) -> tuple[int, ...]:
         counted = Counter(named(e) for item in items for e in item.slot_entities)
-        return (sum(counted.values()), *(counted[r] for r in regions))
+        return (sum(counted.values()), *(counted[r] for r in regions), len(items))
 
     columns = paired(slots)
     records = []
@@ -178,7 +184,7 @@ def _region_shares(scope: Topic, lists_a, lists_b, paired, region_of) -> list[di
         if empty:
             records.append(missing_record(base, f"{empty[0]}: no recommendation slot", columns.n_questions))
         else:
-            records.append(paired_record(base, columns, share(i)))
+            records.append(paired_record(base, columns, share(i), answers=len(regions) + 1))
     return records
 
 
@@ -222,7 +228,7 @@ def _log_odds(scope: Topic, lists_a, lists_b, paired, region_of, pair, min_share
         kept = sums[..., carried, :]
         return np.log((kept[..., 0] + ALPHA) / (kept[..., 1] + ALPHA)).mean(-1)
 
-    return paired_record(base, columns, mean_lor, interval=linearised_interval)
+    return paired_record(base, columns, mean_lor, se=linearised_se)
 
 
 def _no_log_odds(lists: list[list[ResponseList]], region_of) -> str:
