@@ -228,12 +228,12 @@ def test_a_summary_effect_carries_what_it_rests_on_and_its_adjusted_test():
     lor = next(e for e in EFFECTS if e.metric == "lor")
     row = {
         "model": "m", "topic": "coffee makers", "region_a": "United States", "region_b": "Asia",
-        "mean": 0.97, "ci_low": 0.29, "ci_high": 2.20, "p": 0.082, "p_holm": 0.306,
+        "mean": 0.97, "ci_low": 0.29, "ci_high": 2.20, "p": 0.012, "p_holm": 0.306,
         "n_clusters": 2, "n_total": 9, "slots_a": 19, "slots_b": 2,
     }  # fmt: skip
     said = effect_sentence(lor, row)
     assert said.startswith("m · coffee makers: log-odds United States vs Asia: +0.97 [0.29, 2.20] ")
-    assert "(2 of 9 clusters, 19 vs 2 slots; p 0.082; Holm 0.306)" in said
+    assert "(2 of 9 clusters, 19 vs 2 slots; p 0.012; Holm 0.306)" in said
     assert said.endswith("does not reject no effect.")
     backed = effect_sentence(lor, {**row, "p": 0.001, "p_holm": 0.004})
     assert backed.endswith("(2 of 9 clusters, 19 vs 2 slots; p 0.001; Holm 0.004): the 95% interval excludes 0.")

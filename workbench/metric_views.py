@@ -23,6 +23,10 @@ from workbench.numbers import fmt_num, with_interval
 
 ALL = "all"
 
+# Above this share of a list's items outside the catalog, a cold-start divergence says more about
+# the catalog than the persona: its table row and the report's headline warn of it.
+MOSTLY_OUT = 0.5
+
 Table = tuple[list[str], list[list[str]]]
 
 

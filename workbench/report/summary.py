@@ -1,5 +1,5 @@
 """The report's opening summary and its limitations, in plain words, generated from the
-records and the store: the largest effects with their intervals, ties named as ties, what is
+records and the store: the best-evidenced effects with their intervals and caveats, ties named as ties, what is
 n/a and why; then what limits the numbers (sample sizes, the model's size, the share no person
 reviewed, a single repetition, ...). Nothing here is written by hand for one study."""
 
@@ -7,50 +7,15 @@ from __future__ import annotations
 
 import sqlite3
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
 from workbench import methods, na_reasons
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
+from workbench.report.headlines import EFFECTS, effect_sentence, headline_effects  # noqa: F401  (EFFECTS: re-exported)
 from workbench.report.study_facts import StudyFacts
 from workbench.store import report_reads
 from workbench.words import plural_word
-
-
-@dataclass(frozen=True)
-class Effect:
-    """One method's headline effect: which records, which field holds it, how a row reads,
-    and whether 0 means no effect (a divergence is never below 0: it has no side)."""
-
-    metric: str
-    field: str
-    label: str  # a format string over the record's fields
-    signed: bool = True
-    keep: Any = None  # a record filter beyond the metric
-    rests_on: str = "n {n}"  # what the number rests on, a format string over the record's fields
-
-
-EFFECTS = (
-    Effect(
-        "lor",
-        "mean",
-        "{model} · {topic}: log-odds {region_a} vs {region_b}",
-        keep=lambda r: not r.get("cluster"),
-        rests_on="{n_clusters} of {n_total} clusters, {slots_a} vs {slots_b} slots",
-    ),
-    Effect("mean_share_vs_baseline", "difference", "{model} · {group} · {condition}: Mean Share minus the baseline's"),
-    Effect(
-        "iou_divergence",
-        "mean",
-        "{model} · {persona}: IOU divergence from the neutral list",
-        signed=False,
-        rests_on="{n} seeds",
-    ),
-    Effect("entity_delta", "value", "{model} · {variant}: Delta of {entity}", rests_on="{n} templates"),
-    Effect("group_delta", "value", "{model} · {attribute} = {value_label}: mean Delta", rests_on="{n} entities"),
-)
-
 
 EFFECT_NAMES = {  # how the summary names each kind of effect (the records' metric keys are for programs)
     "lor": "log-odds between regions",
@@ -59,57 +24,6 @@ EFFECT_NAMES = {  # how the summary names each kind of effect (the records' metr
     "entity_delta": "Delta per entity",
     "group_delta": "mean Delta per group",
 }
-
-
-def largest_effects(rows: list[dict[str, Any]], top: int = 3) -> tuple[Effect, list[dict[str, Any]]] | None:
-    """The first kind of effect (EFFECTS, in order) the records have values of, and its `top`
-    largest in size, largest first (ties by label, so a report reads the same every time)."""
-    for effect in EFFECTS:
-        found = [
-            r
-            for r in rows
-            if r.get("metric") == effect.metric
-            and r.get(effect.field) is not None
-            and (effect.keep is None or effect.keep(r))
-        ]
-        if found:
-            found.sort(key=lambda r: (-abs(r[effect.field]), _label(effect, r)))
-            return effect, found[:top]
-    return None
-
-
-def _label(effect: Effect, row: dict[str, Any], form: str | None = None) -> str:
-    class Missing(dict):
-        def __missing__(self, key: str) -> str:
-            return "?"
-
-    return (form or effect.label).format_map(Missing({k: "" if v is None else v for k, v in row.items()}))
-
-
-def effect_sentence(effect: Effect, row: dict[str, Any]) -> str:
-    """The effect with its interval, what it rests on and its tests (p, and adjusted over the
-    family: Holm), and what they allow one to say: an interval that excludes 0 while the
-    adjusted test does not reject is said to be that, not a finding."""
-    value, low, high = row[effect.field], row.get("ci_low"), row.get("ci_high")
-    text = f"{_label(effect, row)}: {fmt_num(value, 2, signed=effect.signed)}"
-    interval = f" [{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if low is not None and high is not None else ""
-    tests = [f"p {fmt_num(row['p'])}"] if row.get("p") is not None else []
-    tests += [f"Holm {fmt_num(row['p_holm'])}"] if row.get("p_holm") is not None else []
-    text += f"{interval} ({'; '.join([_label(effect, row, effect.rests_on), *tests])})"
-    holm = row.get("p_holm")
-    if not interval:
-        reason = row.get("ci_na_reason")
-        return text + (f", no interval ({reason})." if reason else ", no interval.")
-    if not effect.signed:
-        return text + "."
-    if not (low > 0 or high < 0):
-        return text + ": the 95% interval includes 0, so the data cannot tell this from no effect."
-    if holm is not None and holm >= 0.05:
-        return (
-            text
-            + ": the 95% interval excludes 0, but the test adjusted for every comparison (Holm) does not reject no effect."
-        )
-    return text + ": the 95% interval excludes 0."
 
 
 def tie_sentences(rows: list[dict[str, Any]]) -> list[str]:
@@ -133,18 +47,40 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
     rows = as_rows(records)
     models = sorted({str(r["model"]) for r in rows if r.get("model")})
     blocks: list[Block] = [Paragraph(_opening(facts, models, len(rows)))]
-    found = largest_effects(rows)
-    if found:
-        effect, top = found
-        blocks.append(
-            Paragraph(f"The {plural(len(top), 'largest effect')} ({EFFECT_NAMES.get(effect.metric, effect.metric)}):")
-        )
-        blocks += [Paragraph(f"{i}. {effect_sentence(effect, r)}") for i, r in enumerate(top, start=1)]
-    elif rows:
-        blocks.append(Paragraph("No effect could be estimated: every effect is n/a (why: below)."))
+    blocks += headline_blocks(rows)
     blocks += [Paragraph(text) for text in tie_sentences(rows)]
     blocks += na_blocks(records)
     return Section("summary", "Summary", blocks)
+
+
+def headline_blocks(rows: list[dict[str, Any]]) -> list[Block]:
+    """The best-evidenced effects of the method's headline kind (workbench/report/headlines.py),
+    each with its caveats, and how many of that kind are left out for want of an interval."""
+    found = headline_effects(rows)
+    if not found:
+        return [Paragraph("No effect could be estimated: every effect is n/a (why: below).")] if rows else []
+    effect, top, left_out = found
+    name = EFFECT_NAMES.get(effect.metric, effect.metric)
+    # estimates of this kind that are no headline: said, so that a short list is not read as all there is
+    without = f"; {fmt_num(left_out)} without an interval or n/a left out (why: below)" if left_out else ""
+    if not top:
+        return [Paragraph(f"No estimate of the {name} has an interval, so none leads this summary{without}.")]
+    blocks: list[Block] = [
+        Paragraph(f"The {_best(len(top))} ({name}; ranked by {_ranked_by(top)}, not by size{without}):")
+    ]
+    return blocks + [Paragraph(f"{i}. {effect_sentence(effect, r, rows)}") for i, r in enumerate(top, start=1)]
+
+
+def _best(n: int) -> str:
+    return "best-evidenced effect" if n == 1 else f"{plural(n, 'best-evidenced effect')}"
+
+
+def _ranked_by(top: list[dict[str, Any]]) -> str:
+    if any(r.get("p_holm") is not None for r in top):
+        return "the Holm-adjusted p, then by how far the interval lies from 0"
+    if any(r.get("p") is not None for r in top):
+        return "p, then by how far the interval lies from 0"
+    return "how far the interval lies from 0"
 
 
 def _opening(facts: StudyFacts, models: list[str], numbers: int) -> str:
