@@ -38,14 +38,10 @@ import numpy as np
 
 from workbench.metrics.intervals import (
     LEVEL,
-    _rng,
     counted_sums,
     effective_n_interval,
     interval_fields,
-    resampled_sums,
-    resamples,
     rounded_off,
-    spread,
     student_interval,
     t_test_p,
 )
@@ -145,12 +141,8 @@ def share_fields(hits: np.ndarray, questions: Questions, seed: int | None = None
     if len(questions.n) < 2:
         return {"n_eff": None, "design_effect": None, **fields}
     strata = collapsed([rows for _, rows in questions.strata(hits)])
-    n_eff, deff = design_effect(strata)
-    rng = _rng(seed)
-    totals = sum(clustered_sums(rows, resamples(), rng) for rows in strata)
-    df = share_df(strata)
-    low, high = share_interval(named / n, totals[:, 0] / totals[:, 1], n, df, len(questions.n))
-    return {"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high}
+    low, high = share_interval(strata, len(questions.n))
+    return {**dict(zip(("n_eff", "design_effect"), design_effect(strata))), **fields, "ci_low": low, "ci_high": high}
 
 
 def collapsed(strata: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -171,21 +163,25 @@ def collapsed(strata: Sequence[np.ndarray]) -> list[np.ndarray]:
     return [_sorted_rows(rows) for rows in [*many, pooled]]
 
 
-def share_interval(
-    share: float, resampled: np.ndarray, n: float, df: float, units: float | None = None
-) -> tuple[float | None, float | None]:
-    """A share's interval over questions: Clopper-Pearson's on its effective sample size, the
-    resamples' variance read as that of `n_eff` independent answers (at most the `n` answers),
-    shrunk for Student's t on `df` degrees of freedom (the questions less their clusters):
-    `effective_n_interval`. A share of 0 or 1, or questions that all agree, has no spread to
-    read and takes n itself: never a zero width. Not the resamples' percentiles, which with two
-    questions per cluster take a handful of values and covered PEIR's population value in 0.88
-    of simulated demo-sized studies; nor the logit's t interval, which covered shares of 0.05
-    and 0.95 in 0.73-0.76 of them (bench/bench_question_coverage.py; docs/methods.md)."""
-    se = spread(resampled)
-    if se is None:
-        return None, None
-    return effective_n_interval(share, se, n, df, units=units)
+def share_interval(strata: Sequence[np.ndarray], units: float | None, df: bool = True) -> tuple[float, float]:
+    """A pooled share's interval from its strata's rows (hits, total) per question (or answer):
+    Clopper-Pearson's on its effective sample size, its linearised variance over questions read
+    as that of n_eff independent draws (at most the total), shrunk for Student's t on
+    `share_df`'s degrees of freedom (none with `df` False: draws independent given the
+    questions): `effective_n_interval`. A share of 0 or 1, or questions that all agree, has no
+    spread to read and takes `units` (the questions) as its sample: never a zero width.
+
+    The variance is the one the k - 1 of k resamples within each stratum estimate (to first
+    order), read without drawing them: the interval is the same on every machine and for any
+    `--boot`, and `workbench metrics` at 1,080,000 mention rows no longer spends most of its
+    time drawing them. Not the resamples' percentiles, which with two questions per cluster
+    take a handful of values and covered PEIR's population value in 0.88 of simulated
+    demo-sized studies; nor the logit's t interval, which covered shares of 0.05 and 0.95 in
+    0.73-0.76 of them (bench/bench_share_coverage.py; docs/methods.md)."""
+    share, variance = linearised_share(strata)
+    total = sum(float(rows[:, 1].sum()) for rows in strata)
+    se = rounded_off(variance**0.5, share)
+    return effective_n_interval(share, se, total, share_df(strata) if df else None, units=units)
 
 
 def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], np.ndarray], seed=None) -> list:
@@ -193,41 +189,26 @@ def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], 
     question the total, then each share's numerator (k, 1 + R); the fields of each share's
     interval (over questions, stratified, or under `--ci-unit answer` over the rows
     `answers()` gives per answer), with its design effect and effective n (in slots: the
-    independent slots that would be as precise). One draw of questions serves every share.
-    Where a share has no spread to read (0 or 1, or every question alike) its interval is
-    taken on the answers, not the slots: an answer's slots go together."""
+    independent slots that would be as precise). Where a share has no spread to read (0 or 1,
+    or every question alike) its interval takes the questions (answers) as its sample, not the
+    slots: an answer's slots go together."""
     width = parts.shape[1] - 1
-    n_answers = int(questions.n.sum())
     if answer_unit() == ANSWER:
         rows = answers()
         fields = interval_fields(None, None, units=rows.shape[0], unit=ANSWER)
-        strata = [rows]
+        strata, units = [rows], rows.shape[0]
     else:
         fields = interval_fields(None, None, units=len(questions.n), unit=QUESTION)
         strata = [parts[questions.stratum == code] for code in np.unique(questions.stratum).tolist()]
+        units = len(questions.n)
     if "ci_na_reason" in fields:
         return [{"n_eff": None, "design_effect": None, **fields} for _ in range(width)]
     strata = collapsed([_sorted_rows(rows) for rows in strata])  # the same sums whatever order the rows came in
-    rng = _rng(seed)
-    if answer_unit() == ANSWER:
-        totals = resampled_sums(strata[0], resamples(), rng)
-        df = None
-    else:
-        totals = sum(clustered_sums(rows, resamples(), rng) for rows in strata)
-        df = len(questions.n) - len(strata)
-    slots = float(parts[:, 0].sum())
     out = []
     for j in range(1, width + 1):
-        n_eff, deff = design_effect([rows[:, [j, 0]] for rows in strata])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            resampled = totals[:, j] / totals[:, 0]
-        value = float(parts[:, j].sum() / slots) if slots else float("nan")
-        se = spread(resampled)
-        if se is None or not np.isfinite(value):
-            low = high = None
-        else:
-            spreadless = se == 0 or value in (0.0, 1.0)
-            low, high = effective_n_interval(value, se, n_answers if spreadless else slots, df)
+        share = [rows[:, [j, 0]] for rows in strata]
+        n_eff, deff = design_effect(share)
+        low, high = share_interval(share, units, df=answer_unit() == QUESTION)
         out.append({"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high})
     return out
 
@@ -376,21 +357,25 @@ def share_df(strata: Sequence[np.ndarray]) -> float:
     return min(most, max(1.0, 2 * carrying))
 
 
+def linearised_share(strata: Sequence[np.ndarray]) -> tuple[float, float]:
+    """(share, its variance over questions) of a pooled share, from each stratum's rows (hits,
+    total) per question: each question's residual (hits - share x total), its spread within
+    its stratum times k / (k - 1), over the total squared (the ratio's linearised variance)."""
+    hits = sum(float(rows[:, 0].sum()) for rows in strata)
+    n = sum(float(rows[:, 1].sum()) for rows in strata)
+    share = hits / n
+    spread = sum(stratum_variance(rows[:, 0] - share * rows[:, 1]) for rows in strata)
+    return share, spread / n**2
+
+
 def design_effect(strata: Sequence[np.ndarray]) -> tuple[float | None, float | None]:
     """(effective n, design effect) of a pooled share, from each stratum's rows (hits,
     answers) per question: the share's variance over questions (linearised, strata apart)
     against that of as many independent answers. None where either is 0 (a share of 0 or 1,
     or questions that all agree)."""
-    hits = sum(float(rows[:, 0].sum()) for rows in strata)
+    share, variance = linearised_share(strata)
     n = sum(float(rows[:, 1].sum()) for rows in strata)
-    share = hits / n
     binomial = share * (1 - share) / n
-    spread = 0.0
-    for rows in strata:
-        k = rows.shape[0]
-        z = rows[:, 0] - share * rows[:, 1]
-        spread += k / (k - 1) * float(np.sum((z - z.mean()) ** 2))
-    variance = spread / n**2
     if binomial <= 0 or variance <= 0:
         return None, None
     deff = variance / binomial
