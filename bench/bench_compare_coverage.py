@@ -1,6 +1,5 @@
 """How often `workbench compare`'s paired interval covers the population difference B - A, and
-how often its sign-flip p falls under 0.05 when there is none (docs/methods.md, "Comparing two
-models").
+how often its p falls under 0.05 when there is none (docs/methods.md, "Comparing two models").
 
 Each simulated comparison pairs `--units` units both models answered, drawn from a population
 of them in which each unit has its own expected number for A and for B, correlated (both
@@ -36,6 +35,16 @@ ChoiceEval 0.105, or 0 under --null).
     .venv/bin/python bench/bench_compare_coverage.py --scenario deltas --scenario sparse --units 50
     .venv/bin/python bench/bench_compare_coverage.py --units 10 --null
     .venv/bin/python bench/bench_compare_coverage.py --scenario questions --units 40
+
+`--design CxQxR` (several allowed) instead simulates whole ChoiceEval comparisons of C clusters x
+Q questions x R repetitions (tests/compare_simulation.py: question chances Beta(mean 0.3, ICC
+0.33), B's p + shift (1 - p) / 0.7, a difference of `--shift` in PEIR) and counts PEIR's p under
+0.05, any p of the comparison under 0.05 after Holm, and the records whose p and 95 % interval
+disagree (p < 0.05 but the interval holds 0, or the reverse). It reads only the records, so the
+same command at an earlier commit measures the p of then:
+
+    .venv/bin/python bench/bench_compare_coverage.py --design 3x2x5 --design 9x2x2 --sims 4000
+    .venv/bin/python bench/bench_compare_coverage.py --design 3x2x5 --design 9x2x2 --shift 0.1
 """
 
 from __future__ import annotations
@@ -47,6 +56,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import numpy as np  # noqa: E402
 
@@ -207,6 +217,23 @@ def measure(args: argparse.Namespace, scenario: str) -> str:
     return "\n".join(lines)
 
 
+def designs(args: argparse.Namespace) -> None:
+    """Whole ChoiceEval comparisons per design: false positives (or power) and disagreements."""
+    from compare_simulation import compared, design, tally
+
+    for text in args.design:
+        started, rng = time.perf_counter(), np.random.default_rng(args.seed)
+        counts = tally([compared(rng, *design(text), args.shift) for _ in range(args.sims)])
+        n = counts["studies"]
+        print(
+            f"{text} shift {args.shift:+.2f}: PEIR p < 0.05 in {counts['peir']}/{n} = {counts['peir'] / n:.3f} "
+            f"(n/a or not Nike {counts['peir_na']}); any p after Holm < 0.05 in {counts['holm']}/{n} = "
+            f"{counts['holm'] / n:.3f}; records whose p and interval disagree {counts['disagree']} "
+            f"({time.perf_counter() - started:.1f} s)",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sims", type=int, default=1000, help="simulated comparisons per scenario")
@@ -214,9 +241,13 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scenario", action="append", choices=SCENARIOS, help="(default: all but questions)")
     parser.add_argument("--null", action="store_true", help="no difference: the models exchangeable unit by unit")
-    parser.add_argument("--boot", type=int, default=1000, help="resamples (and sign flips) per comparison")
+    parser.add_argument("--boot", type=int, default=1000, help="resamples per comparison")
+    parser.add_argument("--design", action="append", help="CxQxR: whole ChoiceEval comparisons of this design")
+    parser.add_argument("--shift", type=float, default=0.0, help="with --design: B - A in PEIR (0: none)")
     args = parser.parse_args()
     with resampling(args.boot):
+        if args.design:
+            return designs(args)
         for scenario in args.scenario or SCENARIOS[:-1]:
             started = time.perf_counter()
             print(measure(args, scenario), f"({time.perf_counter() - started:.1f} s)", flush=True)

@@ -435,6 +435,16 @@ def _(tmp_path, server):
     return Made(db, "1 question both answered", args=PAIR, command="compare")
 
 
+@makes("compare-no-spread")
+def _(tmp_path, server):
+    # Both models give every answer the same slots: the log-odds' difference is 0 on every
+    # question, and its standard error 0 (the regions' shares take Newcombe's interval).
+    lists(tmp_path, every(["Nike", "Puma"]), model="gpt")
+    db = lists(tmp_path, every(["Nike", "Puma"]), model="gemini")
+    regions(tmp_path, db, US_EU)
+    return Made(db, "B - A is the same on every question", args=PAIR, command="compare")
+
+
 @makes("compare-no-number")
 def _(tmp_path, server):
     base_url = server(ServerConfig(reply_text=REPLY)).base_url

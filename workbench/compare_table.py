@@ -133,8 +133,7 @@ def narrow_table(records: Sequence[dict[str, Any]], values: bool = False):
 def missing_questions(records: Sequence[dict[str, Any]]) -> str | None:
     """One line where the models answered different questions of a topic: how many each lacks.
     Where the missing questions differ from the rest, the difference over the questions both
-    answered is not the models' difference over all of them (simulated: the interval covered
-    that 0.76 of the time)."""
+    answered is not the models' difference over all of them, and its interval says nothing of it."""
     topics = {}
     for r in records:
         if r.get("questions_only_a") or r.get("questions_only_b"):

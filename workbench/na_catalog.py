@@ -349,6 +349,15 @@ REASONS: tuple[Reason, ...] = (
         "ask both models more of them (more questions, `per_group` or templates)",
     ),
     Reason(
+        "compare-no-spread",
+        "B - A is the same on every UNIT",
+        r"B - A is the same on every \w+$",
+        "the interval and p are read from how the difference varies between the units (questions, prompts "
+        "or templates) both models answered, and it does not vary: an interval would be zero-width, a "
+        "certainty no finite data gives (a difference of two shares takes Newcombe's interval instead)",
+        "more questions (prompts, templates); read the two models' own numbers (`workbench metrics`)",
+    ),
+    Reason(
         "compare-no-number",
         "no UNIT both answered with a number",
         r"no \w+ both answered with a number",

@@ -22,8 +22,9 @@ the p of the same t = difference / standard error on the same degrees of freedom
 exactly when the 95 % interval leaves out 0. The sign-flip permutation p that stood beside the
 interval before was another test of another model of the data, and the two disagreed (an
 interval leaving out 0 with p 0.058); it was also not exact with few questions per cluster (it
-rejected "no difference" in 1.6 % of simulated comparisons at 9 clusters x 2 questions x 2
-repetitions, 0.6 % at 3 x 2 x 5: bench/bench_compare_coverage.py, docs/methods.md).
+rejected "no difference" in 1.8 % of simulated comparisons at 9 clusters x 2 questions x 2
+repetitions, 0.1 % at 3 x 2 x 5; the t test 4.4 % and 1.9 %: bench/bench_compare_coverage.py
+--design, docs/methods.md).
 
 The resamples' percentiles, the interval before the t interval, covered the difference less the
 fewer questions a cluster held: PEIR's 0.90 of simulated comparisons at 9 clusters x 2 questions

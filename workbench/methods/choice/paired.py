@@ -169,18 +169,18 @@ def _region_shares(scope: Topic, lists_a, lists_b, paired, region_of) -> list[di
     named has a region: "Unknown" at 1.0 for both would be no finding."""
     named = _region_of(region_of)
     regions = sorted({named(e) for items in lists_a + lists_b for item in items for e in item.slot_entities})
-    if regions == ["Unknown"]:
-        return [missing_record(scope.base("region_share", region=None), "no entity named has a region", len(lists_a))]
 
     def slots(items: list[ResponseList]) -> tuple[int, ...]:
         counted = Counter(named(e) for item in items for e in item.slot_entities)
         return (sum(counted.values()), *(counted[r] for r in regions), len(items))
 
     columns = paired(slots)
+    empty = [m for m, x in ((scope.model_a, columns.a), (scope.model_b, columns.b)) if not x[:, 0].sum()]
+    if regions == ["Unknown"] and not empty:
+        return [missing_record(scope.base("region_share", region=None), "no entity named has a region", len(lists_a))]
     records = []
     for i, region in enumerate(regions, start=1):
         base = scope.base("region_share", region=region)
-        empty = [m for m, x in ((scope.model_a, columns.a), (scope.model_b, columns.b)) if not x[:, 0].sum()]
         if empty:
             records.append(missing_record(base, f"{empty[0]}: no recommendation slot", columns.n_questions))
         else:
