@@ -21,7 +21,7 @@ from textual_plotext import PlotextPlot
 
 from workbench import methods
 from workbench.literal import visible, visible_line
-from workbench.metric_views import Filter, Panel
+from workbench.metric_views import Filter, Panel, in_view
 from workbench.store.errors import UserFacingError
 from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
 from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
@@ -364,17 +364,24 @@ class MetricsScreen(LiveStore, Screen):
         from workbench.report.document import TableBlock
         from workbench.safe_output import OutputRefused
 
-        records = self.records
+        # The records the filters select, as the tables and the n/a note on screen show them.
+        records = [
+            r for name, found in self.by_method.items() for r in in_view(self._filters_of(name), found, self.choices)[0]
+        ]
         filters = {f.name: str(self.choices.get(f.name)) for f in self._active_filters()}
         tables = [TableBlock(p.title, *p.table) for p in self.panels() if p.export and p.table]
         try:
-            files = write_on_screen(self.app.db_path, target, records, tables, filters)
+            files = write_on_screen(self.app.db_path, target, records, tables, filters, len(self.records))
         except (OutputRefused, OSError, UserFacingError) as exc:
             self.notify(f"Export failed, nothing half-written: {exc}", severity="error")
             return
         shown = ", ".join(f"{k}: {v}" for k, v in filters.items())
+        which = "all" if len(records) == len(self.records) else f"the filters' {len(records)} of"
         self.notify(
             f"Wrote the tables on screen to {files[0]}"
             + (f" ({shown})" if shown else "")
-            + f"; all {len(records)} records to {files[1].name} and {files[2].name}"
+            + f"; {which} {len(self.records)} records to {files[1].name} and {files[2].name}"
         )
+
+    def _filters_of(self, name: str) -> tuple[Filter, ...]:
+        return methods.filters_of(methods.get(name))

@@ -174,9 +174,10 @@ def test_coldstart_report_has_the_catalog_group_shares(tmp_path):
     page, _text, md = _report(db, "cs", tmp_path)
     shares = page.table("Cold-start: share of recommended items per catalog value")
     assert shares[0] == ["catalog value", "persona", "m"]
-    assert ["origin = Western", "neutral", "0.50 ± 0.00 (n 1)"] in shares
-    assert ["origin = Western", "g: a girl", "1.00 ± 0.00 (n 1)"] in shares
-    assert "| origin = Japanese | neutral | 0.50 ± 0.00 (n 1) |" in md
+    # one seed: no spread to give, said as such (not "± 0.00")
+    assert ["origin = Western", "neutral", "0.50 · std n/a (1 seed)"] in shares
+    assert ["origin = Western", "g: a girl", "1.00 · std n/a (1 seed)"] in shares
+    assert "| origin = Japanese | neutral | 0.50 · std n/a (1 seed) |" in md
 
 
 def test_identity_report_gives_n_per_cell(tmp_path, fake_server):

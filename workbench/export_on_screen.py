@@ -13,7 +13,7 @@ from workbench.export_markdown import header
 from workbench.exports import write_records
 from workbench.metrics.records import as_rows, value_of
 from workbench.report import markdown as md
-from workbench.report.document import Report, Section, TableBlock
+from workbench.report.document import Paragraph, Report, Section, TableBlock
 from workbench.safe_output import atomic_text_file, check_output_path
 from workbench.store.db import connect
 
@@ -26,10 +26,17 @@ def export_files(target: str) -> list[Path]:
 
 
 def write_on_screen(
-    db_path: str | Path, target: str, records: list[Any], tables: list[TableBlock], filters: dict[str, str]
+    db_path: str | Path,
+    target: str,
+    records: list[Any],
+    tables: list[TableBlock],
+    filters: dict[str, str],
+    of: int | None = None,
 ) -> list[Path]:
-    """Write the export and return its files. Every path is checked before any is written (all
-    three or none: `OutputRefused`), and each is written whole or not at all (OSError)."""
+    """Write the export and return its files: `records` are those the filters select, `of` how
+    many the screen holds in all (the header says which part was written). Every path is
+    checked before any is written (all three or none: `OutputRefused`), and each is written
+    whole or not at all (OSError)."""
     db = Path(db_path)
     files = export_files(target)
     for path in files:
@@ -40,6 +47,7 @@ def write_on_screen(
         head = header(conn, "metrics", records, studies[0] if len(studies) == 1 else None, filters)
     finally:
         conn.close()
+    head.blocks.append(Paragraph(_covers(len(records), of, filters)))
     document = Report("Metrics", "workbench: the tables on screen", [head, Section("tables", "Tables", tables)])
     with atomic_text_file(files[0], db) as out:
         out.write(md.render(document))
@@ -49,3 +57,14 @@ def write_on_screen(
     with atomic_text_file(files[2], db) as out:
         out.write(json.dumps(rows, indent=1))
     return files
+
+
+def _covers(n: int, of: int | None, filters: dict[str, str]) -> str:
+    """What the export holds of the screen's numbers: the tables and the records follow the
+    filters, and the sentence says so (a filtered export must not read as the whole study)."""
+    records = f"{n} records" if of is None or of == n else f"{n} of the {of} records"
+    where = "as the filters above chose them" if filters else "with no filter"  # their values: in the facts
+    return (
+        f"The tables below and the {records} in the .csv and .json beside this file are those on screen, "
+        f"{where}; `workbench metrics --format json` gives every record."
+    )

@@ -39,6 +39,17 @@ class Filter:
     description: str  # "Topic", in the footer and the palette
     options: Callable[[list[Any]], list[str]]  # the choices (from the method's records), first = default
     show: bool = True  # in the footer (the palette lists it either way)
+    # Whether a record is among those an option other than "all" shows (the n/a note and the
+    # export follow it); None: the filter picks a chart, not records (cold-start's divergence).
+    selects: Callable[[Any, str], bool] | None = None
+
+
+def in_view(filters: tuple[Filter, ...], records: list[Any], choices: dict[str, str]) -> tuple[list[Any], str]:
+    """The records the filters as chosen select, and what they cover in words ("topic shoes,
+    cluster Budget"; "" where every record is in view): the n/a note and the export say it."""
+    chosen = [(f, choices[f.name]) for f in filters if f.selects and choices.get(f.name) not in (None, "", ALL)]
+    kept = [r for r in records if all(f.selects(r, option) for f, option in chosen)]
+    return kept, ", ".join(f"{f.name} {option}" for f, option in chosen)
 
 
 @dataclass

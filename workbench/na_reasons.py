@@ -95,13 +95,14 @@ def shown_in(panels: list[Any]) -> list[str]:
     return found
 
 
-def na_panel(panel_id: str, records: list[Any], extra: list[str] = ()):
+def na_panel(panel_id: str, records: list[Any], extra: list[str] = (), scope: str = ""):
     """The note under a method's tables: why its n/a numbers are n/a and what to do (none
-    when every number has a value)."""
+    when every number has a value); `scope`: what the records cover where filters chose them."""
     from workbench.metric_views import Panel
 
     rows = na_rows(records, extra)
     if not rows:
         return []
     header = ["n/a because", "numbers", "what to do"]
-    return [Panel(panel_id, "Why some numbers are n/a, and what to do", table=(header, rows))]
+    title = "Why some numbers are n/a, and what to do" + (f" (only {scope})" if scope else "")
+    return [Panel(panel_id, title, table=(header, rows))]

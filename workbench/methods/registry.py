@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from workbench.methods.hook_types import check_conflicts, screen_class
 from workbench.methods.kinds import Kinds
-from workbench.metric_views import Filter, Panel, generic_panels
+from workbench.metric_views import Filter, Panel, generic_panels, in_view
 from workbench.metrics.records import as_rows, with_convention
 
 if TYPE_CHECKING:
@@ -340,7 +340,8 @@ def panels_of(method: Method, records: list[Any], choices: dict[str, str]) -> li
 
     own = getattr(method, "metric_panels", None)
     panels = own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
-    return [*panels, *na_panel(f"{method.name}-na", records, shown_in(panels))]
+    scoped, scope = in_view(filters_of(method), records, choices)  # the note follows the filters
+    return [*panels, *na_panel(f"{method.name}-na", scoped, shown_in(panels), scope)]
 
 
 # The columns of a metrics CSV, in a fixed order so files compare across versions.

@@ -46,8 +46,8 @@ def clusters(records: list[ChoiceRecord]) -> list[str]:
 
 
 FILTERS = (
-    Filter("topic", "t", "Topic", topics),
-    Filter("cluster", "k", "Cluster", clusters),
+    Filter("topic", "t", "Topic", topics, selects=lambda r, topic: value_of(r, "topic") == topic),
+    Filter("cluster", "k", "Cluster", clusters, selects=lambda r, cluster: value_of(r, "cluster") == cluster),
 )
 
 
@@ -211,7 +211,7 @@ def _rho_range(rhos: list[float]) -> str:
 
 def lor_bars(records: list[ChoiceRecord], width: int = 30) -> list[tuple[str, float, str]]:
     """(label, value, bar) per model x cluster LOR (US vs Europe), bars centred on 0;
-    over several topics, the mean of the topics' values."""
+    over several topics, the mean of the topics' values (`lor_bars_title` says so)."""
     grouped: dict[tuple[str, str], list[float]] = {}
     for r in records:
         if isinstance(r, LorCluster) and r.cluster and r.value is not None and r.region_b == "Europe":
@@ -219,6 +219,23 @@ def lor_bars(records: list[ChoiceRecord], width: int = 30) -> list[tuple[str, fl
     values = sorted(((model, cluster), sum(v) / len(v)) for (model, cluster), v in grouped.items())
     short = short_labels([model for (model, _), _ in values])
     return diverging_bars([(f"{short[model]} · {cluster}", value) for (model, cluster), value in values], width)
+
+
+LOR_BARS = 40  # bars the per-cluster chart draws at most
+
+
+def lor_bars_title(records: list[ChoiceRecord], scope: str) -> str:
+    """The per-cluster chart's title: what it covers (the filters), that a bar over several
+    topics is their mean, and how many bars are left out past the first 40."""
+    europe = [
+        r for r in records if isinstance(r, LorCluster) and r.cluster and r.value is not None and r.region_b == "Europe"
+    ]
+    title = "LOR US vs Europe per cluster (left: Europe, right: US)" + scope
+    topics = {r.topic for r in europe}
+    if len(topics) > 1:
+        title += f" · each bar the mean over the topics that give its cluster a value ({len(topics)} topics)"
+    bars = len({(r.model, r.cluster) for r in europe})
+    return title + (f" · the first {LOR_BARS} of {bars} bars" if bars > LOR_BARS else "")
 
 
 def region_share_bars(
@@ -235,9 +252,6 @@ def region_share_bars(
         topics = max(len(v) for v in regions.values())
         out.append((model, [(region, sum(v) / topics) for region, v in sorted(regions.items())]))
     return out
-
-
-MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
 
 
 REGION_STYLES = ["cyan", "magenta", "green", "yellow", "blue", "red", "white"]
@@ -304,6 +318,31 @@ def lor_forest(records: list[ChoiceRecord]) -> Forest:
     )
 
 
+def _scope(topic: str, cluster: str) -> str:
+    """What the filters leave on view, for a panel's title: " · topic shoes · cluster Budget only"."""
+    parts = ([f"topic {topic}"] if topic != ALL else []) + ([f"cluster {cluster} only"] if cluster != ALL else [])
+    return "".join(f" · {part}" for part in parts)
+
+
+def _lor_title(shown: list[ChoiceRecord], topic: str, cluster: str) -> str:
+    """A topic's log-odds is the mean over clusters with its interval and test; one cluster's
+    is its slots' log-odds, with neither: the title says which the table holds."""
+    units = units_note(shown, (LorTopic,))
+    if cluster == ALL:
+        return f"Geographic bias: log-odds ratio (mean over clusters, t-test p){_scope(topic, cluster)}{units}"
+    return (
+        f"Geographic bias: log-odds ratio of cluster {cluster} only, from its slots (no interval or test: "
+        f"the mean over clusters has them, cluster all){_scope(topic, ALL)}"
+    )
+
+
+def _region_chart_title(records: list[ChoiceRecord], topic: str, cluster: str) -> str:
+    one = None if cluster == ALL else cluster
+    topics = {r.topic for r in records if isinstance(r, RegionShare) and r.cluster == one}
+    pooled = f" · each bar the mean of the {len(topics)} topics' shares" if len(topics) > 1 else ""
+    return f"Share of recommendation slots by region, per model{_scope(topic, cluster)}{pooled}"
+
+
 def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
     topic, cluster = choices.get("topic", ALL), choices.get("cluster", ALL)
     shown = select(records, topic, cluster)
@@ -311,41 +350,40 @@ def panels(records: list[ChoiceRecord], choices: dict[str, str]) -> list[Panel]:
     forest = lor_forest(topic_records)
     one = None if cluster == ALL else cluster  # the charts follow the cluster filter where they can
     in_cluster = [r for r in topic_records if one is None or r.cluster in (None, one)]
+    scope = _scope(topic, cluster)
     whole = f" · topic level, over every cluster (the table gives {one}'s)" if one else ""
     return [
         Panel(
             "peir-table",
-            f"Preferred entity (PEIR) · direct-recommendation rate{units_note(shown, (Peir,))}",
+            f"Preferred entity (PEIR) · direct-recommendation rate{scope}{units_note(shown, (Peir,))}",
             table=peir_table(shown),
         ),
-        Panel(
-            "lor-table",
-            f"Geographic bias: log-odds ratio (mean over clusters, t-test p){units_note(shown, (LorTopic,))}",
-            table=lor_table(shown),
-        ),
+        Panel("lor-table", _lor_title(shown, topic, cluster), table=lor_table(shown)),
         Panel(
             "region-table",
-            f"Share of recommendation slots by region{units_note(shown, (RegionShare,))}",
+            f"Share of recommendation slots by region{scope}{units_note(shown, (RegionShare,))}",
             table=region_table(shown),
         ),
-        Panel("stability-table", "Stability across repetitions", table=stability_table(shown)),
+        Panel("stability-table", f"Stability across repetitions{scope}", table=stability_table(shown)),
         Panel(
             "lor-forest",
-            f"Log-odds ratio with 95% intervals: United States vs each region, per topic and model{whole}",
+            "Log-odds ratio with 95% intervals: United States vs each region, per topic and model"
+            + _scope(topic, ALL)
+            + whole,
             chart=forest_text(forest) if forest.values else Text(no_lor_text(topic_records, LorTopic)),
             plot=forest if forest.values else None,
             export=False,
         ),
         Panel(
             "region-chart",
-            "Share of recommendation slots by region, per model" + (f" · {one}" if one else ""),
+            _region_chart_title(topic_records, topic, cluster),
             chart=region_chart(topic_records, cluster=one),
             export=False,
         ),
         Panel(
             "lor-chart",
-            "LOR US vs Europe per cluster (left: Europe, right: US)" + (f" · {one}" if one else ""),
-            chart=diverging_chart(lor_bars(in_cluster)[:40], 28, no_lor_text(in_cluster, LorCluster, "Europe")),
+            lor_bars_title(in_cluster, scope),
+            chart=diverging_chart(lor_bars(in_cluster)[:LOR_BARS], 28, no_lor_text(in_cluster, LorCluster, "Europe")),
             export=False,
         ),
     ]

@@ -6,11 +6,10 @@ from rich.text import Text
 
 from workbench.literal import visible_line
 from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity, GroupShare
-from workbench.metric_views import Filter, Forest, Panel, short_labels, value_bars
+from workbench.metric_views import MOSTLY_OUT, Filter, Forest, Panel, short_labels, value_bars
 from workbench.metrics.records import has
 from workbench.numbers import fmt_num
 
-MOSTLY_OUT = 0.5  # above this out-of-catalog share a divergence says more about the catalog than the persona
 COLDSTART_METRICS = ("iou", "serp", "prag")
 
 FILTERS = (Filter("divergence", "m", "Divergence", lambda records: list(COLDSTART_METRICS), show=False),)
