@@ -89,8 +89,7 @@ REASONS: tuple[Reason, ...] = (
         r"no spread between (questions|answers)",
         "every question (answer) moves the log-odds alike, so the spread of another draw of them "
         "cannot be read from these: an interval would be zero-width, a claim of certainty",
-        "more questions per cluster; a log-odds from identical questions is read as it is, without "
-        "an interval or p",
+        "more questions per cluster; a log-odds from identical questions is read as it is, without an interval or p",
     ),
     Reason(
         "one-repetition",

@@ -90,7 +90,9 @@ def geographic_lor(
     else:
         carried = tuple(g for g, (a, b) in group_slots.items() if a > 0 and b > 0)
     per_group = {g: log_odds_ratio(t[0], t[1], alpha) if g in carried else None for g, t in totals.items()}
-    empty = LogOddsRatio(per_group, None, None, None, None, (None, None), slots=held, group_slots=group_slots, carried=carried)
+    empty = LogOddsRatio(
+        per_group, None, None, None, None, (None, None), slots=held, group_slots=group_slots, carried=carried
+    )
     if not carried:
         return replace(empty, na_reason=_missing_slots(held, region_a, region_b))
     if len(carried) < 2 <= len(per_group):
