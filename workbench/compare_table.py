@@ -164,6 +164,13 @@ def comparison_note(records: Sequence[dict[str, Any]]) -> str:
         if not records or records[0].get("ci_unit", "question") == "question"
         else _unit_note(records[0]["ci_unit"], tested)
     )
+    unit = records[0].get("ci_unit", "question") if records else "question"
+    # A's and B's own numbers here are over the paired units only: the same quantity reads another
+    # value in `workbench metrics`, the Metrics screen and the report's Findings (over all of them)
+    note += (
+        f" A's and B's own numbers are taken over those {unit}s too, so they may differ from each model's "
+        f"in `workbench metrics` and the report's Findings, taken over all of its {unit}s."
+    )
     warning = missing_questions(records)
     return note if warning is None else f"{note} {warning[0].upper()}{warning[1:]}."
 

@@ -66,7 +66,7 @@ def build_report(
         status,
         Section("findings", "Findings", [intro]),
         *findings,
-        *comparison_sections(conn, study),  # two or more models: each paired with the first
+        *comparison_sections(conn, study, records),  # two or more models: each paired with the first
         limitations_section(conn, facts, records),
         review_section(conn, study, facts.id),
         recipe_section(facts, convention, out_name, report_asked.parallel_used(conn, facts.id)),
