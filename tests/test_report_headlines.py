@@ -47,11 +47,12 @@ def test_an_estimate_that_is_na_or_has_no_interval_is_no_headline():
         _lor("carried", 0.30, 0.10, 0.50, p=0.004, p_holm=0.008),
         _lor("one cluster", 3.10, None, None, p=None, ci_na_reason="1 of 9 clusters carries it"),
         _lor("na", 2.50, -0.5, 5.5, p=0.2, na_reason="carried by one cluster of several"),
+        _lor("untested", 1.90, 0.2, 3.6, p=None, p_na_reason="no test this support allows"),
     ]
     said = " ".join(_said(rows))
     assert "1. m · carried" in said and "2." not in said
-    assert "one cluster" not in said and "m · na" not in said
-    assert "2 without an interval or n/a left out (why: below)" in said
+    assert "one cluster" not in said and "m · na" not in said and "untested" not in said
+    assert "3 without an interval or n/a left out (why: below)" in said
     nothing = " ".join(_said(rows[1:]))
     assert "No estimate of the log-odds between regions has an interval, so none leads this summary" in nothing
 

@@ -109,7 +109,7 @@ EFFECTS = (
     Effect("group_delta", "value", "{model} · {attribute} = {value_label}: mean Delta", rests_on="{n} entities"),
 )
 
-REASONS = ("na_reason", "ci_na_reason")  # an estimate with either is no headline
+REASONS = ("na_reason", "ci_na_reason", "p_na_reason")  # an estimate with any is no headline
 
 
 def _interval(row: Row) -> tuple[float, float] | None:
