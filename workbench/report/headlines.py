@@ -128,7 +128,11 @@ def one_test(row: Row) -> bool:
     """Whether the record's p is its interval's test: p < 0.05 exactly when the interval
     leaves out 0 (a p of another test beside an interval would contradict it)."""
     p, excludes = row.get("p"), excludes_zero(row)
-    return p is not None and excludes is not None and (p < 0.05) == excludes
+    if p is None or excludes is None:
+        return False
+    # at the boundary (an end at 0, p at 0.05) rounding may tip either side: that is one test still
+    edge = abs(p - 0.05) < 1e-9 or min(abs(end) for end in _interval(row)) < 1e-12
+    return edge or (p < 0.05) == excludes
 
 
 def adjusted(row: Row) -> float | None:
