@@ -150,6 +150,15 @@ def _(tmp_path, server):
     return Made(db, "no spread between questions")
 
 
+@makes("few-slots")
+def _(tmp_path, server):
+    # one European slot in each of two clusters of two questions, the US named in every answer
+    made = [(c, f"{c}{q}", 1, ["Nike", "Puma"] if q == 0 else ["Nike"]) for c in ("A", "B") for q in range(2)]
+    db = lists(tmp_path, made)
+    regions(tmp_path, db, US_EU)
+    return Made(db, "2 Europe slots, fewer than 5")
+
+
 @makes("one-question-unit")
 def _(tmp_path, server):
     return Made(lists(tmp_path, every(["Nike"], questions=1)), "1 question")

@@ -92,6 +92,14 @@ REASONS: tuple[Reason, ...] = (
         "more questions per cluster; a log-odds from identical questions is read as it is, without an interval or p",
     ),
     Reason(
+        "few-slots",
+        "N REGION slots, fewer than 5",
+        r"\d+ .+ slots, fewer than \d+$",
+        "the log-odds' interval and test rest on a handful of one region's slots in the clusters that carry it (Cochran's rule of "
+        "five for counts): 1 slot against 1 in two clusters read 0.00 [-8.47, 8.47]",
+        "more answers where the rarer region is named (`repetitions`, more questions)",
+    ),
+    Reason(
         "one-repetition",
         "one repetition: stability needs two or more",
         r"one repetition",

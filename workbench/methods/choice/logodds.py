@@ -104,6 +104,9 @@ def geographic_lor(
         return np.mean([np.log((x[:, 0] + alpha) / (x[:, 1] + alpha)) for x in sums], axis=0)
 
     fit, ci_reason, unit = _lor_fit(slots, pairs, carried, mean_lor)
+    few = _few_slots(group_slots, carried, region_a, region_b)
+    if few is not None and fit is not None:
+        fit, ci_reason = None, few
     mean = float(values.mean())
     t_paper = p_paper = None
     test_reason = _test_na_reason(values, len(per_group), convention)
@@ -134,6 +137,22 @@ def _lor_fit(slots: RegionSlots, pairs: dict[str, np.ndarray], carried: tuple[st
     if fit is None or fit.se == 0:  # every question (answer) moves the mean alike: its spread is unknown
         return None, f"no spread between {unit}s", unit
     return fit, None, unit
+
+
+# Fewer slots than this of either region over the clusters carrying a log-odds leave its interval
+# to a handful of answers (Cochran's rule of five for counts): the demo's coffee makers, US vs
+# Asia, 1 slot against 1 in each of two clusters of nine, read 0.00 [-8.47, 8.47], an interval
+# that says nothing and stretched every chart it was drawn in.
+MIN_SLOTS = 5
+
+
+def _few_slots(group_slots: dict, carried: tuple[str, ...], region_a: str, region_b: str) -> str | None:
+    """Why the slots the carried clusters hold are too few for an interval (None when enough)."""
+    held = [sum(group_slots[g][side] for g in carried) for side in (0, 1)]
+    for count, region in sorted(zip(held, (region_a, region_b))):
+        if count < MIN_SLOTS:
+            return f"{count} {region} slots, fewer than {MIN_SLOTS}"
+    return None
 
 
 def _missing_slots(held: tuple[int, int], region_a: str, region_b: str) -> str:
