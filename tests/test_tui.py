@@ -201,14 +201,16 @@ def test_the_log_odds_forest_is_a_plot_when_colour_and_room_allow(metrics_db, mo
             plot, text = app.screen.query_one("#lor-forest-plot", PlotextPlot), app.screen.query_one("#lor-forest")
             assert (plot.display, text.display) == (plotted, not plotted)
             rows = str(text.render()).splitlines()
-            gpt = next(r for r in rows if r.startswith("phones · Europe · gpt"))
+            gpt = next(r for r in rows if r.startswith("phones · Asia · gpt"))
             # estimate and interval (over questions: 3 per cluster), as in the table
-            assert "●" in gpt and "+0.96 [-0.62, 2.53]" in gpt
-            # gemini names no United States brand: its log-odds are n/a, so no row pretends a value
+            assert "●" in gpt and "+0.37 [-0.50, 1.24]" in gpt
+            # gemini names no United States brand: its log-odds are n/a, so no row pretends a value;
+            # gpt's US vs Europe rests on 4 European slots: no interval, so not drawn either
             assert not any("gemini" in r for r in rows)
+            assert not any(r.startswith("phones · Europe · gpt") for r in rows)
             if plotted:
                 drawn = plot.render().plain
-                assert "phones · Europe · gpt" in drawn and "●" in drawn
+                assert "phones · Asia · gpt" in drawn and "●" in drawn
 
     asyncio.run(scenario())
 
