@@ -175,8 +175,10 @@ def test_p_and_the_interval_agree_on_every_record(tmp_path):
     9 x 2 x 2, with and without a difference (the sign-flip p disagreed with its interval on 57
     to 132 records of 1,000 such studies), and 200 comparisons of 10 prompts."""
     records = _store_records(tmp_path)
-    one = [r for r in records if r.get("ci_na_reason", "").startswith("1 question in")]
-    assert one and all(r["p"] is None and r["p_na_reason"] == r["ci_na_reason"] for r in one)
+    # a cluster of one question ("one" store's B) is pooled with A for the spread: its records
+    # have intervals, as `workbench metrics` gives them (collapsed strata)
+    assert not any(r.get("ci_na_reason", "").startswith("1 question in") for r in records)
+    assert all(r["p"] is None and r["p_na_reason"] == r["ci_na_reason"] for r in records if r.get("ci_na_reason"))
     assert sum(r["p"] is not None for r in records) >= 20
     rng = np.random.default_rng(20260601)
     with resampling(200):

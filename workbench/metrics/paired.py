@@ -69,17 +69,29 @@ class PairedColumns:
     def n_questions(self) -> int:
         return int(self.stratum.shape[0])
 
+    @property
+    def drawn(self) -> np.ndarray:
+        """The strata questions are drawn within for the spread: the clusters, with those of a
+        single question pooled (collapsed strata, as workbench/metrics/clustered.py's
+        `collapsed`): a lone question's spread cannot be read in its own cluster. The
+        difference itself is still taken per cluster (`stratum`)."""
+        counts = np.bincount(self.stratum, minlength=len(self.names))
+        singles = np.flatnonzero(counts == 1)
+        if not singles.size:
+            return self.stratum
+        codes = self.stratum.copy()
+        pooled = int(singles[0])
+        codes[np.isin(codes, singles)] = pooled
+        if singles.size == 1:  # alone: with the smallest other cluster
+            others = [c for c in np.flatnonzero(counts >= 2).tolist()]
+            if others:
+                codes[codes == min(others, key=lambda c: (counts[c], c))] = pooled
+        return codes
+
     def sums(self, weights: np.ndarray, x: np.ndarray) -> np.ndarray:
         """Per stratum sums of `x` (Q, C) weighted by `weights` (n, Q): (n, S, C)."""
         parts = [weights[:, self.stratum == s] @ x[self.stratum == s] for s in range(len(self.names))]
         return np.stack(parts, axis=1)
-
-
-def one_question_stratum(columns: PairedColumns) -> str | None:
-    """The name of a stratum with a single question (its spread is unknown: no interval)."""
-    counts = np.bincount(columns.stratum, minlength=len(columns.names))
-    single = np.flatnonzero(counts < 2)
-    return None if not single.size else columns.names[int(single[0])]
 
 
 def _slices(total: int, width: int) -> list[int]:
@@ -101,7 +113,7 @@ def question_weights(stratum: np.ndarray, n: int, rng: np.random.Generator) -> n
 
 def degrees(columns: PairedColumns) -> int:
     """The t test's degrees of freedom: questions (units) less their strata."""
-    return columns.n_questions - len(np.unique(columns.stratum))
+    return columns.n_questions - len(np.unique(columns.drawn))
 
 
 def t_test(estimate: float, se: float, df: int, level: float = LEVEL) -> tuple[float, float, float]:
@@ -128,7 +140,7 @@ def paired_resamples(columns: PairedColumns, diff: Diff, seed: int | None = None
     rng = _rng(seed)
     samples = []
     for size in _slices(resamples(), columns.n_questions):
-        weights = question_weights(columns.stratum, size, rng)
+        weights = question_weights(columns.drawn, size, rng)
         samples.append(diff(columns.sums(weights, columns.a), columns.sums(weights, columns.b)))
     return np.concatenate(samples).astype(float)
 
@@ -148,8 +160,8 @@ def linearised_se(columns: PairedColumns, diff: Diff, level: float = LEVEL) -> f
         return None
     influence = _influence(columns, diff)
     variance = 0.0
-    for code in np.unique(columns.stratum).tolist():
-        part = influence[columns.stratum == code]
+    for code in np.unique(columns.drawn).tolist():
+        part = influence[columns.drawn == code]
         variance += part.size / (part.size - 1) * float(np.sum((part - part.mean()) ** 2))
     if not np.isfinite(variance):
         return None
@@ -206,8 +218,8 @@ def jackknife_influence(columns: PairedColumns, diff: Diff) -> np.ndarray:
         weights[np.arange(size), start + np.arange(size)] = 0
         left_out[start : start + size] = diff(columns.sums(weights, columns.a), columns.sums(weights, columns.b))
     influence = np.empty(q)
-    for code in np.unique(columns.stratum).tolist():
-        members = columns.stratum == code
+    for code in np.unique(columns.drawn).tolist():
+        members = columns.drawn == code
         influence[members] = left_out[members].mean() - left_out[members]
     return influence
 
@@ -220,9 +232,9 @@ def jackknife_se(columns: PairedColumns, diff: Diff) -> float | None:
     if not np.all(np.isfinite(influence)):
         return None
     variance = 0.0
-    for code in np.unique(columns.stratum).tolist():
-        k = int(np.sum(columns.stratum == code))
-        variance += (k - 1) / k * float(np.sum(influence[columns.stratum == code] ** 2))
+    for code in np.unique(columns.drawn).tolist():
+        k = int(np.sum(columns.drawn == code))
+        variance += (k - 1) / k * float(np.sum(influence[columns.drawn == code] ** 2))
     estimate = observed_difference(columns, diff)
     return rounded_off(variance**0.5, 0.0 if estimate is None else estimate)
 

@@ -24,7 +24,6 @@ from workbench.metrics.paired import (
     degrees,
     difference_of,
     observed_difference,
-    one_question_stratum,
     paired_resamples,
     resampled_se,
     t_test,
@@ -74,8 +73,7 @@ def _no_interval(columns: PairedColumns, unit: str) -> str | None:
     """Why the units give no spread to read: one unit, or a cluster of one question."""
     if columns.n_questions < 2:
         return f"1 {unit} both answered"
-    single = one_question_stratum(columns)
-    return None if single is None else f"1 question in {_stratum_text(single)}"
+    return None  # a cluster of one question is pooled with others for the spread (`PairedColumns.drawn`)
 
 
 def _sides(columns: PairedColumns, value, answers: int, shares: tuple) -> list[tuple[float, float]]:
@@ -106,10 +104,6 @@ def missing_record(base: dict[str, Any], reason: str, n_questions: int) -> dict[
     record.update(ci_level=LEVEL, n_boot=resamples(), ci_unit="question", p=None, n_questions=n_questions)
     record["na_reason"] = reason
     return record
-
-
-def _stratum_text(name: str) -> str:
-    return f"cluster {name!r}" if name else "the questions without a cluster"
 
 
 def _finite(value: Any) -> float | None:
