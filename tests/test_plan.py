@@ -65,9 +65,10 @@ def test_plan_from_assumptions(tmp_path):
     assert out.returncode == 0, out.stderr
     result = json.loads(out.stdout)
     ten = next(r for r in result["trade_off"] if r["repetitions"] == 10)
-    # 1.96^2 x 0.21 x (1 + 9 x 0.33) / 10 / 0.05^2 = 128.1 questions per topic
-    assert ten["questions_for_half_width"] == 129
-    assert ten["requests_half_width"] == 129 * 10 * 2 * 2  # 2 topics, 2 models
+    # t(0.975; Q - S)^2 x 0.21 x (1 + 9 x 0.33) / 10 / 0.05^2 <= 0.05^2: 131 questions per topic
+    # (Student's t on 131 - 1 cluster degrees of freedom, 1.978; the normal's 1.96 gave 129)
+    assert ten["questions_for_half_width"] == 131
+    assert ten["requests_half_width"] == 131 * 10 * 2 * 2  # 2 topics, 2 models
     assert ten["hours_half_width"] == ten["requests_half_width"] / 2 / 3600
     assert result["current"]["questions"] == 6 and result["current"]["repetitions"] == 5
     assert result["current"]["half_width"] > 0.05 and result["current"]["power"] < 0.8

@@ -1,22 +1,6 @@
 """`workbench plan`: how many questions and repetitions a study needs (docs/methods.md,
-"Planning a study").
-
-Answers to one question resemble each other, so repetitions buy less than questions: with
-an intra-question correlation ICC, R repetitions of Q questions estimate a share p with
-
-    Var(p^) = p (1 - p) (1 + (R - 1) ICC) / (Q R)          (design effect 1 + (R - 1) ICC)
-
-and a paired difference between two models (each question's mean difference d_q, over Q
-questions) with
-
-    Var(d^) = (s2_b,diff + s2_w / R) / Q
-
-where s2_b,diff is the between-question variance of the two models' difference in chance
-and s2_w the within-question variance of one answer's difference (both models' within
-variances summed). The questions needed follow from the normal approximation: a half-width
-h at level 1 - a needs z(1 - a/2)^2 Var <= h^2; power 1 - b against a difference D needs
-(z(1 - a/2) + z(1 - b))^2 Var <= D^2. The components come from stated assumptions (--p,
---icc) or from a pilot study's stored answers (one-way ANOVA over questions).
+"Planning a study"): a pilot's variance components, the models' throughput, the study file's
+design and the trade-off table. The formulas are workbench/plan_power.py's.
 """
 
 from __future__ import annotations
@@ -26,98 +10,24 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
-from statistics import NormalDist
 from typing import Any
 
 import numpy as np
 
-from workbench.store.errors import UserFacingError
-
-REPETITIONS = (1, 2, 3, 5, 10, 20)  # the trade-off table's rows (and the study file's own R)
-LEVEL = 0.95
-
-
-class PlanError(UserFacingError):
-    """A plan that cannot be made from what was given: one line, exit status 2."""
-
-
-@dataclass(frozen=True)
-class Components:
-    """One share's variance components: its mean p, the between-question variance of the
-    questions' chances and the mean within-question variance of an answer."""
-
-    p: float
-    between: float
-    within: float
-    source: str
-
-    @property
-    def icc(self) -> float:
-        total = self.between + self.within
-        return self.between / total if total > 0 else 0.0
-
-
-@dataclass(frozen=True)
-class PairedComponents:
-    """A paired difference's: between-question variance of the difference in chance
-    (s2_b,diff) and the within-question variance of one answer's difference (s2_w)."""
-
-    between: float
-    within: float
-    source: str
-
-
-def z(q: float) -> float:
-    return NormalDist().inv_cdf(q)
-
-
-def assumed(p: float, icc: float) -> Components:
-    """Components of a share p whose questions' chances have intra-question correlation icc
-    (Beta-distributed chances: Var(p_q) = icc p (1 - p), E p_q (1 - p_q) = (1 - icc) p (1 - p))."""
-    return Components(p, icc * p * (1 - p), (1 - icc) * p * (1 - p), f"assumed: p {p:g}, ICC {icc:g}")
-
-
-def assumed_paired(a: Components, b: Components, correlation: float = 0.0) -> PairedComponents:
-    """The difference of two models' shares from each one's components, their questions'
-    chances correlated `correlation` across the two models (0: unrelated, the cautious case)."""
-    between = a.between + b.between - 2 * correlation * math.sqrt(a.between * b.between)
-    return PairedComponents(max(between, 0.0), a.within + b.within, f"{a.source}; models' correlation {correlation:g}")
-
-
-def half_width(c: Components, questions: int, repetitions: int, level: float = LEVEL) -> float:
-    variance = c.p * (1 - c.p) * (1 + (repetitions - 1) * c.icc) / (questions * repetitions)
-    return z(1 - (1 - level) / 2) * math.sqrt(variance)
-
-
-def questions_for_half_width(c: Components, repetitions: int, target: float, level: float = LEVEL) -> int:
-    variance_one = c.p * (1 - c.p) * (1 + (repetitions - 1) * c.icc) / repetitions  # of one question's mean
-    return max(2, math.ceil(z(1 - (1 - level) / 2) ** 2 * variance_one / target**2))
-
-
-def power(d: PairedComponents, questions: int, repetitions: int, difference: float, level: float = LEVEL) -> float:
-    se = math.sqrt(_difference_variance(d, repetitions) / questions)
-    return NormalDist().cdf(abs(difference) / se - z(1 - (1 - level) / 2))
-
-
-def questions_for_power(
-    d: PairedComponents, repetitions: int, difference: float, target: float = 0.8, level: float = LEVEL
-) -> int:
-    zs = z(1 - (1 - level) / 2) + z(target)
-    return max(2, math.ceil(zs**2 * _difference_variance(d, repetitions) / difference**2))
-
-
-def _difference_variance(d: PairedComponents, repetitions: int) -> float:
-    """One question's variance of the difference; refused where it is 0 (a pilot whose models
-    answer every question alike, each question all one way): it would promise full power from 2
-    questions, as a share without variance would plan any half-width from 2."""
-    variance = d.between + d.within / repetitions
-    if variance <= 0:
-        raise PlanError(
-            f"{d.source}: the models' difference is the same on every question and answer (its variance is 0) "
-            "and plans no comparison; give --p, --icc and --difference instead of --pilot"
-        )
-    return variance
-
+from workbench.plan_power import (  # noqa: F401  (the planner's names, as callers import them)
+    LEVEL,
+    REPETITIONS,
+    Components,
+    PairedComponents,
+    PlanError,
+    assumed,
+    assumed_paired,
+    half_width,
+    power,
+    questions_for_half_width,
+    questions_for_power,
+    z,
+)
 
 # -- from a pilot's stored answers -------------------------------------------------
 
@@ -316,6 +226,7 @@ class StudyDesign:
     repetitions: int
     models: list[str]
     na_reason: str | None = None  # why its questions cannot be counted
+    strata: int = 1  # the clusters a topic's questions are drawn within
 
     @property
     def questions(self) -> int | None:
@@ -335,7 +246,9 @@ def study_design(path: str) -> StudyDesign:
     if not module:
         reason = f"a {study.method} study: the planner counts a {_planned_kinds()} study's questions"
         return StudyDesign(study.name, {}, getattr(study, "repetitions", 1), models, reason)
-    return StudyDesign(study.name, import_module(module).topics(study), study.repetitions, models)
+    planner = import_module(module)
+    strata = planner.strata(study) if hasattr(planner, "strata") else 1
+    return StudyDesign(study.name, planner.topics(study), study.repetitions, models, strata=strata)
 
 
 @dataclass(frozen=True)
@@ -347,16 +260,16 @@ class Goal:
 
 
 def trade_off(
-    share: Components, paired: PairedComponents | None, goal: Goal, repetitions: list[int]
+    share: Components, paired: PairedComponents | None, goal: Goal, repetitions: list[int], strata: int = 1
 ) -> list[dict[str, float | int | None]]:
     """Per number of repetitions: the questions needed for the half-width and (with a
-    difference) for the power."""
+    difference) for the power, in `strata` clusters."""
     rows = []
     for r in repetitions:
         row: dict[str, float | int | None] = {"repetitions": r}
-        row["questions_for_half_width"] = questions_for_half_width(share, r, goal.half_width, goal.level)
+        row["questions_for_half_width"] = questions_for_half_width(share, r, goal.half_width, goal.level, strata)
         if paired is not None and goal.difference:
-            row["questions_for_power"] = questions_for_power(paired, r, goal.difference, goal.power, goal.level)
+            row["questions_for_power"] = questions_for_power(paired, r, goal.difference, goal.power, goal.level, strata)
         rows.append(row)
     return rows
 
@@ -369,9 +282,9 @@ def current(
     out: dict[str, float | int | None] = {"questions": q, "repetitions": r}
     if q is None or q < 2:
         return out
-    out["half_width"] = half_width(share, q, r, goal.level)
+    out["half_width"] = half_width(share, q, r, goal.level, design.strata)
     if paired is not None and goal.difference:
-        out["power"] = power(paired, q, r, goal.difference, goal.level)
+        out["power"] = power(paired, q, r, goal.difference, goal.level, design.strata)
     return out
 
 

@@ -107,7 +107,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         rates, why = plan.model_rates(conn, design.name, design.models, measured)
     goal = plan.Goal(args.half_width, args.difference, args.power)
     reps = sorted(set(plan.REPETITIONS) | {design.repetitions})
-    rows = plan.trade_off(one, pair, goal, reps)
+    rows = plan.trade_off(one, pair, goal, reps, design.strata)
     now = plan.current(one, pair, goal, design)
     for row in rows:
         for kind in ("half_width", "power"):

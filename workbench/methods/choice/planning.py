@@ -22,6 +22,15 @@ def topics(study: Any) -> dict[str, int]:
     return dict(counted)
 
 
+def strata(study: Any) -> int:
+    """The clusters a topic's questions are drawn within (compare's strata: its t test has
+    questions - clusters degrees of freedom)."""
+    named = {q.cluster for q in study.questions}
+    if study.generate:
+        named |= {getattr(c, "name", c) for c in study.clusters}
+    return max(1, len(named))
+
+
 @dataclass(frozen=True)
 class PilotScope:
     """One model x topic of a pilot: its answers, the outcome asked and, for peir, the
