@@ -15,7 +15,7 @@ import io
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
 from workbench import csv_input, csv_records
@@ -120,3 +120,36 @@ def test_a_field_past_the_limit_is_refused_as_soon_as_the_limit_is_passed(tmp_pa
     # A field of exactly the limit is read.
     path.write_text(header + opening + "x" * 1_000 + opening + ",Asia\n")
     assert [row["name"] for _, row in read_rows(path, ("name", "region"))] == ["Acme", "x" * 1_000]
+
+
+header_names = st.lists(
+    st.tuples(st.sampled_from(["name", "region", "entity", "", "株", "a b"]), st.sampled_from(["", " ", "  ", "\t"])),
+    min_size=1,
+    max_size=6,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(header_names, st.sampled_from(["", " ", "\t"]), st.integers(1, 9))
+@example([("entity", ""), ("entity", "")], "", 4)
+@example([("entity", ""), ("entity", " ")], " ", 1)
+@example([("name", ""), ("", ""), ("", "")], "", 3)
+def test_a_column_named_twice_is_refused_whatever_the_spaces_around_it(tmp_path, monkeypatch, names, before, block):
+    """Header names drawn with repeats and padding (before and after): a name given twice once
+    its spaces are set aside is refused on line 1 naming it and the file; any other header
+    reads every column (unnamed ones, a spreadsheet's trailing commas, may repeat)."""
+    monkeypatch.setattr(csv_input, "BLOCK", block)
+    header = [before + name + after for name, after in names]
+    path = tmp_path / "h.csv"
+    path.write_text(",".join(header) + "\n" + ",".join(str(i) for i in range(len(header))) + "\n")
+    stripped = [h.strip() for h in header]
+    assume(any(stripped))  # a header with no name at all is a blank first line, refused otherwise
+    repeated = [n for i, n in enumerate(stripped) if n and n in stripped[:i]]
+    if repeated:
+        with pytest.raises(CsvInputError) as refused:
+            list(read_rows(path))
+        assert str(refused.value).startswith(f"{path}: line 1: column {repeated[0]!r} is named twice")
+    else:
+        [(line, row)] = list(read_rows(path))
+        named = {n: str(i) for i, n in enumerate(stripped) if n}
+        assert line == 2 and {k: v for k, v in row.items() if k} == named

@@ -134,10 +134,11 @@ def read_rows(
     found = records(text_blocks(path, progress), csv_records.FIELD_LIMIT)
     try:
         try:
-            _, header = next(found)
+            line, header = next(found)
         except StopIteration:
             raise CsvInputError(f"{path}: is empty; expected a header row with {', '.join(required)}") from None
         header = [h.strip() for h in header]
+        _refuse_repeated(path, line, header)
         missing = [c for c in required if c not in header]
         if missing:
             raise CsvInputError(
@@ -152,6 +153,21 @@ def read_rows(
             yield line, dict(zip(header, values))
     except CsvSyntaxError as exc:
         raise CsvInputError(f"{path}: line {exc.line}: {exc.message}") from None
+
+
+def _refuse_repeated(path: Path, line: int, header: list[str]) -> None:
+    """A column named twice (or twice but for surrounding spaces, which are not part of a
+    name): a row read as a mapping would keep the last cell and drop the first without a
+    word, so the file is refused. Unnamed columns (a spreadsheet's trailing commas) are
+    never read and may repeat."""
+    first: dict[str, int] = {}
+    for number, name in enumerate(header, start=1):
+        if name and name in first:
+            raise CsvInputError(
+                f"{path}: line {line}: column {name!r} is named twice (columns {first[name]} and {number}); "
+                "name each column once"
+            )
+        first.setdefault(name, number)
 
 
 def chunks(items: Iterable[T], size: int | None = None) -> Iterator[list[T]]:

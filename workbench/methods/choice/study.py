@@ -302,12 +302,12 @@ def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where
         return _csv_questions(path, clusters, topic)
     if path.is_dir():
         raise where.error(f"{named}is a directory, not a question file")
+    from workbench.json_input import JsonInputError, load_json
+
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise StudyError(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    except ValueError as exc:
-        raise StudyError(f"{path}: not valid JSON: {exc}") from None
+        data = load_json(path)
+    except JsonInputError as exc:
+        raise StudyError(str(exc)) from None
     if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
         raise StudyError(f'{path}: expected the ChoiceEval format {{"<cluster name>": ["question", ...]}}')
     if len(data) != len(clusters):

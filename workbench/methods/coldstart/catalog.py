@@ -8,7 +8,6 @@ kept as recorded facts (task fidelity, diversity), never silently dropped.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +56,9 @@ def load_catalog(path: str | Path) -> Catalog:
             if not row[key].strip():
                 raise ValueError(f"{path}: line {number}: an item without a {key}")
         return Catalog([r[key] for r in rows], {r[key]: {k: v for k, v in r.items() if k != key} for r in rows})
-    data = json.loads(read_text(path))
+    from workbench.json_input import parse_json
+
+    data = parse_json(read_text(path), path)
     if not isinstance(data, list) or not data:
         raise ValueError(f"{path}: expected a JSON list of items")
     items, attributes = [], {}

@@ -165,7 +165,9 @@ def raw_result_rows(path: Path) -> Iterator[tuple]:
         raise ImportError_(f"{path}: expected a name like gemma3_1b_movie_action_movie_fan_0.json")
     model = f"{match['model']}_{match['dataset']}_{match['context']}"
     seed = int(match["seed"])
-    data = json.loads(path.read_text("utf-8"))
+    from workbench.json_input import load_json
+
+    data = load_json(path)
     for category, block in data.items():
         entries = (
             [("neutral", "neutral", block)]
@@ -202,7 +204,7 @@ def import_responses(
     try:
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
-        raise ImportError_(f"{catalog_path}: {exc}") from None
+        raise ImportError_(str(exc)) from None  # names the file
 
     def responses() -> Iterator[tuple]:
         for line, row in read_rows(path, ("model", "seed", "persona_category", "persona", "response"), progress):

@@ -19,7 +19,7 @@ def _rankings(conn, path: Path, options: dict[str, Any]) -> list[str]:
         try:
             catalog = load_catalog(Path(options["catalog"]))
         except (OSError, ValueError) as exc:
-            raise ImportError_(f"{options['catalog']}: {exc}") from None
+            raise ImportError_(str(exc)) from None  # names the file
     got = import_rankings(conn, study, path, catalog, progress=options.get("progress"))  # one transaction
     with_catalog = f" with its catalog of {plural(len(catalog.items), 'item')}." if catalog else "."
     ranked = f"{plural(got['rows'], 'ranked item')} in {plural(got['lists'], 'list')}"

@@ -72,7 +72,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
     try:
         catalog = load_catalog(catalog_path)
     except (OSError, ValueError) as exc:
-        raise where.child("catalog").error(f"cannot read {catalog_path}: {exc}") from None
+        raise where.child("catalog").error(str(exc)) from None  # names the file
     if not 1 <= file.k <= len(catalog.items):
         raise where.child("k").error(f"expected between 1 and the catalog's {len(catalog.items)} items")
     attributes = {}
@@ -100,10 +100,12 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
 
 
 def _attributes_file(where: Where, file_path: Path) -> dict[str, list[str]]:
+    from workbench.json_input import JsonInputError, load_json
+
     try:
-        loaded = json.loads(file_path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise where.error(f"cannot read {file_path}: {exc}") from None
+        loaded = load_json(file_path)
+    except JsonInputError as exc:
+        raise where.error(str(exc)) from None
     shape = 'expected {"category": ["attribute", ...]}'
     if not isinstance(loaded, dict):
         raise where.error(shape)

@@ -355,7 +355,7 @@ def import_scores(
 
     path, task_path = Path(path), Path(task_path)
     try:
-        task = load_task(Where(str(task_path)), task_path)
+        task = load_task(Where("--task"), task_path)  # its messages name the file
     except StudyError as exc:
         raise ImportError_(str(exc)) from None
     with staging(conn):

@@ -122,14 +122,12 @@ def load_task(where: Where, path: Path) -> Task:
     """A task definition in the entity-bias framework's JSON format."""
     if not path.is_file():
         raise where.error(f"file {path} does not exist")
+    from workbench.json_input import JsonInputError, load_json
+
     try:
-        data = json.loads(path.read_text("utf-8"))
-    except json.JSONDecodeError as exc:
-        raise where.error(f"{path}: not valid JSON: {exc}") from None
-    except UnicodeDecodeError as exc:
-        raise where.error(f"{path}: not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
-    except OSError as exc:
-        raise where.error(f"{path}: cannot be read ({exc.strerror or exc})") from None
+        data = load_json(path)
+    except JsonInputError as exc:
+        raise where.error(str(exc)) from None
     try:
         labels = [
             Label(str(item["id"]), float(item["weight"]), dict(item["text"]), str(item.get("numeric", index + 1)))
