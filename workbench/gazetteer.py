@@ -3,7 +3,8 @@
 A gazetteer is a CSV file of the names an audit looks for: `name` (the entity, as every
 table shows it), optional `spellings` (other ways to write it, separated by `|`: "iPhone"
 for Apple, "Hoka One One" for Hoka) and optional `topic` (the topics whose answers it is
-sought in, separated by `|`; empty: every topic). Any other column (region, country) is for
+sought in, separated by `|`; empty: every topic; each one of the study's, case and spacing
+aside, or the study is refused). Any other column (region, country) is for
 `workbench import entities`, which reads the same file.
 
 An answer's list is the entities whose spellings appear in it, in the order they first
@@ -43,6 +44,12 @@ class GazetteerError(UserFacingError, ValueError):
 def _fold(text: str) -> str:
     text = unicodedata.normalize("NFKD", text)
     return "".join(c for c in text if not unicodedata.combining(c)).casefold()
+
+
+def topic_key(topic: str) -> str:
+    """A topic as compared: case and spacing ignored, as clusters and regions are matched
+    ("Running  Shoes" is the study's "running shoes")."""
+    return " ".join(topic.split()).casefold()
 
 
 def allowed_edits(length: int) -> int:
@@ -86,7 +93,8 @@ class Gazetteer:
 
     def __init__(self, spellings: Iterable[Spelling], topics: dict[str, frozenset[str]] | None = None) -> None:
         self.spellings = list(spellings)
-        self.topics = topics or {}  # entity -> the topics it is sought in (absent: every topic)
+        self.topics = topics or {}  # entity -> the topics it is sought in, as topic_key (absent: every topic)
+        self.topic_lines: dict[str, tuple[str, int]] = {}  # topic_key -> (as the file writes it, first line)
         self._by_topic: dict[str | None, _Index] = {}
 
     @property
@@ -98,10 +106,22 @@ class Gazetteer:
             chosen = [
                 s
                 for s in self.spellings
-                if s.entity not in self.topics or topic is None or topic in self.topics[s.entity]
+                if s.entity not in self.topics or topic is None or topic_key(topic) in self.topics[s.entity]
             ]
             self._by_topic[topic] = _Index(chosen)
         return self._by_topic[topic]
+
+    def check_topics(self, path: Path, known: Iterable[str]) -> None:
+        """GazetteerError naming the first topic of the file that is none of `known` (the
+        study's): its rows would never be sought, while the run counts their names."""
+        known = list(known)
+        keys = {topic_key(t) for t in known}
+        for key, (written, line) in self.topic_lines.items():
+            if key not in keys:
+                raise GazetteerError(
+                    f"{path}: line {line}: topic {written!r} is not one of the study's topics "
+                    f"({', '.join(map(repr, known))}); case and spacing may differ, the words may not"
+                )
 
     def find(self, text: str, topic: str | None = None, fuzzy: bool = True) -> list[Found]:
         """Every name in `text`, in order of appearance (a name found twice is listed twice)."""
@@ -163,6 +183,7 @@ def load(path: Path) -> Gazetteer:
     spellings: list[Spelling] = []
     owner: dict[str, tuple[str, int]] = {}  # compact spelling -> (entity, line)
     topics: dict[str, set[str]] = {}
+    topic_lines: dict[str, tuple[str, int]] = {}
     everywhere: set[str] = set()
     try:
         for line, row in read_rows(path, ("name",)):
@@ -183,9 +204,11 @@ def load(path: Path) -> Gazetteer:
                 if earlier is None:
                     owner[s.compact] = (entity, line)
                     spellings.append(s)
-            named = {t.strip() for t in row.get("topic", "").split("|") if t.strip()}
+            named = [" ".join(t.split()) for t in row.get("topic", "").split("|") if t.strip()]
+            for written in named:
+                topic_lines.setdefault(topic_key(written), (written, line))
             if named:
-                topics.setdefault(entity, set()).update(named)
+                topics.setdefault(entity, set()).update(map(topic_key, named))
             else:
                 everywhere.add(entity)
     except CsvInputError as exc:
@@ -193,4 +216,6 @@ def load(path: Path) -> Gazetteer:
     if not spellings:
         raise GazetteerError(f"{path}: no names; expected a header with name (and optional spellings, topic)")
     # An entity listed once for every topic is sought in every topic.
-    return Gazetteer(spellings, {e: frozenset(t) for e, t in topics.items() if e not in everywhere})
+    found = Gazetteer(spellings, {e: frozenset(t) for e, t in topics.items() if e not in everywhere})
+    found.topic_lines = topic_lines
+    return found

@@ -44,6 +44,11 @@ class ChoiceMethod(MethodBase):
     def plan_context(self, conn, study, study_id):
         if conn is None:  # counting: the questions of the file
             return {(q.topic, q.cluster, q.text): 0 for q in study.questions}
+        if study.extraction.method == "gazetteer":  # before anything is stored or asked
+            from workbench.methods.choice.extraction import check_gazetteer_topics
+
+            stored = {topic for topic, _cluster, _text in question_store.study_questions(conn, study_id)}
+            check_gazetteer_topics(study, stored)
         sync_file_questions(conn, study_id, study.questions)  # the file's now: moved, dropped, added
         return question_store.study_questions(conn, study_id, study.verified_only)  # with imported and generated ones
 

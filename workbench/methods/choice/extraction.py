@@ -160,6 +160,18 @@ def extract_with_list_parser(
     return report
 
 
+def check_gazetteer_topics(study, stored_topics: set[str]) -> None:
+    """Refuse a gazetteer row whose topic is none of the study's (its file's, generated or
+    imported): its names would be counted as sought and never looked for."""
+    from pathlib import Path
+
+    from workbench.gazetteer import load
+
+    path = Path(study.extraction.entities or "")
+    topics = {q.topic for q in study.questions} | set(study.generate) | stored_topics
+    load(path).check_topics(path, sorted(topics))
+
+
 def extract_with_gazetteer(
     conn: sqlite3.Connection, study_id: int, model_id: int, model_label: str, settings: Extraction
 ) -> ExtractionReport:
