@@ -11,6 +11,7 @@ from pathlib import Path
 
 from workbench.store import method_migrations
 from workbench.store.errors import UserFacingError
+from workbench.store.rollback import rollback
 from workbench.store.schema import FOREIGN_KEYS_OFF, MIGRATIONS, SCHEMA_VERSION
 
 # A reader (the TUI) and a writer (a headless run) share the file. WAL lets them
@@ -207,6 +208,11 @@ def reason(exc: sqlite3.Error) -> str:
         )
     if "full" in text:
         return f"the disk is full ({text}); nothing after the last stored answer was lost"
+    if "disk I/O error" in text:  # what a write past the space (or the size a file may have) gives
+        return (
+            f"the database could not be written ({text}): is the disk full? The store is as its last "
+            "commit left it; free some space and run the same command again"
+        )
     return text
 
 
@@ -260,7 +266,7 @@ def migrate(conn: sqlite3.Connection, path: Path | str = "database") -> int:
             conn.execute(f"PRAGMA user_version = {number + 1}")
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
         finally:
             if keys_off:

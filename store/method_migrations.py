@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from workbench.store.errors import UserFacingError
+from workbench.store.rollback import rollback
 
 MethodMigrations = tuple[str, Sequence[tuple[str, str]]]  # (method name, its (name, sql) pairs)
 
@@ -114,7 +115,7 @@ def _start_record(conn: sqlite3.Connection) -> None:
             )
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
 
 
@@ -171,10 +172,12 @@ def apply(conn: sqlite3.Connection, path: Path | str) -> int:
             conn.execute("INSERT INTO method_migrations VALUES (?, ?, ?)", (method, name, _now()))
             conn.execute("COMMIT")
         except sqlite3.Error as exc:
-            conn.execute("ROLLBACK")
+            rollback(conn)
+            if "disk I/O error" in str(exc) or "full" in str(exc):
+                raise  # the disk's fault, not the migration's: the caller says so, naming the file
             raise MethodTablesError(f"{path}: method {method!r} migration {name!r} failed: {exc}") from None
         except BaseException:
-            conn.execute("ROLLBACK")
+            rollback(conn)
             raise
     return len(todo)
 

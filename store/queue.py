@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from workbench.store.db import utc_now
+from workbench.store.rollback import rollback
 from workbench.store.values import (
     clean_count,
     clean_float,
@@ -42,8 +43,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK TO nested")
-            conn.execute("RELEASE nested")
+            rollback(conn, "nested")
             raise
         conn.execute("RELEASE nested")
         return
@@ -51,7 +51,7 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     conn.execute("COMMIT")
 

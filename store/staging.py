@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import count
 
+from workbench.store.rollback import rollback
+
 _names = count()
 
 
@@ -68,6 +70,6 @@ def scratch(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        rollback(conn)
         raise
     conn.execute("COMMIT")

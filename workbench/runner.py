@@ -55,9 +55,10 @@ def backoff_delay(attempt: int, options: RunOptions) -> float:
 
 def _one_error(group: BaseExceptionGroup) -> BaseException:
     """The error a user should see when the models' tasks end in a group: an interrupt, else
-    an engine that cannot start (one line: "cannot load ..."), else the group itself."""
+    an engine that cannot start (one line: "cannot load ..."), else a store that cannot be
+    written (a full disk: one line naming the file), else the group itself."""
     leaves = list(_leaves(group))
-    for kind in (KeyboardInterrupt, EngineError):
+    for kind in (KeyboardInterrupt, EngineError, sqlite3.Error):  # a store that cannot be written: one line
         found = next((e for e in leaves if isinstance(e, kind)), None)
         if found is not None:
             return found

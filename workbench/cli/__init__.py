@@ -8,7 +8,9 @@ status 2.
 from __future__ import annotations
 
 import argparse
+import codecs
 import sqlite3
+import sys
 
 from workbench.cli import compare, data, doctor, entities, init, metrics, plan, report, review, run, tui
 from workbench.cli.common import UserError, make_console
@@ -65,7 +67,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _printable_output() -> None:
+    """On a terminal or pipe that is not Unicode (PYTHONIOENCODING=ascii, a C locale) a
+    character it cannot show ('·' in a table's title, 'é' in a name) prints as '?': it
+    raised UnicodeEncodeError after the command had done its work."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding, reconfigure = getattr(stream, "encoding", None), getattr(stream, "reconfigure", None)
+        if not encoding or reconfigure is None or getattr(stream, "errors", "strict") != "strict":
+            continue
+        try:
+            if not codecs.lookup(encoding).name.startswith("utf"):
+                reconfigure(errors="replace")
+        except (LookupError, ValueError, OSError):
+            continue
+
+
 def main(argv: list[str] | None = None) -> int:
+    _printable_output()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
