@@ -113,3 +113,21 @@ def test_metrics_on_a_terminal_that_is_not_unicode(tmp_path):
     title = next(line for line in utf8.stdout.splitlines() if "·" in line).strip()
     assert title.startswith("Preferred entity (PEIR) · direct-recommendation rate")
     assert title.replace("·", "?") in ascii_.stdout
+
+
+def test_an_answer_of_nested_brackets_is_an_unreadable_list_not_a_traceback(tmp_path, fake_server):
+    """A model run into 3,000 `[` (small models loop so) answered every question and then its
+    own extraction: json.loads raised RecursionError and the run ended in a traceback. Such a
+    reply is now an expert reply not understood, counted as such, and the run ends well."""
+    brackets = "[" * 3000 + "]" * 3000
+    server = fake_server(ServerConfig(reply_text=brackets))
+    study = _study(tmp_path, server.base_url, 2)
+    study.write_text(
+        study.read_text().replace(
+            "[[clusters]]", '[extraction]\nmethod = "experts"\nexperts = 3\noutput = "json"\n[[clusters]]'
+        )
+    )
+    db = tmp_path / "x.db"
+    result = run_cli("run", study, "--db", db, "--quiet")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Extracted ranked lists for 2 answers (2 with no recommendation)" in result.stdout

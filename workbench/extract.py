@@ -108,7 +108,7 @@ def json_values(text: str) -> Iterator[Any]:
     for candidate in candidates:
         try:
             yield json.loads(candidate)
-        except ValueError:
+        except (ValueError, RecursionError):  # a model run into thousands of `[`: not a list
             continue
 
 

@@ -199,7 +199,7 @@ class OpenAIEngine:
                     )
             try:
                 parsed = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: nested past what Python follows
                 broken = True  # a replica that answers garbage is out too
                 raise EngineError(
                     "bad_response",

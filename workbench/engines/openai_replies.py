@@ -58,7 +58,7 @@ def server_message(raw: str) -> str:
     when it is JSON, else its text."""
     try:
         reply = json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past what Python follows
         return raw
     if isinstance(reply, dict):
         error = reply.get("error")

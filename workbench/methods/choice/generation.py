@@ -90,7 +90,7 @@ def _json_object(text: str | None) -> dict | None:
     start, end = text.find("{"), text.rfind("}")
     try:
         data = json.loads(text[start : end + 1]) if 0 <= start < end else None
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

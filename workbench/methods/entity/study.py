@@ -309,7 +309,7 @@ def store_scores(
                 result = json.loads(text)
                 logprobs = [None if v is None else float(v) for v in result["logprobs"]]
                 method = str(result.get("method", score["method"]))
-            except (ValueError, KeyError, TypeError):
+            except (ValueError, KeyError, TypeError, RecursionError):
                 unparseable += 1  # kept in responses; counted, never dropped silently
                 continue
             known = [v for v in logprobs if v is not None]
