@@ -71,13 +71,40 @@ def clean_int(value: Any) -> int | None:
     return value if -SQLITE_MAX_INT - 1 <= value <= SQLITE_MAX_INT else None
 
 
-_BEARER = re.compile(r"(?i)(bearer\s+)[^\s\"',;]+")
+# An echoed header or JSON field: `Bearer <token>`, `Authorization: <token>`, `"api_key": "<token>"`.
+_FIELD = re.compile(
+    r"""(?i)((?:\bbearer\s+)|(?:\b(?:authorization|x-api-key|api[-_]?key)["']?\s*[:=]\s*["']?"""
+    r"""(?:(?:bearer|basic|token)\s+)?))"""
+    r"""(?!\[redacted\]|(?:bearer|basic|token)\s)[^\s"',;]+"""
+)
+
+# A key shorter than this is a placeholder, not a secret: vLLM's customary `EMPTY`, `none`,
+# `token-abc123`; providers issue keys of 32 characters and more. Looked for in answers, a
+# short key rewrites the words that contain or equal it (the key `Bala` made "New Balance"
+# "New [redacted]nce"), so only a key this long is looked for.
+MIN_SECRET_CHARS = 16
+
+
+def secret_pattern(secret: str) -> re.Pattern[str] | None:
+    """The key as a whole token (no letter or digit right before or after it), None for a key
+    too short to be secret. Inside a word it is some other word, and kept."""
+    if len(secret) < MIN_SECRET_CHARS:
+        return None
+    return re.compile(r"(?<![^\W_])" + re.escape(secret) + r"(?![^\W_])")
+
+
+def without_secret(text: str, pattern: re.Pattern[str] | None) -> tuple[str, int]:
+    """`text` with each whole-token occurrence of the key (`secret_pattern`) replaced by
+    [redacted], and how many there were."""
+    if pattern is None:
+        return text, 0
+    return pattern.subn("[redacted]", text)
 
 
 def redact(text: str, secret: str = "") -> str:
-    """`text` with `secret` and any `Bearer <token>` replaced by [redacted]: a proxy
-    may echo the Authorization header in an error body, which would otherwise be
-    stored, printed and exported."""
-    if secret and len(secret) >= 4:
-        text = text.replace(secret, "[redacted]")
-    return _BEARER.sub(r"\1[redacted]", text)
+    """An error message without the key (as a whole token) and without the value of any
+    header or JSON field that carries a key (`Bearer <token>`, `Authorization: ...`,
+    `api_key=...`): a proxy may echo them in an error body, which would otherwise be stored,
+    printed and exported. A field's value goes whatever its length."""
+    text = without_secret(text, secret_pattern(secret))[0]
+    return _FIELD.sub(r"\1[redacted]", text)

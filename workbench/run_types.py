@@ -50,6 +50,7 @@ class Progress:
     # a pool's replicas (url, state, done, failed, in_flight, latency_s), for the progress display
     endpoints: tuple[dict, ...] = ()
     budget_left: int | None = None  # requests --limit lets this run still take (shared by its models)
+    redacted: int = 0  # answers of this run the API key was taken out of (a server echoed it)
 
     @property
     def total(self) -> int:

@@ -119,6 +119,7 @@ class _ModelRun:
         self.in_flight: set[str] = set()
         self.tokens = 0
         self.answered = 0
+        self.redacted = 0  # answers the engine took the API key out of: reported, never silent
         self.consecutive_failures = 0
         self.last_error: str | None = None
         self.stopped_reason: str | None = None
@@ -158,6 +159,7 @@ class _ModelRun:
             waiting=None if finished else (self.waiting or self._health()),
             endpoints=self._replicas(),
             budget_left=self.budget.left,
+            redacted=self.redacted,
         )
 
     def _replicas(self) -> tuple[dict, ...]:
@@ -284,6 +286,7 @@ class _ModelRun:
                 return
             self.tokens += completion.completion_tokens or 0
             self.answered += 1
+            self.redacted += getattr(completion, "redacted", 0) > 0
             self.consecutive_failures = self.not_exact_streak = 0
             self.counts["running"] -= 1
             self.counts["done"] += 1

@@ -146,6 +146,9 @@ def run_study(
     except EngineError as exc:  # an engine that cannot start: one line, not a traceback
         raise UserError(str(exc)) from None
     print_extraction(summary.extraction, console)
+    if redacted := sum(p.redacted for p in summary.progress):  # a change to an answer is never silent
+        said = f"{plural(redacted, 'answer')} held the API key (the server echoed it); it is stored as [redacted]."
+        console.print(said, markup=False, soft_wrap=True, style="yellow")
     for p in summary.progress:
         if p.stopped_reason:
             console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)

@@ -57,6 +57,7 @@ class Completion:
     parallel: int | None = None  # llama: sequences the batch could hold when this was decoded
     endpoint: str | None = None  # openai: the base URL (replica) that answered
     served_model: str | None = None  # openai: the model name the reply carried (a replica may serve another)
+    redacted: int = 0  # openai: strings of the reply the API key was taken out of (the run says so)
 
 
 def completion_from_choice(

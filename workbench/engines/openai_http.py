@@ -39,7 +39,7 @@ from workbench.engines.openai_replies import (
 from workbench.engines.openai_scoring import ExactScorer, first_token
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
 from workbench.specs import ModelSpec
-from workbench.store.values import redact
+from workbench.store.values import redact, secret_pattern, without_secret
 
 DEFAULT_TIMEOUT_S = 120.0
 DEFAULT_CONCURRENCY = 8
@@ -78,27 +78,32 @@ class OpenAIEngine:
                 )
             self._headers["Authorization"] = f"Bearer {key}"
         self._secret = self._headers.get("Authorization", "")[len("Bearer ") :]
+        self._secret_pattern = secret_pattern(self._secret)  # None: too short to be secret
 
     def redact(self, text: str) -> str:
         """The text without this engine's API key (a proxy may echo the header in an error body)."""
         return redact(text, self._secret)
 
-    def _without_secret(self, reply: Any) -> Any:
-        """A parsed reply with this engine's API key out of every string: a server that echoes
-        it into an answer's text would otherwise have it stored, exported and shown. Only the
-        key itself: an answer's own words ("bearer bonds") are kept as they are."""
-        secret = self._secret
-        if len(secret) < 4 or not isinstance(reply, (dict, list)):
-            return reply
+    def _without_secret(self, reply: Any) -> int:
+        """The parsed reply with this engine's API key, as a whole token, out of every string:
+        a server that echoes it into an answer would otherwise have it stored, exported and
+        shown. Only the key itself, and only a key long enough to be secret (`secret_pattern`):
+        an answer's words ("New Balance" for the key `Bala`) are kept as they are. The number
+        of strings changed (the run reports the answers it changed)."""
+        secret, pattern = self._secret, self._secret_pattern
+        if pattern is None or not isinstance(reply, (dict, list)):
+            return 0
+        changed = 0
         stack = [reply]  # by hand, not recursion: a hostile reply may nest deeply
         while stack:
             node = stack.pop()
             for key, value in list(node.items() if isinstance(node, dict) else enumerate(node)):
                 if isinstance(value, str) and secret in value:
-                    node[key] = value.replace(secret, "[redacted]")
+                    node[key], found = without_secret(value, pattern)
+                    changed += found > 0
                 elif isinstance(value, (dict, list)):
                     stack.append(value)
-        return reply
+        return changed
 
     async def start(self) -> None:
         if self._session is None:
@@ -115,7 +120,7 @@ class OpenAIEngine:
         return (await self._post_answered(path, body))[0]
 
     async def _post_answered(
-        self, path: str, body: dict[str, Any], avoid: frozenset[str] = frozenset()
+        self, path: str, body: dict[str, Any], avoid: frozenset[str] = frozenset(), removed: list[int] | None = None
     ) -> tuple[dict[str, Any], str]:
         """POST one JSON body to an endpoint with room (never one in `avoid`: NoneLeft when
         only those are left); the parsed reply and the endpoint that gave it, or an
@@ -125,11 +130,16 @@ class OpenAIEngine:
         as the request's failed attempt. An endpoint that refuses the model is down for it
         and the request goes to another; when every endpoint has refused, the EngineError
         stops the model (`stops_model`), one line per endpoint. Each failure routed to
-        another endpoint is noted for the runner (`note_routed`)."""
+        another endpoint is noted for the runner (`note_routed`). `removed` gets the number of
+        the reply's strings the API key was taken out of."""
         tried: set[str] = set()
         while True:
             try:
-                return await self._post_once(path, body, tried, avoid)
+                reply, url = await self._post_once(path, body, tried, avoid)
+                found = self._without_secret(reply)
+                if removed is not None:
+                    removed.append(found)
+                return reply, url
             except AllRefused:
                 raise self._refused_everywhere() from None
             except Refusal as exc:
@@ -207,7 +217,7 @@ class OpenAIEngine:
                     retryable=True,
                 ) from None
             ok = True
-            return self._without_secret(parsed), endpoint.url
+            return parsed, endpoint.url
         except TimeoutError:
             broken = True
             raise EngineError("timeout", f"{url}: no answer within {self.timeout_s:g} s", retryable=True) from None
@@ -270,13 +280,15 @@ class OpenAIEngine:
     async def generate(self, request: GenerationRequest) -> Completion:
         started = time.perf_counter()
         body = self._common(request)
+        removed: list[int] = []  # strings of the reply the API key was taken out of
         if self.mode == "completion":
             body["prompt"] = render_completion_prompt(request.messages) + (request.prefill or "")
             body["stop"] = list(request.stop) + list(COMPLETION_STOPS)
             if request.logprobs is not None:
                 body["logprobs"] = request.logprobs
-            reply, url = await self._post_answered("completions", body)
+            reply, url = await self._post_answered("completions", body, removed=removed)
             completion = self._completion(reply, started)
+            completion.redacted = sum(removed)
             completion.text = (request.prefill or "").lstrip() + completion.text
             completion.endpoint = url
             return completion
@@ -290,8 +302,9 @@ class OpenAIEngine:
                     "type": "json_schema",
                     "json_schema": {"name": "answer", "schema": request.json_schema},
                 }
-            reply, url = await self._post_answered("chat/completions", body)
+            reply, url = await self._post_answered("chat/completions", body, removed=removed)
         completion = self._completion(reply, started)
+        completion.redacted = sum(removed)
         completion.endpoint = url
         return completion
 
