@@ -25,6 +25,11 @@ MAX_PER_GROUP = 100_000
 MAX_EXPERTS = 50
 MAX_TOKENS = 1_000_000
 MAX_TEMPERATURE = 10.0
+# A prompt text a study writes (its system prompt, a question, the identity probe), in
+# characters: some 25,000 tokens, far beyond any audit's prompts. Every request stores its
+# prompt, so a 5 MB system prompt became 731 MB for 144 requests (and 50 MB never finished
+# planning); refused at load instead, naming the key.
+MAX_PROMPT_CHARS = 100_000
 
 
 def check_last_seeds(where, seed: int, models: list, count: int, what: str) -> None:

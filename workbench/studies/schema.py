@@ -24,7 +24,7 @@ from pydantic_core import PydanticCustomError
 
 from workbench.specs import ModelSpec, SpecError, parse_spec, same_model_twice
 from workbench.studies.errors import StudyError, Where, bounds, mismatch, out_of_range
-from workbench.studies.limits import MAX_TEMPERATURE, MAX_TOKENS
+from workbench.studies.limits import MAX_PROMPT_CHARS, MAX_TEMPERATURE, MAX_TOKENS
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,21 @@ def text(expectation: str, blank: str | None = None) -> Any:
     if blank is None:
         return Annotated[str, Check(expectation)]
     return Annotated[str, Check(expectation), AfterValidator(_not_blank(blank))]
+
+
+def prompt_text(expectation: str, blank: str | None = None) -> Any:
+    """A text sent to a model with every request (a system prompt, a question): a string of
+    at most MAX_PROMPT_CHARS characters (`text`'s `blank` as there)."""
+
+    def check(value: str) -> str:
+        if len(value) > MAX_PROMPT_CHARS:
+            raise refuse(
+                f"expected {expectation} of at most {MAX_PROMPT_CHARS:,} characters, got {len(value):,} "
+                "(every request stores its prompt)"
+            )
+        return value
+
+    return Annotated[text(expectation, blank), AfterValidator(check)]
 
 
 def _not_blank(message: str):
@@ -150,7 +165,7 @@ class Generation(Table):
     stop: (
         Annotated[list[text("a string")], Check("a list of stop strings"), AfterValidator(_non_empty_stops)] | None
     ) = None
-    system: text("a system prompt string") | None = None
+    system: prompt_text("a system prompt string") | None = None
 
 
 GenerationTable = Annotated[Generation, Check("a [generation] table")]

@@ -20,6 +20,7 @@ from workbench.studies.schema import (
     Table,
     file_name,
     number,
+    prompt_text,
     refuse,
     text,
 )
@@ -95,7 +96,7 @@ def _distinct_names(clusters: list[Cluster]) -> list[Cluster]:
     return clusters
 
 
-Question = text("a question string", blank="expected a non-empty question")
+Question = prompt_text("a question string", blank="expected a non-empty question")
 InlineQuestions = Annotated[
     dict[str, Annotated[list[Question], Check("a list of question strings")]],
     Check('a table of cluster name -> list of questions, e.g. "Budget-Conscious" = ["..."]'),

@@ -9,7 +9,19 @@ from pydantic import AfterValidator
 
 from workbench.specs import ModelSpec
 from workbench.studies.limits import MAX_PER_GROUP, MAX_SEED
-from workbench.studies.schema import Check, Flag, Generation, Models, Name, Table, file_name, model_spec, number, text
+from workbench.studies.schema import (
+    Check,
+    Flag,
+    Generation,
+    Models,
+    Name,
+    Table,
+    file_name,
+    model_spec,
+    number,
+    prompt_text,
+    text,
+)
 
 
 def _rules_or_spec(value: str) -> ModelSpec | None:
@@ -28,5 +40,5 @@ class IdentityFile(Table):
     judge_prompt: file_name("a path to a prompt file") | None = None
     name: Name | None = None  # None: the file's name
     seed: number("a whole-number seed", 0, MAX_SEED) = 1
-    probe: text("the probe question") | None = None  # None: study.DEFAULT_PROBE
+    probe: prompt_text("the probe question") | None = None  # None: study.DEFAULT_PROBE
     structured: Flag = True  # answers constrained to the JSON schema the prompt asks for
