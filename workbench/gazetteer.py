@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -133,40 +134,51 @@ class Gazetteer:
         return out[:k] if k is not None else out
 
 
+# Near spellings are compared a block at a time: at most BLOCK_CELLS (window, spelling) pairs
+# in one distance matrix, and at most BLOCK_WINDOWS windows waiting for one, so memory is
+# bounded whatever the answer's length and the gazetteer's size (every window against every
+# spelling at once took 3.9 GB for a 1,000,000-word answer, 3.6 GB for 100,000 names).
+BLOCK_CELLS = 1 << 22
+BLOCK_WINDOWS = 1 << 15
+
+
 class _Index:
     def __init__(self, spellings: list[Spelling]) -> None:
         self.spellings = spellings
         self.exact: dict[str, list[int]] = {}
         for i, s in enumerate(spellings):
             self.exact.setdefault(s.compact, []).append(i)
-        self.compacts = [s.compact for s in spellings]
-        self.allowed = np.array([allowed_edits(len(c)) for c in self.compacts], dtype=np.int32)
         self.longest = min(MAX_WORDS, max((s.words for s in spellings), default=0) + 1)
+        # A near spelling keeps the name's words and first letter ("Running" is not "On Running"),
+        # and a name under 6 letters has none: a window is compared only with the spellings of
+        # its number of words and first letter that allow an edit.
+        near: dict[tuple[int, str], list[int]] = {}
+        for i, s in enumerate(spellings):
+            if allowed_edits(len(s.compact)) > 0:
+                near.setdefault((s.words, s.compact[0]), []).append(i)
+        self.near = {key: _Bucket(spellings, members) for key, members in near.items()}
 
     def find(self, text: str, fuzzy: bool) -> list[Found]:
-        words = [(m.start(), m.end(), _fold(m.group())) for m in _WORD.finditer(text)]
-        # Every run of 1..longest words, joined without spaces: a name written apart or together.
-        windows = [(i, j) for i in range(len(words)) for j in range(i + 1, min(i + self.longest, len(words)) + 1)]
-        keys = ["".join(w for _s, _e, w in words[i:j]) for i, j in windows]
-        candidates = []  # (edits, -characters, start word, end word, spelling index)
-        for (i, j), key in zip(windows, keys):
-            for index in self.exact.get(key, ()):
-                candidates.append((0, -len(key), i, j, index))
-        if fuzzy and keys and self.compacts and self.allowed.max() > 0:
-            distances = process.cdist(keys, self.compacts, scorer=OSA.distance, score_cutoff=int(self.allowed.max()))
-            rows, columns = np.nonzero((distances > 0) & (distances <= self.allowed[np.newaxis, :]))
-            for row, column in zip(rows.tolist(), columns.tolist()):
-                i, j = windows[row]
-                s = self.spellings[column]
-                # A near spelling keeps the name's words and first letter ("Running" is not "On Running").
-                if j - i != s.words or keys[row][0] != s.compact[0]:
-                    continue
-                candidates.append((int(distances[row, column]), -len(keys[row]), i, j, column))
+        candidates: list[tuple] = []  # (edits, -characters, start word, end word, spelling, start, end)
+        near = _Near(self.near, candidates) if fuzzy and self.near else None
+        recent: deque[tuple[int, int, str]] = deque(maxlen=self.longest)  # latest first: (word, offset, folded)
+        # The words are read as the text is, never all at once: a long answer costs its matches.
+        for n, match in enumerate(_WORD.finditer(text)):
+            recent.appendleft((n, match.start(), _fold(match.group())))
+            end, key = match.end(), ""
+            # Every run of 1..longest words ending here, joined without spaces: a name written apart or together.
+            for i, start, word in recent:
+                key = word + key
+                for index in self.exact.get(key, ()):
+                    candidates.append((0, -len(key), i, n + 1, index, start, end))
+                if near is not None and key:
+                    near.add(key, i, n + 1, start, end)
+        if near is not None:
+            near.flush()
         taken: set[int] = set()
         chosen = []
-        for edits, _length, i, j, index in sorted(candidates):
+        for edits, _length, i, j, index, start, end in sorted(candidates):
             s = self.spellings[index]
-            start, end = words[i][0], words[j - 1][1]
             if s.capital and not text[start].isupper():
                 continue
             if taken.intersection(range(i, j)):
@@ -174,6 +186,56 @@ class _Index:
             taken.update(range(i, j))
             chosen.append(Found(s.entity, s.text, start, end, edits))
         return sorted(chosen, key=lambda found: found.start)
+
+
+class _Bucket:
+    """The spellings one window may be a near spelling of: one number of words, one first letter."""
+
+    def __init__(self, spellings: list[Spelling], members: list[int]) -> None:
+        self.members = members  # indices into the index's spellings
+        self.compacts = [spellings[i].compact for i in members]
+        self.allowed = np.array([allowed_edits(len(c)) for c in self.compacts], dtype=np.uint8)
+        self.cutoff = int(self.allowed.max())
+        self.most_waiting = max(1, BLOCK_CELLS // len(members))
+
+
+class _Near:
+    """The windows of one text waiting to be compared with their bucket's spellings, compared a
+    block at a time; each near spelling found goes into `candidates`."""
+
+    def __init__(self, buckets: dict[tuple[int, str], _Bucket], candidates: list[tuple]) -> None:
+        self.buckets, self.candidates = buckets, candidates
+        self.waiting: dict[tuple[int, str], list[tuple[str, int, int, int, int]]] = {}
+        self.count = 0
+
+    def add(self, key: str, i: int, j: int, start: int, end: int) -> None:
+        bucket_key = (j - i, key[0])
+        bucket = self.buckets.get(bucket_key)
+        if bucket is None:
+            return
+        waiting = self.waiting.setdefault(bucket_key, [])
+        waiting.append((key, i, j, start, end))
+        self.count += 1
+        if len(waiting) >= bucket.most_waiting:
+            self._compare(bucket_key)
+        elif self.count >= BLOCK_WINDOWS:
+            self.flush()
+
+    def flush(self) -> None:
+        for bucket_key in list(self.waiting):
+            self._compare(bucket_key)
+
+    def _compare(self, bucket_key: tuple[int, str]) -> None:
+        waiting, bucket = self.waiting.pop(bucket_key), self.buckets[bucket_key]
+        self.count -= len(waiting)
+        keys = [w[0] for w in waiting]
+        distances = process.cdist(
+            keys, bucket.compacts, scorer=OSA.distance, score_cutoff=bucket.cutoff, dtype=np.uint8
+        )
+        rows, columns = np.nonzero((distances > 0) & (distances <= bucket.allowed[np.newaxis, :]))
+        for row, column in zip(rows.tolist(), columns.tolist()):
+            key, i, j, start, end = waiting[row]
+            self.candidates.append((int(distances[row, column]), -len(key), i, j, bucket.members[column], start, end))
 
 
 def load(path: Path) -> Gazetteer:
