@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState
 from workbench import monitor
 from workbench.literal import visible
 from workbench.run_control import AuditRun, RunOutcome
-from workbench.run_types import Progress
+from workbench.run_types import Progress, redaction_note
 from workbench.store.db import StoreError
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
@@ -268,3 +268,5 @@ class RunScreen(Screen):
                 self.app.show_error("A model stopped", "\n".join(stopped))
             self._show_title(state)
             self.notify(f"Run {state}.")
+            if note := redaction_note(summary.progress if summary else []):
+                self.notify(note, severity="warning", markup=False)

@@ -70,3 +70,30 @@ def test_what_is_redacted_in_an_error_message():
     assert redact("headers: Authorization: Bearer EMPTY", "EMPTY") == "headers: Authorization: Bearer [redacted]"
     assert redact('{"api_key": "EMPTY", "x": 1}') == '{"api_key": "[redacted]", "x": 1}'
     assert redact("X-API-Key: abc") == "X-API-Key: [redacted]"
+
+
+def test_the_app_says_it_too(tmp_path, fake_server, monkeypatch):
+    """A run started in the app ends with the same line, as a toast."""
+    import asyncio
+
+    from helpers import wait_for
+
+    from workbench.app import WorkbenchApp
+
+    monkeypatch.setenv("WB_KEY", LONG_KEY)
+    server = fake_server(ServerConfig(reply_text=f"{REPLY}\nkey: {LONG_KEY}"))
+    study = write_study(
+        tmp_path / "s.toml", models=[f"openai:m@{server.base_url},retries=0,api_key_env=WB_KEY"], questions=3
+    )
+    said = "3 answers held the API key (the server echoed it); it is stored as [redacted]."
+
+    async def scenario():
+        app = WorkbenchApp(tmp_path / "k.db", study)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.press("s")
+            assert await wait_for(pilot, lambda: any(n.message == said for n in app._notifications), timeout=60)
+
+    asyncio.run(scenario())
+    assert [text for (text,) in rows(tmp_path / "k.db", "SELECT text FROM responses")] == [
+        f"{REPLY}\nkey: [redacted]"
+    ] * 3

@@ -110,3 +110,13 @@ class RunSummary:
     @property
     def pending(self) -> int:
         return sum(p.pending + p.running for p in self.progress)
+
+
+def redaction_note(progress: list[Progress]) -> str | None:
+    """What a run changed in answers (the API key a server echoed), said at its end: never silent."""
+    from workbench.words import plural
+
+    redacted = sum(p.redacted for p in progress)
+    if not redacted:
+        return None
+    return f"{plural(redacted, 'answer')} held the API key (the server echoed it); it is stored as [redacted]."

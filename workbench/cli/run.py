@@ -102,7 +102,7 @@ def run_study(
     """Plan and run a study with a live progress display; returns the exit status."""
     from workbench.audit import prepare, run_prepared
     from workbench.engines.base import EngineError
-    from workbench.run_types import RunOptions
+    from workbench.run_types import RunOptions, redaction_note
 
     study = load_study(study_path)
     specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
@@ -146,9 +146,8 @@ def run_study(
     except EngineError as exc:  # an engine that cannot start: one line, not a traceback
         raise UserError(str(exc)) from None
     print_extraction(summary.extraction, console)
-    if redacted := sum(p.redacted for p in summary.progress):  # a change to an answer is never silent
-        said = f"{plural(redacted, 'answer')} held the API key (the server echoed it); it is stored as [redacted]."
-        console.print(said, markup=False, soft_wrap=True, style="yellow")
+    if note := redaction_note(summary.progress):
+        console.print(note, markup=False, soft_wrap=True, style="yellow")
     for p in summary.progress:
         if p.stopped_reason:
             console.print(literal_text(f"{p.model}: {p.stopped_reason}"), style="red", soft_wrap=True)
