@@ -24,6 +24,7 @@ from workbench.screens.review_decisions import ReviewDecisions
 from workbench.store import answer_search, review_aids, review_validation, review_versions, reviews, studies
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
+from workbench.store.reviewer_names import among
 from workbench.widgets.answer_search import AnswerSearch
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar
@@ -308,7 +309,7 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
         adjudicators = set(item.get("adjudicators") or [])
         judged = {who: v["list"] for who, v in (item.get("verdicts") or {}).items() if who not in adjudicators}
         differ = len({tuple(names) for names in judged.values()}) > 1
-        return list(judged) if differ and self.reviewer not in judged else []
+        return list(judged) if differ and among(self.reviewer, judged) is None else []  # a person, however spelt
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "take":

@@ -15,20 +15,26 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.current_lists import counts_now
 from workbench.store.queue import transaction
 from workbench.store.review_base import (
+    IN_SCOPE,
     ReviewRefused,
     as_written,
     checked_names,
+    in_force,
+    judges,
     latest_by_reviewer,
     list_row,
     scope_of,
     scope_verdicts,
+    standing,
     surfaces,
     validators,
 )
-from workbench.store.review_state import disagreement, resolution  # noqa: F401  (where readers find them)
+from workbench.store.review_state import disagreement, resolution, settled_json  # noqa: F401  (readers find them)
 from workbench.store.review_versions import check_version
+from workbench.store.reviewer_names import among, by_person, clean_reviewer, reviewer_key
 from workbench.store.reviews import record_verdict
 
 OWN = "own"  # --take own: the adjudicator's own list (a reviewer cannot be called so)
@@ -48,9 +54,7 @@ def adjudicate(
     or (take None or "own") the adjudicator's own `entities` (empty: a rejection). Refused
     when the validators agree, when the adjudicator is one of them, or when the list is no
     longer the version shown (`if_version`). Returns the verdict's id."""
-    adjudicator = (adjudicator or "").strip()
-    if not adjudicator:
-        raise ReviewRefused("an adjudication needs the adjudicator's name")
+    adjudicator = clean_reviewer(adjudicator, "an adjudicator's name")
     with transaction(conn):
         row = list_row(conn, list_id)
         check_version(conn, row, False, if_version)
@@ -60,42 +64,53 @@ def adjudicate(
         if settles is None:
             who = ", ".join(sorted(judged)) or "nobody"
             raise ReviewRefused(f"list {list_id} has no reviewer disagreement to adjudicate (judged by {who})")
-        if adjudicator in settles:
+        party = among(adjudicator, settles)  # "ANN" or "ann" + a zero-width space is ann
+        if party is not None:
             raise ReviewRefused(
-                f"{adjudicator} is one of the reviewers who disagree on list {list_id} ({', '.join(settles)}): "
-                "a third reviewer adjudicates (a verdict of your own changes your list)"
+                f"{adjudicator} is {party}, one of the reviewers who disagree on list {list_id} "
+                f"({', '.join(settles)}): a third reviewer adjudicates (a verdict of your own changes your list)"
             )
         if take not in (None, OWN):
-            if take not in judged:
+            taken = among(take, judged)
+            if taken is None:
                 raise ReviewRefused(
                     f"{take!r} has no verdict on list {list_id} to take (its reviewers: {', '.join(settles)})"
                 )
-            names = as_written(json.loads(judged[take]["after_json"]))
+            take, names = taken, as_written(json.loads(judged[taken]["after_json"]))
         else:
             take, names = None, checked_names(entities or [])
         decision = "reject" if not names else "accept" if names == surfaces(conn, list_id) else "edit"
+        settled = settled_json(verdicts, settles)
         return record_verdict(
-            conn, row, adjudicator, decision, names, why=why, adjudication=(json.dumps(settles), take)
+            conn, row, adjudicator, decision, names, why=why, adjudication=(json.dumps(settles), take, settled)
         )
 
 
 def adjudicator_counts(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
-    """Who adjudicated how many lists of a study (standing adjudications), by name."""
-    rows = conn.execute(
-        "SELECT reviewer, COUNT(DISTINCT model || char(31) || topic || char(31) || question || char(31) || repetition) "
-        "FROM verdicts WHERE study_id = ? AND undone = 0 AND adjudicates IS NOT NULL GROUP BY reviewer ORDER BY reviewer",
-        (study_id,),
-    ).fetchall()
-    return [{"reviewer": who, "lists": n} for who, n in rows]
+    """Who adjudicated how many lists of a study, by person: their standing adjudications of
+    the lists' answers that have not lapsed (a party's verdict changed since: it settles
+    nothing now). One a later adjudication replaced still counts as work done."""
+    lists: dict[str, set[tuple]] = {}
+    names: dict[str, str] = {}
+    for scope, verdicts in standing(conn, study_id).items():
+        if not any(v["adjudicates"] for v in verdicts):
+            continue
+        row = conn.execute(
+            f"SELECT l.response_key FROM mention_lists l WHERE {IN_SCOPE} AND {counts_now('l')}", scope
+        ).fetchone()
+        for v in verdicts if row is not None else []:
+            if v["adjudicates"] and judges(v, row[0]) and in_force(v, verdicts, row[0]):
+                key = reviewer_key(v["reviewer"])
+                names[key] = v["reviewer"]
+                lists.setdefault(key, set()).add(scope)
+    return sorted(({"reviewer": names[k], "lists": len(s)} for k, s in lists.items()), key=lambda a: a["reviewer"])
 
 
 def validator_names(conn: sqlite3.Connection, study_id: int) -> list[str]:
-    """The reviewers with a standing verdict on the study's lists that is not an adjudication."""
-    return [
-        r[0]
-        for r in conn.execute(
-            "SELECT DISTINCT reviewer FROM verdicts WHERE study_id = ? AND undone = 0 AND adjudicates IS NULL "
-            "ORDER BY reviewer",
-            (study_id,),
-        )
-    ]
+    """The reviewers with a standing verdict on the study's lists that is not an adjudication,
+    each person once (under the name of their latest verdict)."""
+    rows = conn.execute(
+        "SELECT reviewer FROM verdicts WHERE study_id = ? AND undone = 0 AND adjudicates IS NULL ORDER BY id",
+        (study_id,),
+    ).fetchall()
+    return sorted(by_person({"reviewer": r[0]} for r in rows))

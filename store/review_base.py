@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.store.errors import InputError
+from workbench.store.reviewer_names import by_person, reviewer_key
 from workbench.store.surface import normalize_surface
 
 DECISIONS = ("accept", "edit", "reject")
@@ -92,12 +93,43 @@ def as_written(names: list[str]) -> list[str]:
 
 
 def governing(conn: sqlite3.Connection, scope: tuple, answer_key: str | None) -> sqlite3.Row | None:
-    """The verdict that gives the list of `scope`: the latest standing one that is not blind
-    and judges this answer."""
-    return conn.execute(
-        f"SELECT * FROM verdicts WHERE {IN_SCOPE} AND undone = 0 AND blind = 0 AND {APPLIES} ORDER BY id DESC LIMIT 1",
-        (*scope, answer_key, answer_key),
-    ).fetchone()
+    """The verdict that gives the list of `scope`: the latest standing one that is not blind,
+    judges this answer and is no adjudication that lapsed (`governing_of`)."""
+    return governing_of(scope_verdicts(conn, scope), answer_key)
+
+
+def governing_of(verdicts: list[Any], answer_key: str | None) -> Any | None:
+    """`governing` among a scope's standing verdicts (oldest first)."""
+    for v in reversed(verdicts):
+        if not v["blind"] and judges(v, answer_key) and (not v["adjudicates"] or in_force(v, verdicts, answer_key)):
+            return v
+    return None
+
+
+def settled_ids(adjudication: Any, verdicts: list[Any]) -> dict[str, int]:
+    """The verdict of each party an adjudication settled, by id (`settled`); for one recorded
+    before they were kept, each party's latest standing verdict before it."""
+    if adjudication["settled"]:
+        return {who: int(i) for who, i in json.loads(adjudication["settled"]).items()}
+    parties = {reviewer_key(p) for p in json.loads(adjudication["adjudicates"])}
+    earlier = [
+        v
+        for v in verdicts
+        if v["id"] < adjudication["id"]
+        and reviewer_key(v["reviewer"]) in parties
+        and judges(v, adjudication["answer_key"])
+    ]
+    return {who: v["id"] for who, v in by_person(earlier).items()}
+
+
+def in_force(adjudication: Any, verdicts: list[Any], answer_key: str | None) -> bool:
+    """Whether an adjudication still settles what it settled: each party's current verdict
+    (the latest standing one judging the answer) is the one it was given on. A party's new
+    verdict, or one taken back, lapses it (the list returns to the queue); undoing that new
+    verdict puts it back in force."""
+    current = {reviewer_key(who): v["id"] for who, v in latest_by_reviewer(verdicts, answer_key).items()}
+    settled = settled_ids(adjudication, verdicts)
+    return bool(settled) and all(current.get(reviewer_key(who)) == i for who, i in settled.items())
 
 
 def judges(verdict: Any, answer_key: str | None) -> bool:
@@ -122,8 +154,9 @@ def scope_verdicts(conn: sqlite3.Connection, scope: tuple) -> list[sqlite3.Row]:
 def latest_by_reviewer(verdicts: list[Any], answer_key: str | None, judging: bool = True) -> dict[str, Any]:
     """Each reviewer's latest standing verdict that judges this answer (judging) or that no
     longer does: a reviewer's newer verdict on another answer never hides the one that
-    gives this answer's list."""
-    return {v["reviewer"]: v for v in verdicts if judges(v, answer_key) == judging}
+    gives this answer's list. A reviewer is a person (`reviewer_names.by_person`), under the
+    name their latest verdict was recorded with."""
+    return by_person(v for v in verdicts if judges(v, answer_key) == judging)
 
 
 def validators(verdicts: dict[str, Any]) -> dict[str, Any]:

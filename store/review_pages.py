@@ -23,6 +23,7 @@ from workbench.store.db import tuples
 from workbench.store.errors import InputError
 from workbench.store.review_base import latest_by_reviewer, standing
 from workbench.store.review_state import disagreement, resolution
+from workbench.store.reviewer_names import among, reviewer_key, same_reviewer
 
 FILTERS = ("all", "unreviewed", "disagreements", "reviewer disagreements", "resolved")
 # Filters only a list with a verdict can be in.
@@ -72,7 +73,7 @@ def _rows(conn: sqlite3.Connection, where: tuple[str, list[Any]]) -> list[tuple]
 def _keep(conn, only: str, verdicts: dict, settled: Any, reviewer: str | None, blind: bool) -> bool:
     """Whether a list with these verdicts (and this adjudication settling it) is in `only`."""
     if only == "unreviewed":
-        return reviewer not in verdicts if blind else not verdicts
+        return among(reviewer, verdicts) is None if blind else not verdicts
     if only in JUDGED:
         if blind or disagreement(conn, verdicts) is None:
             return False
@@ -115,7 +116,7 @@ def _pages(conn, where: tuple, only: str, reviewer: str | None, blind: bool, eve
         verdicts = latest_by_reviewer(scope, page["response_key"])
         settled = resolution(scope, page["response_key"])
         if blind:
-            verdicts = {who: v for who, v in verdicts.items() if who == reviewer}
+            verdicts = {who: v for who, v in verdicts.items() if same_reviewer(who, reviewer)}
         if _keep(conn, only, verdicts, settled, reviewer, blind):
             items.append(_item(page, verdicts, settled, blind))
     return items
@@ -241,11 +242,13 @@ def progress_counts(
         else:
             clauses, args = _where(study, part, topic, model, list_ids, False)
             total += conn.execute(f"SELECT COUNT(*) FROM mention_lists l WHERE {clauses}", args).fetchone()[0]
-    by = Counter(who for item in judged for who in item["verdicts"])
+    by = Counter(reviewer_key(who) for item in judged for who in item["verdicts"])  # a person, however spelt
+    shown = {reviewer_key(who): who for item in reversed(judged) for who in item["verdicts"]}
+    mine = by.get(reviewer_key(reviewer or ""), 0)
     return {
         "total": total,
-        "by": {reviewer: by.get(reviewer, 0)} if blind else dict(by),
-        "mine": by.get(reviewer, 0),
+        "by": {reviewer: mine} if blind else {shown[k]: n for k, n in by.items()},
+        "mine": mine,
         "reviewed": None if blind else sum(1 for item in judged if item["verdicts"]),
         "resolved": None if blind else sum(1 for item in judged if item["adjudication"]),
     }

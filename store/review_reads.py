@@ -15,6 +15,7 @@ from workbench.store.grounding import ungrounded_of
 from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
 from workbench.store.review_pages import FILTERS, progress_counts, review_items, review_progress  # noqa: F401
 from workbench.store.review_versions import verdict_trail, version_of
+from workbench.store.reviewer_names import same_reviewer
 
 
 def _experts(conn: sqlite3.Connection, response_key: str | None) -> list[list[str]]:
@@ -69,7 +70,7 @@ def list_records(
         stale = {
             who: {"decision": v["decision"], "list": json.loads(v["after_json"]), "id": v["id"]}
             for who, v in latest_by_reviewer(every.get(scope_of(item), []), item["response_key"], False).items()
-            if not blind or who == reviewer
+            if not blind or same_reviewer(who, reviewer)
         }
         out.append(
             {

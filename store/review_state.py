@@ -7,7 +7,15 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.review_base import final_key, judges, latest_by_reviewer, scope_of, scope_verdicts, validators
+from workbench.store.review_base import (
+    final_key,
+    governing_of,
+    latest_by_reviewer,
+    scope_of,
+    scope_verdicts,
+    validators,
+)
+from workbench.store.reviewer_names import among
 
 
 def disagreement(conn: sqlite3.Connection, verdicts: dict[str, Any]) -> list[str] | None:
@@ -20,20 +28,26 @@ def disagreement(conn: sqlite3.Connection, verdicts: dict[str, Any]) -> list[str
 
 def resolution(standing: list[Any], answer_key: str | None) -> Any | None:
     """The adjudication that settles a list: the verdict giving the list (the latest standing
-    one, not blind, judging the answer) when it is one. `standing`: the scope's verdicts."""
-    applied = [v for v in standing if not v["blind"] and judges(v, answer_key)]
-    latest = max(applied, key=lambda v: v["id"], default=None)
+    one, not blind, judging the answer, no lapsed adjudication) when it is one. `standing`:
+    the scope's verdicts, oldest first."""
+    latest = governing_of(standing, answer_key)
     return latest if latest is not None and latest["adjudicates"] else None
 
 
 def as_adjudication(conn: sqlite3.Connection, row: sqlite3.Row, reviewer: str, after: list[str]) -> tuple:
-    """(adjudicates, took) for a non-blind verdict by `reviewer`: the validators it settles
-    and whose list it gives (None for one of its own), or (None, None) when it settles none
-    (no disagreement, or the reviewer is one of the validators)."""
+    """(adjudicates, took, settled) for a non-blind verdict by `reviewer`: the validators it
+    settles, whose list it gives (None for one of its own) and each one's verdict it settles
+    (by id), or (None, None, None) when it settles none (no disagreement, or the reviewer is
+    one of the validators, however they spell their name)."""
     verdicts = latest_by_reviewer(scope_verdicts(conn, scope_of(row)), row["response_key"])
     settles = disagreement(conn, verdicts)
-    if settles is None or reviewer in settles:
-        return None, None
+    if settles is None or among(reviewer, settles) is not None:
+        return None, None, None
     mine = final_key(conn, after)
     took = next((who for who in settles if final_key(conn, json.loads(verdicts[who]["after_json"])) == mine), None)
-    return json.dumps(settles, ensure_ascii=False), took
+    return json.dumps(settles, ensure_ascii=False), took, settled_json(verdicts, settles)
+
+
+def settled_json(verdicts: dict[str, Any], settles: list[str]) -> str:
+    """What an adjudication of `settles` settles: each one's current verdict, by id."""
+    return json.dumps({who: verdicts[who]["id"] for who in settles}, ensure_ascii=False)

@@ -20,6 +20,7 @@ from workbench.store.db import tuples
 from workbench.store.errors import InputError
 from workbench.store.review_base import final_key
 from workbench.store.review_reads import review_items
+from workbench.store.reviewer_names import among
 
 
 def cohen_kappa(first: list[str], second: list[str]) -> float | None:
@@ -80,10 +81,10 @@ def agreement(conn: sqlite3.Connection, list_ids: list[int], first: str, second:
     reviewer's adjudications are not validations and are left out."""
     finals: dict[str, dict[int, tuple]] = {first: {}, second: {}}
     for item in review_items(conn, list_ids=list_ids):
-        for who in (first, second):
-            verdict = item["verdicts"].get(who)
-            if verdict is not None and who not in item["adjudicators"]:
-                finals[who][item["id"]] = final_key(conn, verdict["list"])
+        for who in (first, second):  # a person, however their verdicts spell the name
+            name = among(who, item["verdicts"])
+            if name is not None and among(who, item["adjudicators"]) is None:
+                finals[who][item["id"]] = final_key(conn, item["verdicts"][name]["list"])
     both = [i for i in list_ids if i in finals[first] and i in finals[second]]
     labels_a = [json.dumps(finals[first][i]) for i in both]
     labels_b = [json.dumps(finals[second][i]) for i in both]

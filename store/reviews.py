@@ -47,6 +47,7 @@ from workbench.store.review_base import (  # noqa: F401  (where callers find the
     is_name,
     list_row,
     scope_of,
+    scope_verdicts,
     surfaces,
 )
 from workbench.store.review_pages import PagesMark, pages_since  # noqa: F401  (where callers find them)
@@ -61,8 +62,9 @@ from workbench.store.review_reads import (  # noqa: F401  (where callers find th
     review_records,
     reviewed_counts,
 )
-from workbench.store.review_state import as_adjudication
+from workbench.store.review_state import as_adjudication, resolution
 from workbench.store.review_versions import StaleVersion, check_version, list_version  # noqa: F401
+from workbench.store.reviewer_names import clean_reviewer, reviewer_key
 
 
 def _write_mentions(conn: sqlite3.Connection, list_id: int, slots: list[list[Any]]) -> None:
@@ -151,9 +153,7 @@ def review(
     A non-blind verdict by a third reviewer on a reviewer disagreement adjudicates it."""
     if decision not in DECISIONS:
         raise InputError(f"unknown decision {decision!r} (accept, edit or reject)")
-    reviewer = (reviewer or "").strip()
-    if not reviewer:
-        raise InputError("a verdict needs a reviewer's name")
+    reviewer = clean_reviewer(reviewer)
     after = checked_names(entities or []) if decision == "edit" else None
     if decision == "edit" and not after:
         raise ReviewRefused("an edit needs at least one name; reject says the answer recommends nothing")
@@ -179,13 +179,14 @@ def record_verdict(
     adjudication: tuple | None = None,
 ) -> int:
     """Insert one verdict on the list `row` and apply it (inside a transaction). `adjudication`:
-    (the validators it settles as JSON, whose list it took); found here when not given."""
+    (the validators it settles as JSON, whose list it took, their verdicts it settles as JSON);
+    found here when not given."""
     before = surfaces(conn, row["id"]) if before is None else before
-    settles, took = (None, None) if blind else adjudication or as_adjudication(conn, row, reviewer, after)
+    settles, took, settled = (None,) * 3 if blind else adjudication or as_adjudication(conn, row, reviewer, after)
     verdict_id = conn.execute(
         "INSERT INTO verdicts (study_id, model, topic, question, repetition, answer_key, reviewer, decision, "
-        "before_json, after_json, blind, why, sample, at, adjudicates, took) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "before_json, after_json, blind, why, sample, at, adjudicates, took, settled) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             *scope_of(row),
             row["response_key"],
@@ -199,30 +200,40 @@ def record_verdict(
             utc_now(),
             settles,
             took,
+            settled,
         ),
     ).lastrowid
-    if not blind:
-        _settle(conn, row)
+    _settle(conn, row)  # a blind verdict too: it may lapse an adjudication of its reviewer's
     return verdict_id
+
+
+def _latest_of(conn: sqlite3.Connection, reviewer: str, study: str | None) -> sqlite3.Row | None:
+    """This reviewer's latest standing verdict (in `study`), however they spelt their name."""
+    where, args = ("AND study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
+    key = reviewer_key(reviewer)
+    rows = conn.execute(f"SELECT * FROM verdicts WHERE undone = 0 {where} ORDER BY id DESC", args)
+    return next((v for v in rows if reviewer_key(v["reviewer"]) == key), None)
+
+
+def _settling(conn: sqlite3.Connection, row: sqlite3.Row | None) -> Any | None:
+    return None if row is None else resolution(scope_verdicts(conn, scope_of(row)), row["response_key"])
 
 
 def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = None) -> dict[str, Any] | None:
     """Take back this reviewer's latest standing verdict (in `study`, if given). Refused, with
     the verdict that changed the list since, when the list no longer is what this verdict made
-    it. None when the reviewer has nothing to undo."""
+    it. None when the reviewer has nothing to undo. Undoing the verdict that lapsed an
+    adjudication puts the adjudication back in force; undoing a verdict one settled lapses it."""
+    reviewer = clean_reviewer(reviewer)
     with transaction(conn):
-        where, args = ("AND study_id = (SELECT id FROM studies WHERE name = ?)", (study,)) if study else ("", ())
-        verdict = conn.execute(
-            f"SELECT * FROM verdicts WHERE reviewer = ? AND undone = 0 {where} ORDER BY id DESC LIMIT 1",
-            (reviewer, *args),
-        ).fetchone()
+        verdict = _latest_of(conn, reviewer, study)
         if verdict is None:
             return None
         scope = scope_of(verdict)
         row = conn.execute(f"SELECT {LIST_COLUMNS} FROM mention_lists WHERE {IN_SCOPE}", scope).fetchone()
         note = ""
         if verdict["blind"]:
-            pass  # a blind verdict never changed the list
+            pass  # a blind verdict gives no list (it may lapse an adjudication: its undo restores it)
         elif row is None or (verdict["answer_key"] and row["response_key"] not in (None, verdict["answer_key"])):
             note = "it no longer applied: the answer was asked again"
         elif surfaces(conn, row["id"]) != as_written(json.loads(verdict["after_json"])):
@@ -231,9 +242,15 @@ def undo_review(conn: sqlite3.Connection, reviewer: str, study: str | None = Non
             raise ReviewRefused(
                 f"cannot undo your {verdict['decision']} (#{verdict['id']}): {by} changed this list since"
             )
-        conn.execute("UPDATE verdicts SET undone = 1 WHERE id = ?", (verdict["id"],))
-        if row is not None and not verdict["blind"]:
+        was = _settling(conn, row)
+        conn.execute("UPDATE verdicts SET undone = 1, undone_at = ? WHERE id = ?", (utc_now(), verdict["id"]))
+        if row is not None:
             _settle(conn, row)
+        now = _settling(conn, row)
+        if not verdict["blind"] and (was is None) != (now is None):  # a blind reviewer sees no other's
+            settled = now or was
+            what = "is in force again" if now is not None else "lapses: the list returns to the queue"
+            note = f"{settled['reviewer']}'s adjudication (#{settled['id']}) {what}"
         return {
             "id": verdict["id"],
             "list_id": row["id"] if row is not None else None,

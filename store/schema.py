@@ -389,6 +389,7 @@ MIGRATIONS += [
     # of 50 review items at a million requests).
     "CREATE INDEX requests_superseded ON requests (key) WHERE superseded;",
     schema_extraction.EXTRACTED_WITH,  # 30
+    schema_decisions.LAPSE_MIGRATION,  # 31
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -8,6 +8,7 @@ and every ChoiceEval metric equal a computation from the reference's logical sta
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass, field
 
@@ -45,6 +46,7 @@ class Verdict:
     answer: str
     undone: bool = False
     adjudicates: bool = False
+    settled: dict[str, int] = field(default_factory=dict)  # an adjudication: each party's verdict it settled
 
 
 @dataclass
@@ -72,12 +74,23 @@ class Reference:
 
     # -- lists -------------------------------------------------------------------
     def governing(self, question: str) -> Verdict | None:
+        """The latest standing verdict that is not blind, judges the answer and is no lapsed
+        adjudication."""
         standing = [
             v
             for v in self.verdicts
             if v.question == question and not v.undone and not v.blind and v.answer == self.answer[question]
         ]
-        return max(standing, key=lambda v: v.id, default=None)
+        return max((v for v in standing if not v.adjudicates or self.in_force(v)), key=lambda v: v.id, default=None)
+
+    def in_force(self, adjudication: Verdict) -> bool:
+        """An adjudication settles while each party's current verdict is the one it settled."""
+        now = {w: v.id for w, v in self.judging(adjudication.question).items()}
+        return all(now.get(who) == i for who, i in adjudication.settled.items())
+
+    def settling(self, question: str) -> dict[str, int]:
+        """What an adjudication now would settle: each validator's current verdict."""
+        return {w: v.id for w, v in self.judging(question).items() if w in (self.disagreement(question) or [])}
 
     def current(self, question: str) -> list[str]:
         verdict = self.governing(question)
@@ -319,8 +332,18 @@ class DecisionMachine(RuleBasedStateMachine):
             return
         after = reviews.clean(names) if take == adjudication.OWN else list(judged[take].after)
         self.ref.ensure(after)
+        settled = self.ref.settling(question)
         self.ref.verdicts.append(
-            Verdict(result, question, ADJUDICATOR, after, False, self.ref.answer[question], adjudicates=True)
+            Verdict(
+                result,
+                question,
+                ADJUDICATOR,
+                after,
+                False,
+                self.ref.answer[question],
+                adjudicates=True,
+                settled=settled,
+            )
         )
 
     @rule(
@@ -355,10 +378,20 @@ class DecisionMachine(RuleBasedStateMachine):
         after = seen if decision == "accept" else [] if decision == "reject" else reviews.clean(names)
         disputed = self.ref.disagreement(question)  # by others: a third reviewer's verdict settles it
         settles = not blind and disputed is not None and who not in disputed
+        settled = self.ref.settling(question) if settles else {}
         if not blind:  # a blind verdict is never applied: its names make no entity
             self.ref.ensure(after)
         self.ref.verdicts.append(
-            Verdict(result, question, who, list(after), blind, self.ref.answer[question], adjudicates=bool(settles))
+            Verdict(
+                result,
+                question,
+                who,
+                list(after),
+                blind,
+                self.ref.answer[question],
+                adjudicates=bool(settles),
+                settled=settled,
+            )
         )
         return None
 
@@ -373,6 +406,32 @@ class DecisionMachine(RuleBasedStateMachine):
         if theirs:
             target = max(theirs, key=lambda v: v.id).question
             self.give_verdict(c, who, target, "edit" if names else "reject", names, False)
+
+    @rule(
+        c=st.integers(0, 1),
+        data=st.data(),
+        names=st.lists(st.sampled_from(SPELLINGS + NEW_NAMES), max_size=2, unique_by=str.casefold),
+        take_back=st.booleans(),
+    )
+    def a_party_changes_after_adjudication(self, c, data, names, take_back):
+        """A party's verdict changes after an adjudication settled its disagreement (ana's not
+        blind, bo's blind; often to the other party's list): the adjudication lapses, the list
+        is what the verdicts without it give, and the queue holds it again while they still
+        differ. Undoing that verdict (`take_back`) puts the adjudication back in force."""
+        settled = [q for q in self.ref.extraction if self.ref.settled(q)]
+        if not settled:
+            return
+        question = data.draw(st.sampled_from(settled))
+        event("a party's verdict changes after adjudication")
+        adjudicated = self.ref.governing(question)
+        who = data.draw(st.sampled_from(sorted(adjudicated.settled)))
+        other = next((v for w, v in self.ref.judging(question).items() if w != who and w in adjudicated.settled), None)
+        names = list(other.after) if other is not None and data.draw(st.booleans()) else names
+        assert self.give_verdict(c, who, question, "edit" if names else "reject", names, who == "bo") is None
+        assert not self.ref.in_force(adjudicated) and not self.ref.settled(question)
+        if take_back:
+            self.undo_verdict(c, who)
+            assert self.ref.in_force(adjudicated)
 
     @rule(c=st.integers(0, 1))
     def undo_an_overruled_verdict(self, c):
@@ -565,6 +624,21 @@ class DecisionMachine(RuleBasedStateMachine):
         for question, blind, version, shown in self.seen:
             now = reviews.list_version(conn, self.list_id(question), blind=blind)
             assert (now == version) == (shown == self.ref.shown(question, blind))
+
+    @invariant()
+    def an_adjudication_in_force_settles_the_current_verdicts_of_both_parties(self):
+        conn = self.conns[1]
+        for item in reviews.review_items(conn, "s"):
+            question = item["question"]
+            if item["adjudication"] is None:
+                assert not self.ref.settled(question)
+                continue
+            row = reviews.governing(conn, reviews.scope_of(item), item["response_key"])
+            current = {w: v.id for w, v in self.ref.judging(question).items()}
+            settled = json.loads(row["settled"])
+            assert sorted(settled) == sorted(item["adjudication"]["settles"]) and len(settled) >= 2
+            assert all(current.get(who) == i for who, i in settled.items()), (settled, current)
+            assert self.ref.settled(question) and self.ref.governing(question).id == row["id"]
 
     @invariant()
     def lists_and_metrics_follow_the_decisions(self):
