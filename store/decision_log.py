@@ -14,6 +14,8 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from workbench.store.adjudication_log import lapses
+
 FIELDS = ["kind", "id", "action", "summary", "who", "at", "why", "study", "scope", "before", "after", "state"]
 
 
@@ -109,6 +111,7 @@ def decision_log(conn: sqlite3.Connection, study: str | None = None) -> list[dic
     records = [
         *_entity_decisions(conn),
         *_verdicts(conn),
+        *lapses(conn),  # an adjudication lapsed by a party's verdict: that party's decision
         *_match_corrections(conn),
         *_probe_labels(conn),
     ]
