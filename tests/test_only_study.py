@@ -79,6 +79,6 @@ def test_a_reviewer_name_is_a_name(tmp_path, capsys):
     db = imported_mentions(tmp_path, (("Nike", 2),))
     for who in ("x" * 101, "ann\x1b[31m"):
         code, _, err = cli(capsys, "review", "verdict", "--db", db, "--list", "1", "--who", who, "--accept")
-        assert code == 2 and "--who takes a person's name: at most 100 characters" in err
+        assert code == 2 and "--who takes a person's name: " in err
     code, _, err = cli(capsys, "review", "verdict", "--db", db, "--list", "1", "--who", "x" * 100, "--accept")
     assert code == 0, err

@@ -27,6 +27,7 @@ from workbench.screens.metrics import metrics_screen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.store.errors import UserFacingError
+from workbench.store.reviewer_names import clean_reviewer
 from workbench.widgets.help import HelpScreen
 from workbench.widgets.modals import ConfirmUnsaved, ErrorModal
 from workbench.widgets.transfer import ExportDialog, ImportDialog
@@ -128,7 +129,7 @@ class WorkbenchApp(App):
         reviewer: str | None = None,
     ):
         super().__init__()
-        self.reviewer = reviewer or default_reviewer()
+        self.reviewer = clean_reviewer(reviewer or default_reviewer())  # the one rule a name meets
         self.db_path = str(db_path)
         self.study_path = str(study_path) if study_path else None
         self.autostart = autostart

@@ -19,23 +19,18 @@ from workbench.cli.common import (
 from workbench.literal import literal_line, literal_text
 from workbench.locations import default_reviewer
 from workbench.store.db import snapshot
+from workbench.store.reviewer_names import MAX_REVIEWER, clean_reviewer  # noqa: F401  (where callers find it)
 from workbench.words import plural
-
-MAX_REVIEWER = 100
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
-    """The reviewer a decision is recorded under (and whose decisions undo takes back):
-    --who trimmed, or the login name (`locations.default_reviewer`). A --who that is empty or only spaces is refused, never
-    replaced by $USER or kept as a blank name."""
+    """The reviewer a decision is recorded under (and whose decisions undo takes back): --who,
+    or the login name (`locations.default_reviewer`), each by the one rule a name meets
+    (store/reviewer_names.py: no control characters, at most 100 characters, invisible ones
+    taken out). A --who that is empty or only spaces is refused, never replaced by $USER."""
     if args.who is not None:
-        who = args.who.strip()
-        if not who:
-            raise UserError("--who needs a reviewer's name (it was empty)")
-        if len(who) > MAX_REVIEWER or any(ord(c) < 32 for c in who):  # a name on every decision and screen
-            raise UserError(f"--who takes a person's name: at most {MAX_REVIEWER} characters, no control characters")
-        return who
-    return default_reviewer()
+        return clean_reviewer(args.who, "--who")
+    return clean_reviewer(default_reviewer(), "$USER")
 
 
 def percent(text: str) -> float:

@@ -16,6 +16,7 @@ from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
 from workbench.locations import DEFAULT_DB
 from workbench.store.db import snapshot
+from workbench.store.reviewer_names import clean_reviewer, same_reviewer
 from workbench.words import plural, plural_word
 
 LIST_FIELDS = ["list_id", "version", "model", "topic", "cluster", "question", "repetition", "extracted", "current"]
@@ -216,11 +217,9 @@ def _sample(conn, args: argparse.Namespace) -> int:
 def _agreement(conn, args: argparse.Namespace) -> int:
     from workbench.store import adjudication, review_validation
 
-    first, second = args.first.strip(), args.second.strip()
-    if not (first and second):
-        raise UserError("agreement needs --first REVIEWER and --second REVIEWER")
-    if first == second:
-        raise UserError(f"agreement compares two reviewers: --first and --second are both {first!r}")
+    first, second = clean_reviewer(args.first, "--first"), clean_reviewer(args.second, "--second")
+    if same_reviewer(first, second):  # "Ann" and "ann" are one person
+        raise UserError(f"agreement compares two reviewers: --first {first!r} and --second {second!r} are one")
     ids = review_validation.sample_list_ids(conn, args.study, args.rate, args.seed)
     result = review_validation.agreement(conn, ids, first, second)
     adjudicators = adjudication.adjudicator_counts(conn, study_id_of(conn, args.study))

@@ -19,7 +19,8 @@ from workbench.cli.data import print_status
 from workbench.cli.metrics import print_metric_tables
 from workbench.cli.run import run_study
 from workbench.literal import literal_text
-from workbench.locations import demo_db_path
+from workbench.locations import default_reviewer, demo_db_path
+from workbench.store.reviewer_names import clean_reviewer
 from workbench.studies.spec import load_study
 
 
@@ -29,7 +30,12 @@ def cmd_tui(args: argparse.Namespace) -> int:
     open_store(args.db, create=bool(args.study)).close()  # a new database only for a study to run
     from workbench.app import WorkbenchApp
 
-    reviewer = (args.reviewer or "").strip() or None
+    # One rule for every way a name enters (store/reviewer_names.py): refused here, in one line,
+    # before the screen opens.
+    if args.reviewer is not None and args.reviewer.strip():
+        reviewer = clean_reviewer(args.reviewer, "--reviewer")
+    else:
+        reviewer = clean_reviewer(default_reviewer(), "$USER")
     WorkbenchApp(args.db, args.study, autostart=args.start, reviewer=reviewer).run()
     return 0
 
