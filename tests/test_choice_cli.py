@@ -66,9 +66,11 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
     lor = [r for r in records if r["metric"] == "lor" and r["cluster"] is None and r["region_b"] == "Europe"][0]
     # Per cluster and repetition the lists are [Nike], [Nike, Adidas], [Nike, Adidas, Asics], [Nike]:
     # Nike (US) holds 8 slots, Adidas (EU) 4 -> ln(8.5/4.5) in each of the 3 clusters (the
-    # empty response adds nothing); the values are equal, so the t-test is undefined.
+    # empty response adds nothing); the values are equal, so the paper's t-test over clusters is
+    # undefined, while the interval over questions has its own test (p inverts it)
     assert lor["mean"] == pytest.approx(math.log(8.5 / 4.5))
-    assert lor["n_groups"] == 3 and lor["t"] is None and lor["p"] is None
+    assert lor["n_groups"] == 3 and lor["t_paper"] is None and lor["p_paper"] is None
+    assert (lor["p"] < 0.05) == (lor["ci_low"] > 0 or lor["ci_high"] < 0)
     assert {r["metric"] for r in records} >= {"spearman", "kruskal_wallis"}
     table = run_cli("metrics", "--db", db).stdout
     assert "Nike 0.96 [" in table and "direct 0.96" in table  # PEIR 24/25 and its interval, as on the screen
