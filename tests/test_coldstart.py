@@ -322,8 +322,11 @@ def test_coldstart_study_on_the_bundled_model(tmp_path):
     iou = girl["iou_divergence"]
     # Every seed counts, or is left out because its neutral list named no catalog item (the
     # bundled model's answers vary with the CPU's kernels): never silently missing.
-    assert iou["n"] + iou.get("seeds_without_neutral", 0) == 2 and iou["n"] >= 1
-    assert 0 <= iou["mean"] <= 1
+    assert iou["n"] + iou.get("seeds_without_neutral", 0) == 2
+    if iou["n"]:
+        assert 0 <= iou["mean"] <= 1
+    else:  # no neutral list named a catalog item on this CPU: n/a with its reason, never a 1.00
+        assert iou["mean"] is None and iou["na_reason"] == "the neutral list names no catalog item"
 
 
 def test_coldstart_table_in_the_app(tmp_path):
