@@ -346,26 +346,35 @@ def share_df(strata: Sequence[np.ndarray]) -> float:
     simulated studies of 9 clusters x 5 questions x 10 (0.998 now); Satterthwaite's count
     over clusters (1 degree of freedom each at the demo's 2 questions per cluster) doubled
     the demo's interval widths (bench/bench_share_coverage.py)."""
-    n = sum(float(rows[:, 1].sum()) for rows in strata)
-    share = sum(float(rows[:, 0].sum()) for rows in strata) / n
-    most = float(sum(rows.shape[0] - 1 for rows in strata))
-    deviations = [(z := rows[:, 0] - share * rows[:, 1]) - z.mean() for rows in strata]
-    parts = np.concatenate(deviations) ** 2
-    if parts.sum() <= 0:
-        return most
-    carrying = float(parts.sum() ** 2 / np.sum(parts * parts))
-    return min(most, max(1.0, 2 * carrying))
+    return _pooled(strata)[2]
 
 
 def linearised_share(strata: Sequence[np.ndarray]) -> tuple[float, float]:
     """(share, its variance over questions) of a pooled share, from each stratum's rows (hits,
     total) per question: each question's residual (hits - share x total), its spread within
     its stratum times k / (k - 1), over the total squared (the ratio's linearised variance)."""
-    hits = sum(float(rows[:, 0].sum()) for rows in strata)
-    n = sum(float(rows[:, 1].sum()) for rows in strata)
-    share = hits / n
-    spread = sum(stratum_variance(rows[:, 0] - share * rows[:, 1]) for rows in strata)
-    return share, spread / n**2
+    share, variance, _df = _pooled(strata)
+    return share, variance
+
+
+def _pooled(strata: Sequence[np.ndarray]) -> tuple[float, float, float]:
+    """(share, linearised variance, degrees of freedom) of a pooled share, all strata at once
+    (one concatenation and a few bincounts: `workbench metrics` takes thousands of them)."""
+    rows = np.concatenate(strata) if len(strata) > 1 else strata[0]
+    sizes = np.array([r.shape[0] for r in strata])
+    codes = np.repeat(np.arange(len(strata)), sizes)
+    hits, n = rows[:, 0].astype(float), rows[:, 1].astype(float)
+    total = float(n.sum())
+    share = float(hits.sum()) / total
+    z = hits - share * n
+    deviation = z - (np.bincount(codes, z, len(strata)) / sizes)[codes]
+    parts = deviation**2
+    spread = float(np.sum(sizes / (sizes - 1) * np.bincount(codes, parts, len(strata))))
+    most = float(np.sum(sizes - 1))
+    if parts.sum() <= 0:
+        return share, spread / total**2, most
+    carrying = float(parts.sum() ** 2 / np.sum(parts * parts))
+    return share, spread / total**2, min(most, max(1.0, 2 * carrying))
 
 
 def design_effect(strata: Sequence[np.ndarray]) -> tuple[float | None, float | None]:
