@@ -12,7 +12,7 @@ import codecs
 import sqlite3
 import sys
 
-from workbench.cli import compare, data, doctor, entities, init, metrics, plan, report, review, run, tui
+from workbench.cli import compare, data, doctor, entities, evidence, init, metrics, plan, report, review, run, tui
 from workbench.cli.common import UserError, make_console
 from workbench.exports import workbench_version
 from workbench.literal import literal_text
@@ -62,7 +62,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="workbench", description=description, formatter_class=fmt)
     parser.add_argument("--version", action="version", version=f"workbench {workbench_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (init, run, entities, review, data, metrics, compare, plan, report, tui, doctor):
+    for group in (init, run, entities, review, data, metrics, evidence, compare, plan, report, tui, doctor):
         group.add_parsers(sub, fmt)
     return parser
 

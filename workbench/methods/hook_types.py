@@ -75,6 +75,7 @@ _DEFAULTS: dict[str, Any] = {
     "metric_filters": (),
     "compare_module": "",
     "planner_module": "",
+    "evidence_module": "",
 }
 
 

@@ -125,6 +125,9 @@ class MethodBase:
     # `workbench plan`: the module offering `topics(study)` and `pilot_scopes(conn, study_id,
     # outcome)`; empty: the planner counts none of its studies' questions and reads no pilot of them
     planner_module = ""
+    # `workbench evidence`, the Metrics screen's Enter and the report's evidence appendix: the module
+    # offering METRICS, `evidence`, `cell_query` and `record_query` (workbench/evidence.py); empty: none
+    evidence_module = ""
 
     def _module(self):
         from importlib import import_module

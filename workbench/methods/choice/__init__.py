@@ -17,6 +17,7 @@ class ChoiceMethod(MethodBase):
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
     compare_module = "workbench.methods.choice.paired"  # `workbench compare`: its questions paired
     planner_module = "workbench.methods.choice.planning"  # `workbench plan`: questions x repetitions
+    evidence_module = "workbench.methods.choice.evidence"  # `workbench evidence`: the answers behind a number
     position, title = 1, "ChoiceEval"
     waits_for = "its answers' lists are extracted at the end of the run"
     help_sections = {
