@@ -77,7 +77,11 @@ def print_evidence(console, evidence, limit: int | None) -> None:
     for n, answer in enumerate(shown, start=1):
         where = " · ".join(
             part
-            for part in (answer.cluster, answer.question, f"repetition {answer.repetition}" if answer.repetition else "")
+            for part in (
+                answer.cluster,
+                answer.question,
+                f"repetition {answer.repetition}" if answer.repetition else "",
+            )
             if part
         )
         counted = f"counted: {', '.join(answer.counted)}" if answer.counted else "counted: none"
