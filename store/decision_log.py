@@ -15,11 +15,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from workbench.store.adjudication_log import lapses
+from workbench.store.decision_portable import entity_replays, verdict_replay
 
-FIELDS = ["kind", "id", "action", "summary", "who", "at", "why", "study", "scope", "before", "after", "state"]
+FIELDS = [
+    *("kind", "id", "action", "summary", "who", "at", "why", "study", "scope", "before", "after", "state"),
+    "replay",  # what `import decisions` needs to make it again in another store (decision_portable)
+]
 
 
 def _entity_decisions(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
+    replays = entity_replays(conn)  # what `import decisions` makes again: the standing ones
     for row in conn.execute("SELECT * FROM entity_decisions ORDER BY id"):
         changes = json.loads(row["changes_json"])
         yield {
@@ -35,6 +40,7 @@ def _entity_decisions(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
             "before": json.dumps([{k: v for k, v in c.items() if k != "to"} for c in changes], ensure_ascii=False),
             "after": json.dumps([{k: v for k, v in c.items() if k != "from"} for c in changes], ensure_ascii=False),
             "state": "active" if row["undone"] == 0 else "undone",
+            "replay": replays.get(row["id"]),
         }
 
 
@@ -59,6 +65,7 @@ def _verdicts(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
             "before": row["before_json"],
             "after": row["after_json"],
             "state": "undone" if row["undone"] else "active",
+            "replay": verdict_replay(conn, row),
         }
 
 

@@ -304,6 +304,11 @@ def kinds() -> Kinds:
             found.imports.setdefault(kind.name, kind)
         for kind in getattr(method, "export_kinds", ()):
             found.exports.setdefault(kind.name, kind)
+    from workbench.decision_import import IMPORTS  # the core's own, after the methods' (a core name wins)
+
+    for kind in IMPORTS:
+        found.imports.pop(kind.name, None)
+        found.imports[kind.name] = kind
     return found
 
 

@@ -1,0 +1,85 @@
+"""`workbench import decisions FILE`: the decisions `export --what decisions --format json`
+wrote in one store, made again in another (store/decision_replay.py), so that a fresh run of
+a reviewed study reproduces its report. The core's import kind, beside the methods' own."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from workbench.csv_input import ImportError_, read_text
+from workbench.methods.kinds import ImportKind
+from workbench.store.errors import InputError
+from workbench.words import plural
+
+EXPORT = "`workbench export --db DB --what decisions --format json -o decisions.json`"
+
+
+def read_entries(path: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(FILE:LINE, record) of each decision in the JSON export, the line its record starts on."""
+    if path.suffix.lower() == ".csv":
+        raise ImportError_(f"{path}: decisions are imported from the JSON export ({EXPORT})")
+    try:
+        text = read_text(path)
+    except OSError as exc:
+        raise ImportError_(f"{path}: {exc.strerror or exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ImportError_(f"{path}:{exc.lineno}: not JSON ({exc.msg}); decisions come from {EXPORT}") from None
+    if not isinstance(data, list):
+        raise ImportError_(f"{path}:1: expected the array of decisions {EXPORT} writes")
+    decoder, at, out = json.JSONDecoder(), text.index("[") + 1, []
+    for record in data:
+        while text[at] in " \t\r\n,":
+            at += 1
+        where = f"{path}:{text.count(chr(10), 0, at) + 1}"
+        _, at = decoder.raw_decode(text, at)
+        if not isinstance(record, dict) or not {"kind", "who", "at"} <= record.keys():
+            raise ImportError_(f"{where}: not a decision (a record with kind, who, at, ...) as {EXPORT} writes")
+        out.append((where, record))
+    return out
+
+
+def _run(conn, path: Path, options: dict[str, Any]) -> list[str]:
+    from workbench.store.decision_replay import replay_decisions
+
+    entries = read_entries(path)
+    try:
+        done = replay_decisions(conn, entries)
+    except InputError as exc:
+        raise ImportError_(str(exc)) from None
+    c = done.counts
+    made = c["verdict"] + c["entity decision"]
+    if made:
+        lines = [
+            f"Recorded {plural(made, 'decision')} from {path.name}: {plural(c['verdict'], 'verdict')} and "
+            f"{plural(c['entity decision'], 'entity decision')}, each with its who, when and why "
+            "(undo takes one back as if made here)."
+        ]
+    else:
+        lines = [f"Nothing new from {path.name}: every decision in it is already in this database."]
+    notes = [
+        (c["present"], "already in this database, not recorded again"),
+        (c["in effect"], "already in effect here (an entities import set it), not recorded"),
+        (c["undone"], "taken back in the other database, not made again"),
+        (c["lapse"], "adjudication lapse(s) that follow from the verdicts"),
+        (c["other"], "catalog-match or probe correction(s) this import does not replay yet"),
+    ]
+    lines += [f"{n} {what}." for n, what in notes if n]
+    lines += done.refused
+    return lines
+
+
+IMPORTS = (
+    ImportKind(
+        "decisions",
+        "every human decision of another database (`export --what decisions --format json`):\n"
+        "verdicts, adjudications, merges, splits, renames, forbids and regions, made again with\n"
+        "their who, when and why; found by study, model, question and answer, never by row ids.\n"
+        "Twice records nothing new; a verdict whose answer reads otherwise here is refused alone",
+        _run,
+        needs_study=False,
+    ),
+)
