@@ -29,10 +29,11 @@ from workbench.widgets.answer_search import AnswerSearch
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen
-from workbench.widgets.review_text import answer_text, item_lists, progress_line
+from workbench.widgets.review_text import agreement_lines, answer_text, item_lists, progress_line
 
 BLIND = "validation sample (blind)"
-FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "resolved", "all", BLIND)
+SAMPLE = "validation sample"  # the same lists, open: the first reviewer's, with every verdict shown
+FILTERS = ("unreviewed", "disagreements", "reviewer disagreements", "resolved", "all", BLIND, SAMPLE)
 PAGE_FIELDS = ("verdict", "verdicts", "adjudication", "adjudicators")  # read with the pages, not the details
 # A search reads this many matches at a time, the next ones as the reviewer reaches them.
 SEARCH_PAGE = 100
@@ -67,7 +68,8 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
             "f",
             "next_filter",
             "Filter",
-            tooltip="Unreviewed, experts' or reviewers' disagreements, resolved, all, or the validation sample (blind)",
+            tooltip="Unreviewed, experts' or reviewers' disagreements, resolved, all, or the validation sample "
+            "(blind, or open for the first reviewer)",
         ),
         Binding("slash", "search", "Search", tooltip='Search the answers: words, "a phrase", prefix*, OR, NOT'),
         Binding("t", "next_topic", "Topic", show=False, tooltip="Only one topic (cycles; all topics first)"),
@@ -190,10 +192,19 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
             ids = review_validation.validation_sample(conn)
             pages, mark = reviews.pages_since(conn, earlier, list_ids=ids, reviewer=self.reviewer, blind=True, **where)
             progress = reviews.progress_counts(conn, self.reviewer, list_ids=ids, blind=True, **where)
+        elif self.filter == SAMPLE:
+            ids = review_validation.validation_sample(conn)
+            pages, mark = reviews.pages_since(conn, earlier, list_ids=ids, reviewer=self.reviewer, **where)
+            progress = reviews.progress_counts(conn, self.reviewer, list_ids=ids, **where)
         else:
             pages, mark = reviews.pages_since(conn, earlier, self.filter, reviewer=self.reviewer, **where)
             progress = reviews.progress_counts(conn, self.reviewer, self.filter, **where)
         if not reuse:
+            # Agreement after each verdict; never to a blind reviewer (it would tell them the other's).
+            progress = {
+                **progress,
+                "agreement": [] if self.blind else review_validation.sample_agreements(conn, self.reviewer),
+            }
             choices = {column: reviews.list_values(conn, column) for column in ("topic", "model")}
             choices["methods"] = studies.study_methods(conn)  # whose extra views (`review_views`) apply
         items, found = list(pages), None  # the screen's own: a detail read replaces its entries
@@ -261,7 +272,12 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
         self.query_one("#review-status", Static).update(status_line)
         self.query_one("#review-progress").set_class(self._loading, "stale")
         self.query_one("#review-progress", Static).update(
-            progress_line(self.progress["by"], self.progress["total"], "your verdicts" if self.blind else "verdicts")
+            Group(
+                progress_line(
+                    self.progress["by"], self.progress["total"], "your verdicts" if self.blind else "verdicts"
+                ),
+                *agreement_lines(self.progress.get("agreement") or []),
+            )
         )
         self.refresh_bindings()  # the adjudication keys follow the response on view
         body = self.query_one("#review-body", VerticalScroll)

@@ -19,8 +19,10 @@ from workbench.store.db import reading
 from workbench.store.errors import UserFacingError
 from workbench.widgets.list_editor import ListEditor
 from workbench.widgets.pager import PagerScreen
-from workbench.widgets.review_text import names_table
+from workbench.widgets.review_text import answer_text, names_table
 
+# How the store says a verdict was the reviewer's standing one already (store/review_repeat.py).
+ALREADY = "already recorded:"
 # Filters a verdict takes the list out of: the next one moves up, no step needed.
 LEAVES = ("unreviewed", "reviewer disagreements")
 
@@ -53,7 +55,10 @@ class ReviewDecisions:
         message.prevent_default()
         self.busy = self._writing = False
         self.take_as_read(None)  # told why: the list as shown next is the one judged
-        self.notify(f"{message.title}: {message.reason}", severity="warning", timeout=10)
+        if message.reason.startswith(ALREADY):  # the same verdict again: a note, not a refusal
+            self.notify(f"{message.reason[0].upper()}{message.reason[1:]}.", timeout=10)
+        else:
+            self.notify(f"{message.title}: {message.reason}", severity="warning", timeout=10)
         page = self.page
         self.load(keep=page["id"] if page else None)
 
@@ -124,6 +129,7 @@ class ReviewDecisions:
             own,
             check=lambda name: None if reviews.is_name(name) else f"{name!r} is not a name: it needs a letter or digit",
             vet=lambda names: self._vet_edit(base),
+            answer=answer_text(item["answer"], item["extracted"]),  # judged beside the list, not under a box
         )
         self.app.push_screen(editor, done)
         self._read_names()

@@ -20,7 +20,7 @@ from workbench.store.db import tuples
 from workbench.store.errors import InputError
 from workbench.store.review_base import final_key
 from workbench.store.review_reads import review_items
-from workbench.store.reviewer_names import among
+from workbench.store.reviewer_names import among, reviewer_key
 
 
 def cohen_kappa(first: list[str], second: list[str]) -> float | None:
@@ -96,3 +96,23 @@ def agreement(conn: sqlite3.Connection, list_ids: list[int], first: str, second:
         "agreement": rate,
         "kappa": cohen_kappa(labels_a, labels_b),
     }
+
+
+def sample_agreements(conn: sqlite3.Connection, reviewer: str | None = None) -> list[tuple[str, str, dict[str, Any]]]:
+    """The validation sample's agreement for the Review screen, as (first, second, `agreement`):
+    `reviewer` with each other reviewer who validated some of it, or, when `reviewer` validated
+    none, the two who validated most. Empty (read nothing more) while fewer than two people
+    have verdicts at all."""
+    people = {reviewer_key(who) for (who,) in conn.execute("SELECT DISTINCT reviewer FROM verdicts WHERE undone = 0")}
+    if len(people) < 2:
+        return []
+    ids = validation_sample(conn)
+    done: dict[str, int] = {}
+    for item in review_items(conn, list_ids=ids):
+        for who in item["verdicts"]:
+            if among(who, item["adjudicators"]) is None:  # an adjudication validates nothing
+                done[who] = done.get(who, 0) + 1
+    ranked = sorted(done, key=lambda who: (-done[who], who))
+    me = among(reviewer, ranked) if reviewer else None
+    pairs = [(me, other) for other in ranked if other != me] if me else [tuple(ranked[:2])] if len(ranked) > 1 else []
+    return [(a, b, agreement(conn, ids, a, b)) for a, b in pairs]

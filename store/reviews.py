@@ -62,6 +62,7 @@ from workbench.store.review_reads import (  # noqa: F401  (where callers find th
     review_records,
     reviewed_counts,
 )
+from workbench.store.review_repeat import AlreadyRecorded, refuse_repeat  # noqa: F401  (where callers find it)
 from workbench.store.review_state import as_adjudication, resolution
 from workbench.store.review_versions import StaleVersion, check_version, list_version  # noqa: F401
 from workbench.store.reviewer_names import clean_reviewer, reviewer_key
@@ -150,7 +151,8 @@ def review(
     letter or digit). A blind verdict judges the machine's extraction and is kept for
     agreement only. With `if_version` (the version the reviewer was shown, from
     `list_version` or a review page), refused (StaleVersion) unless the list still reads so.
-    A non-blind verdict by a third reviewer on a reviewer disagreement adjudicates it."""
+    A non-blind verdict by a third reviewer on a reviewer disagreement adjudicates it. The
+    reviewer's standing verdict given again on the same version records nothing (AlreadyRecorded)."""
     if decision not in DECISIONS:
         raise InputError(f"unknown decision {decision!r} (accept, edit or reject)")
     reviewer = clean_reviewer(reviewer)
@@ -162,6 +164,7 @@ def review(
         check_version(conn, row, blind, if_version)
         before = [s for s, _ in extracted(conn, row)] if blind else surfaces(conn, list_id)
         after = before if decision == "accept" else [] if decision == "reject" else after
+        refuse_repeat(conn, row, reviewer, decision, after, blind)  # the same verdict again records nothing
         return record_verdict(conn, row, reviewer, decision, after, before, blind=blind, why=why, sample=sample)
 
 

@@ -47,6 +47,7 @@ class Verdict:
     undone: bool = False
     adjudicates: bool = False
     settled: dict[str, int] = field(default_factory=dict)  # an adjudication: each party's verdict it settled
+    decision: str = ""  # a verdict's (an adjudication's is not compared)
 
 
 @dataclass
@@ -372,10 +373,24 @@ class DecisionMachine(RuleBasedStateMachine):
             lambda conn: reviews.review(conn, list_id, who, decision, names, blind=blind, if_version=version),
             what,
         )
-        if not ok:
-            return result
         seen = self.ref.extraction[question] if blind else self.ref.current(question)
         after = seen if decision == "accept" else [] if decision == "reject" else reviews.clean(names)
+        standing = [v for v in self.ref.verdicts if v.question == question and not v.undone]
+        latest = max(standing, key=lambda v: v.id, default=None)
+        repeat = latest is not None and (latest.reviewer, latest.decision, latest.blind, latest.answer) == (
+            who,
+            decision,
+            blind,
+            self.ref.answer[question],
+        )
+        repeat = repeat and list(latest.after) == list(after)
+        if not ok:
+            # The reviewer's standing verdict given again on the same version records nothing.
+            if result.startswith("already recorded:"):
+                assert repeat, (result, latest)
+                return None
+            return result
+        assert not repeat, ("a repeated verdict was recorded again", latest)
         disputed = self.ref.disagreement(question)  # by others: a third reviewer's verdict settles it
         settles = not blind and disputed is not None and who not in disputed
         settled = self.ref.settling(question) if settles else {}
@@ -391,6 +406,7 @@ class DecisionMachine(RuleBasedStateMachine):
                 self.ref.answer[question],
                 adjudicates=bool(settles),
                 settled=settled,
+                decision=decision,
             )
         )
         return None

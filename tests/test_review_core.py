@@ -232,13 +232,13 @@ def test_a_blind_reviewer_sees_nothing_of_the_others(tmp_path):
         out = run_cli(
             "review", "sample", "--db", str(db), "--study", "s", "--rate", "1", "--who", who, "--format", "json"
         )
-        return [r["verdict"] for r in json.loads(out.stdout)]
+        return [{who: v["decision"] for who, v in r["verdicts"].items()} for r in json.loads(out.stdout)]
 
-    assert sample("ana") == ["edit|ana", None] and sample("bo") == [None, None]
-    # Each list's version, for `review verdict --if-version`; the table is `review lists`' table.
+    assert sample("ana") == [{"ana": "edit"}, {}] and sample("bo") == [{}, {}]
+    # One shape with `review lists --blind`: list_id, the version for `review verdict
+    # --if-version`, the answer, ...; the table is `review lists`' table.
     out = run_cli("review", "sample", "--db", str(db), "--study", "s", "--rate", "1", "--who", "bo", "--format", "json")
-    versions = {r["id"]: r["version"] for r in json.loads(out.stdout)}
-    assert versions == {r["list_id"]: r["version"] for r in lists_json(db, "--blind", "--who", "bo")}
+    assert json.loads(out.stdout) == lists_json(db, "--blind", "--who", "bo")
     table = run_cli("review", "sample", "--db", str(db), "--study", "s", "--rate", "1", "--who", "bo").stdout
     assert "list / version" in table and "," not in table.splitlines()[0] and "Hoka" not in table
     blind = lists_json(db, "--blind", "--who", "bo")

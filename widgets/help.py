@@ -49,7 +49,9 @@ Ctrl+P finds them all.
              reviewer disagreements (to adjudicate),
              resolved, all, the validation sample (blind:
              a second reviewer sees the machine's list
-             only)
+             only), the validation sample open (the
+             first reviewer's; agreement and kappa show
+             under the progress)
   A verdict counts for the list as shown: changed
   meanwhile, it is refused and the list shown again.
   t / o      only one topic / one model (cycle)
@@ -73,6 +75,9 @@ Ctrl+P finds them all.
   c        compare two models of a study: pick A and B,
            see B - A paired over what both answered, its
            interval and unit, p, Holm p (Esc leaves it)
+  Enter    on a number (Tab to a table, arrows to the
+           cell): the answers behind it, the counted
+           names highlighted (Esc: back to the same cell)
 
 Model text is shown literally: markup and escape codes
 are never interpreted. What every number means:

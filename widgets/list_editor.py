@@ -2,7 +2,9 @@
 remove, move up and down. A name is never split on a comma: "The second brand, Nike" is
 one name. Dismisses with the list, best first, or None when cancelled. A `vet` may hold a
 save back once (the list it edits changed meanwhile): the editor stays open with what was
-typed, what it says shown above, and the next save goes through."""
+typed, what it says shown above, and the next save goes through. Given the `answer` it
+judges, the editor fills the screen with the answer above the list (a split, not a box over
+the answer: at 80x24 a box hid what the list is checked against); PgUp/PgDn scroll it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, OptionList, Static
@@ -22,6 +24,7 @@ from workbench.literal import visible_line
 from workbench.store.review_base import repeated
 
 KEYS = "Enter adds · ↓ the list · Del removes · Shift+↑/↓ moves · Ctrl+S saves · Esc cancels"
+ANSWER_KEYS = "PgUp/PgDn scroll the answer · " + KEYS
 
 
 class KnownNames(Suggester):
@@ -52,6 +55,8 @@ class ListEditor(ModalScreen[list[str] | None]):
         Binding("delete,backspace", "remove", "Remove", show=False),
         Binding("shift+up", "move(-1)", "Move up", show=False),
         Binding("shift+down", "move(1)", "Move down", show=False),
+        Binding("pageup", "scroll_answer(-1)", "Answer up", show=False, priority=True),
+        Binding("pagedown", "scroll_answer(1)", "Answer down", show=False, priority=True),
     ]
     DEFAULT_CSS = """
     ListEditor { align: center middle; }
@@ -63,6 +68,10 @@ class ListEditor(ModalScreen[list[str] | None]):
     ListEditor #list-items { height: auto; max-height: 8; min-height: 1; border: none; padding: 0; }
     ListEditor #list-items:focus { background-tint: $foreground 5%; }
     ListEditor #list-keys { color: $text-muted; }
+    ListEditor > Vertical.with-answer { width: 100%; height: 100%; }
+    ListEditor #list-answer { height: 1fr; min-height: 4; border-bottom: solid $accent; }
+    ListEditor .with-answer #list-context { max-height: 5; }
+    ListEditor .with-answer #list-items { max-height: 5; }
     """
 
     def __init__(
@@ -73,22 +82,27 @@ class ListEditor(ModalScreen[list[str] | None]):
         known: list[str] | None = None,
         check: Callable[[str], str | None] | None = None,
         vet: Callable[[list[str]], RenderableType | None] | None = None,
+        answer: RenderableType | None = None,
     ) -> None:
         super().__init__()
+        self.answer = answer  # shown above the list, the rest of the screen's height
         self.title, self.names, self.context = title, list(names), context
         self.check = check  # the reason a name is refused, or None
         self.vet = vet  # on saving: what holds the list back (shown; the next save is vetted again), or None
         self._suggester = KnownNames(known or [])
 
     def compose(self) -> ComposeResult:
-        with Vertical():
+        with Vertical(classes="with-answer" if self.answer is not None else ""):
+            if self.answer is not None:
+                with VerticalScroll(id="list-answer", can_focus=False):
+                    yield Static(self.answer, id="list-answer-text")
             if self.context is not None:
                 yield Static(self.context, id="list-context")
             yield Static(id="list-changed")
             yield Static(Text(visible_line(self.title), style="bold"), id="list-title")
             yield OptionList(id="list-items")
             yield Input(id="list-input", placeholder="a name to add", suggester=self._suggester, compact=True)
-            yield Static(KEYS, id="list-keys", markup=False)
+            yield Static(KEYS if self.answer is None else ANSWER_KEYS, id="list-keys", markup=False)
 
     def on_mount(self) -> None:
         self._fill(0)
@@ -162,6 +176,10 @@ class ListEditor(ModalScreen[list[str] | None]):
             self.query_one("#list-changed").add_class("shown")
             return
         self.dismiss(list(self.names))
+
+    def action_scroll_answer(self, step: int) -> None:
+        for pane in self.query("#list-answer"):
+            pane.scroll_to(y=pane.scroll_y + step * max(1, pane.size.height - 1), animate=False)
 
     def action_cancel(self) -> None:
         self.dismiss(None)

@@ -155,3 +155,20 @@ def progress_line(progress: dict[str, int], total: int, scope: str) -> Progress:
     if not progress:
         entries.append(Text(f"nobody has reviewed any of {total}"))
     return Progress(head, entries)
+
+
+def agreement_lines(pairs: list[tuple[str, str, dict[str, Any]]]) -> list[Text]:
+    """Two reviewers' agreement and Cohen's kappa on the validation sample, a line a pair (as
+    `workbench review agreement` gives them): read after each verdict, next to the progress."""
+    lines = []
+    for first, second, result in pairs[:2]:
+        if result["agreement"] is None:
+            rate = "agreement n/a (no list reviewed by both)"
+        else:
+            rate = f"agree {result['agreement']:.0%} ({result['same_list']} of {result['both_reviewed']} lists)"
+        kappa = f"{result['kappa']:.2f}" if result["kappa"] is not None else "n/a (too few or identical lists)"
+        line = Text(" validation sample: ", style="dim")
+        line.append(visible_line(f"{first} & {second} {rate}, Cohen's kappa {kappa}"))
+        line.no_wrap, line.overflow = True, "ellipsis"
+        lines.append(line)
+    return lines

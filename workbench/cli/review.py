@@ -19,6 +19,7 @@ from workbench.store.db import snapshot
 from workbench.store.reviewer_names import clean_reviewer, same_reviewer
 from workbench.words import plural, plural_word
 
+ANSWER_CHARS = 400  # of an answer in a table cell: the rest is in --format json
 LIST_FIELDS = ["list_id", "version", "model", "topic", "cluster", "question", "repetition", "extracted", "current"]
 
 
@@ -38,7 +39,7 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 def _lists(conn, args: argparse.Namespace) -> int:
     """Headless review of extracted lists: what scripts, notebooks and a blind reviewer need."""
-    from workbench.store import answer_search, reviews
+    from workbench.store import answer_search, review_validation, reviews
 
     who = reviewer_name(args)
     only = review_args.LIST_FILTERS[args.only]
@@ -46,26 +47,47 @@ def _lists(conn, args: argparse.Namespace) -> int:
     if limit is None and args.search is not None and args.format == "table":
         limit = review_args.SEARCH_TABLE_PAGE
     found = None
+    sample = None
+    if args.only == "sample":  # the validation sample, open: the first reviewer finds it here, not by hand
+        if args.search is not None or args.blind:
+            raise UserError(
+                "--only sample lists the validation sample open; not with --search or --blind "
+                "(`workbench review sample` is the blind one)"
+            )
+        sample = review_validation.sample_list_ids(conn, args.study)
     if args.search is not None:  # a query the index cannot read: one line, exit status 2
         found = answer_search.search_lists(
             conn, args.search, only, study=args.study, reviewer=who, blind=args.blind, offset=args.offset, limit=limit
         )
         ids, more = found.ids, found.more
     else:
-        ids = [item["id"] for item in reviews.review_items(conn, args.study, only=only, reviewer=who, blind=args.blind)]
+        ids = [
+            item["id"]
+            for item in reviews.review_items(
+                conn, args.study, only=only, reviewer=who, blind=args.blind, list_ids=sample
+            )
+        ]
         more = limit is not None and len(ids) > args.offset + limit
         ids = ids[args.offset : None if limit is None else args.offset + limit]
     order = {list_id: n for n, list_id in enumerate(ids)}  # a search's: the order of the answers
     records = reviews.list_records(conn, args.study, only=only, reviewer=who, blind=args.blind, list_ids=ids)
     records.sort(key=lambda r: order[r["list_id"]])
+    if args.format == "json" and args.limit is not None:
+        paged = {"lists": records, "offset": args.offset, "limit": args.limit, "more": more}
+        if found is not None:
+            paged["answers_matching"] = found.answers
+        print(json.dumps(paged, ensure_ascii=False, indent=1))
+        return 0
+    with_answer = args.only in ("disagreements", "reviewer-disagreements")  # what an adjudicator judges by
+    page = _page_note(args.offset, len(records), more, found)
+    return _print_lists(records, args, page, with_answer, "the validation sample" if sample is not None else "")
+
+
+def _print_lists(records: list[dict], args: argparse.Namespace, page: str | None, with_answer: bool, what: str) -> int:
+    """`lists` and `sample` print lists in one shape: JSON records (list_id, version, the
+    answer, ...), CSV rows, or a table."""
     if args.format == "json":
-        if args.limit is None:
-            print(json.dumps(records, ensure_ascii=False, indent=1))
-        else:
-            paged = {"lists": records, "offset": args.offset, "limit": args.limit, "more": more}
-            if found is not None:
-                paged["answers_matching"] = found.answers
-            print(json.dumps(paged, ensure_ascii=False, indent=1))
+        print(json.dumps(records, ensure_ascii=False, indent=1))
         return 0
     if args.format == "csv":
         # Lists as JSON arrays in their cells: a name may hold any separator.
@@ -81,7 +103,7 @@ def _lists(conn, args: argparse.Namespace) -> int:
         ]
         exports.write_records(flat, "csv", [*LIST_FIELDS, "verdicts", "adjudicated_by"], sys.stdout)
         return 0
-    _lists_table(records, args.study, args.search, _page_note(args.offset, len(records), more, found))
+    _lists_table(records, args.study, getattr(args, "search", None), page, with_answer, what)
     return 0
 
 
@@ -98,11 +120,20 @@ def _page_note(offset: int, shown: int, more: bool, found) -> str | None:
     return where + nxt + answers
 
 
-def _lists_table(records: list[dict], study: str, search: str | None = None, page: str | None = None) -> None:
+def _lists_table(
+    records: list[dict],
+    study: str,
+    search: str | None = None,
+    page: str | None = None,
+    with_answer: bool = False,
+    what: str = "",
+) -> None:
     """Lists as a table that reads at 80 columns: the question keeps most of the width and
-    every name is on a line of its own. `page`: which lists of more these are."""
+    every name is on a line of its own. `page`: which lists of more these are. `with_answer`:
+    the answer under the question (its start; JSON has it whole), for judging a disagreement."""
     matching = f" whose answer matches {search}" if search is not None else ""
     counted = f"{plural(len(records), 'list')} of {study}" if page is None else f"lists of {study}"
+    counted += f" in {what}" if what else ""
     table = new_table(title=literal_text(f"{counted}{matching}" + (f" ({page})" if page else "")))
     table.add_column("list / version", no_wrap=True)
     table.add_column("question", ratio=3, min_width=20, overflow="fold")
@@ -115,13 +146,25 @@ def _lists_table(records: list[dict], study: str, search: str | None = None, pag
         verdicts = [f"{who}: {v['decision']}{' (blind)' if v['blind'] else ''}" for who, v in r["verdicts"].items()]
         if r["adjudication"]:
             verdicts.append(f"resolved by {r['adjudication']['by']}")
+        asked = f"{r['model']} · {r['topic']} · rep {r['repetition']}\n{r['question']}"
+        if with_answer:
+            asked += "\nanswer: " + _shortened(r["answer"] or "(no answer held)")
         table.add_row(
             literal_text(f"{r['list_id']}\n{r['version']}"),
-            literal_text(f"{r['model']} · {r['topic']} · rep {r['repetition']}\n{r['question']}"),
+            literal_text(asked),
             literal_text(names),
             literal_text("\n".join(verdicts)),
         )
     make_console().print(table)
+
+
+def _shortened(answer: str) -> str:
+    """An answer's start in a table cell (every list's whole answer would bury the table)."""
+    flat = " ".join(answer.split())
+    if len(flat) <= ANSWER_CHARS:
+        return flat
+    cut = flat[:ANSWER_CHARS].rsplit(" ", 1)[0]
+    return f"{cut} … ({len(flat) - len(cut):,} characters more: --format json has it whole)"
 
 
 def _undo(conn, args: argparse.Namespace) -> int:
@@ -152,9 +195,14 @@ def _verdict(conn, args: argparse.Namespace) -> int:
     if len(chosen) != 1:
         raise UserError("a verdict is one of --accept, --reject or --edit NAME [--edit NAME ...]")
     _in_study(conn, args)
-    verdict = reviews.review(
-        conn, args.list, who, chosen[0], args.edit, blind=args.blind, why=args.why, if_version=args.if_version
-    )
+    try:
+        verdict = reviews.review(
+            conn, args.list, who, chosen[0], args.edit, blind=args.blind, why=args.why, if_version=args.if_version
+        )
+    except reviews.AlreadyRecorded as same:  # run again: not an error, and not a second verdict
+        said = str(same)
+        make_console().print(literal_text(f"{said[0].upper()}{said[1:]}."), soft_wrap=True)
+        return 0
     shown = f" {json.dumps(reviews.checked_names(args.edit), ensure_ascii=False)}" if chosen[0] == "edit" else ""
     version = reviews.list_version(conn, args.list, blind=args.blind)
     make_console().print(
@@ -201,17 +249,10 @@ def _sample(conn, args: argparse.Namespace) -> int:
 
     ids = review_validation.sample_list_ids(conn, args.study, args.rate, args.seed)
     who = reviewer_name(args)
-    # Blind: the reviewer's own verdicts only, never another reviewer's ("edit|ana" to bo).
-    records = reviews.review_items(conn, args.study, list_ids=ids, reviewer=who, blind=True)
-    shown = {r["list_id"]: r for r in reviews.list_records(conn, args.study, reviewer=who, blind=True, list_ids=ids)}
-    if args.format == "table":  # as `review lists` shows them, blind
-        _lists_table([shown[r["id"]] for r in records if r["id"] in shown], args.study)
-        return 0
-    # Each list's version, for `review verdict --if-version` (a script judges what it read).
-    fields = ["id", "version", "model", "topic", "cluster", "question", "repetition", "verdict"]
-    rows = [{**dict(r), "version": shown.get(r["id"], {}).get("version")} for r in records]
-    exports.write_records(rows, args.format, fields, sys.stdout)
-    return 0
+    # Blind: the reviewer's own verdicts only, never another reviewer's ("edit|ana" to bo). In
+    # the shape of `review lists` (list_id, version for --if-version, the answer, ...).
+    records = reviews.list_records(conn, args.study, reviewer=who, blind=True, list_ids=ids)
+    return _print_lists(records, args, None, False, "the validation sample (blind)")
 
 
 def _agreement(conn, args: argparse.Namespace) -> int:

@@ -43,7 +43,7 @@ VERBS: dict[str, tuple[str, str]] = {
         "workbench review adjudicate --db audit.db --study shoes --list 12 --who carla --take bo",
     ),
     "sample": (
-        "the validation sample, with your own verdicts only (blind)",
+        "the validation sample, with your own verdicts only (blind); the shape of `lists`",
         "workbench review sample --db audit.db --study shoes --who bo",
     ),
     "agreement": (
@@ -83,6 +83,7 @@ LIST_FILTERS = {
     "disagreements": "disagreements",
     "reviewer-disagreements": "reviewer disagreements",
     "resolved": "resolved",
+    "sample": "all",  # the validation sample, open: every list of it, verdicts shown (review.py reads its ids)
 }
 
 
@@ -159,7 +160,8 @@ def _options(verb: str, p) -> None:
             choices=list(LIST_FILTERS),
             default="all",
             help="unreviewed, disagreements (between experts), reviewer-disagreements (two reviewers' final "
-            "lists differ and no adjudication settled them), resolved (adjudicated), all",
+            "lists differ and no adjudication settled them), resolved (adjudicated), sample (the validation "
+            f"sample at --rate {SAMPLE_RATE}, not blind: the first reviewer's way to it), all",
         )
         p.add_argument(
             "--blind", action="store_true", help="as a second reviewer sees them: the extraction, your verdicts only"

@@ -1,0 +1,49 @@
+"""A verdict given twice: the same reviewer, the same list as it reads now, the same decision
+and names. Run again (a script re-run, a key pressed twice), it would add a second verdict
+that changes nothing and counts the reviewer's work twice ("74 verdicts" for 53 lists); it
+is recorded once, and the second time says so instead.
+
+"As it reads now": no other standing verdict on the list's scope came after the reviewer's
+own, and the reviewer's verdict read the same answer. An identical verdict after someone
+else's changed the list is a real decision (it takes the list back) and is recorded.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from workbench.store.review_base import IN_SCOPE, ReviewRefused, scope_of
+from workbench.store.reviewer_names import reviewer_key
+
+
+class AlreadyRecorded(ReviewRefused):
+    """The verdict asked for is the reviewer's standing one on this version: nothing recorded.
+    Not a failure: the CLI says so and exits 0, the app notes it."""
+
+    def __init__(self, message: str, verdict_id: int) -> None:
+        super().__init__(message)
+        self.verdict_id = verdict_id
+
+
+def refuse_repeat(
+    conn: sqlite3.Connection, row: sqlite3.Row, reviewer: str, decision: str, after: list[str], blind: bool
+) -> None:
+    """Raise AlreadyRecorded when the latest standing verdict on the list's scope is this
+    reviewer's, on the same answer, with the same decision, names and blindness."""
+    latest = conn.execute(
+        f"SELECT id, reviewer, decision, after_json, blind, answer_key FROM verdicts WHERE {IN_SCOPE} "
+        "AND undone = 0 ORDER BY id DESC LIMIT 1",
+        scope_of(row),
+    ).fetchone()
+    if latest is None or reviewer_key(latest["reviewer"]) != reviewer_key(reviewer):
+        return
+    if latest["answer_key"] != row["response_key"] or bool(latest["blind"]) != blind:
+        return
+    if latest["decision"] != decision or json.loads(latest["after_json"]) != after:
+        return
+    raise AlreadyRecorded(
+        f"already recorded: {latest['reviewer']}'s {decision} on list {row['id']} is verdict {latest['id']}, "
+        "given on this version; nothing changed",
+        latest["id"],
+    )
