@@ -45,6 +45,7 @@ from workbench.metrics.intervals import (
     student_interval,
     t_test_p,
 )
+from workbench.metrics.pooled import pooled
 
 QUESTION, ANSWER = "question", "answer"
 CI_UNITS = (QUESTION, ANSWER)
@@ -140,9 +141,9 @@ def share_fields(hits: np.ndarray, questions: Questions, seed: int | None = None
     fields = interval_fields(None, None, units=len(questions.n), unit=QUESTION)
     if len(questions.n) < 2:
         return {"n_eff": None, "design_effect": None, **fields}
-    strata = collapsed([rows for _, rows in questions.strata(hits)])
-    low, high = share_interval(strata, len(questions.n))
-    return {**dict(zip(("n_eff", "design_effect"), design_effect(strata))), **fields, "ci_low": low, "ci_high": high}
+    (share,) = pooled(collapsed([rows for _, rows in questions.strata(hits)]))
+    low, high = share.interval(len(questions.n))
+    return {**dict(zip(("n_eff", "design_effect"), share.design_effect())), **fields, "ci_low": low, "ci_high": high}
 
 
 def collapsed(strata: Sequence[np.ndarray]) -> list[np.ndarray]:
@@ -178,10 +179,7 @@ def share_interval(strata: Sequence[np.ndarray], units: float | None, df: bool =
     take a handful of values and covered PEIR's population value in 0.88 of simulated
     demo-sized studies; nor the logit's t interval, which covered shares of 0.05 and 0.95 in
     0.73-0.76 of them (bench/bench_share_coverage.py; docs/methods.md)."""
-    share, variance = linearised_share(strata)
-    total = sum(float(rows[:, 1].sum()) for rows in strata)
-    se = rounded_off(variance**0.5, share)
-    return effective_n_interval(share, se, total, share_df(strata) if df else None, units=units)
+    return pooled(strata)[0].interval(units, df)
 
 
 def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], np.ndarray], seed=None) -> list:
@@ -205,10 +203,9 @@ def ratio_fields(parts: np.ndarray, questions: Questions, answers: Callable[[], 
         return [{"n_eff": None, "design_effect": None, **fields} for _ in range(width)]
     strata = collapsed([_sorted_rows(rows) for rows in strata])  # the same sums whatever order the rows came in
     out = []
-    for j in range(1, width + 1):
-        share = [rows[:, [j, 0]] for rows in strata]
-        n_eff, deff = design_effect(share)
-        low, high = share_interval(share, units, df=answer_unit() == QUESTION)
+    for share in pooled(strata, hits=range(1, width + 1), total=0):  # every share of the total in one pass
+        n_eff, deff = share.design_effect()
+        low, high = share.interval(units, df=answer_unit() == QUESTION)
         out.append({"n_eff": n_eff, "design_effect": deff, **fields, "ci_low": low, "ci_high": high})
     return out
 
@@ -346,35 +343,15 @@ def share_df(strata: Sequence[np.ndarray]) -> float:
     simulated studies of 9 clusters x 5 questions x 10 (0.998 now); Satterthwaite's count
     over clusters (1 degree of freedom each at the demo's 2 questions per cluster) doubled
     the demo's interval widths (bench/bench_share_coverage.py)."""
-    return _pooled(strata)[2]
+    return pooled(strata)[0].df
 
 
 def linearised_share(strata: Sequence[np.ndarray]) -> tuple[float, float]:
     """(share, its variance over questions) of a pooled share, from each stratum's rows (hits,
     total) per question: each question's residual (hits - share x total), its spread within
     its stratum times k / (k - 1), over the total squared (the ratio's linearised variance)."""
-    share, variance, _df = _pooled(strata)
-    return share, variance
-
-
-def _pooled(strata: Sequence[np.ndarray]) -> tuple[float, float, float]:
-    """(share, linearised variance, degrees of freedom) of a pooled share, all strata at once
-    (one concatenation and a few bincounts: `workbench metrics` takes thousands of them)."""
-    rows = np.concatenate(strata) if len(strata) > 1 else strata[0]
-    sizes = np.array([r.shape[0] for r in strata])
-    codes = np.repeat(np.arange(len(strata)), sizes)
-    hits, n = rows[:, 0].astype(float), rows[:, 1].astype(float)
-    total = float(n.sum())
-    share = float(hits.sum()) / total
-    z = hits - share * n
-    deviation = z - (np.bincount(codes, z, len(strata)) / sizes)[codes]
-    parts = deviation**2
-    spread = float(np.sum(sizes / (sizes - 1) * np.bincount(codes, parts, len(strata))))
-    most = float(np.sum(sizes - 1))
-    if parts.sum() <= 0:
-        return share, spread / total**2, most
-    carrying = float(parts.sum() ** 2 / np.sum(parts * parts))
-    return share, spread / total**2, min(most, max(1.0, 2 * carrying))
+    share = pooled(strata)[0]
+    return share.share, share.variance
 
 
 def design_effect(strata: Sequence[np.ndarray]) -> tuple[float | None, float | None]:
@@ -382,10 +359,4 @@ def design_effect(strata: Sequence[np.ndarray]) -> tuple[float | None, float | N
     answers) per question: the share's variance over questions (linearised, strata apart)
     against that of as many independent answers. None where either is 0 (a share of 0 or 1,
     or questions that all agree)."""
-    share, variance = linearised_share(strata)
-    n = sum(float(rows[:, 1].sum()) for rows in strata)
-    binomial = share * (1 - share) / n
-    if binomial <= 0 or variance <= 0:
-        return None, None
-    deff = variance / binomial
-    return n / deff, deff
+    return pooled(strata)[0].design_effect()

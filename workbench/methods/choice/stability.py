@@ -4,6 +4,7 @@ entities, computed as scipy.stats does without its per-call cost."""
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,20 +28,25 @@ class Stability:
 
 
 def stability(
-    lists: Sequence[ResponseList], top_n: int = 10, per_rep: dict[int, Counter[str]] | None = None
+    lists: Sequence[ResponseList],
+    top_n: int = 10,
+    per_rep: dict[int, Counter[str]] | None = None,
+    pooled: Counter[str] | None = None,
 ) -> Stability:
     """Spearman's rho for every pair of repetitions and Kruskal–Wallis across them,
     over the counts of the N most frequent entities pooled over all repetitions.
-    `per_rep`: the presence counts per repetition, when the caller has them already."""
+    `per_rep`: the presence counts per repetition, when the caller has them already;
+    `pooled`: their sum (the scope's presence counts), likewise."""
     if per_rep is None:
         by_rep: dict[int, list[ResponseList]] = {}
         for item in lists:
             by_rep.setdefault(item.repetition, []).append(item)
         per_rep = {rep: presence_of(items) for rep, items in by_rep.items()}
-    pooled: Counter[str] = Counter()
-    for counted in per_rep.values():  # in place: `sum` of Counters builds a new one per repetition
-        pooled.update(counted)
-    top = [e for e, _ in sorted(pooled.items(), key=lambda kv: (-kv[1], kv[0]))[:top_n]]
+    if pooled is None:
+        pooled = Counter()
+        for counted in per_rep.values():  # in place: `sum` of Counters builds a new one per repetition
+            pooled.update(counted)
+    top = [e for e, _ in heapq.nsmallest(top_n, pooled.items(), key=lambda kv: (-kv[1], kv[0]))]
     reps = sorted(per_rep)
     counts = {r: [per_rep[r][e] for e in top] for r in reps}
     rho, p = spearman_matrix([counts[r] for r in reps])
