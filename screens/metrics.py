@@ -23,6 +23,7 @@ from workbench import methods
 from workbench.literal import visible, visible_line
 from workbench.metric_views import Filter, Panel, in_view
 from workbench.store.errors import UserFacingError
+from workbench.screens.metrics_evidence import CellEvidence
 from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
 from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
 from workbench.widgets.live import LiveStore
@@ -40,6 +41,7 @@ COMMANDS = [
     Binding("e", "export", "Export", tooltip="Write the tables as Markdown, the records as CSV and JSON (asks where)"),
     Binding("c", "compare", "Compare", tooltip="Two models of a study: B - A, paired over what both answered"),
     Binding("escape", "leave_compare", "Back", tooltip="Leave the comparison: every metric again"),
+    Binding("enter", "evidence", "Evidence", tooltip="The answers behind the number under the cursor (Esc: back)"),
 ]
 
 
@@ -73,7 +75,7 @@ def metrics_screen() -> MetricsScreen:
     return keyed(filters)
 
 
-class MetricsScreen(LiveStore, Screen):
+class MetricsScreen(CellEvidence, LiveStore, Screen):
     """Without filter keys when made directly: the app makes it with `metrics_screen()`."""
 
     BINDINGS = COMMANDS
@@ -230,7 +232,7 @@ class MetricsScreen(LiveStore, Screen):
         if not body.query(f"#{panel.id}"):
             widgets = [Label(id=title_id, classes="section")] if panel.title else []
             widgets.append(
-                DataTable(id=panel.id, show_cursor=False, zebra_stripes=True)
+                DataTable(id=panel.id, show_cursor=False, cursor_type="cell", zebra_stripes=True)
                 if panel.table is not None
                 else Static(id=panel.id, classes="chart")
             )
@@ -254,9 +256,11 @@ class MetricsScreen(LiveStore, Screen):
         _show(body.query_one(f"#{panel.id}"), not plotted or panel.table is not None)
 
     def _fill(self, table: DataTable, header: list[str], rows: list[list[str]]) -> None:
+        at = table.cursor_coordinate  # kept: Esc from a cell's evidence comes back to the same cell
         table.clear(columns=True)
         table.add_columns(*[Text(visible_line(h)) for h in header])
         table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
+        table.cursor_coordinate = at
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """A filter's key shows (footer, palette) only where a method on view has that filter;

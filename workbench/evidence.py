@@ -146,13 +146,13 @@ def for_cell(
     """The evidence of one cell of a method's Metrics table (the screen's Enter): the method
     says which number the cell shows; its studies are asked in turn until one has it."""
     from workbench import methods
-    from workbench.store import studies
 
     module = module_of(methods.get(method_name)) if method_name in methods.names() else None
     query = module.cell_query(panel_id, header, row, column, choices) if module is not None else None
     if query is None:
         raise EvidenceError("this cell is a label or a number with no answers of its own behind it")
-    names = [query.study] if query.study else [r.name for r in studies.study_rows(conn) if r.method == method_name]
+    of_method = [r[0] for r in conn.execute("SELECT name FROM studies WHERE method = ? ORDER BY id", (method_name,))]
+    names = [query.study] if query.study else of_method
     refusals = []
     for name in names:
         try:

@@ -8,8 +8,8 @@ from typing import Any, Protocol
 
 # Keys the screens keep for themselves: a method's filter or Review view may not take them.
 APP_KEYS = frozenset({"1", "2", "3", "4", "5", "q", "f1", "question_mark", "escape", "ctrl+p"})
-# screens/metrics.py COMMANDS: recompute, export, compare two models, leave the comparison
-METRICS_KEYS = frozenset({"r", "e", "c", "escape"})
+# screens/metrics.py COMMANDS: recompute, export, compare two models, leave the comparison, evidence
+METRICS_KEYS = frozenset({"r", "e", "c", "escape", "enter"})
 REVIEW_KEYS = frozenset(  # screens/review.py
     {
         "a",

@@ -18,6 +18,8 @@ from workbench.report.asked import appendix_section, asked_section
 from workbench.report.checks import check_blocks
 from workbench.report.comparisons import comparison_sections
 from workbench.report.document import Paragraph, Report, Section
+from workbench.report.evidence_appendix import evidence_appendix, link_headlines
+from workbench.report.extraction_validity import brands_appendix, unknown_region_items, validity_section
 from workbench.report.recipe import convention_section, recipe_section
 from workbench.report.review_facts import review_section
 from workbench.report.sections import method_section
@@ -59,18 +61,25 @@ def build_report(
     status = status_section(facts, records)
     status.blocks += check_blocks(conn, facts.id)
     appendix = appendix_section(conn, facts)
+    opening, limitations = summary_section(facts, records), limitations_section(conn, facts, records)
+    evidence, links = evidence_appendix(conn, facts.method, records)  # each headline's answers, linked
+    link_headlines(opening, links)
+    limitations.blocks += [Paragraph(f"- {text}") for text in unknown_region_items(conn, facts.id)]
     sections = [
-        summary_section(facts, records),
+        opening,
         study_section(facts, summary, convention, utc_now()),
         asked_section(conn, facts),
         status,
         Section("findings", "Findings", [intro]),
         *findings,
         *comparison_sections(conn, study, records),  # two or more models: each paired with the first
-        limitations_section(conn, facts, records),
+        limitations,
         review_section(conn, study, facts.id),
+        *filter(None, [validity_section(conn, facts.id)]),
         recipe_section(facts, convention, out_name, report_asked.parallel_used(conn, facts.id)),
         convention_section(convention, records),
         *([appendix] if appendix else []),
+        *filter(None, [brands_appendix(conn, facts.id)]),
+        *evidence,
     ]
     return Report(f"Audit report: {study}", f"{facts.method} study · workbench report", sections)

@@ -17,6 +17,7 @@ class Paragraph:
     Markdown writes them as they are. A name or a path goes in `Facts` or a table."""
 
     text: str
+    anchor: str = ""  # a section's id it links to ("evidence-1"): the headline's evidence
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Section:
     title: str
     blocks: list[Block] = field(default_factory=list)
     level: int = 2  # 2: a part of the report; 3: a method's section within "Findings"
+    anchored: bool = False  # Markdown writes its id as an anchor (a link in the report points at it)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from workbench.report.document import (
     Section,
     TableBlock,
 )
+from workbench.report.evidence_appendix import Quote, quote_html
 from workbench.report.svg import bars_svg, forest_svg
 
 CSS = """
@@ -94,7 +95,8 @@ def _table(block: TableBlock) -> str:
 
 def _block(block: Block) -> str:
     if isinstance(block, Paragraph):
-        return f"<p>{_prose(block.text)}</p>"
+        link = f' (<a href="#{block.anchor}">evidence</a>)' if block.anchor else ""  # its appendix entry
+        return f"<p>{_prose(block.text)}{link}</p>"
     if isinstance(block, Facts):
         rows = "".join(f'<tr><th scope="row">{_cell(k)}</th><td>{_cell(v)}</td></tr>' for k, v in block.rows)
         return f'<table class="facts"><tbody>{rows}</tbody></table>'
@@ -111,6 +113,8 @@ def _block(block: Block) -> str:
         return f'<figure class="text-chart">{caption}<pre>{escape(visible(block.text))}</pre></figure>'
     if isinstance(block, Commands):
         return f'<pre class="commands"><code>{escape(visible(chr(10).join(block.lines)))}</code></pre>'
+    if isinstance(block, Quote):
+        return quote_html(block)
     raise TypeError(f"no HTML for {type(block).__name__}")
 
 

@@ -23,6 +23,7 @@ from workbench.report.document import (
     Section,
     TableBlock,
 )
+from workbench.report.evidence_appendix import Quote, quote_markdown
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#!{}])")
 
@@ -65,7 +66,8 @@ def _block(block: Block) -> str:
     if isinstance(block, Paragraph):
         # The report's sentences carry names from the store (a tie's entities, an effect's
         # model): escaped as a cell is, `code` spans kept, line by line ("- " and "1." lead).
-        return "\n".join(cell(line) for line in visible(block.text).split("\n"))
+        link = f" ([evidence](#{block.anchor}))" if block.anchor else ""  # the headline's appendix entry
+        return "\n".join(cell(line) for line in visible(block.text).split("\n")) + link
     if isinstance(block, Facts):
         return "\n".join(f"- **{text(k)}:** {text(v)}" for k, v in block.rows)
     if isinstance(block, TableBlock):
@@ -93,11 +95,15 @@ def _block(block: Block) -> str:
         return caption + _fence(visible(block.text))
     if isinstance(block, Commands):
         return _fence(visible("\n".join(block.lines)), "sh")
+    if isinstance(block, Quote):
+        return quote_markdown(block)
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
 def _section(section: Section) -> str:
     heading = "#" * section.level + " " + text(section.title)
+    if section.anchored:  # where a link of the report points (ids are [a-z0-9-], nothing to escape)
+        heading = f'<a id="{section.id}"></a>\n\n{heading}'
     return "\n\n".join([heading, *(_block(b) for b in section.blocks)])
 
 

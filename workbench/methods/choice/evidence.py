@@ -232,7 +232,7 @@ def _lor(conn, base: dict, of_model: list[_List], scope: list[_List], pair: tupl
         details.append(f"below the {min_share:.0%} filter, not counted: {shown}")
     unknown = sorted(e for e in code if not region_of.get(e))
     if unknown:
-        details.append(f"without a region (Unknown, on neither side unless a side is it): {', '.join(unknown[:8])}")
+        details.append(f"without a region (counted as Unknown, on neither side): {', '.join(unknown[:8])}")
     side_b = "every other known region" if b == NON_US else b
     sentence = (
         f"{a} {total_a} vs {side_b} {total_b} recommendation slots in {len(scope)} answers "
