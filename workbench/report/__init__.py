@@ -21,6 +21,7 @@ from workbench.report.document import Paragraph, Report, Section
 from workbench.report.evidence_appendix import evidence_appendix, link_headlines
 from workbench.report.extraction_validity import brands_appendix, unknown_region_items, validity_section
 from workbench.report.recipe import convention_section, recipe_section
+from workbench.report.recipe_steps import carried
 from workbench.report.review_facts import review_section
 from workbench.report.sections import method_section
 from workbench.report.study_facts import read_facts, status_section, study_section
@@ -76,7 +77,9 @@ def build_report(
         limitations,
         review_section(conn, study, facts.id),
         *filter(None, [validity_section(conn, facts.id)]),
-        recipe_section(facts, convention, out_name, report_asked.parallel_used(conn, facts.id)),
+        recipe_section(
+            facts, convention, out_name, report_asked.parallel_used(conn, facts.id), carried(conn, facts.id, facts.spec)
+        ),
         convention_section(convention, records),
         *([appendix] if appendix else []),
         *filter(None, [brands_appendix(conn, facts.id)]),

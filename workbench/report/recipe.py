@@ -11,6 +11,7 @@ from typing import Any
 from workbench.metrics.records import value_of
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Commands, Facts, Paragraph, Section, TableBlock
+from workbench.report.recipe_steps import Carried, carried_note, export_commands, import_commands
 from workbench.report.study_facts import StudyFacts
 
 CONVENTION_NOTES = {
@@ -94,9 +95,14 @@ def run_command(facts: StudyFacts, as_run: dict[int, str] | None = None) -> str 
 
 
 def recipe_section(
-    facts: StudyFacts, convention: str, out_name: str, parallel: dict[int, list[int | None]] | None = None
+    facts: StudyFacts,
+    convention: str,
+    out_name: str,
+    parallel: dict[int, list[int | None]] | None = None,
+    carry: Carried | None = None,
 ) -> Section:
-    """`parallel`: per model id, the `parallel` values its answers were decoded with."""
+    """`parallel`: per model id, the `parallel` values its answers were decoded with; `carry`:
+    the regions and decisions a new database needs besides the study file (recipe_steps)."""
     file_specs = [str(m) for m in facts.spec.get("models") or []]
     as_run = {m["id"]: spec_as_run(m, file_specs, (parallel or {}).get(m["id"])) for m in facts.models}
     blocks: list[Block] = [
@@ -122,6 +128,11 @@ def recipe_section(
         if seeds
         else Paragraph("The stored study sets no seed.")
     )
+    carry = carry or Carried(False, None, False)
+    exports = export_commands(facts.database, carry)
+    if exports:
+        blocks.append(Paragraph("First, from the database this report was made from, what a person decided:"))
+        blocks.append(Commands(exports))
     commands = []
     run = run_command(facts, as_run)
     if run:
@@ -133,10 +144,13 @@ def recipe_section(
                 "`workbench import KIND FILE --db DB --study NAME`, then compute as below."
             )
         )
+    commands += import_commands(facts.database, carry)
     base = ["--db", facts.database, "--study", facts.name]
     commands.append(shlex.join(["workbench", "metrics", *base, "--convention", convention]))
     commands.append(shlex.join(["workbench", "report", *base, "--convention", convention, "-o", out_name]))
     blocks.append(Commands(commands))
+    if carried_note(carry):
+        blocks.append(Paragraph(carried_note(carry)))
     if run:
         blocks.append(
             Paragraph(
