@@ -68,3 +68,27 @@ def test_a_folder_or_hidden_name_is_refused_and_the_next_step_quotes_the_path(tm
     assert hidden.returncode == 2 and "a hidden file's name" in hidden.stderr
     spaced = run_cli("init", "choice", str(tmp_path / "x y.toml"))
     assert spaced.returncode == 0 and f"workbench run '{tmp_path / 'x y.toml'}' --db audit.db" in spaced.stdout
+
+
+def test_the_help_of_force_says_what_it_does(tmp_path):
+    """--force's help said 'overwrite files that exist' while data files that exist were kept:
+    the help now says what the command does, and the command does what the help says."""
+    shown = run_cli("init", "--help")
+    assert shown.returncode == 0
+    help_text = " ".join(shown.stdout.split())
+    assert "overwrite the study file FILE if it exists" in help_text
+    assert (
+        "data files beside it that exist (catalog, brands, templates) are kept as they are, --force or not" in help_text
+    )
+    assert "overwrite files that exist" not in help_text
+    target = tmp_path / "mine.toml"
+    target.write_text("mine")
+    brands = tmp_path / "demo_brands.csv"
+    brands.write_text("name\nMy Brand\n")
+    forced = run_cli("init", "choice", str(target), "--force")
+    assert forced.returncode == 0, forced.stderr
+    assert target.read_text() != "mine"  # the study file: overwritten
+    assert brands.read_text() == "name\nMy Brand\n"  # the data file: kept
+    refused = run_cli("init", "choice", str(target))
+    assert refused.returncode == 2
+    assert "--force to overwrite it; data files that exist are kept" in refused.stderr

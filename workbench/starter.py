@@ -74,7 +74,7 @@ def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[
             f"{folders[0]} is a folder: name the study file to write (e.g. {Path(folders[0]) / 'study.toml'})"
         )
     if target.exists() and not force:
-        raise StarterError(f"{target} already exists (--force to overwrite)")
+        raise StarterError(f"{target} already exists (--force to overwrite it; data files that exist are kept)")
     kept = [dest for _, dest in pairs if dest != target and dest.exists()]
     pairs = [(source, dest) for source, dest in pairs if dest not in kept]
     if not target.parent.is_dir():

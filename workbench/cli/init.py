@@ -39,12 +39,10 @@ def cmd_init(args: argparse.Namespace) -> int:
     if kept:
         names = ", ".join(str(p) for p in kept)
         console.print(literal_text(f"Kept {names} as it is (the study reads it; delete it for the example's)."))
-    console.print(
-        literal_text(
-            f"Edit {target} (every key is commented), then: workbench run {shlex.quote(str(target))} --db audit.db"
-        ),
-        soft_wrap=True,
-    )
+    from workbench.init_steps import next_steps
+
+    for step in next_steps(target, [*written, *kept]):
+        console.print(literal_text(step), soft_wrap=True)
     return 0
 
 
@@ -60,5 +58,10 @@ def add_parsers(sub, fmt) -> None:
     )
     p.add_argument("method", nargs="?", metavar="METHOD", help="choice, coldstart, identity, entity or a plugin's")
     p.add_argument("file", nargs="?", metavar="FILE", help="where to write the study (default: METHOD_study.toml)")
-    p.add_argument("--force", action="store_true", help="overwrite files that exist")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the study file FILE if it exists; data files beside it that exist "
+        "(catalog, brands, templates) are kept as they are, --force or not",
+    )
     p.set_defaults(func=cmd_init)
