@@ -25,10 +25,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.methods.choice.question_files import read_question_file
 from workbench.specs import ModelSpec
 from workbench.store.regions import canonical_region
 from workbench.studies.limits import check_last_seeds
-from workbench.studies.spec import StudyError, Where, beside
+from workbench.studies.spec import Where, beside
 
 if TYPE_CHECKING:
     from workbench.methods.choice import study_schema
@@ -287,63 +288,6 @@ def _inline_questions(where: Where, table: dict[str, list[str]], clusters: list[
                 f"unknown cluster (expected one of: {', '.join(c.name for c in clusters)})"
             )
     return [(cluster_name, cluster_name, list(texts)) for cluster_name, texts in table.items()]
-
-
-def read_question_file(path: Path, clusters: list[Cluster], *, topic: str, where: Where):
-    """Questions from a ChoiceEval JSON bank or a CSV with topic,cluster,question.
-
-    A ChoiceEval file lists its topic-adapted clusters in the paper's order, so
-    key i maps to cluster i; the adapted name is kept as the cluster label.
-    """
-    named = f"{path} " if where.key else ""  # a study's key names the file; an import's message starts with it
-    if not path.exists():
-        raise where.error(f"file {path} does not exist" if where.key else "no such file")
-    if path.suffix.lower() == ".csv":
-        return _csv_questions(path, clusters, topic)
-    if path.is_dir():
-        raise where.error(f"{named}is a directory, not a question file")
-    from workbench.json_input import JsonInputError, load_json
-
-    try:
-        data = load_json(path)
-    except JsonInputError as exc:
-        raise StudyError(str(exc)) from None
-    if not isinstance(data, dict) or not all(isinstance(v, list) for v in data.values()):
-        raise StudyError(f'{path}: expected the ChoiceEval format {{"<cluster name>": ["question", ...]}}')
-    if len(data) != len(clusters):
-        raise StudyError(
-            f"{path}: has {len(data)} clusters but the study defines {len(clusters)}; "
-            "ChoiceEval files map to the clusters by position"
-        )
-    grouped = []
-    for cluster, (label, texts) in zip(clusters, data.items()):
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str) or not t.strip()]
-        if bad:
-            raise StudyError(f"{path}: key {label!r} item {bad[0]}: expected a non-empty question string")
-        grouped.append((cluster.name, label, texts))
-    return grouped
-
-
-def _csv_questions(path: Path, clusters: list[Cluster], topic: str):
-    known = {c.name for c in clusters}
-    order: dict[str, list[str]] = {}
-    from workbench.csv_input import CsvInputError, read_rows
-
-    try:
-        for line, row in read_rows(path, ("topic", "cluster", "question")):
-            if row["topic"] != topic:
-                continue
-            if row["cluster"] not in known:
-                raise StudyError(f"{path}: line {line}: unknown cluster {row['cluster']!r}")
-            question = " ".join(row["question"].split())
-            if not question:  # dropped silently before: say which row
-                raise StudyError(f"{path}: line {line}: empty question")
-            order.setdefault(row["cluster"], []).append(question)
-    except CsvInputError as exc:
-        raise StudyError(str(exc)) from None
-    if not order:
-        raise StudyError(f"{path}: no questions for topic {topic!r}")
-    return [(name, name, texts) for name, texts in order.items()]
 
 
 def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any], question_ids: dict[tuple, int]):
