@@ -186,3 +186,12 @@ def test_what_import_decisions_refuses(reviewed, tmp_path_factory):
     csv_file.write_text("kind\n")
     refused = run_cli("import", "decisions", csv_file, "--db", fresh)
     assert refused.returncode == 2 and "--format json" in refused.stderr
+
+
+def test_init_names_the_entities_import_where_the_study_needs_regions(tmp_path):
+    """The demo's brands file gives the regions its log-odds compare: init's next steps import it."""
+    said = " ".join(ok("init", "choice", tmp_path / "mine.toml").split())
+    assert f"workbench run {tmp_path / 'mine.toml'} --db audit.db" in said
+    assert f"workbench import entities {tmp_path / 'demo_brands.csv'} --db audit.db" in said
+    plain = " ".join(ok("init", "identity", tmp_path / "who.toml").split())
+    assert "import entities" not in plain

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 from pathlib import Path
 
 from workbench.cli.common import UserError, make_console
