@@ -19,6 +19,12 @@ The answers a number of `workbench metrics` is made of, and the count that makes
                 without a region counted as Unknown
   lor           per cluster, the slots of the two regions compared after the 5% filter, and
                 the log-odds of each (--pair A B: one of the study's region pairs)
+  divergence    cold-start: each seed's answer for the persona (--topic "gender: a girl")
+                beside its neutral list, the catalog items both hold counted
+  mean_share    identity: each answer of a group x condition (--topic "Black · dialect"),
+                the recommended items the reference table holds counted, each with its share
+  delta         entity: each template's label scores of one entity (--entity), its score and
+                its standing among the template's entities (--cluster: one condition)
 
 Each answer is listed with where it was asked, its list as it counts now (after review,
 merges and regions) and the names this number counts, marked [[like this]] in the answer's
@@ -31,7 +37,8 @@ examples:
   workbench evidence --db audit.db --study shoes --metric peir --topic "running shoes"
   workbench evidence --db audit.db --metric peir --topic "running shoes" --model gpt-4o --cluster Budget
   workbench evidence --db audit.db --metric lor --topic "running shoes" --pair "United States" Europe
-  workbench evidence --db audit.db --metric region_share --topic "running shoes" --region Europe --format json"""
+  workbench evidence --db audit.db --metric region_share --topic "running shoes" --region Europe --format json
+  workbench evidence --db audit.db --study urgency --metric delta --entity Kenya --limit 3"""
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
@@ -106,13 +113,15 @@ def add_parsers(sub, fmt) -> None:
     )
     add_db(p)
     p.add_argument("--study", help="the study (default: the database's only study)")
-    p.add_argument("--metric", required=True, help="the number's metric: peir, region_share, lor (ChoiceEval)")
-    p.add_argument("--topic", help="the topic (default: the study's only topic)")
+    p.add_argument(
+        "--metric", required=True, help="peir, region_share, lor (ChoiceEval); divergence; mean_share; delta"
+    )
+    p.add_argument("--topic", help="the topic (cold-start: persona; identity: group · condition; entity: task)")
     p.add_argument("--model", help="one model, as the study or the table names it (default: every model)")
-    p.add_argument("--cluster", help="one cluster's answers (default: the topic's)")
+    p.add_argument("--cluster", help="one cluster's answers (default: the topic's); entity: one condition")
     p.add_argument("--region", help="region_share: one region's slots (default: every region's)")
     p.add_argument("--pair", nargs=2, metavar=("A", "B"), help="lor: one region pair (default: the study's)")
-    p.add_argument("--entity", help=argparse.SUPPRESS)  # a method whose number is of one entity
+    p.add_argument("--entity", help="delta: the entity whose Delta it is")
     p.add_argument("--limit", type=int, default=0, help="list at most N answers per number (default 0: all)")
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_evidence)

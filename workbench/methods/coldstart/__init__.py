@@ -15,6 +15,7 @@ class ColdStartMethod(MethodBase):
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
     example_study = example_path("studies/coldstart/movies.toml")
     kinds_module = "workbench.methods.coldstart.kinds"
+    evidence_module = "workbench.methods.coldstart.evidence"  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     position, title = 2, "catalog re-ranking"
     export_fields = ("persona_category", "persona")

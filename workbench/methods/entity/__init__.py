@@ -15,6 +15,7 @@ class EntityMethod(MethodBase):
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
     example_study = example_path("studies/entity/countries_urgency.toml")
     kinds_module = "workbench.methods.entity.kinds"
+    evidence_module = "workbench.methods.entity.evidence"  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     position, title = 4, "entity x template label probabilities"
     export_fields = ("entity", "template_id", "language", "variant")

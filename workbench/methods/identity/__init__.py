@@ -16,6 +16,7 @@ class IdentityMethod(MethodBase):
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
     example_study = example_path("studies/identity/universities.toml")
     kinds_module = "workbench.methods.identity.kinds"
+    evidence_module = "workbench.methods.identity.evidence"  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
     position, title = 3, "identity disclosure"
