@@ -174,6 +174,11 @@ def _(tmp_path, server):
     return Made(lists(tmp_path, every([])), "no answer named an entity")
 
 
+@makes("one-entity-named")
+def _(tmp_path, server):
+    return Made(lists(tmp_path, every(["Nike"])), "only one entity named")
+
+
 # -- Cold-start: answers parsed against a catalog --------------------------------
 
 

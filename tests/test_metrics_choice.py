@@ -187,6 +187,9 @@ def test_records_have_the_documented_keys():
         "metric": "peir",
         "entity": "Nike",
         "tied_with": ("Adidas",),  # named by every answer too: a tie, shown as one (Nike first by name)
+        "runner_up": "Adidas",
+        "runner_up_value": 1.0,
+        "stays_preferred": 0.5,  # tied in every resample: half of each
         "value": 1.0,
         "n": 12,
         "n_eff": None,  # every answer names Nike: no variance to compare, no design effect

@@ -114,6 +114,15 @@ REASONS: tuple[Reason, ...] = (
         "read the answers and their lists (`workbench review`); ask for names in the questions, or "
         'extract with `[extraction] method = "gazetteer"`',
     ),
+    Reason(
+        "one-entity-named",
+        "only one entity named",
+        r"only one entity named",
+        "every answer that names an entity names the same one: the preferred entity has no runner-up "
+        "and no rival to lose its place to",
+        "a finding, not a fault: the model named one entity; read the answers and their lists "
+        "(`workbench review`) to check that the extraction kept every name",
+    ),
     # Cold-start (methods/coldstart/metrics.py)
     Reason(
         "no-neutral-items",

@@ -15,7 +15,14 @@ from typing import Any
 
 from workbench.na_catalog import REASONS, Reason  # noqa: F401  (Reason: re-exported for the views)
 
-REASON_FIELDS = ("na_reason", "p_na_reason", "ci_na_reason", "std_na_reason")
+REASON_FIELDS = (
+    "na_reason",
+    "p_na_reason",
+    "ci_na_reason",
+    "std_na_reason",
+    "runner_up_na_reason",
+    "stays_preferred_na_reason",
+)
 
 _COMPILED = [(re.compile(r.pattern), r) for r in REASONS]
 

@@ -35,6 +35,8 @@ from workbench.methods.choice.logodds import (  # noqa: F401 (re-exported)
     lor_records,
     no_region_reason,
 )
+from workbench.methods.choice.preferred import preferred_of as _preferred
+from workbench.methods.choice.preferred import runner_up_fields
 from workbench.methods.choice.records import (
     ChoiceRecord,
     DirectRecommendationRate,
@@ -74,18 +76,6 @@ def preferred_entity(
         return sums
 
     return _preferred(presence, len(lists), rank_sums)
-
-
-def _preferred(
-    presence: Counter[str], n: int, rank_sums: Callable[[], Counter[str]]
-) -> tuple[str | None, float | None, int]:
-    if not presence:
-        return None, None, n
-    top = max(presence.values())
-    tied = {e for e, count in presence.items() if count == top}
-    sums = rank_sums() if len(tied) > 1 else Counter()  # rank sums only where they decide something
-    best = min(tied, key=lambda e: (sums[e], e))
-    return best, top / n, n
 
 
 def _ties(presence: Counter[str], entity: str | None) -> dict[str, tuple[str, ...]]:
@@ -269,11 +259,12 @@ def _list_records(
             interval = {"n_eff": None, "design_effect": None, **interval_fields(None, None, unit=answer_unit())}
         ties = _ties(counts.presence, entity)
         why = {} if entity else {"na_reason": na_reasons.shown("no-entity-named")}
-        records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **ties, **why, **interval))
+        rival = runner_up_fields(counts.presence, n, entity, lambda c=counts: c.rank_sums, questions)
+        records.append(Peir(**base, entity=entity, value=_finite(peir), n=n, **ties, **rival, **why, **interval))
         rate = _finite(counts.with_entities / n if n else None)
         interval = share_fields(questions.named, questions) if n and questions is not None else {}
         records.append(DirectRecommendationRate(**base, value=rate, n=n, **interval))
-        stab = stability([], top_n, counts.per_rep)
+        stab = stability([], top_n, counts.per_rep, counts.presence)
         for rep_a, rep_b, rho, p in stab.spearman:
             why = {"na_reason": stab.spearman_na[rep_a, rep_b]} if (rep_a, rep_b) in stab.spearman_na else {}
             pair = {"repetition_a": rep_a, "repetition_b": rep_b}

@@ -40,6 +40,15 @@ class Peir(ScopeRecord):
     # The other entities named in as many answers as `entity` (a tie the rank sums broke):
     # a view names them all and says tie, never "the preferred entity".
     tied_with: tuple[str, ...] | Unset = UNSET
+    # What e* was chosen over (workbench/methods/choice/preferred.py): the entity that would
+    # be preferred without it and its share of the same answers, and the share of resamples
+    # over questions in which e* is still named most; None with no e* (`na_reason`) or with
+    # the reason beside it.
+    runner_up: str | None = None
+    runner_up_value: float | None = None
+    runner_up_na_reason: str | Unset = UNSET
+    stays_preferred: float | None = None
+    stays_preferred_na_reason: str | Unset = UNSET
     na_reason: str | Unset = UNSET  # why there is no preferred entity
     n_eff: float | None | Unset = UNSET
     design_effect: float | None | Unset = UNSET

@@ -8,6 +8,7 @@ from rich.text import Text
 
 from workbench import na_reasons
 from workbench.literal import visible_line
+from workbench.methods.choice.preferred_view import rival
 from workbench.methods.choice.records import (
     LOR,
     ChoiceRecord,
@@ -58,8 +59,9 @@ def select(records: list[ChoiceRecord], topic: str, cluster: str) -> list[Choice
 
 
 def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]:
-    """Rows: topic; columns: one per model with 'entity PEIR [interval] · n answers · n_eff
-    (the effective n of the interval's unit) · direct rate [interval]', models side by side."""
+    """Rows: topic; columns: one per model with 'entity PEIR [interval] · runner-up and its
+    share · how often e* stays first · n answers · n_eff (the effective n of the interval's
+    unit) · direct rate [interval]', models side by side."""
     names = models(records)
     by = {(r.topic, r.model): r for r in records if isinstance(r, Peir)}
     direct = {(r.topic, r.model): r for r in records if isinstance(r, DirectRecommendationRate)}
@@ -72,7 +74,8 @@ def peir_table(records: list[ChoiceRecord]) -> tuple[list[str], list[list[str]]]
                 row.append(f"n/a ({na_reasons.shown('no-lists')})")
                 continue
             rate = estimate(d.value, d) if d else "n/a"
-            row.append(f"{preferred(r)} {estimate(r.value, r, why=True)} · n {r.n}{effective_n(r)} · direct {rate}")
+            cell = f"{preferred(r)} {estimate(r.value, r, why=True)}{rival(r)} · n {r.n}{effective_n(r)}"
+            row.append(f"{cell} · direct {rate}")
         rows.append(row)
     return ["topic"] + names, rows
 
