@@ -19,6 +19,7 @@ from workbench.store.entity_changes import DecisionError, apply_change
 from workbench.store.entity_counts import entity_spellings, mentioned_entities  # noqa: F401  (where callers find it)
 from workbench.store.entity_undo import ENTITY_ACTIONS, redo, undo  # noqa: F401  (where callers find them)
 from workbench.store.queue import transaction
+from workbench.store.reviewer_names import placeholders, spellings_of
 
 REUSE = "merge under another name, then rename it with --reuse-merged"
 
@@ -51,7 +52,8 @@ def _record(
     conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]], who: str, why: str | None
 ) -> int:
     # A new decision ends the redo chain (the undone ones stay in the history).
-    conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who = ?", (who,))
+    names = spellings_of(conn, "entity_decisions", "who", who)  # one person's chain, however written
+    conn.execute(f"UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who IN ({placeholders(names)})", names)
     decision = conn.execute(
         "INSERT INTO entity_decisions (action, summary, changes_json, who, why, at) VALUES (?, ?, ?, ?, ?, ?)",
         (action, summary, json.dumps(changes), who, why, utc_now()),

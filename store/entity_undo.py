@@ -10,6 +10,7 @@ from typing import Any
 from workbench.store.entity_changes import DecisionError, apply_change
 from workbench.store.entity_retired import retired_blocker
 from workbench.store.queue import transaction
+from workbench.store.reviewer_names import placeholders, spellings_of
 
 ENTITY_ACTIONS = ("merge", "split", "rename", "forbid", "region", "attributes")
 
@@ -107,6 +108,15 @@ def _apply_back(conn: sqlite3.Connection, change: dict[str, Any]) -> None:
     apply_change(conn, change, forward=False)
 
 
+def _mine(conn: sqlite3.Connection, who: str | None) -> tuple[str, tuple[str, ...]]:
+    """The SQL that keeps `who`'s decisions (every decision when None): `who` as any spelling of
+    the same person (store/reviewer_names.py), so `--who ANN` undoes what `ann` decided."""
+    if who is None:
+        return "", ()
+    names = spellings_of(conn, "entity_decisions", "who", who)
+    return f"AND who IN ({placeholders(names)})", tuple(names)
+
+
 def undo(
     conn: sqlite3.Connection, who: str | None = None, actions: tuple[str, ...] = ENTITY_ACTIONS
 ) -> dict[str, Any] | None:
@@ -114,7 +124,7 @@ def undo(
     only while the store still is as that decision left it; otherwise refused, naming the later
     decision that changed it. None when there is nothing to undo."""
     with transaction(conn):
-        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
+        mine, args = _mine(conn, who)
         kinds = ",".join("?" * len(actions))
         row = conn.execute(
             f"SELECT id, summary, changes_json FROM entity_decisions WHERE undone = 0 {mine} "
@@ -140,7 +150,7 @@ def redo(
     """Make again `who`'s most recently undone decision of these kinds, when the store is still
     as its undo left it; otherwise refused, saying what changed it. None when nothing to redo."""
     with transaction(conn):
-        mine, args = ("AND who = ?", (who,)) if who is not None else ("", ())
+        mine, args = _mine(conn, who)
         kinds = ",".join("?" * len(actions))
         row = conn.execute(
             f"SELECT id, summary, changes_json, undone FROM entity_decisions WHERE undone > 0 {mine} "

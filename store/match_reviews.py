@@ -15,6 +15,7 @@ from typing import Any
 from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
+from workbench.store.reviewer_names import placeholders, spellings_of
 
 POSITION = ("study_id", "model", "seed", "persona_category", "persona", "rank")
 ROW_FIELDS = [
@@ -118,9 +119,11 @@ def correct(conn: sqlite3.Connection, study_id: int, key: str, item: str | None,
 
 def undo(conn: sqlite3.Connection, study_id: int, reviewer: str) -> dict[str, Any] | None:
     """Take back the reviewer's latest correction in this study."""
+    names = spellings_of(conn, "match_corrections", "reviewer", reviewer)  # one person, however written
     last = conn.execute(
-        "SELECT * FROM match_corrections WHERE study_id = ? AND reviewer = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
-        (study_id, reviewer),
+        f"SELECT * FROM match_corrections WHERE study_id = ? AND reviewer IN ({placeholders(names)}) "
+        "AND undone = 0 ORDER BY id DESC LIMIT 1",
+        (study_id, *names),
     ).fetchone()
     if last is None:
         return None

@@ -16,6 +16,7 @@ from workbench.store.current_lists import counts_now
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
 from workbench.store.review_validation import cohen_kappa
+from workbench.store.reviewer_names import placeholders, spellings_of
 
 LABELS = ("admits", "denies", "unclear")
 FILTERS = ("unreviewed", "disagreements", "all")
@@ -80,9 +81,11 @@ def label(conn: sqlite3.Connection, request_key: str, reviewer: str, value: str)
 
 def undo(conn: sqlite3.Connection, reviewer: str) -> dict[str, Any] | None:
     """Take back the reviewer's latest label; returns it (None when there is nothing to undo)."""
+    names = spellings_of(conn, "probe_reviews", "reviewer", reviewer)  # one person, however written
     row = conn.execute(
-        "SELECT id, request_key, label FROM probe_reviews WHERE reviewer = ? AND undone = 0 ORDER BY id DESC LIMIT 1",
-        (reviewer,),
+        f"SELECT id, request_key, label FROM probe_reviews WHERE reviewer IN ({placeholders(names)}) "
+        "AND undone = 0 ORDER BY id DESC LIMIT 1",
+        names,
     ).fetchone()
     if row is None:
         return None

@@ -75,3 +75,17 @@ def by_person(verdicts: Iterable[Any]) -> dict[str, Any]:
     for v in verdicts:
         latest[reviewer_key(v["reviewer"])] = v
     return {v["reviewer"]: v for v in latest.values()}
+
+
+def spellings_of(conn: Any, table: str, column: str, name: str) -> list[str]:
+    """Every spelling in `table`.`column` that is the same person as `name`: what an undo
+    compares its `who` with in SQL (`column IN (...)`), so `undo --who ANN` takes back what
+    Ann recorded as `ann`. The distinct names of a log are few: they are keyed here, in Python.
+    `table` and `column` are the store's own names, never a user's."""
+    key = reviewer_key(name)
+    stored = (row[0] for row in conn.execute(f"SELECT DISTINCT {column} FROM {table}"))  # noqa: S608
+    return [n for n in stored if n is not None and reviewer_key(n) == key] or [name]
+
+
+def placeholders(names: list[str]) -> str:
+    return ",".join("?" * len(names))
