@@ -39,6 +39,7 @@ class EvidenceScreen(Screen):
         super().__init__()
         self.found = found
         self.at = 0  # which Evidence is on view
+        self.answer_shown = Text()  # the answer on view as drawn (tests read its highlights)
 
     @property
     def evidence(self) -> Evidence:
@@ -93,7 +94,8 @@ class EvidenceScreen(Screen):
             self.query_one("#evidence-list", Static).update("")
             return
         answer = answers[max(0, min(row, len(answers) - 1))]
-        self.query_one("#evidence-answer", Static).update(answer_text(answer.text, list(answer.counted)))
+        self.answer_shown = answer_text(answer.text, list(answer.counted))  # literal, counted names highlighted
+        self.query_one("#evidence-answer", Static).update(self.answer_shown)
         parts = [names_table([("its list now", list(answer.names)), ("counted here", list(answer.counted))])]
         if answer.note:
             parts.append(Text(visible_line(answer.note), style="dim"))

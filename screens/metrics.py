@@ -22,8 +22,8 @@ from textual_plotext import PlotextPlot
 from workbench import methods
 from workbench.literal import visible, visible_line
 from workbench.metric_views import Filter, Panel, in_view
-from workbench.store.errors import UserFacingError
 from workbench.screens.metrics_evidence import CellEvidence
+from workbench.store.errors import UserFacingError
 from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
 from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
 from workbench.widgets.live import LiveStore
