@@ -17,6 +17,7 @@ from workbench.cli.common import (
 )
 from workbench.methods.hooks import title
 from workbench.metrics.records import as_rows
+from workbench.metrics.threads import in_processes
 from workbench.store.db import snapshot
 
 
@@ -42,7 +43,8 @@ def print_metric_tables(
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
-    with snapshot(conn):  # every table as one commit left it, while imports and reviews go on
+    # a command that computes once and exits: the model x topics on forked processes (threads.py)
+    with snapshot(conn), in_processes():  # every table as one commit left it, while imports and reviews go on
         study_id_of(conn, args.study)
         if args.format == "table":
             print_metric_tables(conn, args.study, make_console(), args.convention, args.db)

@@ -1,17 +1,27 @@
-"""Independent computations spread over a few threads, in order, in the caller's context.
+"""Independent computations spread over a few threads (or, for a command that computes once
+and exits, forked processes), in order, in the caller's context.
 
 The bootstrap's draws (numpy's multinomial) release the GIL, so the log-odds intervals of
 several model x topics are drawn at once on as many cores; every one of them seeds its own
 generator, so the numbers do not depend on which thread drew them or when. The caller's
 context (the number of resamples `--boot` set, a ContextVar) goes with each task: a new
-thread would otherwise read the default."""
+thread would otherwise read the default.
+
+Most of a model x topic's numbers are many small numpy calls with Python between them, which
+hold the GIL: two threads on two cores took about as long as one. `in_processes()` lets a
+command line (`workbench metrics`) hand the model x topics to forked processes instead, which
+share the loaded counts without copying them (fork's copy on write) and send back only the
+records. The app keeps threads: a forked copy of a running Textual app is not safe."""
 
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Callable, Iterable
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
 from workbench.cores import usable_cores
 
@@ -21,18 +31,53 @@ R = TypeVar("R")
 # Past a few threads the Python between the draws (holding the GIL) is what waits.
 MAX_THREADS = 4
 
+_PROCESSES: contextvars.ContextVar[bool] = contextvars.ContextVar("metrics_in_processes", default=False)
+# What the forked workers run: set before the fork, so each worker has it without pickling
+# the work (a closure over the loaded counts) or the items.
+_TASK: tuple[Callable[[Any], Any], list, contextvars.Context] | None = None
+
+
+@contextmanager
+def in_processes() -> Iterator[None]:
+    """`map_in_threads` inside forks processes where the platform can (Linux, macOS)."""
+    token = _PROCESSES.set(True)
+    try:
+        yield
+    finally:
+        _PROCESSES.reset(token)
+
 
 def map_in_threads(work: Callable[[T], R], items: Iterable[T]) -> list[R]:
-    """`[work(item) for item in items]`, on up to MAX_THREADS threads (one per core)."""
+    """`[work(item) for item in items]`, on up to MAX_THREADS threads (one per core), or
+    processes under `in_processes`."""
     items = list(items)
-    threads = min(len(items), usable_cores(), MAX_THREADS)
-    if threads < 2:
+    workers = min(len(items), usable_cores(), MAX_THREADS)
+    if workers < 2:
         return [work(item) for item in items]
     context = contextvars.copy_context()
-    pool = ThreadPoolExecutor(threads, thread_name_prefix="metrics")
+    if _PROCESSES.get() and hasattr(os, "fork"):
+        return _map_in_processes(work, items, workers, context)
+    pool = ThreadPoolExecutor(workers, thread_name_prefix="metrics")
     try:
         # a context cannot be entered by two threads at once: each task runs in a copy
         return list(pool.map(lambda item: context.copy().run(work, item), items))
     finally:
         # Ctrl-C (or a task's error): the tasks not started are dropped, not all run first
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _map_in_processes(work: Callable[[T], R], items: list[T], workers: int, context) -> list[R]:
+    global _TASK
+    _TASK = (work, items, context)
+    try:
+        # fork, not spawn: the workers inherit the counts already in memory
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            # small chunks: model x topics differ in size, and a worker left idle is a core lost
+            return pool.map(_run, range(len(items)), chunksize=max(1, len(items) // (workers * 8)))
+    finally:
+        _TASK = None
+
+
+def _run(index: int) -> Any:
+    work, items, context = _TASK
+    return context.run(work, items[index])
