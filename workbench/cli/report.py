@@ -16,7 +16,7 @@ SVG charts, no script, nothing fetched from the network; prints with each part o
 or the same content as Markdown. It holds:
 
   summary       in plain words: the three largest effects with their intervals, ties named
-                as ties, what is n/a, why, and what to do
+                as ties, what is n/a, why, and what to do; each headline links to its evidence
   the study     name, method, the study file and its SHA-256, the SHA-256 of the study as
                 stored (the responses export's study_sha256), the models (GGUF SHA-256 or
                 served name, replicas), the workbench version, the first and last answer
@@ -27,12 +27,17 @@ or the same content as Markdown. It holds:
   requests      asked, answered, failed and pending per model and stage; parse rates where
                 the method measures them
   findings      each method's tables, with forest plots of estimates and their intervals
-  limitations   from the data: sample sizes, model size, one repetition, unreviewed lists
+  limitations   from the data: sample sizes, model size, one repetition, unreviewed lists,
+                entities without a region (counted as Unknown)
   review        the share of extracted lists reviewed, two-reviewer agreement and Cohen's
                 kappa, decisions by kind and by person
+  extraction    per topic, the precision and recall of the machine's names against the
+                reviewed lists, the unreviewed share, the names reviewers added most
   reproducing   the study file, the model specs as stored and as run (parallel), the seeds,
                 the exact commands
   conventions   which definitions the numbers follow (--convention)
+  appendices    the questions; every counted brand with its region and who set it; each
+                headline's count and a few of its answers, the counted names marked
 
 The format follows the -o suffix (.html, .htm, .md, .markdown) unless --format says; without
 -o, Markdown goes to standard output. The file appears whole or not at all, and a database
