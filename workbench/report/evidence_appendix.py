@@ -8,27 +8,16 @@ app's Enter); a method that offers no evidence gets no entry and its headlines n
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
-from html import escape
 from typing import Any
 
 from workbench import methods
 from workbench.evidence import Evidence, for_record, marks
-from workbench.literal import visible, visible_line
 from workbench.report.document import Facts, Paragraph, Section
 from workbench.report.headlines import effect_sentence, headline_effects
+from workbench.report.quote import Quote
 
 QUOTED = 3  # answers quoted per entry: enough to read what the model said, short enough to print
 QUOTE_CHARS = 600  # an answer longer than this is cut (the command lists it whole)
-
-
-@dataclass
-class Quote:
-    """An answer as the model gave it, with the spans a number counts marked."""
-
-    title: str
-    text: str
-    spans: list[tuple[int, int]]
 
 
 def _rows(records: list[Any]) -> list[dict[str, Any]]:
@@ -103,40 +92,3 @@ def link_headlines(summary: Section, links: dict[str, str]) -> None:
     for block in summary.blocks:
         if isinstance(block, Paragraph) and block.text in links:
             block.anchor = links[block.text]
-
-
-# -- rendering a Quote (the renderers call these: markdown.py, html.py) ---------------------
-
-
-def _pieces(quote: Quote) -> list[tuple[str, bool]]:
-    out, at = [], 0
-    for start, end in quote.spans:
-        out += [(quote.text[at:start], False), (quote.text[start:end], True)]
-        at = end
-    return [*out, (quote.text[at:], False)]
-
-
-def quote_markdown(quote: Quote) -> str:
-    """A block quote, line by line, each piece escaped (`markdown.text`), the counted names in bold."""
-    from workbench.report.markdown import text as md_text
-
-    lines: list[list[str]] = [[]]
-    for piece, marked in _pieces(quote):
-        for i, part in enumerate(visible(piece).split("\n")):
-            if i:
-                lines.append([])
-            if part:
-                lines[-1].append(f"**{md_text(part)}**" if marked and part.strip() else md_text(part))
-    body = "\n".join(f"> {''.join(parts)}" if parts else ">" for parts in lines)
-    return f"*{md_text(quote.title)}*\n\n{body}"
-
-
-def quote_html(quote: Quote) -> str:
-    """A block quote, escaped, its line breaks kept, the counted names in <mark>."""
-    body = "".join(
-        f"<mark>{escape(visible(piece))}</mark>" if marked else escape(visible(piece))
-        for piece, marked in _pieces(quote)
-    )
-    title = escape(visible_line(quote.title))
-    quoted = f'<blockquote style="white-space: pre-wrap">{body}</blockquote>'
-    return f'<figure class="quote"><figcaption>{title}</figcaption>{quoted}</figure>'

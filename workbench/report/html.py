@@ -24,7 +24,7 @@ from workbench.report.document import (
     Section,
     TableBlock,
 )
-from workbench.report.evidence_appendix import Quote, quote_html
+from workbench.report.quote import Quote, quote_html
 from workbench.report.svg import bars_svg, forest_svg
 
 CSS = """

@@ -23,7 +23,7 @@ from workbench.report.document import (
     Section,
     TableBlock,
 )
-from workbench.report.evidence_appendix import Quote, quote_markdown
+from workbench.report.quote import Quote, quote_markdown
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#!{}])")
 
@@ -96,7 +96,7 @@ def _block(block: Block) -> str:
     if isinstance(block, Commands):
         return _fence(visible("\n".join(block.lines)), "sh")
     if isinstance(block, Quote):
-        return quote_markdown(block)
+        return quote_markdown(block, text)
     raise TypeError(f"no Markdown for {type(block).__name__}")
 
 
