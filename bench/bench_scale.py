@@ -3,9 +3,11 @@
 The files: 8 models x 10 topics x 9 clusters x QUESTIONS questions x 5 repetitions, each
 answer a top-5 list of distinct names drawn from a Zipf-like popularity over 400 brands with
 regions; 60 questions give 1,080,000 mention rows, `--large` (175 questions) 3,150,000.
-Every figure is set against its baseline measured in the same run, on the same store: one
+The project's modules are compiled first, as an installed wheel's are. Every figure is set
+against its baseline measured in the same run, on the same store: one
 read of the mention rows (`SELECT * FROM mentions`, fetched whole, in a process of its own),
-its time and its peak memory. Measured:
+its time and its peak memory (the median of `--repeat` reads, and of as many runs of each
+command: machines here are noisy). Measured:
 
 - `workbench import mentions` and `import entities` (time; peak memory, bounded on its own
   by bench/bench_import_memory.py);
@@ -26,12 +28,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import csv
+import os
 import re
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from statistics import median
 
 import numpy as np
 
@@ -95,10 +99,20 @@ def make_files(folder: Path, questions: int) -> tuple[Path, Path, int]:
     return mentions, entities, n * RANKS
 
 
+# The project's modules compiled, as an installed wheel has them (pip compiles on install):
+# with PYTHONDONTWRITEBYTECODE set, every start compiled 200 modules again (0.3 s a command).
+ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def compiled() -> None:
+    folders = [str(ROOT / name) for name in ("workbench", "store", "screens", "widgets")]
+    subprocess.run([sys.executable, "-m", "compileall", "-q", *folders], check=True, env=ENV, capture_output=True)
+
+
 def measured(*command: str) -> tuple[float, int, str]:
     """(seconds, peak resident bytes, stdout) of one process, run under /usr/bin/time -v."""
     started = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, cwd=ROOT)
+    done = subprocess.run(["/usr/bin/time", "-v", *command], capture_output=True, text=True, cwd=ROOT, env=ENV)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"{' '.join(command)} failed:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
@@ -149,10 +163,14 @@ def main() -> None:
     parser.add_argument("--questions", type=int, help="questions per cluster (default 60, or 175 with --large)")
     parser.add_argument("--no-app", action="store_true", help="leave out the app's refreshes")
     parser.add_argument("--keep", type=Path, help="build the store in this folder and keep it (reused if there)")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="times each read and metrics run is measured: their medians (default 3)"
+    )
     args = parser.parse_args()
     if not Path("/usr/bin/time").exists():
         sys.exit("needs /usr/bin/time (GNU time) for the peak resident memory")
     questions = args.questions or (175 if args.large else 60)
+    compiled()
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.keep or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
@@ -165,8 +183,9 @@ def main() -> None:
             t_entities, _, _ = workbench("import", "entities", str(entities), "--db", str(db))
         else:
             t_import = t_entities = m_import = None
-        read_s, read_mem, out = measured(sys.executable, "-c", READ, str(db))
-        read, count = float(out.split()[0]), int(out.split()[1])
+        reads = [measured(sys.executable, "-c", READ, str(db)) for _ in range(args.repeat)]
+        read_mem, out = max(r[1] for r in reads), reads[0][2]
+        read, count = median(float(r[2].split()[0]) for r in reads), int(out.split()[1])
         print(f"baseline, one read of {count:,} mention rows: {read:.2f} s, peak {read_mem / 1e6:.0f} MB")
         if t_import is not None:
             print(
@@ -179,10 +198,11 @@ def main() -> None:
             ("--ci-unit answer", ("--ci-unit", "answer")),
         )
         for label, extra in runs:
-            seconds, peak, out = workbench("metrics", "--db", str(db), "--format", "json", *extra)
+            tries = [workbench("metrics", "--db", str(db), "--format", "json", *extra) for _ in range(args.repeat)]
+            seconds, peak, out = median(t[0] for t in tries), max(t[1] for t in tries), tries[0][2]
             print(
                 f"metrics --format json ({label}): {seconds:.2f} s = {seconds / read:.1f}x the read "
-                f"(target 10x), peak {peak / 1e6:.0f} MB = {peak / read_mem:.1f}x the read's ({len(out):,} bytes)"
+                f"(target 5x), peak {peak / 1e6:.0f} MB = {peak / read_mem:.1f}x the read's ({len(out):,} bytes)"
             )
         if not args.no_app:
             for what, seconds in app_refreshes(db).items():
