@@ -29,6 +29,7 @@ from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
+from workbench.widgets.table_fit import fill_fitted
 
 
 def _show(widget, visible: bool) -> None:
@@ -149,6 +150,10 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
     def on_unmount(self) -> None:
         self.stop_following()
 
+    def on_resize(self) -> None:
+        if self.by_method:  # the tables' columns fitted to the new width
+            self.refresh_tables()
+
     def _active_filters(self) -> list[Filter]:
         """The filters of the methods that have numbers to show."""
         active = {
@@ -257,9 +262,10 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
 
     def _fill(self, table: DataTable, header: list[str], rows: list[list[str]]) -> None:
         at = table.cursor_coordinate  # kept: Esc from a cell's evidence comes back to the same cell
-        table.clear(columns=True)
-        table.add_columns(*[Text(visible_line(h)) for h in header])
-        table.add_rows([[Text(visible_line(c)) for c in row] for row in rows])
+        # Every model's column in the room there is, long cells wrapped at their words (widgets/table_fit.py).
+        body = self.query_one("#metrics-body")
+        room = (body.scrollable_content_region.width or self.app.size.width) - 2  # its scrollbar
+        fill_fitted(table, header, rows, room, {str(getattr(r, "model", "")) for r in self.records})
         table.cursor_coordinate = at
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
