@@ -59,7 +59,7 @@ def test_import_mentions_entities_then_metrics_json(tmp_path):
             "n": 25,
             "runner_up": "Adidas",  # 12 of the 25 answers name it
             "runner_up_value": 12 / 25,
-            "stays_preferred": pytest.approx(1.0, abs=0.01),  # no question names Adidas more than Nike
+            "stays_preferred": pytest.approx(1.0, abs=0.02),  # no question names Adidas more than Nike
         }
     ]
     assert interval["ci_low"] < 24 / 25 <= interval["ci_high"] <= 1 and interval["ci_level"] == 0.95

@@ -9,7 +9,7 @@ from workbench.numbers import fmt_num
 
 
 def rival(r: Peir) -> str:
-    """ " · runner-up Adidas 0.28 · first in 62% of resamples": what e* was chosen over and how
+    """ " · runner-up Adidas 0.28 · first in 62% of draws": what e* was chosen over and how
     often another draw of the questions keeps it first (a close call must not read as a clear
     preference), or why there is none; "" for a tie (the cell names every tied entity) or no e*."""
     if r.entity is None or (has(r, "tied_with") and r.tied_with):
@@ -21,8 +21,8 @@ def rival(r: Peir) -> str:
     stays = r.stays_preferred
     if stays is None:
         reason = value_of(r, "stays_preferred_na_reason")
-        return text + (f" · first in resamples n/a ({reason})" if reason else "")
+        return text + (f" · first in draws n/a ({reason})" if reason else "")
     if stays >= 1:
-        return f"{text} · first in all {fmt_num(r.n_boot)} resamples"
+        return f"{text} · first in all {fmt_num(r.n_boot)} draws"
     shown = ">99%" if stays > 0.99 else "<1%" if stays < 0.01 else f"{stays:.0%}"
-    return f"{text} · first in {shown} of resamples"
+    return f"{text} · first in {shown} of draws"
