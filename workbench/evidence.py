@@ -119,7 +119,7 @@ def find(conn: sqlite3.Connection, study: str, query: Query) -> list[Evidence]:
     study_id = studies.study_id(conn, study)
     if study_id is None:
         raise EvidenceError(f"no study named {study!r} (known: {', '.join(studies.study_names(conn)) or 'none'})")
-    method_name = conn.execute("SELECT method FROM studies WHERE id = ?", (study_id,)).fetchone()[0]
+    method_name = studies.study_method(conn, study)
     method = methods.get(method_name) if method_name in methods.names() else None
     module = module_of(method) if method is not None else None
     if module is None:
@@ -146,12 +146,13 @@ def for_cell(
     """The evidence of one cell of a method's Metrics table (the screen's Enter): the method
     says which number the cell shows; its studies are asked in turn until one has it."""
     from workbench import methods
+    from workbench.store import studies
 
     module = module_of(methods.get(method_name)) if method_name in methods.names() else None
     query = module.cell_query(panel_id, header, row, column, choices) if module is not None else None
     if query is None:
         raise EvidenceError("this cell is a label or a number with no answers of its own behind it")
-    of_method = [r[0] for r in conn.execute("SELECT name FROM studies WHERE method = ? ORDER BY id", (method_name,))]
+    of_method = [name for name in studies.study_names(conn) if studies.study_method(conn, name) == method_name]
     names = [query.study] if query.study else of_method
     refusals = []
     for name in names:

@@ -119,15 +119,10 @@ class MethodBase:
     review_views: tuple = ()  # `hooks.ReviewView`s: the Review screen's extra views, a key each
     design_screen: Any = None  # the app's Design tab for its studies: a Screen class or "module:Class"
     template_editing: Any = None  # a `hooks.TemplateEditing` when its Design tab edits a prompt template
-    # `workbench compare` (and the Metrics screen's c): the module pairing its units, offering
-    # `models(conn, study_id)` and `paired_records(conn, study_id, pairing)`; empty: not compared
-    compare_module = ""
-    # `workbench plan`: the module offering `topics(study)` and `pilot_scopes(conn, study_id,
-    # outcome)`; empty: the planner counts none of its studies' questions and reads no pilot of them
-    planner_module = ""
-    # `workbench evidence`, the Metrics screen's Enter and the report's evidence appendix: the module
-    # offering METRICS, `evidence`, `cell_query` and `record_query` (workbench/evidence.py); empty: none
-    evidence_module = ""
+    # Modules named, imported only when asked for (docs/writing-a-method.md); empty: the method has none.
+    compare_module = ""  # `workbench compare`, Metrics' c: models(conn, study_id), paired_records(...)
+    planner_module = ""  # `workbench plan`: topics(study), pilot_scopes(conn, study_id, outcome)
+    evidence_module = ""  # `workbench evidence`, Metrics' Enter, the report's appendix: METRICS, evidence(...)
 
     def _module(self):
         from importlib import import_module

@@ -17,6 +17,7 @@ from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, _sides, prefe
 from workbench.metric_views import ALL
 from workbench.numbers import fmt_num
 from workbench.store import mentions
+from workbench.store.answer_texts import answer_texts
 from workbench.store.current_lists import counts_now
 from workbench.store.studies import study_spec
 from workbench.words import plural_word
@@ -51,12 +52,12 @@ class _List:
 
 def _lists(conn: sqlite3.Connection, study_id: int, topic: str) -> list[_List]:
     rows = conn.execute(
-        f"SELECT l.id, l.model, l.topic, l.cluster, l.question, l.repetition, l.response_key, p.text "
-        f"FROM mention_lists l LEFT JOIN responses p ON p.request_key = l.response_key "
-        f"WHERE l.study_id = ? AND l.topic = ? AND {counts_now('l')} "
+        f"SELECT l.id, l.model, l.topic, l.cluster, l.question, l.repetition, l.response_key "
+        f"FROM mention_lists l WHERE l.study_id = ? AND l.topic = ? AND {counts_now('l')} "
         f"ORDER BY l.model, l.cluster, l.question, l.repetition",
         (study_id, topic),
     ).fetchall()
+    texts = answer_texts(conn, (row[6] for row in rows))
     aliases, names = mentions.resolution(conn)
     slots: dict[int, list[tuple[str, str]]] = {}
     ids = [row[0] for row in rows]
@@ -70,7 +71,7 @@ def _lists(conn: sqlite3.Connection, study_id: int, topic: str) -> list[_List]:
             entity = aliases.get(key)
             if entity is not None:  # a spelling that reads as no entity counts for none (as the metrics)
                 slots.setdefault(list_id, []).append((surface, names[entity]))
-    return [_List(*row[1:], tuple(slots.get(row[0], ()))) for row in rows]
+    return [_List(*row[1:], texts.get(row[6]), tuple(slots.get(row[0], ()))) for row in rows]
 
 
 def _topics(conn: sqlite3.Connection, study_id: int) -> list[str]:

@@ -10,6 +10,7 @@ from workbench.evidence import Answer, Evidence, EvidenceError, Query, known, mo
 from workbench.methods.coldstart.data import CURRENT
 from workbench.methods.coldstart.metrics import iou
 from workbench.numbers import fmt_num
+from workbench.store.answer_texts import answer_texts
 
 METRICS = {"divergence": "each seed's persona answer against its neutral list, the items both hold counted"}
 
@@ -45,7 +46,7 @@ def evidence(conn: sqlite3.Connection, study_id: int, query: Query) -> list[Evid
     personas = sorted({(c, p) for _m, _s, c, p in lists if c != "neutral"})
     category, persona = _persona(query.topic, personas)
     model = model_named(query.model, sorted({m for m, *_ in lists}))
-    texts = _texts(conn, [rows[0][2] for rows in lists.values() if rows and rows[0][2]])
+    texts = answer_texts(conn, (rows[0][2] for rows in lists.values() if rows))
     out = []
     for name in sorted({m for m, _s, c, p in lists if (c, p) == (category, persona)}):
         if model is not None and name != model:
@@ -89,15 +90,6 @@ def evidence(conn: sqlite3.Connection, study_id: int, query: Query) -> list[Evid
                 counting=sum(1 for a in answers if a.counted),
             )
         )
-    return out
-
-
-def _texts(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for at in range(0, len(keys), 500):
-        chunk = keys[at : at + 500]
-        marks = ",".join("?" * len(chunk))
-        out.update(conn.execute(f"SELECT request_key, text FROM responses WHERE request_key IN ({marks})", chunk))
     return out
 
 

@@ -11,17 +11,23 @@ from workbench.literal import visible_line
 from workbench.methods.identity.data import CURRENT
 from workbench.methods.identity.metrics import mean_share
 from workbench.numbers import fmt_num
+from workbench.store.answer_texts import answer_texts
 
 METRICS = {"mean_share": "each answer of a group x condition, the items the reference table holds counted"}
 SUFFIX = ": mean share"  # the identity table's first column of a model ("gpt-4o: mean share")
 
 
 def _cell(conn: sqlite3.Connection, study_id: int, model: str, group: str, condition: str) -> list[tuple]:
-    return conn.execute(
-        "SELECT o.request_key, p.text FROM identity_outputs o LEFT JOIN responses p ON p.request_key = o.request_key "
-        f"WHERE o.study_id = ? AND o.model = ? AND o.grp = ? AND o.condition = ? AND {CURRENT} ORDER BY o.rowid",
-        (study_id, model, group, condition),
-    ).fetchall()
+    keys = [
+        key
+        for (key,) in conn.execute(
+            "SELECT o.request_key FROM identity_outputs o "
+            f"WHERE o.study_id = ? AND o.model = ? AND o.grp = ? AND o.condition = ? AND {CURRENT} ORDER BY o.rowid",
+            (study_id, model, group, condition),
+        )
+    ]
+    texts = answer_texts(conn, keys)
+    return [(key, texts.get(key)) for key in keys]
 
 
 def _items(conn: sqlite3.Connection, keys: list[str]) -> dict[str, list[str]]:
