@@ -29,6 +29,10 @@ PARTS = [
     "Conventions",
 ]
 APPENDIX = "Appendix: the questions"  # a study with questions (ChoiceEval) ends with them
+# A study with extracted lists: how far the extraction holds after the review, then the brands it
+# counts and each headline's answers after the questions.
+VALIDITY, BRANDS = "Extraction validity", "Appendix: counted brands and their regions"
+EVIDENCE = "Appendix: evidence behind the headlines"
 
 
 class Page(HTMLParser):
@@ -155,7 +159,9 @@ def test_the_html_report_of_a_choice_study_is_self_contained_and_escaped(choice_
     assert not [tag for tag, _ in page.tags if tag in ("script", "iframe", "img", "link", "object")]
     assert all((attrs.get("href") or "#").startswith("#") for _, attrs in page.tags)
     assert not any(name.startswith("on") for _, attrs in page.tags for name in attrs)
-    assert [title for level, title in page.headings if level == "h2"] == [*PARTS, APPENDIX]
+    review = PARTS.index("Review") + 1
+    parts = [*PARTS[:review], VALIDITY, *PARTS[review:], APPENDIX, BRANDS, EVIDENCE]
+    assert [title for level, title in page.headings if level == "h2"] == parts
     assert any(level == "h3" and title.startswith("choice: ChoiceEval") for level, title in page.headings)
     assert page.facts()["Study"] == "ext"
     # The preferred entity per topic and model, as `workbench metrics` finds it.

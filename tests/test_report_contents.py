@@ -53,7 +53,7 @@ def test_the_report_says_what_was_asked(choice_run, tmp_path):
     study, db = choice_run
     page, text, md = _report(db, "shoes", tmp_path)
     h2 = [title for level, title in page.headings if level == "h2"]
-    assert h2[0] == "Summary" and h2[2] == "What was asked" and h2[-1] == "Appendix: the questions"
+    assert h2[0] == "Summary" and h2[2] == "What was asked" and "Appendix: the questions" in h2[-3:]
     counts = page.table("Questions per topic and cluster (3 in all")
     assert counts[1:] == [["running shoes", "Budget", "2"], ["running shoes", "Speed", "1"], ["all", "", "3"]]
     settings = page.table("Generation settings per model and stage")
