@@ -9,7 +9,7 @@ from workbench.numbers import fmt_num
 
 
 def rival(r: Peir) -> str:
-    """ " · runner-up Adidas 0.28 · first in 62% of draws": what e* was chosen over and how
+    """ " · runner-up Adidas 0.33 · first in >99% of draws": what e* was chosen over and how
     often another draw of the questions keeps it first (a close call must not read as a clear
     preference), or why there is none; "" for a tie (the cell names every tied entity) or no e*."""
     if r.entity is None or (has(r, "tied_with") and r.tied_with):
