@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextvars
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -71,11 +72,17 @@ def _map_in_processes(work: Callable[[T], R], items: list[T], workers: int, cont
     _TASK = (work, items, context)
     try:
         # fork, not spawn: the workers inherit the counts already in memory
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
+        with multiprocessing.get_context("fork").Pool(workers, initializer=_leave_interrupts) as pool:
             # small chunks: model x topics differ in size, and a worker left idle is a core lost
             return pool.map(_run, range(len(items)), chunksize=max(1, len(items) // (workers * 8)))
     finally:
         _TASK = None
+
+
+def _leave_interrupts() -> None:
+    """Ctrl-C reaches every process of the terminal's group: the command stops the workers
+    itself (the pool is terminated) and says so once, without a traceback per worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _run(index: int) -> Any:

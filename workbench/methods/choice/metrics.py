@@ -232,6 +232,8 @@ def records_of_counts(
 
     # The bootstraps (PEIR's, the direct rate's and the region shares' over questions: most of
     # the cost) are drawn on several cores at once.
+    import scipy.special  # noqa: F401 (imported here once, not by each forked worker: 0.2 s each)
+
     records: list[ChoiceRecord] = [r for topic_records in map_in_threads(of_topic, ordered) for r in topic_records]
     # One family of t-tests per model: every topic x region pair.
     with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))
