@@ -41,7 +41,7 @@ QUESTIONS = {
 }
 
 
-def write_reviewed_study(folder: Path, base_url: str) -> Path:
+def write_reviewed_study(folder: Path, base_url: str, system: str = "") -> Path:
     """A gazetteer ChoiceEval study of two served models, its brands file giving regions."""
     (folder / "brands.csv").write_text(
         "name,spellings,region\n" + "".join(f"{name},,{region}\n" for name, region in BRANDS)
@@ -54,8 +54,9 @@ def write_reviewed_study(folder: Path, base_url: str) -> Path:
     study.write_text(
         'name = "shoes"\nmethod = "choice"\nrepetitions = 2\nseed = 3\n'
         f'models = ["openai:alpha@{base_url}", "openai:beta@{base_url}"]\n'
-        '[generation]\ntemperature = 0.7\nmax_tokens = 40\n'
-        '[extraction]\nmethod = "gazetteer"\nentities = "brands.csv"\nk = 3\n'
+        "[generation]\ntemperature = 0.7\nmax_tokens = 40\n"
+        + (f"system = {json.dumps(system)}\n" if system else "")
+        + '[extraction]\nmethod = "gazetteer"\nentities = "brands.csv"\nk = 3\n'
         '[[clusters]]\nname = "Budget-Conscious"\ndescription = "Wants value."\n'
         '[[clusters]]\nname = "Performance and Quality"\ndescription = "Wants speed."\n' + topics
     )

@@ -85,6 +85,14 @@ class Forest:
 
 
 @dataclass
+class Bars:
+    """Stacked horizontal bars (a report's SVG): one bar per label, one segment per part."""
+
+    labels: list[str]
+    parts: list[tuple[str, list[float]]]  # (part name, one value per label)
+
+
+@dataclass
 class Panel:
     """One titled section of a method's metrics: a table, or a chart as Rich text (and,
     where a real plot helps, a `Forest` the app may draw instead of the text)."""
@@ -95,6 +103,7 @@ class Panel:
     chart: Text | None = None
     export: bool = True  # written to the Markdown export (charts are not)
     plot: Forest | None = None
+    bars: Bars | None = None  # stacked bars a report draws instead of the text chart
 
 
 def terminal_panels(

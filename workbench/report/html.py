@@ -42,8 +42,18 @@ th, td { border: 1px solid #c8c8c8; padding: .25rem .5rem; vertical-align: top; 
 thead th { background: #eef2f7; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 table.facts th { background: #f6f6f6; font-weight: 600; width: 16rem; }
-td, th { overflow-wrap: anywhere; }
-pre { background: #f6f6f6; border: 1px solid #ddd; padding: .6rem; overflow-x: auto; font-size: 12px; }
+td, th, p, li, caption, figcaption, h1, h2, h3 { overflow-wrap: break-word; }
+.token { overflow-wrap: anywhere; }
+td.text { white-space: pre-wrap; }
+pre { background: #f6f6f6; border: 1px solid #ddd; padding: .6rem; font-size: 12px;
+      white-space: pre-wrap; overflow-wrap: anywhere; }
+@media (max-width: 900px) {  /* a narrow window: tables of many columns still fit, words whole */
+  body { padding: 0 .6rem; }
+  table { font-size: 12px; }
+  th, td { padding: .2rem .3rem; }
+}
+ul.items { padding-left: 1.4rem; }
+ul.items li { margin: .3rem 0; }
 code { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; }
 figure { margin: 1rem 0; }
 figcaption { font-weight: 600; margin-bottom: .3rem; }
@@ -63,8 +73,21 @@ _NUMBER = re.compile(r"[+-]?(\d[\d,]*(\.\d+)?|\.\d+)([eE][+-]?\d+)?( \[.*\])?|n/
 _CODE = re.compile(r"`([^`]+)`")
 
 
+# A run of 20 or more characters with no space (a hash, a URL, a path) may break anywhere;
+# words break only between them: "running shoes" never reads "runni ng shoes".
+_TOKEN = re.compile(r"[^\s`]{20,}")
+
+
 def _cell(text: object) -> str:
-    return escape(visible_line(str(text)), quote=True)
+    return _TOKEN.sub(lambda m: f'<span class="token">{m.group()}</span>', escape(visible_line(str(text)), quote=True))
+
+
+# Text a reader should see with its own line breaks (a system prompt): kept, in a cell of its own.
+TEXT_COLUMNS = {"system prompt"}
+
+
+def _text_cell(text: object) -> str:
+    return f'<td class="text">{escape(visible(str(text)), quote=True)}</td>'
 
 
 def _prose(text: str) -> str:
@@ -80,10 +103,13 @@ PROSE_COLUMNS = {"what to do"}
 def _table(block: TableBlock) -> str:
     head = "".join(f'<th scope="col">{_cell(h)}</th>' for h in block.header)
     prose = {i for i, h in enumerate(block.header) if h in PROSE_COLUMNS}
+    texts = {i for i, h in enumerate(block.header) if h in TEXT_COLUMNS}
     body = []
     for row in block.rows:
         cells = "".join(
-            f'<td class="num">{_cell(c)}</td>'
+            _text_cell(c)
+            if i in texts
+            else f'<td class="num">{_cell(c)}</td>'
             if _NUMBER.fullmatch(str(c))
             else f"<td>{_prose(str(c)) if i in prose else _cell(c)}</td>"
             for i, c in enumerate(row)
@@ -98,7 +124,10 @@ def _block(block: Block) -> str:
         link = f' (<a href="#{block.anchor}">evidence</a>)' if block.anchor else ""  # its appendix entry
         return f"<p>{_prose(block.text)}{link}</p>"
     if isinstance(block, Facts):
-        rows = "".join(f'<tr><th scope="row">{_cell(k)}</th><td>{_cell(v)}</td></tr>' for k, v in block.rows)
+        rows = "".join(
+            f'<tr><th scope="row">{_cell(k)}</th>{_text_cell(v) if k in TEXT_COLUMNS else f"<td>{_cell(v)}</td>"}</tr>'
+            for k, v in block.rows
+        )
         return f'<table class="facts"><tbody>{rows}</tbody></table>'
     if isinstance(block, TableBlock):
         return _table(block)
@@ -118,10 +147,30 @@ def _block(block: Block) -> str:
     raise TypeError(f"no HTML for {type(block).__name__}")
 
 
+def _blocks(blocks: list[Block]) -> list[str]:
+    """Each block's HTML; sentences that are items of a list ("- " first) are one <ul>."""
+    out: list[str] = []
+    items: list[str] = []
+    for block in [*blocks, None]:
+        if isinstance(block, Paragraph) and block.text.startswith("- "):
+            items.append(_block(Paragraph(block.text[2:], *_anchor_of(block)))[3:-4])  # without its <p>
+            continue
+        if items:
+            out.append('<ul class="items">' + "".join(f"<li>{item}</li>" for item in items) + "</ul>")
+            items = []
+        if block is not None:
+            out.append(_block(block))
+    return out
+
+
+def _anchor_of(block: Paragraph) -> tuple:
+    return (block.anchor,) if getattr(block, "anchor", "") else ()
+
+
 def _section(section: Section) -> str:
     tag = f"h{section.level}"
     kind = "part" if section.level == 2 else "method"
-    body = "\n".join(_block(b) for b in section.blocks)
+    body = "\n".join(_blocks(section.blocks))
     return f'<section class="{kind}" id="{section.id}">\n<{tag}>{_cell(section.title)}</{tag}>\n{body}\n</section>'
 
 

@@ -9,12 +9,13 @@ plot the characters the terminal draws."""
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from typing import Any
 
 from workbench.methods.registry import Method, filters_of, panels_of
-from workbench.metric_views import Panel, terminal_panels
-from workbench.report.document import Block, PlotBlock, Preformatted, Section, TableBlock
+from workbench.metric_views import Forest, Panel, terminal_panels
+from workbench.report.document import BarsBlock, Block, Paragraph, PlotBlock, Preformatted, Section, TableBlock
 
 
 def default_report_sections(method: Method, records: list[Any]) -> list[Panel]:
@@ -31,17 +32,39 @@ def report_panels(method: Method, conn: sqlite3.Connection, study: str, records:
 
 
 def panel_blocks(panel: Panel) -> list[Block]:
-    """A panel as report blocks: a plot wins over its character chart (the same numbers)."""
+    """A panel as report blocks: a plot or bars win over its character chart (the same numbers);
+    a panel of text alone (no title: a method's note under a table) is sentences."""
     blocks: list[Block] = []
     if panel.table is not None:
         header, rows = panel.table
         blocks.append(TableBlock(panel.title, list(header), [list(row) for row in rows]))
-    drawn = panel.plot.supported() if panel.plot is not None else None  # rows with an interval only
+    drawn = _drawn(panel.plot) if panel.plot is not None else None
     if drawn is not None and drawn.values:
         blocks.append(PlotBlock(panel.title or drawn.x_label or "Estimates with their intervals", drawn))
+    elif panel.bars is not None and panel.bars.labels:
+        blocks.append(BarsBlock(panel.title, panel.bars.labels, panel.bars.parts))
+    elif panel.chart is not None and panel.chart.plain.strip() and not panel.title and panel.table is None:
+        blocks += [Paragraph(line.strip()) for line in panel.chart.plain.splitlines() if line.strip()]
     elif panel.chart is not None and panel.chart.plain.strip():
         blocks.append(Preformatted(panel.title, panel.chart.plain.rstrip("\n")))
     return blocks
+
+
+def _drawn(plot: Forest) -> Forest:
+    """The rows with an interval; where no row has one (a cluster's log-odds, one seed), every
+    estimate as a dot with no whisker: the figures beside it say there is no interval."""
+    supported = plot.supported()
+    if supported.values:
+        return supported
+    keep = [i for i, v in enumerate(plot.values) if v is not None and math.isfinite(v)]
+    return Forest(
+        [plot.labels[i] for i in keep],
+        [plot.values[i] for i in keep],
+        [None] * len(keep),
+        [None] * len(keep),
+        plot.x_label,
+        plot.reference,
+    )
 
 
 def method_section(method: Method, conn: sqlite3.Connection, study: str, records: list[Any]) -> Section:

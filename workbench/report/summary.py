@@ -13,6 +13,7 @@ from workbench import methods, na_reasons
 from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.report.headlines import EFFECTS, effect_sentence, headline_effects  # noqa: F401  (EFFECTS: re-exported)
+from workbench.report.question import audit_question
 from workbench.report.study_facts import StudyFacts
 from workbench.store import report_reads
 from workbench.words import plural_word
@@ -46,7 +47,10 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
 
     rows = as_rows(records)
     models = sorted({str(r["model"]) for r in rows if r.get("model")})
-    blocks: list[Block] = [Paragraph(_opening(facts, models, len(rows)))]
+    asked = sorted(m["spec"] for m in facts.models) or models  # the models as asked (imported: as named)
+    topics = sorted({str(r["topic"]) for r in rows if r.get("topic")})
+    blocks: list[Block] = [Paragraph(audit_question(facts.method, asked, topics))]
+    blocks.append(Paragraph(_opening(facts, models, len(rows))))
     blocks += headline_blocks(rows)
     blocks += [Paragraph(text) for text in tie_sentences(rows)]
     blocks += na_blocks(records)

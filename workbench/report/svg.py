@@ -3,7 +3,9 @@
 Small on purpose: no plotting library, no script, no font or file fetched; the figures are
 beside the marks (through `fmt_num`), so a chart printed in black and white still reads.
 Every label is escaped and its control characters written out (`literal.visible_line`):
-an entity name may hold markup."""
+an entity name may hold markup. A label is never cut: it wraps onto as many lines as it
+needs in a column sized to the labels (a row grows with its lines), and each row carries
+its whole label as a tooltip. The forest plot's reference line is labelled."""
 
 from __future__ import annotations
 
@@ -15,21 +17,46 @@ from workbench.metric_views import Forest
 from workbench.numbers import fmt_num
 
 WIDTH = 720
-LABEL_W = 230  # the labels' column
+CHAR_W = 6.6  # a 12px sans-serif character, on average: what sizes the label column
+LABEL_MIN, LABEL_MAX = 120, 300  # the labels' column, sized to the longest line within these
 FIGURES_W = 170  # the estimate and interval, right of the plot
-ROW_H = 20
+LINE_H = 14  # one line of a label
+ROW_PAD = 6
 TOP = 12
-LABEL_CHARS = 34  # longer labels are cut; the whole one is the row's tooltip
-PART_COLOURS = ("#2e7d4f", "#b23b3b", "#c99a1e", "#4a6fa5", "#7b5ea7")
+PART_COLOURS = ("#2e7d4f", "#b23b3b", "#c99a1e", "#4a6fa5", "#7b5ea7", "#6b6b6b", "#a0522d")
 
 
 def _text(value: str) -> str:
     return escape(visible_line(value), quote=True)
 
 
-def _short(label: str) -> str:
-    shown = visible_line(label)
-    return shown if len(shown) <= LABEL_CHARS else shown[: LABEL_CHARS - 1] + "…"
+def wrap(label: str, chars: int) -> list[str]:
+    """A label as lines of at most `chars` characters, broken between words; a word longer
+    than a line is broken at the line's end (a URL, a hash), never dropped."""
+    lines: list[str] = []
+    line = ""
+    for word in visible_line(label).split(" "):
+        while len(word) > chars:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(word[:chars])
+            word = word[chars:]
+        candidate = f"{line} {word}" if line else word
+        if len(candidate) <= chars:
+            line = candidate
+        else:
+            lines.append(line)
+            line = word
+    return [*lines, line] if line or not lines else lines
+
+
+def _label_column(labels: list[str]) -> tuple[int, int]:
+    """(width in px, characters a line holds): as wide as the longest label, within bounds."""
+    longest = max((len(visible_line(label)) for label in labels), default=0)
+    wanted = longest * CHAR_W + 16
+    width = int(min(LABEL_MAX, max(LABEL_MIN, math.ceil(wanted))))
+    return width, longest if wanted <= LABEL_MAX else max(8, int((width - 16) / CHAR_W))
 
 
 def _finite(x: float | None) -> bool:
@@ -44,9 +71,30 @@ def _open(height: float, title: str) -> list[str]:
     ]
 
 
+def _label(lines: list[str], x: float, middle: float) -> str:
+    """A right-aligned label of one or more lines, centred on `middle`."""
+    first = middle + 4 - (len(lines) - 1) * LINE_H / 2
+    spans = "".join(
+        f'<tspan x="{x}" y="{first + i * LINE_H:.1f}">{escape(line)}</tspan>' for i, line in enumerate(lines)
+    )
+    return f'<text text-anchor="end" class="label">{spans}</text>'
+
+
+def _rows(labels: list[str], chars: int, top: float) -> list[tuple[list[str], float, float]]:
+    """Each row's label lines, its top and its height."""
+    out, y = [], top
+    for label in labels:
+        lines = wrap(label, chars)
+        height = max(20, len(lines) * LINE_H + ROW_PAD)
+        out.append((lines, y, height))
+        y += height
+    return out
+
+
 def forest_svg(forest: Forest, title: str = "") -> str:
-    """Each row: its label, a whisker from its interval's low to high, a dot at the estimate,
-    and the figures; one scale for all rows, a dashed line at the reference (no effect)."""
+    """Each row: its label, a whisker from its interval's low to high (where it has one), a dot
+    at the estimate, and the figures; one scale for all rows, a dashed line at the reference
+    (no effect), labelled with its value."""
     rows = [
         (label, value, low, high)
         for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs)
@@ -58,24 +106,30 @@ def forest_svg(forest: Forest, title: str = "") -> str:
     lo, hi = (min(points), max(points)) if points else (0.0, 1.0)
     pad = (hi - lo) * 0.05 or 0.5
     lo, hi = lo - pad, hi + pad
-    left, right = LABEL_W, WIDTH - FIGURES_W
+    label_w, chars = _label_column([r[0] for r in rows])
+    left, right = label_w, WIDTH - FIGURES_W
 
     def x(value: float) -> float:
         return left + (value - lo) / (hi - lo) * (right - left)
 
-    height = TOP + ROW_H * len(rows) + 46
-    out = _open(height, title or forest.x_label or "forest plot")
-    bottom = TOP + ROW_H * len(rows)
+    top = TOP + 14  # room for the reference line's label
+    laid = _rows([r[0] for r in rows], chars, top)
+    bottom = laid[-1][1] + laid[-1][2] if laid else top
+    out = _open(bottom + 46, title or forest.x_label or "forest plot")
     if _finite(forest.reference):
         ref = x(forest.reference)
         out.append(
-            f'<line x1="{ref:.1f}" y1="{TOP - 4}" x2="{ref:.1f}" y2="{bottom + 4}" stroke="#777" '
+            f'<line x1="{ref:.1f}" y1="{top - 4}" x2="{ref:.1f}" y2="{bottom + 4}" stroke="#777" '
             'stroke-dasharray="4 3" class="reference"/>'
         )
-    for i, (label, value, low, high) in enumerate(rows):
-        y = TOP + ROW_H * i + ROW_H / 2
+        out.append(
+            f'<text x="{ref:.1f}" y="{top - 8}" text-anchor="middle" fill="#555" class="reference-label">'
+            f"{forest.reference:g} (no effect)</text>"
+        )
+    for (label, value, low, high), (lines, y0, height) in zip(rows, laid):
+        y = y0 + height / 2
         out.append(f'<g class="row"><title>{_text(label)}</title>')
-        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{escape(_short(label))}</text>')
+        out.append(_label(lines, left - 8, y))
         interval = ""
         if _finite(low) and _finite(high):
             x1, x2 = x(low), x(high)
@@ -100,33 +154,42 @@ def forest_svg(forest: Forest, title: str = "") -> str:
 
 def bars_svg(labels: list[str], parts: list[tuple[str, list[float]]], title: str = "") -> str:
     """One horizontal bar per label, its parts stacked left to right in the legend's colours;
-    the parts' figures at the bar's end. One scale for every bar."""
+    the parts' figures at the bar's end. One scale for every bar; the legend wraps."""
     totals = [sum(values[i] for _, values in parts) for i in range(len(labels))]
     scale = max(totals, default=0) or 1.0
-    left, right = LABEL_W, WIDTH - FIGURES_W
-    height = TOP + ROW_H * len(labels) + 30
-    out = _open(height, title or "bars")
-    for i, label in enumerate(labels):
-        y = TOP + ROW_H * i
-        out.append(f'<g class="bar"><title>{_text(label)}</title>')
-        out.append(f'<text x="{left - 8}" y="{y + 14}" text-anchor="end">{escape(_short(label))}</text>')
+    label_w, chars = _label_column(labels)
+    left, right = label_w, WIDTH - FIGURES_W
+    laid = _rows(labels, chars, TOP)
+    bottom = laid[-1][1] + laid[-1][2] if laid else TOP
+    legend, legend_h = _legend([name for name, _ in parts], left, bottom + 16)
+    out = _open(bottom + 16 + legend_h, title or "bars")
+    for i, (lines, y0, height) in enumerate(laid):
+        y = y0 + height / 2
+        out.append(f'<g class="bar"><title>{_text(labels[i])}</title>')
+        out.append(_label(lines, left - 8, y))
         start = float(left)
         for k, (_name, values) in enumerate(parts):
             width = values[i] / scale * (right - left)
             if width > 0:
                 colour = PART_COLOURS[k % len(PART_COLOURS)]
-                out.append(
-                    f'<rect x="{start:.1f}" y="{y + 3}" width="{width:.1f}" height="{ROW_H - 6}" fill="{colour}"/>'
-                )
+                out.append(f'<rect x="{start:.1f}" y="{y - 7:.1f}" width="{width:.1f}" height="14" fill="{colour}"/>')
                 start += width
         figures = " / ".join(fmt_num(int(v) if float(v).is_integer() else v) for v in (vs[i] for _, vs in parts))
-        out.append(f'<text x="{start + 6:.1f}" y="{y + 14}">{escape(figures)}</text></g>')
-    legend_y = TOP + ROW_H * len(labels) + 16
-    x = float(left)
-    for k, (name, _values) in enumerate(parts):
-        colour = PART_COLOURS[k % len(PART_COLOURS)]
-        out.append(f'<rect x="{x:.1f}" y="{legend_y - 10}" width="10" height="10" fill="{colour}"/>')
-        out.append(f'<text x="{x + 14:.1f}" y="{legend_y}">{_text(name)}</text>')
-        x += 24 + 7 * len(name)
+        out.append(f'<text x="{start + 6:.1f}" y="{y + 4:.1f}">{escape(figures)}</text></g>')
+    out += legend
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _legend(names: list[str], left: float, top: float) -> tuple[list[str], float]:
+    """A swatch and name per part, left to right, onto a new line where the next would not fit."""
+    out, x, y = [], float(left), top
+    for k, name in enumerate(names):
+        width = 24 + CHAR_W * len(visible_line(name))
+        if x + width > WIDTH and x > left:
+            x, y = float(left), y + 18
+        colour = PART_COLOURS[k % len(PART_COLOURS)]
+        out.append(f'<rect x="{x:.1f}" y="{y - 10:.1f}" width="10" height="10" fill="{colour}"/>')
+        out.append(f'<text x="{x + 14:.1f}" y="{y:.1f}" class="legend">{_text(name)}</text>')
+        x += width
+    return out, y - top + 14

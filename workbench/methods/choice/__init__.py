@@ -37,6 +37,11 @@ class ChoiceMethod(MethodBase):
         ),
     }
 
+    def report_sections(self, conn, study, records):
+        from workbench.methods.choice.report_charts import report_panels  # its charts drawn, one per topic
+
+        return report_panels(self, conn, study, records)
+
     def load(self, data, path):
         from workbench.methods.choice.study import from_toml
 

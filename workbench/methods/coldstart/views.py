@@ -200,14 +200,15 @@ def panels(records: list[ColdstartRecord], choices: dict[str, str]) -> list[Pane
     divergence = choices.get("divergence", COLDSTART_METRICS[0])
     chosen = _divergences_of(records, divergence)
     # The plot draws mean ± std, and only where the std has support (2 seeds or more): a row
-    # of one seed would be a dot claiming no spread (workbench/metrics/support.py).
-    drawn = [r for r in chosen if r.std is not None]
+    # of one seed has no interval (workbench/metrics/support.py); a plot draws it only where no
+    # row has one, as a dot with no whisker (the report's; the app's keeps its text chart).
+    drawn = [r for r in chosen if r.mean is not None]
     short = short_labels([r.model for r in drawn])
     forest = Forest(
         labels=[f"{r.persona} · {short[r.model]}" for r in drawn],
         values=[r.mean for r in drawn],
-        lows=[max(0.0, r.mean - r.std) for r in drawn],
-        highs=[min(1.0, r.mean + r.std) for r in drawn],
+        lows=[None if r.std is None else max(0.0, r.mean - r.std) for r in drawn],
+        highs=[None if r.std is None else min(1.0, r.mean + r.std) for r in drawn],
         x_label=f"{divergence.upper()} divergence, mean ± std over seeds (0 = the neutral list)",
         reference=None,
     )
