@@ -23,6 +23,7 @@ from workbench.cli.common import (
 from workbench.cli.metrics import add_convention
 from workbench.export_kinds import export_kinds
 from workbench.literal import literal_line, literal_text
+from workbench.metrics.threads import in_processes
 from workbench.numbers import fmt_num
 from workbench.safe_output import check_output_path
 from workbench.store import endpoints, grounding, reads, served
@@ -160,7 +161,8 @@ def cmd_status(args: argparse.Namespace) -> int:
 
 def cmd_export(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
-    with snapshot(conn):  # every record from one commit's store, while imports and runs write
+    # a command that computes once and exits: metrics on forked processes (metrics/threads.py)
+    with snapshot(conn), in_processes():  # every record from one commit's store, while imports and runs write
         return _export(conn, args)
 
 

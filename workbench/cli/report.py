@@ -65,6 +65,7 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.metrics.threads import in_processes
     from workbench.report import build_report, html, markdown
     from workbench.safe_output import atomic_text_file, check_output_path
     from workbench.store.db import snapshot
@@ -73,7 +74,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         check_output_path(args.output, args.db)  # refused before anything is read (a database first)
     fmt = output_format(args)
     conn = open_store(args.db, create=False)
-    with snapshot(conn):  # every part of the report from one commit's store
+    with snapshot(conn), in_processes():  # every part of the report from one commit's store (metrics forked)
         args.study = the_study(conn, args.study)
         out_name = args.output or ("report.html" if fmt == "html" else "report.md")
         document = build_report(conn, args.study, args.db, args.convention, out_name)
