@@ -12,8 +12,13 @@ appear, each once. A name is matched on whole words of the text, blind to case, 
 punctuation and spacing ("New Balance" finds "NewBalance", "Li-Ning" finds "Li Ning"),
 never inside another word ("Anta" is not in "Santa"). Near spellings count too: a name of
 6-9 letters may be one edit away ("Adidass", "Samsnug"), a longer one two, written in as many
-words and with the same first letter; a shorter one must be exact. A spelling that begins with a capital letter matches only text that does ("apple
-juice" is not Apple): names are proper nouns. Where two names overlap, the exact one wins,
+words and with the same first letter; a shorter one must be exact. A plural or possessive is
+the name ("Nikes", "Hokas", "Asics'"). A spelling that begins with a capital letter matches
+only text that does ("apple juice" is not Apple): names are proper nouns. A match made of
+common words ("On", "Fellow", "Nothing") at the start of a sentence counts only when what
+follows reads as a name, and a near spelling that is a common word ("Salmon") never does
+(workbench/gazetteer_words.py); each match says its kind, exact, near spelling or common
+word, so a reviewer can check the last two. Where two names overlap, the exact one wins,
 then the longer one. Every name found is a stretch of the answer (grounded by construction);
 what it cannot tell is whether the answer recommends the name or warns against it.
 """
@@ -24,13 +29,14 @@ import re
 import unicodedata
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from workbench.gazetteer_words import is_common, reads_as_name, sentence_start
 from workbench.store.errors import UserFacingError
 
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: the units a name is made of
@@ -75,7 +81,14 @@ class Found:
     spelling: str
     start: int  # character offsets in the answer
     end: int
-    edits: int  # 0: exact (up to case, accents, punctuation and spacing)
+    edits: int  # 0: exact (up to case, accents, punctuation and spacing, a plural)
+    # Common words at a sentence's start, counted because what follows reads as a name.
+    common: bool = field(default=False, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """What a reviewer is told: "exact", "near spelling" or "common word"."""
+        return "near spelling" if self.edits else "common word" if self.common else "exact"
 
     def text_in(self, answer: str) -> str:
         return answer[self.start : self.end]
@@ -124,9 +137,10 @@ class Gazetteer:
                     f"({', '.join(map(repr, known))}); case and spacing may differ, the words may not"
                 )
 
-    def find(self, text: str, topic: str | None = None, fuzzy: bool = True) -> list[Found]:
-        """Every name in `text`, in order of appearance (a name found twice is listed twice)."""
-        return self._index(topic).find(text, fuzzy)
+    def find(self, text: str, topic: str | None = None, fuzzy: bool = True, rules: bool = True) -> list[Found]:
+        """Every name in `text`, in order of appearance (a name found twice is listed twice).
+        `rules=False`: the windows' matches alone, without plurals or the common-word rules."""
+        return self._index(topic).find(text, fuzzy, rules)
 
     def entities(self, text: str, k: int | None = None, topic: str | None = None, fuzzy: bool = True) -> list[str]:
         """The distinct entities `text` names, in the order they first appear, at most k."""
@@ -158,7 +172,7 @@ class _Index:
                 near.setdefault((s.words, s.compact[0]), []).append(i)
         self.near = {key: _Bucket(spellings, members) for key, members in near.items()}
 
-    def find(self, text: str, fuzzy: bool) -> list[Found]:
+    def find(self, text: str, fuzzy: bool, rules: bool = True) -> list[Found]:
         candidates: list[tuple] = []  # (edits, -characters, start word, end word, spelling, start, end)
         near = _Near(self.near, candidates) if fuzzy and self.near else None
         recent: deque[tuple[int, int, str]] = deque(maxlen=self.longest)  # latest first: (word, offset, folded)
@@ -171,6 +185,10 @@ class _Index:
                 key = word + key
                 for index in self.exact.get(key, ()):
                     candidates.append((0, -len(key), i, n + 1, index, start, end))
+                if rules and len(key) > 2 and key.endswith("s"):  # a plural or possessive: "Nikes", "Asics'"
+                    for index in self.exact.get(key[:-1], ()):
+                        if not self.spellings[index].compact.endswith("s"):
+                            candidates.append((0, -len(key), i, n + 1, index, start, end))
                 if near is not None and key:
                     near.add(key, i, n + 1, start, end)
         if near is not None:
@@ -183,8 +201,11 @@ class _Index:
                 continue
             if taken.intersection(range(i, j)):
                 continue
+            common = rules and all(is_common(_fold(w)) for w in _WORD.findall(text[start:end]))
+            if common and (edits or (sentence_start(text, start) and not reads_as_name(text, end))):
+                continue  # "Salmon" is no Salomon; "On balance," names no On
             taken.update(range(i, j))
-            chosen.append(Found(s.entity, s.text, start, end, edits))
+            chosen.append(Found(s.entity, s.text, start, end, edits, common and sentence_start(text, start)))
         return sorted(chosen, key=lambda found: found.start)
 
 

@@ -1,0 +1,63 @@
+"""When a gazetteer match is an ordinary word, not the brand: the rules measured on the
+labelled answers of tests/data/gazetteer_labelled.jsonl (docs/methods.md, "A gazetteer
+instead").
+
+A capital letter marks a proper noun in mid-sentence, but not at the start of a sentence,
+where every word has one: "On balance, Asics..." named On Running, "Fellow runners swear by
+Hoka" named Fellow, "Nothing beats the Pegasus" named Nothing Phone. So a match made only
+of common words (assets/common_words.txt) that starts a sentence counts only when what
+follows reads as a name: punctuation or the end ("On, Hoka and Saucony"), a possessive
+("On's Cloudboom"), a word with a capital or a digit ("Apple iPhones", "New Balance 1080"),
+or a word a brand is typically followed by (`AS_A_NAME`: "Apple makes", "Vans are",
+"Galaxy phones"). Such a match is counted and flagged as a common word for review.
+
+A near spelling that is itself a common word is not counted: "Salmon" is the fish, not a
+misspelt Salomon; "Realm" is no Realme.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+from importlib.resources import files
+
+# What follows a brand at the start of a sentence, and rarely the ordinary word: its verbs,
+# the kinds of product the audits ask about, and joins to another name ("Apple and Samsung").
+AS_A_NAME = frozenset(
+    """is are was were has have had makes make made offers offer sells sell builds build designs
+    produces focuses leads remains uses stands excels dominates wins also and or
+    shoes shoe sneakers trainers boots phones phone smartphones smartphone handsets devices
+    machines machine makers maker kettles kettle grinders grinder pods capsules models products
+    lineup range""".split()
+)
+# The start of a sentence: the text's start, or after . ! ? : ; or a line break, with
+# spaces, quotes, an opening bracket, a bullet or a list number ("1." "2)") between.
+_SENTENCE_START = re.compile(r"(?:\A|[.!?:;\n])[\s\"'“‘(*•\-–—]*(?:\d+[.)][\s]*)?\Z")
+# The token after a match: a possessive, a word (also one joined by a hyphen: "Whirlpool-like"
+# reads on as one word), one other character, or the end.
+_NEXT = re.compile(r"\s*(['’]s\b|-?[^\W_]+|\S|\Z)")
+
+
+@cache
+def common_words() -> frozenset[str]:
+    text = files("workbench.assets").joinpath("common_words.txt").read_text("utf-8")
+    return frozenset(w.strip() for w in text.splitlines() if w.strip() and not w.startswith("#"))
+
+
+def is_common(folded: str) -> bool:
+    """A folded word (lower case, no accents) that is an ordinary word, or its plural."""
+    words = common_words()
+    return folded in words or (folded.endswith("s") and folded[:-1] in words)
+
+
+def sentence_start(text: str, start: int) -> bool:
+    return _SENTENCE_START.search(text[max(0, start - 40) : start]) is not None or start == 0
+
+
+def reads_as_name(text: str, end: int) -> bool:
+    """Whether what follows a match at `end` reads as following a name (see the module)."""
+    following = _NEXT.match(text, end)
+    token = (following.group(1) if following else "").removeprefix("-")
+    if not token or not token[0].isalnum():  # the end, punctuation, or a possessive
+        return True
+    return token[0].isupper() or token[0].isdigit() or token.casefold() in AS_A_NAME
