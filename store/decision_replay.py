@@ -1,6 +1,6 @@
 """Making the decisions of another store again in this one (`workbench import decisions`):
-verdicts (adjudications among them) and entity decisions (merges, splits, renames, forbids,
-regions), each with the who, when and why it was made with, so that a fresh run of a reviewed
+verdicts (adjudications among them), entity decisions (merges, splits, renames, forbids,
+regions) and a method's corrections (store/decision_replay_corrections.py), each with the who, when and why it was made with, so that a fresh run of a reviewed
 study reads as the reviewed one did and its report gives the same numbers.
 
 Everything is found by what the decision is about, never by the other store's ids: a verdict
@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.store.decision_portable import answer_sha256
+from workbench.store.decision_replay_corrections import replay_match, replay_probe
 from workbench.store.entity_changes import apply_change
 from workbench.store.errors import InputError
 from workbench.store.queue import transaction
@@ -51,6 +52,11 @@ def replay_decisions(conn: sqlite3.Connection, entries: list[tuple[str, dict[str
                 done.counts[_verdict(conn, where, record, verdict_ids, done.refused)] += 1
             elif kind == "entity":
                 done.counts[_entity_decision(conn, where, record)] += 1
+            elif kind == "catalog match":
+                study_id = _study_id(conn, where, record.get("study"))
+                done.counts[replay_match(conn, where, record, study_id, done.refused)] += 1
+            elif kind == "probe label":
+                done.counts[replay_probe(conn, where, record)] += 1
             elif kind == "adjudication lapse":
                 done.counts["lapse"] += 1  # follows from the verdicts: nothing to record
             else:

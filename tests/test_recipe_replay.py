@@ -196,3 +196,27 @@ def test_init_names_the_entities_import_where_the_study_needs_regions(tmp_path):
     assert f"workbench import entities {tmp_path / 'demo_brands.csv'} --db audit.db" in said
     plain = " ".join(ok("init", "identity", tmp_path / "who.toml").split())
     assert "import entities" not in plain
+
+
+def test_a_catalog_match_correction_replays_and_undoes(tmp_path):
+    """A cold-start study's lists imported into two databases: a reviewer's catalog match in the
+    first, exported and imported into the second, gives the same numbers; undo takes it back."""
+    (tmp_path / "cat.csv").write_text("title,origin\nAlpha,Western\nBravo,Japanese\nCharlie,Western\n")
+    (tmp_path / "r.csv").write_text(
+        "model,seed,persona_category,persona,rank,item\nm,0,,neutral,1,Alpha\nm,0,,neutral,2,Bravo\n"
+        "m,0,age,a teacher,1,Charly\nm,0,age,a teacher,2,Alpha\n"
+    )
+    first, second = tmp_path / "one.db", tmp_path / "two.db"
+    for db in (first, second):
+        ok("import", "rankings", tmp_path / "r.csv", "--db", db, "--study", "cs", "--catalog", tmp_path / "cat.csv")
+    key = "m/0/age/a teacher/1"
+    ok("review", "match", "--db", first, "--study", "cs", "--key", key, "--item", "Charlie", "--who", "erin")
+    ok("export", "--db", first, "--what", "decisions", "--format", "json", "-o", tmp_path / "d.json")
+    said = " ".join(ok("import", "decisions", tmp_path / "d.json", "--db", second).split())
+    assert "Recorded 1 decision from d.json: 1 correction" in said
+    metrics = lambda db: ok("metrics", "--db", db, "--study", "cs", "--format", "json")  # noqa: E731
+    assert metrics(second) == metrics(first)
+    assert "Nothing new" in ok("import", "decisions", tmp_path / "d.json", "--db", second)
+    assert "back to Charly" in " ".join(
+        ok("review", "undo-match", "--db", second, "--study", "cs", "--who", "erin").split()
+    )

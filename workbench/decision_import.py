@@ -51,12 +51,13 @@ def _run(conn, path: Path, options: dict[str, Any]) -> list[str]:
     except InputError as exc:
         raise ImportError_(str(exc)) from None
     c = done.counts
-    made = c["verdict"] + c["entity decision"]
+    made = c["verdict"] + c["entity decision"] + c["correction"]
     if made:
+        kinds = [plural(c[k], k) for k in ("verdict", "entity decision", "correction") if c[k]]
+        listed = kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} and {kinds[-1]}"
         lines = [
-            f"Recorded {plural(made, 'decision')} from {path.name}: {plural(c['verdict'], 'verdict')} and "
-            f"{plural(c['entity decision'], 'entity decision')}, each with its who, when and why "
-            "(undo takes one back as if made here)."
+            f"Recorded {plural(made, 'decision')} from {path.name}: {listed}, "
+            "each with its who, when and why (undo takes one back as if made here)."
         ]
     else:
         lines = [f"Nothing new from {path.name}: every decision in it is already in this database."]
@@ -65,7 +66,7 @@ def _run(conn, path: Path, options: dict[str, Any]) -> list[str]:
         (c["in effect"], "already in effect here (an entities import set it), not recorded"),
         (c["undone"], "taken back in the other database, not made again"),
         (c["lapse"], "adjudication lapse(s) that follow from the verdicts"),
-        (c["other"], "catalog-match or probe correction(s) this import does not replay yet"),
+        (c["other"], "record(s) of a kind this version does not know, not replayed"),
     ]
     lines += [f"{n} {what}." for n, what in notes if n]
     lines += done.refused
@@ -76,9 +77,10 @@ IMPORTS = (
     ImportKind(
         "decisions",
         "every human decision of another database (`export --what decisions --format json`):\n"
-        "verdicts, adjudications, merges, splits, renames, forbids and regions, made again with\n"
-        "their who, when and why; found by study, model, question and answer, never by row ids.\n"
-        "Twice records nothing new; a verdict whose answer reads otherwise here is refused alone",
+        "verdicts, adjudications, merges, splits, renames, forbids, regions, catalog-match and\n"
+        "probe corrections, made again with their who, when and why; found by study, model,\n"
+        "question and answer, never by row ids. Twice records nothing new; a verdict whose answer\n"
+        "reads otherwise here is refused alone",
         _run,
         needs_study=False,
     ),
