@@ -39,6 +39,9 @@ class ReplayRefused(InputError):
 class Replayed:
     counts: Counter = field(default_factory=Counter)  # verdicts, entity decisions, present, in effect, ...
     refused: list[str] = field(default_factory=list)  # one line per verdict refused alone
+    # How often the file has named one decision (same kind, place, person and millisecond) so far:
+    # the n-th is here when this store holds n of them (a reviewer may decide twice in one ms).
+    seen: Counter = field(default_factory=Counter)
 
 
 def replay_decisions(conn: sqlite3.Connection, entries: list[tuple[str, dict[str, Any]]]) -> Replayed:
@@ -49,9 +52,9 @@ def replay_decisions(conn: sqlite3.Connection, entries: list[tuple[str, dict[str
         for where, record in entries:
             kind = record.get("kind")
             if kind == "verdict":
-                done.counts[_verdict(conn, where, record, verdict_ids, done.refused)] += 1
+                done.counts[_verdict(conn, where, record, verdict_ids, done)] += 1
             elif kind == "entity":
-                done.counts[_entity_decision(conn, where, record)] += 1
+                done.counts[_entity_decision(conn, where, record, done.seen)] += 1
             elif kind == "catalog match":
                 study_id = _study_id(conn, where, record.get("study"))
                 done.counts[replay_match(conn, where, record, study_id, done.refused)] += 1
@@ -84,9 +87,7 @@ def _study_id(conn: sqlite3.Connection, where: str, study: Any) -> int:
     return row[0]
 
 
-def _verdict(
-    conn: sqlite3.Connection, where: str, record: dict[str, Any], ids: dict[int, int], refused: list[str]
-) -> str:
+def _verdict(conn: sqlite3.Connection, where: str, record: dict[str, Any], ids: dict[int, int], done: Replayed) -> str:
     replay = _replay_of(where, record)
     try:
         scope = json.loads(record["scope"])
@@ -102,16 +103,17 @@ def _verdict(
             f"{where}: no extracted list for {shown.split(' on ', 1)[1]} in study {record.get('study')!r} "
             "(run the same study here first)"
         )
+    same = (*scope_values, who, record.get("at"), replay["decision"])
     present = conn.execute(
-        f"SELECT id FROM verdicts WHERE {IN_SCOPE} AND reviewer = ? AND at = ? AND decision = ?",
-        (*scope_values, who, record.get("at"), replay["decision"]),
-    ).fetchone()
-    if present is not None:
-        ids[int(record["id"])] = present[0]
+        f"SELECT id FROM verdicts WHERE {IN_SCOPE} AND reviewer = ? AND at = ? AND decision = ? ORDER BY id", same
+    ).fetchall()
+    done.seen[("verdict", *same)] += 1
+    if len(present) >= done.seen[("verdict", *same)]:
+        ids[int(record["id"])] = present[done.seen[("verdict", *same)] - 1][0]
         return "present"
     why_not = _differs(conn, scope.get("answer_key"), row["response_key"], replay, ids)
     if why_not:
-        refused.append(f"{where}: {shown} refused ({why_not}); nothing recorded for it, the file keeps it")
+        done.refused.append(f"{where}: {shown} refused ({why_not}); nothing recorded for it, the file keeps it")
         return "refused"
     ids[int(record["id"])] = _insert_verdict(conn, row, who, record, replay, scope.get("answer_key"), ids)
     return "verdict"
@@ -175,13 +177,16 @@ def _entity(conn: sqlite3.Connection, where: str, name: Any) -> int:
     return row[0]
 
 
-def _entity_decision(conn: sqlite3.Connection, where: str, record: dict[str, Any]) -> str:
+def _entity_decision(conn: sqlite3.Connection, where: str, record: dict[str, Any], seen: Counter) -> str:
     if record.get("state") != "active":
         return "undone"  # taken back in the other store: nothing to make again
     who, at, action = str(record.get("who") or ""), record.get("at"), record.get("action")
-    if conn.execute(
-        "SELECT 1 FROM entity_decisions WHERE action = ? AND who = ? AND at = ? AND undone = 0", (action, who, at)
-    ).fetchone():
+    here = conn.execute(
+        "SELECT COUNT(*) FROM entity_decisions WHERE action = ? AND who = ? AND at = ? AND undone = 0",
+        (action, who, at),
+    ).fetchone()[0]
+    seen[("entity", action, who, at)] += 1
+    if here >= seen[("entity", action, who, at)]:
         return "present"
     replay = _replay_of(where, record)
     changes = _translated(conn, where, replay)
