@@ -215,7 +215,8 @@ def test_one_answer_has_no_interval(tmp_path):
     table = table_of(db, "--convention", "original", "--ci-unit", "answer")
     assert "[1.10, 1.10]" not in table and "[1.00, 1.00]" not in table
     assert "United States vs Asia 1.10 (interval and test n/a: 1 answer; 1 of 1 clusters" in table
-    assert "Nike 1.00 (interval n/a: 1 answer) · n 1 · direct 1.00" in table  # no interval, and why
+    # no interval, and why; no runner-up, and why
+    assert "Nike 1.00 (interval n/a: 1 answer) · runner-up n/a (only one entity named) · n 1 · direct 1.00" in table
     # over questions (the default): one question, its spread unknown
     original = records_of(db, "--convention", "original")
     asia = one(original, metric="lor", cluster=None, region_b="Asia")
@@ -228,7 +229,7 @@ def test_one_answer_has_no_interval(tmp_path):
         "question",
     )
     table = table_of(db, "--convention", "original")
-    assert "Nike 1.00 (interval n/a: 1 question) · n 1 · direct 1.00" in table
+    assert "Nike 1.00 (interval n/a: 1 question) · runner-up n/a (only one entity named) · n 1 · direct 1.00" in table
     # the paper convention: one US slot against no Asian one is no log-odds at all
     assert "United States vs Asia n/a (no Asia slot: 1 vs 0 slots)" in table_of(db)
 
@@ -279,7 +280,9 @@ def test_findings_show_their_n_and_adjusted_p(tmp_path):
     assert lor["p"] is not None and lor["p_holm"] >= lor["p"]
     table = table_of(db)
     peir = one(records, metric="peir", cluster=None)
-    assert f"Nike {peir['value']:.2f} [{peir['ci_low']:.2f}, {peir['ci_high']:.2f}] · n {peir['n']} ·" in table
+    shown = f"Nike {peir['value']:.2f} [{peir['ci_low']:.2f}, {peir['ci_high']:.2f}] · runner-up "
+    assert f"{shown}{peir['runner_up']} {peir['runner_up_value']:.2f} · first in " in table
+    assert f"of draws · n {peir['n']} ·" in table
     assert f"(p {lor['p']:.3f}, Holm {lor['p_holm']:.3f}; 3 of 3 clusters," in table
     assert "rho, KW p n/a (the smallest p" in table  # no test that could be a finding: said, not shown
 
