@@ -73,3 +73,40 @@ def test_questions_imported_since_the_plan_are_asked_on_resume(tmp_path, fake_se
     assert main(["import", "questions", str(bank), "--db", str(db), "--study", "s"]) == 0
     assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0
     assert "2 requests (1 newly planned)" in capsys.readouterr().out
+
+
+class ContextCounting(CountingEcho):
+    """The toy method with a planning context read from the store, counting the reads."""
+
+    name = "context-echo"
+    reads = 0
+    plans = 0  # its own count, not the parent's
+
+    def plan_context(self, conn, study, study_id):
+        if conn is None:
+            return None  # the count before anything is stored
+        type(self).reads += 1
+        return {"words": sorted(study.words)}
+
+
+def test_a_run_reads_the_planning_context_once(tmp_path, fake_server, capsys):
+    """One `workbench run` reads a study's planning context once, the resume's check of the
+    stored plan included (it was read twice: for that check, then again to plan)."""
+    server = fake_server(ServerConfig(reply_text="ok"))
+    methods.register(ContextCounting)
+    try:
+        study, db = tmp_path / "c.toml", tmp_path / "c.db"
+        study.write_text(_study(study, server.base_url, ["a", "b"]).read_text().replace("counting-echo", "context-echo"))
+        assert main(["run", str(study), "--db", str(db), "--quiet", "--limit", "1"]) == 0
+        assert ContextCounting.reads == 1
+        assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0  # the resume: the check reads it
+        out = capsys.readouterr().out
+        assert ContextCounting.reads == 2 and "2 requests (0 newly planned)" in out
+        # the planned model and a new one: the check reads it for the first (unchanged), and the
+        # second is planned with what the check read (it was read again)
+        models = ["--model", f"openai:m@{server.base_url}", "--model", f"openai:other@{server.base_url}"]
+        assert main(["run", str(study), "--db", str(db), "--quiet", *models]) == 0
+        assert "2 requests (2 newly planned)" in capsys.readouterr().out
+        assert ContextCounting.reads == 3 and ContextCounting.plans == 2
+    finally:
+        methods.unregister("context-echo")

@@ -135,24 +135,35 @@ def _plain(o: Any) -> Any:
     return repr(o)
 
 
-def _unchanged_plans(conn, method, study, study_digest: str, resolved_all, params_all) -> dict[str, int]:
+@dataclass
+class _Unchanged:
     """The models (by identity) whose stored plan was made from this very study, these
-    parameters and what the store holds now: identity -> requests planned. Reading the
-    planning context may store the study's own questions: only done once the study is
-    known to be the one planned before, when they are there already."""
+    parameters and what the store holds now (identity -> requests planned), and the planning
+    context read to tell (with its digest), kept so that it is read once per run."""
+
+    totals: dict[str, int] = field(default_factory=dict)
+    context: Any = None
+    context_digest: str | None = None
+
+
+def _unchanged_plans(conn, method, study, resolved_all, model_digests: list[str]) -> _Unchanged:
+    """Reading the planning context may store the study's own questions: only done once the
+    study is known to be the one planned before, when they are there already."""
     study_id = studies.study_id(conn, study.name)
     if study_id is None:
-        return {}
+        return _Unchanged()
     stored = plan_marks.marks(conn, study_id)
     candidates = {
         r.identity: stored[r.identity]
-        for r, params in zip(resolved_all, params_all)
-        if r.identity in stored and stored[r.identity][0] == _digest([study_digest, r.identity, params])
+        for r, digest in zip(resolved_all, model_digests)
+        if r.identity in stored and stored[r.identity][0] == digest
     }
     if not candidates:
-        return {}
-    context = _digest(method.plan_context(conn, study, study_id))
-    return {identity: total for identity, (_s, c, total) in candidates.items() if c == context}
+        return _Unchanged()
+    context = method.plan_context(conn, study, study_id)
+    digest = _digest(context)
+    totals = {identity: total for identity, (_s, c, total) in candidates.items() if c == digest}
+    return _Unchanged(totals, context, digest)
 
 
 def prepare(
@@ -179,15 +190,21 @@ def prepare(
     if why:
         raise UserFacingError(f"{study.path or study.name}: models: {why}")
     params_all = [method.plan_params(study, spec) for spec in specs]
+    # Each digest and the planning context once per run (a large study's digest is read in full).
     study_digest = _digest(study)
-    unchanged = _unchanged_plans(conn, method, study, study_digest, resolved_all, params_all)
+    model_digests = [_digest([study_digest, r.identity, p]) for r, p in zip(resolved_all, params_all)]
+    found = _unchanged_plans(conn, method, study, resolved_all, model_digests)
+    unchanged = found.totals
     to_plan = [(s, r, p) for s, r, p in zip(specs, resolved_all, params_all) if r.identity not in unchanged]
     plans = _count_plans(conn, method, study, to_plan, sum(unchanged.values()), max_requests)
     study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
-    context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
-    context_digest = _digest(context)
+    if found.context_digest is not None:  # read from this same study (its digest matched) and store
+        context, context_digest = found.context, found.context_digest
+    else:
+        context = method.plan_context(conn, study, study_id) if to_plan or not unchanged else None
+        context_digest = _digest(context)
     prepared = []
-    for spec, resolved, params in zip(specs, resolved_all, params_all):
+    for spec, resolved, params, digest in zip(specs, resolved_all, params_all, model_digests):
         model_id, resolved = register_model(conn, spec, params, notify, resolved)
         if resolved.identity in unchanged:
             prepared.append(PreparedModel(model_id, resolved, 0, unchanged[resolved.identity]))
@@ -196,7 +213,6 @@ def prepare(
         new, total = _plan_model(conn, method, study, study_id, model_id, resolved.identity, params, context, plans)
         if retired:  # added back: what was planned from its answers counts again with them
             plan_marks.restore_follow_ups(conn, study_id, model_id, method.first_stage)
-        digest = _digest([study_digest, resolved.identity, params])
         plan_marks.mark(conn, study_id, model_id, digest, context_digest, total)
         prepared.append(PreparedModel(model_id, resolved, new, total))
     # The study's models are the ones planned now: a model removed from the file is superseded
