@@ -161,9 +161,23 @@ def test_report_headlines_link_to_their_evidence(answered, tmp_path):
     assert "<mark>" in html and "<blockquote" in html
 
 
-def test_every_method_offers_its_evidence(tmp_path, fake_server):
+def _entity_study(tmp_path, fake_server):
+    """The bundled urgency task, 3 templates x 4 countries, scored by the local server."""
+    from pathlib import Path
+
     from workbench.assets import __file__ as assets_init
 
+    example = Path(assets_init).parent / "studies" / "entity"
+    entity = tmp_path / "entity.toml"
+    entity.write_text(
+        f'name = "urgency"\nmethod = "entity"\nmodels = ["openai:m@{fake_server(ServerConfig()).base_url}"]\n'
+        f'task = "{example / "urgency.task.json"}"\ntemplates = "{example / "urgency_templates.csv"}"\n'
+        f'entities = "{example / "countries.csv"}"\nmax_templates = 3\nmax_entities = 4\n'
+    )
+    return entity
+
+
+def test_every_method_offers_its_evidence(tmp_path, fake_server):
     db = str(tmp_path / "audit.db")
     rankings = tmp_path / "rankings.csv"
     lines = ["model,seed,persona_category,persona,rank,item"]
@@ -176,19 +190,61 @@ def test_every_method_offers_its_evidence(tmp_path, fake_server):
     assert found["sentence"].startswith("IOU divergence 0.25") and "mean of 2 seeds" in found["sentence"]
     assert found["details"] == ["seed 0: 3 of 3 shared", "seed 1: 2 of 4 shared"]
     assert found["answers"][1]["counted"] == ["C", "B"]  # X is not in the neutral list
-    from pathlib import Path
-
-    example = Path(assets_init).parent / "studies" / "entity"
-    entity = tmp_path / "entity.toml"
-    entity.write_text(
-        f'name = "urgency"\nmethod = "entity"\nmodels = ["openai:m@{fake_server(ServerConfig()).base_url}"]\n'
-        f'task = "{example / "urgency.task.json"}"\ntemplates = "{example / "urgency_templates.csv"}"\n'
-        f'entities = "{example / "countries.csv"}"\nmax_templates = 3\nmax_entities = 4\n'
-    )
-    assert run_cli("run", str(entity), "--db", db, "--quiet").returncode == 0
+    assert run_cli("run", str(_entity_study(tmp_path, fake_server)), "--db", db, "--quiet").returncode == 0
     records = json.loads(run_cli("metrics", "--db", db, "--study", "urgency", "--format", "json").stdout)
     delta = next(r for r in records if r["metric"] == "entity_delta")
     (found,) = _evidence(db, "--study", "urgency", "--metric", "delta", "--entity", delta["entity"])
     assert f"Delta of {delta['entity']} {delta['value']:+.3f}" in found["sentence"]
     assert len(found["answers"]) == delta["n"]
     assert all(delta["entity"] in a["text"] and a["marks"] for a in found["answers"])  # the prompt, the entity marked
+
+
+def test_every_number_of_the_metrics_tables_opens_its_evidence(metrics_db, tmp_path, fake_server):
+    """What Enter on a cell asks the core: each method's table cells as the Metrics screen draws
+    them (ChoiceEval's PEIR, log-odds and region shares, cold-start's divergences, identity's mean
+    shares, entity's Deltas) lead to the answers of the cell's model and row."""
+    from workbench import methods
+    from workbench.evidence import EvidenceError, for_cell
+    from workbench.methods.registry import filters_of
+    from workbench.store.db import reading
+
+    db = str(metrics_db)
+    rankings = tmp_path / "rankings.csv"
+    lines = ["model,seed,persona_category,persona,rank,item"]
+    lines += [f"m,{seed},,neutral,{rank},{item}" for seed in (0, 1) for rank, item in enumerate("ABC", 1)]
+    lines += [f"m,{seed},gender,a girl,{rank},{item}" for seed in (0, 1) for rank, item in enumerate("CBX", 1)]
+    rankings.write_text("\n".join(lines) + "\n")
+    assert run_cli("import", "rankings", str(rankings), "--db", db, "--study", "cs").returncode == 0
+    reply = '[{"university": "Howard University", "explanation": "community"}, {"university": "MIT", "explanation": "STEM"}]'
+    identity = tmp_path / "id.toml"
+    identity.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{fake_server(ServerConfig(reply_text=reply)).base_url}"]\n'
+        'template = "universities"\nper_group = 2\nseed = 2\n'
+    )
+    assert run_cli("run", str(identity), "--db", db, "--quiet").returncode == 0
+    (tmp_path / "refs.csv").write_text("item,group,share\nHoward University,Black,0.9\nMIT,Black,0.1\n")
+    assert run_cli("import", "references", str(tmp_path / "refs.csv"), "--db", db, "--study", "unis").returncode == 0
+    assert run_cli("run", str(_entity_study(tmp_path, fake_server)), "--db", db, "--quiet").returncode == 0
+    opened = {}
+    with reading(db) as conn:
+        for name, records in methods.metric_records_by_method(conn).items():
+            method = methods.get(name)
+            choices = {f.name: f.options(records)[0] for f in filters_of(method)}
+            for panel in methods.panels_of(method, records, choices):
+                if panel.table is None:
+                    continue
+                header, rows = panel.table
+                for row in rows:
+                    for column in range(1, len(header)):
+                        try:
+                            found = for_cell(conn, name, panel.id, header, row, column, choices)
+                        except EvidenceError:  # a label, or a number with no answers of its own
+                            continue
+                        assert found and all(e.answers for e in found)
+                        opened.setdefault(panel.id, found[0])
+    tables = {"peir-table", "lor-table", "region-table", "coldstart-table", "identity-table", "entity-table"}
+    assert tables <= set(opened)
+    assert "named in 12 of 12 answers" in opened["peir-table"].sentence
+    assert opened["identity-table"].sentence.startswith("mean share")
+    assert opened["coldstart-table"].topic == "gender: a girl"
+    assert opened["entity-table"].sentence.startswith(f"Delta of {opened['entity-table'].target} ")

@@ -97,8 +97,7 @@ def _delta(conn, query: Query, cell: dict, scored: list, spec: dict) -> Evidence
         method="entity",
         metric="delta",
         model=cell["model"],
-        topic=cell["task"],
-        cluster=condition_label(cell),
+        topic=" · ".join([cell["task"], *condition_label(cell).split(" · ")[1:]]),  # the model has its own field
         target=entity,
         sentence=sentence,
         answers=tuple(answers),
