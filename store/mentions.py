@@ -253,15 +253,16 @@ def set_entity_attributes(
 
 
 def entities_without_region(conn: sqlite3.Connection, study_id: int | None = None) -> list[tuple[str, int]]:
-    """Entities mentioned (in this study) that have no region yet, most mentioned first."""
-    where, args = ("WHERE l.study_id = ?", (study_id,)) if study_id is not None else ("", ())
+    """Entities mentioned (in this study) that have no region yet, most mentioned first: in the
+    lists that count now (a superseded request's are not read by any number)."""
+    where, args = ("AND l.study_id = ?", (study_id,)) if study_id is not None else ("", ())
     return conn.execute(
         f"""
         SELECT e.name, COUNT(*) AS n FROM mentions m
         JOIN mention_lists l ON l.id = m.list_id
         JOIN aliases a ON a.surface_key = m.surface_key
         JOIN entities e ON e.id = a.entity_id
-        {where} {"AND" if where else "WHERE"} e.region IS NULL
+        WHERE e.region IS NULL AND {counts_now("l")} {where}
         GROUP BY e.name ORDER BY n DESC, e.name
         """,
         args,
