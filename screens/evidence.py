@@ -76,7 +76,7 @@ class EvidenceScreen(Screen):
         self.query_one("#evidence-head", Static).update(head)
         table = self.query_one("#evidence-answers", DataTable)
         table.clear(columns=True)
-        table.add_columns("#", "where", "counted")
+        table.add_columns("#", "counted", "where")  # what counts first: the question's text is long
         for n, answer in enumerate(e.answers, start=1):
             where = " · ".join(
                 str(part)
@@ -84,7 +84,7 @@ class EvidenceScreen(Screen):
                 if part
             )
             counted = ", ".join(answer.counted) if answer.counted else "-"
-            table.add_row(Text(str(n)), Text(visible_line(where)), Text(visible_line(counted)))
+            table.add_row(Text(str(n)), Text(visible_line(counted)), Text(visible_line(where)))
         self.show_answer(0)
 
     def show_answer(self, row: int) -> None:
