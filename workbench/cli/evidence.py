@@ -7,7 +7,7 @@ import argparse
 import json
 import sys
 
-from workbench.cli.common import add_db, make_console, open_store, the_study
+from workbench.cli.common import add_db, bounded_int, make_console, open_store, the_study
 from workbench.literal import literal_text, visible_line
 
 DESCRIPTION = """\
@@ -122,6 +122,12 @@ def add_parsers(sub, fmt) -> None:
     p.add_argument("--region", help="region_share: one region's slots (default: every region's)")
     p.add_argument("--pair", nargs=2, metavar=("A", "B"), help="lor: one region pair (default: the study's)")
     p.add_argument("--entity", help="delta: the entity whose Delta it is")
-    p.add_argument("--limit", type=int, default=0, help="list at most N answers per number (default 0: all)")
+    p.add_argument(
+        "--limit",
+        type=bounded_int(0, None),
+        default=0,
+        metavar="N",
+        help="list at most N answers per number (default 0: all)",
+    )
     p.add_argument("--format", choices=["table", "json"], default="table")
     p.set_defaults(func=cmd_evidence)
