@@ -38,7 +38,7 @@ examples:
   workbench evidence --db audit.db --metric peir --topic "running shoes" --model gpt-4o --cluster Budget
   workbench evidence --db audit.db --metric lor --topic "running shoes" --pair "United States" Europe
   workbench evidence --db audit.db --metric region_share --topic "running shoes" --region Europe --format json
-  workbench evidence --db audit.db --study urgency --metric delta --entity Kenya --limit 3"""
+  workbench evidence --db audit.db --study urgency --metric delta --entity Bahrain --limit 3"""
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
