@@ -47,6 +47,9 @@ class CellEvidence:
 
     def action_evidence(self) -> None:
         """Enter where no table has the focus: into the first table, to pick a cell."""
+        if getattr(self, "comparing", None) is not None:  # the comparison's differences have no answers of their own
+            self.notify("Esc leaves the comparison; Enter on a number of the tables then shows its answers.")
+            return
         table = self.focused if isinstance(self.focused, DataTable) else None
         if table is not None:
             self._ask_evidence(table)
