@@ -177,10 +177,13 @@ def write_records(
     neutralised, terminal control characters written out; see `safe_output`)."""
     count = 0
     if fmt == "json":
+        # one encoder for every record: json.dumps with an option builds one per call, which
+        # cost a tenth of `workbench metrics --format json` at 16,000 records
+        encode = json.JSONEncoder(ensure_ascii=False).encode
         out.write("[")
         for record in records:
             out.write(",\n" if count else "\n")
-            out.write(json.dumps(record, ensure_ascii=False))
+            out.write(encode(record))
             count += 1
         out.write("\n]\n" if count else "]\n")
         return count
