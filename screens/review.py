@@ -301,7 +301,9 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
         self._shown = item
         body.remove_class("stale")
         self._paint_question(item)
-        self.query_one("#review-answer", Static).update(answer_text(item["answer"], item["extracted"]))
+        self.query_one("#review-answer", Static).update(
+            answer_text(item["answer"], item["extracted"], item.get("flagged"))
+        )
         lists = item_lists(item, self.validators(item))
         self.query_one("#review-lists", Static).update(lists if mark is None else Group(mark, lists))
         if moved:

@@ -32,6 +32,7 @@ class MentionList:
     agreement: float | None = None
     ungrounded: list[str] | None = None  # voted, not found in the answer (dropped or flagged)
     extracted_with: str | None = None  # the digest of the extraction's settings (None: imported)
+    flagged: list[dict] | None = None  # gazetteer: names found only by near spellings or common words
 
 
 def store_lists(conn: sqlite3.Connection, study_id: int, lists: Iterable[MentionList]) -> int:
@@ -65,8 +66,8 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
             )
         list_id = conn.execute(
             "INSERT INTO mention_lists (study_id, model, topic, cluster, question, repetition, source, "
-            "response_key, n_experts, agreement, ungrounded_json, extracted_with) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "response_key, n_experts, agreement, ungrounded_json, extracted_with, flagged_json) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 study_id,
                 item.model,
@@ -80,6 +81,7 @@ def _store_chunk(conn: sqlite3.Connection, study_id: int, lists: list[MentionLis
                 item.agreement,
                 json.dumps(item.ungrounded, ensure_ascii=False) if item.ungrounded else None,
                 item.extracted_with,
+                json.dumps(item.flagged, ensure_ascii=False) if item.flagged else None,
             ),
         ).lastrowid
         conn.executemany(

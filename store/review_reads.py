@@ -11,6 +11,7 @@ import sqlite3
 from typing import Any
 
 from workbench.store.errors import InputError
+from workbench.store.gazetteer_flags import flagged_of
 from workbench.store.grounding import ungrounded_of
 from workbench.store.review_base import extracted, latest_by_reviewer, list_row, scope_of, standing, surfaces
 from workbench.store.review_pages import FILTERS, progress_counts, review_items, review_progress  # noqa: F401
@@ -44,6 +45,7 @@ def review_detail(conn: sqlite3.Connection, item: dict[str, Any]) -> dict[str, A
         "entities": names if item.get("blind") else surfaces(conn, item["id"]),
         "answer": answer[0] if answer else None,
         "ungrounded": ungrounded_of(conn, item["id"]),
+        "flagged": flagged_of(conn, item["id"]),  # near spellings and common words: to check
         "version": version_of(conn, row, bool(item.get("blind"))),
         "trail": [] if item.get("blind") else verdict_trail(conn, row),
     }
@@ -86,6 +88,7 @@ def list_records(
                 },
                 "extracted": detail["extracted"],
                 "current": detail["entities"],
+                "flagged": detail["flagged"],
                 "verdicts": item["verdicts"],
                 "adjudication": item["adjudication"],
                 "no_longer_apply": stale,

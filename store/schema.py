@@ -390,6 +390,7 @@ MIGRATIONS += [
     "CREATE INDEX requests_superseded ON requests (key) WHERE superseded;",
     schema_extraction.EXTRACTED_WITH,  # 30
     schema_decisions.LAPSE_MIGRATION,  # 31
+    schema_extraction.FLAGGED,  # 32
 ]
 
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -14,3 +14,10 @@ CREATE TABLE extraction_settings (
     settings_json TEXT NOT NULL
 );
 """
+
+# 32: the names of a gazetteer list a reviewer should check (workbench/gazetteer_words.py):
+# each one whose every match in the answer is a near spelling ("Salomn" as Salomon) or common
+# words at a sentence's start ("On" as On Running), as [{"name", "text", "kind", "start",
+# "end"}] in list order, the offsets its first match's in the answer. NULL when none (and for
+# lists of other extractions, or made before this was kept).
+FLAGGED = "ALTER TABLE mention_lists ADD COLUMN flagged_json TEXT;"

@@ -189,7 +189,10 @@ def test_a_study_run_extracts_with_the_gazetteer(tmp_path, fake_server):
     out = run_cli("run", str(study), "--db", str(db), "--quiet")
     assert out.returncode == 0, out.stdout + out.stderr
     assert "Extracted ranked lists for 4 answers (0 with no recommendation)" in out.stdout
-    assert "names sought: the gazetteer's 3, 4 found by a near spelling" in out.stdout  # Adidass, once per answer
+    assert (
+        "names sought: the gazetteer's 3; 4 near spellings and 0 common-word matches are flagged for review"
+        in out.stdout
+    )  # Adidass, once per answer
     assert rows(db, "SELECT COUNT(*), COUNT(DISTINCT source), MIN(source) FROM mention_lists") == [(4, 1, "gazetteer")]
     exported = json.loads(run_cli("export", "--db", str(db), "--what", "mentions", "--format", "json").stdout)
     first = sorted((r["rank"], r["entity"]) for r in exported if r["question_id"] == exported[0]["question_id"])

@@ -11,8 +11,11 @@ from rich.table import Table
 from rich.text import Text
 
 from workbench.literal import visible, visible_line
+from workbench.store.gazetteer_flags import flag_line
 
 HIGHLIGHT = "bold reverse"
+FLAGGED = "bold reverse yellow"  # a name the gazetteer found by a near spelling or a common word
+FLAG_MARK = "⚑"  # before each flagged name's line: told apart without colour too
 BAR_CELLS = 10
 BAR_DONE, BAR_TODO = "━", "─"  # a bar's filled and unfilled cells
 
@@ -34,14 +37,19 @@ def names_table(columns: list[tuple[str, list[str]]], empty: str = "(nothing)") 
     return table
 
 
-def answer_text(answer: str | None, names: list[str]) -> Text:
-    """The answer, literally, with every name of `names` it holds highlighted (case ignored)."""
+def answer_text(answer: str | None, names: list[str], flagged: list[dict[str, Any]] | None = None) -> Text:
+    """The answer, literally, with every name of `names` it holds highlighted (case ignored),
+    and where each `flagged` name was found (a near spelling, a common word) in yellow."""
     if not answer:
         return Text("(imported list: no answer text)", style="dim")
     text = Text(visible(answer))
     words = sorted({visible(n) for n in names if n.strip()}, key=len, reverse=True)  # the longest first
     if words:
         text.highlight_words(words, HIGHLIGHT, case_sensitive=False)
+    for flag in flagged or ():
+        if answer[flag["start"] : flag["end"]] == flag["text"]:  # offsets in the stored answer
+            start = len(visible(answer[: flag["start"]]))  # where `visible` puts it
+            text.stylize(FLAGGED, start, start + len(visible(flag["text"])))
     return text
 
 
@@ -73,6 +81,12 @@ def item_lists(item: dict[str, Any], validators: list[str] | None = None) -> Ren
         if names:  # the experts named them, the answer does not: worth a look
             parts.append(Text(f"not in the answer's text ({what}):", style="yellow"))
             parts.extend(Text(f"  {visible_line(n)}", style="yellow") for n in names)
+    flagged = [f for f in item.get("flagged") or [] if f["name"] in item["extracted"]]
+    if flagged:  # the gazetteer's guesses: a reviewer who disagrees edits or rejects the list
+        parts.append(
+            Text("found by a near spelling or a common word (e edits the list, x rejects it):", style="yellow")
+        )
+        parts.extend(Text(f"  {FLAG_MARK} {visible_line(flag_line(f))}", style="yellow") for f in flagged)
     parts.append(verdict_line(item, validators))
     return Group(*parts)
 

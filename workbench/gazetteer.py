@@ -259,6 +259,16 @@ class _Near:
             self.candidates.append((int(distances[row, column]), -len(key), i, j, bucket.members[column], start, end))
 
 
+def flagged_note(near_spellings: int, common_words: int) -> str:
+    """The run's words for the names a reviewer should check: "2 near spellings and 1
+    common-word match are flagged for review" (the Review screen and `review lists` show each)."""
+    from workbench.words import plural
+
+    near = plural(near_spellings, "near spelling")
+    common = plural(common_words, "common-word match", "common-word matches")
+    return f"{near} and {common} {'is' if near_spellings + common_words == 1 else 'are'} flagged for review"
+
+
 def load(path: Path) -> Gazetteer:
     """A gazetteer file (see the module's docstring); each problem one line naming file and line."""
     from workbench.csv_input import CsvInputError, read_rows

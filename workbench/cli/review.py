@@ -16,6 +16,7 @@ from workbench.cli.entities import reviewer_name
 from workbench.literal import literal_text
 from workbench.locations import DEFAULT_DB
 from workbench.store.db import snapshot
+from workbench.store.gazetteer_flags import flag_line
 from workbench.store.reviewer_names import clean_reviewer, same_reviewer
 from workbench.words import plural, plural_word
 
@@ -143,6 +144,7 @@ def _lists_table(
         names = "\n".join(r["current"]) or "(nothing)"
         if r["current"] != r["extracted"]:
             names += "\n(extracted:)\n" + ("\n".join(r["extracted"]) or "(nothing)")
+        names += "".join(f"\n⚑ {flag_line(f)}" for f in r.get("flagged") or [] if f["name"] in r["extracted"])
         verdicts = [f"{who}: {v['decision']}{' (blind)' if v['blind'] else ''}" for who, v in r["verdicts"].items()]
         if r["adjudication"]:
             verdicts.append(f"resolved by {r['adjudication']['by']}")

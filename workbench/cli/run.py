@@ -167,6 +167,8 @@ def run_study(
 
 def print_extraction(reports, console: Console) -> None:
     """One line per model whose answers were extracted: lists, experts' agreement, grounding."""
+    from workbench.gazetteer import flagged_note
+
     for report in reports:
         if not report.answers:
             continue
@@ -183,9 +185,7 @@ def print_extraction(reports, console: Console) -> None:
             voted = plural(report.ungrounded, "voted entity", "voted entities")
             line += f"; {voted} not found in the answer ({what})"
         if report.gazetteer is not None:
-            line += (
-                f"; names sought: the gazetteer's {report.gazetteer}, {report.near_spellings} found by a near spelling"
-            )
+            line += f"; names sought: the gazetteer's {report.gazetteer}; {flagged_note(report.near_spellings, report.common_words)}"
         console.print(line, soft_wrap=True)
         if report.again:
             again = plural(report.again, "list was", "lists were")

@@ -46,7 +46,8 @@ class ExtractionReport:
     ungrounded: int = 0  # voted entities not found in the answer text (dropped or flagged)
     grounding: str = "drop"  # what happened to the ungrounded: "drop" (left out) or "flag" (kept)
     gazetteer: int | None = None  # names the gazetteer holds (None: no gazetteer)
-    near_spellings: int = 0  # gazetteer names found by a near spelling (a misspelling)
+    near_spellings: int = 0  # gazetteer names of the lists found only by a near spelling: flagged
+    common_words: int = 0  # ... only by common words at a sentence's start ("On balance"): flagged
     again: int = 0  # of `answers`, lists made with other settings than the study file's, replaced
     again_why: str = ""  # what changed, in words ("k changed from 5 to 2")
 
@@ -187,7 +188,9 @@ def extract_with_gazetteer(
     for key, topic, cluster, question, repetition, text, *_ in rows:
         found = names.find(text, topic, settings.fuzzy)
         entities = list(dict.fromkeys(f.entity for f in found))[: settings.k]
-        report.near_spellings += sum(1 for f in found if f.edits and f.entity in entities)
+        flagged = flags(found, text, entities)
+        report.near_spellings += sum(1 for f in flagged if f["kind"] == "near spelling")
+        report.common_words += sum(1 for f in flagged if f["kind"] == "common word")
         lists.append(
             MentionList(
                 model_label,
@@ -199,12 +202,33 @@ def extract_with_gazetteer(
                 _surfaces(entities),
                 response_key=key,
                 extracted_with=digest,
+                flagged=flagged,
             )
         )
         report.answers += 1
         report.empty += not entities
     mentions.store_lists(conn, study_id, lists)
     return report
+
+
+def flags(found: list, text: str, entities: list[str]) -> list[dict]:
+    """The names of `entities` that a reviewer should check: each one no exact match found, as
+    its first match reads (`workbench.gazetteer.Found.kind`), in list order."""
+    exact = {f.entity for f in found if f.kind == "exact"}
+    first = {}
+    for f in found:
+        first.setdefault(f.entity, f)
+    return [
+        {
+            "name": name,
+            "text": first[name].text_in(text),
+            "kind": first[name].kind,
+            "start": first[name].start,
+            "end": first[name].end,
+        }
+        for name in entities
+        if name not in exact
+    ]
 
 
 def expert_requests(key: str, question: str, text: str, settings: Extraction, extractor_identity: str):

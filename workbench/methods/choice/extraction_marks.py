@@ -24,7 +24,12 @@ NAMES = {
     "model": "the extraction model",
     "min_votes": "min_votes",
     "max_tokens": "max_tokens",
+    "rules": "the gazetteer's matching rules",
 }
+# The gazetteer's rules, counted up when what they find changes (2: common words at a sentence's
+# start, near spellings that are common words, plurals; workbench/gazetteer_words.py), so lists
+# made under earlier rules are extracted again, and the run says why.
+RULES = 2
 SHOWN = ("k", "fuzzy", "experts", "temperature", "max_tokens", "output", "min_votes", "grounding")
 
 
@@ -48,6 +53,7 @@ def made_with(settings: Extraction, extractor: str | None = None) -> dict:
             "k": settings.k,
             "fuzzy": settings.fuzzy,
             "entities": file_digest(settings.entities),
+            "rules": RULES,
         }
     return {
         "method": "experts",
