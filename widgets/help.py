@@ -78,9 +78,6 @@ Ctrl+P finds them all.
   Enter    on a number (Tab to a table, arrows to the
            cell): the answers behind it, the counted
            names highlighted (Esc: back to the same cell)
-  Enter    on a number (Tab to a table, arrows to the
-           cell): the answers behind it, the counted
-           names highlighted (Esc: back to the same cell)
 
 Model text is shown literally: markup and escape codes
 are never interpreted. What every number means:
