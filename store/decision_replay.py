@@ -139,8 +139,8 @@ def _insert_verdict(conn, row, who: str, record, replay: dict[str, Any], answer_
     undone = record.get("state") == "undone"
     verdict_id = conn.execute(
         "INSERT INTO verdicts (study_id, model, topic, question, repetition, answer_key, reviewer, decision, "
-        "before_json, after_json, blind, why, sample, at, adjudicates, took, settled, undone, undone_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "before_json, after_json, blind, why, sample, at, adjudicates, took, settled) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             row["study_id"],
             row["model"],
@@ -159,11 +159,14 @@ def _insert_verdict(conn, row, who: str, record, replay: dict[str, Any], answer_
             json.dumps(replay["adjudicates"]) if replay.get("adjudicates") else None,
             replay.get("took"),
             json.dumps({w: ids[int(i)] for w, i in settled.items()}) if settled else None,
-            int(undone),
-            replay.get("undone_at") if undone else None,
         ),
     ).lastrowid
-    _settle(conn, row)
+    _settle(conn, row)  # as it was made: its names become entities, as they did there
+    if undone:  # then taken back, as it was there
+        conn.execute(
+            "UPDATE verdicts SET undone = 1, undone_at = ? WHERE id = ?", (replay.get("undone_at"), verdict_id)
+        )
+        _settle(conn, conn.execute(f"SELECT {LIST_COLUMNS} FROM mention_lists WHERE id = ?", (row["id"],)).fetchone())
     return verdict_id
 
 
@@ -212,6 +215,7 @@ def _translated(conn: sqlite3.Connection, where: str, replay: dict[str, Any]) ->
     ids = {int(k): _entity(conn, where, ref.get("name")) for k, ref in refs.items() if not ref.get("created")}
     out = []
     for change in replay.get("changes") or []:
+        noop = change.get("from") == change.get("to")  # made as a no-op (a rename to its own name): kept so
         change, op = dict(change), change.get("op")
         if op == "create":
             if conn.execute("SELECT 1 FROM entities WHERE name = ?", (change["name"],)).fetchone():
@@ -237,7 +241,7 @@ def _translated(conn: sqlite3.Connection, where: str, replay: dict[str, Any]) ->
                 continue
         else:
             raise ReplayRefused(f"{where}: an entity change {op!r} this version does not know")
-        if op in ("alias", "name", "region") and change["from"] == change["to"]:
-            continue
+        if op in ("alias", "name", "region") and change["from"] == change["to"] and not noop:
+            continue  # this store already reads so (an entities import set the region)
         out.append(change)
     return out
