@@ -79,7 +79,14 @@ _TOKEN = re.compile(r"[^\s`]{20,}")
 
 
 def _cell(text: object) -> str:
-    return _TOKEN.sub(lambda m: f'<span class="token">{m.group()}</span>', escape(visible_line(str(text)), quote=True))
+    raw, out, at = visible_line(str(text)), [], 0
+    for token in _TOKEN.finditer(raw):  # measured before escaping: "&amp;" is one character
+        out += [
+            escape(raw[at : token.start()], quote=True),
+            f'<span class="token">{escape(token.group(), quote=True)}</span>',
+        ]
+        at = token.end()
+    return "".join([*out, escape(raw[at:], quote=True)])
 
 
 # Text a reader should see with its own line breaks (a system prompt): kept, in a cell of its own.
