@@ -78,7 +78,7 @@ def _block(block: Block) -> str:
             [
                 label,
                 fmt_num(value, 2, signed=True),
-                f"[{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if low is not None and high is not None else "n/a",
+                f"[{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if low is not None and high is not None else "no interval",
             ]
             for label, value, low, high in zip(forest.labels, forest.values, forest.lows, forest.highs)
         ]
