@@ -12,7 +12,7 @@ from conftest import rows
 from helpers import run_cli, shown, wait_for, write_study
 from openai_server import ServerConfig
 
-ANSWER = "On balance, Asics is best. On, Hoka and the Salomn Speedcross follow."
+ANSWER = "On balance, Asics is best. On is lighter, and Hoka and the Salomn Speedcross follow."
 
 
 def _run(tmp_path, fake_server):

@@ -36,7 +36,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from workbench.gazetteer_words import is_common, reads_as_name, sentence_start
+from workbench.gazetteer_words import in_lists, is_common, reads_as_name, sentence_start
 from workbench.store.errors import UserFacingError
 
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: the units a name is made of
@@ -206,7 +206,7 @@ class _Index:
                 continue  # "Salmon" is no Salomon; "On balance," names no On
             taken.update(range(i, j))
             chosen.append(Found(s.entity, s.text, start, end, edits, common and sentence_start(text, start)))
-        return sorted(chosen, key=lambda found: found.start)
+        return in_lists(text, sorted(chosen, key=lambda found: found.start))
 
 
 class _Bucket:

@@ -9,7 +9,8 @@ of common words (assets/common_words.txt) that starts a sentence counts only whe
 follows reads as a name: punctuation or the end ("On, Hoka and Saucony"), a possessive
 ("On's Cloudboom"), a word with a capital or a digit ("Apple iPhones", "New Balance 1080"),
 or a word a brand is typically followed by (`AS_A_NAME`: "Apple makes", "Vans are",
-"Galaxy phones"). Such a match is counted and flagged as a common word for review.
+"Galaxy phones"). Such a match is counted and flagged as a common word for review, unless
+another name follows it in a list ("Apple, Samsung, and Google": the answer lists brands).
 
 A near spelling that is itself a common word is not counted: "Salmon" is the fish, not a
 misspelt Salomon; "Realm" is no Realme.
@@ -18,6 +19,7 @@ misspelt Salomon; "Realm" is no Realme.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from functools import cache
 from importlib.resources import files
 
@@ -36,6 +38,20 @@ _SENTENCE_START = re.compile(r"(?:\A|[.!?:;\n])[\s\"'“‘(*•\-–—]*(?:\d+
 # The token after a match: a possessive, a word (also one joined by a hyphen: "Whirlpool-like"
 # reads on as one word), one other character, or the end.
 _NEXT = re.compile(r"\s*(['’]s\b|-?[^\W_]+|\S|\Z)")
+
+
+# Between two names of a list: "Apple, Samsung", "On and Hoka", "Honor / Huawei".
+_LIST_JOIN = re.compile(r"\s*(?:,|&|/|\band\b|\bor\b)\s*(?:(?:and|or)\s+)?\Z", re.IGNORECASE)
+
+
+def in_lists(text: str, found: list) -> list:
+    """`found` (in order), a common-word match that opens a list of names no longer flagged:
+    "Apple, Samsung, and Google." starts with the brand, whatever Apple is elsewhere."""
+    out = list(found)
+    for n, (this, after) in enumerate(zip(found, found[1:])):
+        if this.common and _LIST_JOIN.match(text[this.end : after.start]):
+            out[n] = replace(this, common=False)
+    return out
 
 
 @cache
