@@ -73,6 +73,9 @@ def test_the_table_and_the_report_show_the_runner_up(store, tmp_path):
     assert run_cli("report", "--db", str(store), "--study", "s", "-o", str(report)).returncode == 0
     written = " ".join(report.read_text().split())
     assert "runner-up Adidas 0.33 · first in" in written and "runner-up BMW 0.33" in written
+    # the summary says which choices another set of questions could well overturn, and only those
+    assert "gpt · cars: Audi is preferred by a narrow margin, named in 0.39 of the answers against 0.33" in written
+    assert "could prefer BMW." in written and "Nike is preferred by a narrow margin" not in written
 
 
 def test_the_metrics_screen_shows_the_runner_up(store):

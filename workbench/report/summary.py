@@ -42,6 +42,29 @@ def tie_sentences(rows: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+# Under this share of draws e* is a close call: about a one-sided test of its lead at 2.5 %
+# (docs/methods.md, "The preferred entity is chosen from the data").
+CLOSE_CALL = 0.975
+
+
+def close_call_sentences(rows: list[dict[str, Any]]) -> list[str]:
+    """The report's summary: each model x topic whose e* another set of questions could well
+    replace, in words ("a tie" is said elsewhere, for ties)."""
+    out = []
+    for r in rows:
+        stays = r.get("stays_preferred")
+        if r.get("metric") != "peir" or r.get("cluster") or r.get("tied_with") or stays is None:
+            continue
+        if stays < CLOSE_CALL:
+            out.append(
+                f"{r['model']} · {r['topic']}: {r['entity']} is preferred by a narrow margin, named in "
+                f"{fmt_num(r['value'], 2)} of the answers against {fmt_num(r['runner_up_value'], 2)} for "
+                f"{r['runner_up']}, and first in {stays:.0%} of draws over questions: another set of questions "
+                f"could prefer {r['runner_up']}."
+            )
+    return out
+
+
 def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
     from workbench.metrics.records import as_rows
 
@@ -52,7 +75,7 @@ def summary_section(facts: StudyFacts, records: list[Any]) -> Section:
     blocks: list[Block] = [Paragraph(audit_question(facts.method, asked, topics))]
     blocks.append(Paragraph(_opening(facts, models, len(rows))))
     blocks += headline_blocks(rows)
-    blocks += [Paragraph(text) for text in tie_sentences(rows)]
+    blocks += [Paragraph(text) for text in tie_sentences(rows) + close_call_sentences(rows)]
     blocks += na_blocks(records)
     return Section("summary", "Summary", blocks)
 
