@@ -133,6 +133,7 @@ def recipe_section(
     if exports:
         blocks.append(Paragraph("First, from the database this report was made from, what a person decided:"))
         blocks.append(Commands(exports))
+        blocks.append(Paragraph("Then, with `--db` a new file (on this one, the imports record nothing twice):"))
     commands = []
     run = run_command(facts, as_run)
     if run:

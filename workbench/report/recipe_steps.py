@@ -86,4 +86,4 @@ def carried_note(carry: Carried) -> str:
             "the decisions file carries every verdict, merge and region decision with its who, when and why; "
             "without it the lists read as the machine extracted them"
         )
-    return ("On a new database (a new file for `--db`): " + "; ".join(parts) + ".") if parts else ""
+    return ("What the imports bring a new database: " + "; ".join(parts) + ".") if parts else ""
