@@ -38,7 +38,9 @@ def matching(rows: list[EntityRow], text: str) -> list[EntityRow]:
 
 
 def own_decisions(conn: sqlite3.Connection, who: str) -> list[dict[str, Any]]:
-    """`who`'s entity decisions from the decision log, latest first, each with its state."""
+    """`who`'s entity decisions from the decision log, latest first, each with its state: `who`
+    as any spelling of the same person (store/reviewer_names.py), as undo takes them back."""
     from workbench.store.decision_log import decision_log
+    from workbench.store.reviewer_names import same_reviewer
 
-    return [d for d in decision_log(conn) if d["kind"] == "entity" and d["who"] == who][::-1]
+    return [d for d in decision_log(conn) if d["kind"] == "entity" and same_reviewer(d["who"], who)][::-1]

@@ -75,3 +75,22 @@ def test_a_probe_label_is_undone_under_another_spelling(tmp_path, fake_server):
     assert rows(db, "SELECT probe_label_source FROM identity_outputs WHERE request_key = ?", target["request_key"]) == [
         (target["source"],)
     ]
+
+
+def test_the_apps_history_of_own_entity_decisions_lists_every_spelling(tmp_path):
+    """The Entities screen's history (what its undo takes back) lists a person's decisions
+    however each was signed."""
+    import sqlite3
+
+    from workbench.store.entity_list import own_decisions
+
+    db = imported(tmp_path, {("gpt", "q1", 1): ["Nike", "NIKE Inc", "Adidas", "Puma"]})
+    assert run_cli("entities", "merge", "Nike", "NIKE Inc", "--db", str(db), "--who", "Ann").returncode == 0
+    assert run_cli("entities", "region", "Puma", "--region", "europe", "--db", str(db), "--who", "bo").returncode == 0
+    assert (
+        run_cli("entities", "region", "Adidas", "--region", "europe", "--db", str(db), "--who", "ANN").returncode == 0
+    )
+    with sqlite3.connect(db) as conn:
+        conn.row_factory = sqlite3.Row
+        mine = own_decisions(conn, "ann")
+    assert [(d["action"], d["who"]) for d in mine] == [("region", "ANN"), ("merge", "Ann")]
