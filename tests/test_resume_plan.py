@@ -96,7 +96,9 @@ def test_a_run_reads_the_planning_context_once(tmp_path, fake_server, capsys):
     methods.register(ContextCounting)
     try:
         study, db = tmp_path / "c.toml", tmp_path / "c.db"
-        study.write_text(_study(study, server.base_url, ["a", "b"]).read_text().replace("counting-echo", "context-echo"))
+        study.write_text(
+            _study(study, server.base_url, ["a", "b"]).read_text().replace("counting-echo", "context-echo")
+        )
         assert main(["run", str(study), "--db", str(db), "--quiet", "--limit", "1"]) == 0
         assert ContextCounting.reads == 1
         assert main(["run", str(study), "--db", str(db), "--quiet"]) == 0  # the resume: the check reads it
