@@ -10,13 +10,13 @@ tests/test_preferred_choice.py). The runner-up and `stays_preferred` say how clo
 is, so that a reader never has to guess it from two intervals.
 
 `stays_preferred`: the share of draws of the answers' counts over another set of questions of
-the same clusters in which e* is named in the most answers. The draws are from the counts'
-normal approximation with their covariance over questions within clusters, the variance PEIR's
-interval reads (resampling the questions themselves cost 4 s of `workbench metrics` at
-1,080,000 mention rows, bench/bench_scale.py). A draw where e* ties with others for the most
-gives it 1 / (the number tied): the chance a coin between them would pick it. Only the
-CONTENDERS most named entities are drawn: an entity further down would have to pass all of
-them to be first.
+the same clusters in which e* is named in the most answers. The draws are a multivariate
+Student t about the counts found, with their covariance over questions within clusters (the
+variance PEIR's interval reads): resampling the questions themselves took `workbench metrics`
+at 1,080,000 mention rows from 5.8 s to 9.4 s (bench/bench_scale.py). A draw where e* ties
+with others for the most gives it 1 / (the number tied): the chance a coin between them would
+pick it. Only the CONTENDERS most named entities are drawn: an entity further down would have
+to pass all of them to be first.
 """
 
 from __future__ import annotations
