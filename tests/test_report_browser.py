@@ -54,7 +54,36 @@ def reports(tmp_path_factory) -> dict[str, Path]:
     _ok("import", "rankings", folder / "rank.csv", "--db", cold, "--study", "cs", "--catalog", folder / "cat.csv")
     _ok("report", "--db", cold, "--study", "cs", "-o", folder / "coldstart.html")
     (folder / "note.html").write_text(_note_page())
-    return {"choice": folder / "choice.html", "coldstart": folder / "coldstart.html", "note": folder / "note.html"}
+    (folder / "charts.html").write_text(_charts_page())
+    pages = ("choice", "coldstart", "note", "charts")
+    return {name: folder / f"{name}.html" for name in pages}
+
+
+def _charts_page() -> str:
+    """Charts with the labels real data can give: a served model's long spec, a word of wide
+    letters longer than any line, wide (east Asian) letters, markup; seven regions; figures in
+    the tens of thousands; an axis caption longer than the chart."""
+    from workbench.metric_views import Forest
+    from workbench.report import html
+    from workbench.report.document import BarsBlock, PlotBlock, Report, Section
+
+    labels = [
+        "openai:meta-llama/Llama-3.1-70B-Instruct@https://api.example.com/v1 · Performance and Quality",
+        "W" * 50,
+        "short",
+        "Ünïcödé ＷＩＤＥ ｆｕｌｌ ｗｉｄｔｈ ｌａｂｅｌ",
+        "<b>[/x]</b> & Co",
+    ]
+    forest = Forest(
+        labels,
+        [0.5, -1.2, 3.3, 0.0, 12345.678],
+        [0.1, -2.0, None, -0.5, -23456.7],
+        [0.9, -0.4, None, 0.5, 34567.8],
+        "IOU divergence, mean ± std over seeds (0 = the neutral list, 1 = nothing shared), a caption wider than its chart",
+    )
+    regions = ["United States", "Europe", "Asia", "Other", "Latin America and the Caribbean", "Africa", "Unknown"]
+    bars = BarsBlock("Regions", labels, [(region, [10, 20, 30, 40, 12345]) for region in regions])
+    return html.render(Report("Charts", "s", [Section("x", "Charts", [PlotBlock("Forest", forest), bars])]))
 
 
 def _note_page() -> str:
@@ -107,6 +136,15 @@ for (const el of document.body.querySelectorAll('*')) {
       (hides.includes(style.overflowY) && el.scrollHeight > el.clientHeight + 1))
     out.clipped.push(name(el) + ': ' + el.textContent.slice(0, 60));
 }
+// A chart's text outside its SVG's box is cut off by the SVG: a label wider than its column.
+for (const svg of document.querySelectorAll('svg')) {
+  const box = svg.viewBox.baseVal;
+  for (const t of svg.querySelectorAll('text')) {
+    const b = t.getBBox();
+    if (b.x < box.x - 0.5 || b.y < box.y - 0.5 || b.x + b.width > box.x + box.width + 0.5 ||
+        b.y + b.height > box.y + box.height + 0.5) out.clipped.push('svg text: ' + t.textContent.slice(0, 60));
+  }
+}
 for (const fig of document.querySelectorAll('figure.forest, figure.bars'))
   if (!fig.querySelector('svg')) out.notSvg.push(fig.textContent.slice(0, 80));
 for (const chart of document.querySelectorAll('figure.text-chart, pre:not(.commands)'))
@@ -139,7 +177,7 @@ return out;
 """
 
 
-@pytest.mark.parametrize("which", ["choice", "coldstart", "note"])
+@pytest.mark.parametrize("which", ["choice", "coldstart", "note", "charts"])
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_report_reads_as_a_document_in_a_browser(reports, browser, which, width):
     browser.set_window_size(width, 1000)

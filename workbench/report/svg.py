@@ -10,6 +10,7 @@ its whole label as a tooltip. The forest plot's reference line is labelled."""
 from __future__ import annotations
 
 import math
+import unicodedata
 from html import escape
 
 from workbench.literal import visible_line
@@ -17,9 +18,9 @@ from workbench.metric_views import Forest
 from workbench.numbers import fmt_num
 
 WIDTH = 720
-CHAR_W = 6.6  # a 12px sans-serif character, on average: what sizes the label column
 LABEL_MIN, LABEL_MAX = 120, 300  # the labels' column, sized to the longest line within these
-FIGURES_W = 170  # the estimate and interval, right of the plot
+FIGURES_W = 170  # the estimate and interval, right of the plot (wider where they need it)
+FIGURES_MAX = 260
 LINE_H = 14  # one line of a label
 ROW_PAD = 6
 TOP = 12
@@ -30,20 +31,41 @@ def _text(value: str) -> str:
     return escape(visible_line(value), quote=True)
 
 
-def wrap(label: str, chars: int) -> list[str]:
-    """A label as lines of at most `chars` characters, broken between words; a word longer
-    than a line is broken at the line's end (a URL, a hash), never dropped."""
+def text_width(text: str) -> float:
+    """The width of `text` at 12px in pixels, estimated generously (DejaVu Sans, the widest of the
+    usual default sans-serif fonts): what sizes the label column and where a label wraps."""
+    return sum(_char_width(c) for c in text)
+
+
+def _char_width(c: str) -> float:
+    if unicodedata.east_asian_width(c) in ("W", "F"):
+        return 12.5
+    if c in "il.,:;|!'`":
+        return 3.8
+    if c in "fjrt()[]{} ":
+        return 5.0
+    if c in "mwMW%@":
+        return 12.0
+    if c.isupper() or c.isdigit() or not c.isascii():
+        return 9.0
+    return 7.6
+
+
+def wrap(label: str, width: float) -> list[str]:
+    """A label as lines no wider than `width` pixels, broken between words; a word wider than a
+    line is broken where the line ends (a URL, a hash), never dropped."""
     lines: list[str] = []
     line = ""
     for word in visible_line(label).split(" "):
-        while len(word) > chars:
+        while text_width(word) > width:
             if line:
                 lines.append(line)
                 line = ""
-            lines.append(word[:chars])
-            word = word[chars:]
+            cut = max(1, max(i for i in range(1, len(word) + 1) if text_width(word[:i]) <= width or i == 1))
+            lines.append(word[:cut])
+            word = word[cut:]
         candidate = f"{line} {word}" if line else word
-        if len(candidate) <= chars:
+        if text_width(candidate) <= width:
             line = candidate
         else:
             lines.append(line)
@@ -51,12 +73,12 @@ def wrap(label: str, chars: int) -> list[str]:
     return [*lines, line] if line or not lines else lines
 
 
-def _label_column(labels: list[str]) -> tuple[int, int]:
-    """(width in px, characters a line holds): as wide as the longest label, within bounds."""
-    longest = max((len(visible_line(label)) for label in labels), default=0)
-    wanted = longest * CHAR_W + 16
-    width = int(min(LABEL_MAX, max(LABEL_MIN, math.ceil(wanted))))
-    return width, longest if wanted <= LABEL_MAX else max(8, int((width - 16) / CHAR_W))
+def _label_column(labels: list[str]) -> tuple[int, float]:
+    """(the column's width, the width a label's line may take): as wide as the widest label,
+    within bounds; a label wraps onto more lines past the bound."""
+    widest = max((text_width(visible_line(label)) for label in labels), default=0)
+    width = int(min(LABEL_MAX, max(LABEL_MIN, math.ceil(widest) + 16)))
+    return width, width - 16
 
 
 def _finite(x: float | None) -> bool:
@@ -71,21 +93,22 @@ def _open(height: float, title: str) -> list[str]:
     ]
 
 
-def _label(lines: list[str], x: float, middle: float) -> str:
-    """A right-aligned label of one or more lines, centred on `middle`."""
+def _label(lines: list[str], x: float, middle: float, anchor: str = "end", kind: str = "label") -> str:
+    """A text of one or more lines, centred on `middle`: a label (right-aligned) or figures."""
     first = middle + 4 - (len(lines) - 1) * LINE_H / 2
     spans = "".join(
-        f'<tspan x="{x}" y="{first + i * LINE_H:.1f}">{escape(line)}</tspan>' for i, line in enumerate(lines)
+        f'<tspan x="{x:.1f}" y="{first + i * LINE_H:.1f}">{escape(line)}</tspan>' for i, line in enumerate(lines)
     )
-    return f'<text text-anchor="end" class="label">{spans}</text>'
+    return f'<text text-anchor="{anchor}" class="{kind}">{spans}</text>'
 
 
-def _rows(labels: list[str], chars: int, top: float) -> list[tuple[list[str], float, float]]:
-    """Each row's label lines, its top and its height."""
+def _rows(labels: list[str], chars: float, top: float, beside: list[list[str]]) -> list[tuple[list[str], float, float]]:
+    """Each row's label lines, its top and its height (as many lines as its label or the
+    figures `beside` it take)."""
     out, y = [], top
-    for label in labels:
+    for label, figures in zip(labels, beside):
         lines = wrap(label, chars)
-        height = max(20, len(lines) * LINE_H + ROW_PAD)
+        height = max(20, max(len(lines), len(figures)) * LINE_H + ROW_PAD)
         out.append((lines, y, height))
         y += height
     return out
@@ -107,15 +130,18 @@ def forest_svg(forest: Forest, title: str = "") -> str:
     pad = (hi - lo) * 0.05 or 0.5
     lo, hi = lo - pad, hi + pad
     label_w, chars = _label_column([r[0] for r in rows])
-    left, right = label_w, WIDTH - FIGURES_W
+    shown = [_figures(value, low, high) for _, value, low, high in rows]
+    left, right = label_w, WIDTH - _figures_width(shown)
+    beside = [wrap(f, WIDTH - right - 12) for f in shown]  # the widest wrap onto a second line
 
     def x(value: float) -> float:
         return left + (value - lo) / (hi - lo) * (right - left)
 
     top = TOP + 14  # room for the reference line's label
-    laid = _rows([r[0] for r in rows], chars, top)
+    laid = _rows([r[0] for r in rows], chars, top, beside)
     bottom = laid[-1][1] + laid[-1][2] if laid else top
-    out = _open(bottom + 46, title or forest.x_label or "forest plot")
+    axis = wrap(forest.x_label, WIDTH - 16) if forest.x_label else []  # a long caption wraps
+    out = _open(bottom + 46 + max(0, len(axis) - 1) * LINE_H, title or forest.x_label or "forest plot")
     if _finite(forest.reference):
         ref = x(forest.reference)
         out.append(
@@ -126,27 +152,24 @@ def forest_svg(forest: Forest, title: str = "") -> str:
             f'<text x="{ref:.1f}" y="{top - 8}" text-anchor="middle" fill="#555" class="reference-label">'
             f"{forest.reference:g} (no effect)</text>"
         )
-    for (label, value, low, high), (lines, y0, height) in zip(rows, laid):
+    for (label, value, low, high), (lines, y0, height), figures in zip(rows, laid, beside):
         y = y0 + height / 2
         out.append(f'<g class="row"><title>{_text(label)}</title>')
         out.append(_label(lines, left - 8, y))
-        interval = ""
         if _finite(low) and _finite(high):
             x1, x2 = x(low), x(high)
             out.append(f'<line x1="{x1:.1f}" y1="{y:.1f}" x2="{x2:.1f}" y2="{y:.1f}" stroke="#333" class="whisker"/>')
             for end in (x1, x2):
                 out.append(f'<line x1="{end:.1f}" y1="{y - 4:.1f}" x2="{end:.1f}" y2="{y + 4:.1f}" stroke="#333"/>')
-            interval = f" [{fmt_num(low, 2)}, {fmt_num(high, 2)}]"
         out.append(f'<circle cx="{x(value):.1f}" cy="{y:.1f}" r="4" fill="#1f5fa8" class="estimate"/>')
-        figures = f"{fmt_num(value, 2, signed=True)}{interval}"
-        out.append(f'<text x="{right + 8}" y="{y + 4:.1f}">{escape(figures)}</text></g>')
+        out.append(_label(figures, right + 8, y, "start", "figures") + "</g>")
     out.append(f'<line x1="{left}" y1="{bottom + 6}" x2="{right}" y2="{bottom + 6}" stroke="#333"/>')
     for tick in (lo + pad, hi - pad):
         out.append(f'<text x="{x(tick):.1f}" y="{bottom + 20}" text-anchor="middle">{escape(fmt_num(tick, 2))}</text>')
-    if forest.x_label:
+    for i, line in enumerate(axis):  # under the axis, centred on the chart
         out.append(
-            f'<text x="{(left + right) / 2:.1f}" y="{bottom + 38}" text-anchor="middle" '
-            f'font-style="italic">{_text(forest.x_label)}</text>'
+            f'<text x="{WIDTH / 2:.1f}" y="{bottom + 38 + i * LINE_H}" text-anchor="middle" '
+            f'font-style="italic">{escape(line)}</text>'
         )
     out.append("</svg>")
     return "\n".join(out)
@@ -158,8 +181,13 @@ def bars_svg(labels: list[str], parts: list[tuple[str, list[float]]], title: str
     totals = [sum(values[i] for _, values in parts) for i in range(len(labels))]
     scale = max(totals, default=0) or 1.0
     label_w, chars = _label_column(labels)
-    left, right = label_w, WIDTH - FIGURES_W
-    laid = _rows(labels, chars, TOP)
+    shown = [
+        " / ".join(fmt_num(int(v) if float(v).is_integer() else v) for v in (vs[i] for _, vs in parts))
+        for i in range(len(labels))
+    ]
+    left, right = label_w, WIDTH - _figures_width(shown)
+    beside = [wrap(f, WIDTH - right - 12) for f in shown]
+    laid = _rows(labels, chars, TOP, beside)
     bottom = laid[-1][1] + laid[-1][2] if laid else TOP
     legend, legend_h = _legend([name for name, _ in parts], left, bottom + 16)
     out = _open(bottom + 16 + legend_h, title or "bars")
@@ -174,18 +202,27 @@ def bars_svg(labels: list[str], parts: list[tuple[str, list[float]]], title: str
                 colour = PART_COLOURS[k % len(PART_COLOURS)]
                 out.append(f'<rect x="{start:.1f}" y="{y - 7:.1f}" width="{width:.1f}" height="14" fill="{colour}"/>')
                 start += width
-        figures = " / ".join(fmt_num(int(v) if float(v).is_integer() else v) for v in (vs[i] for _, vs in parts))
-        out.append(f'<text x="{start + 6:.1f}" y="{y + 4:.1f}">{escape(figures)}</text></g>')
+        out.append(_label(beside[i], start + 6, y, "start", "figures") + "</g>")
     out += legend
     out.append("</svg>")
     return "\n".join(out)
+
+
+def _figures(value: float, low: float | None, high: float | None) -> str:
+    interval = f" [{fmt_num(low, 2)}, {fmt_num(high, 2)}]" if _finite(low) and _finite(high) else ""
+    return f"{fmt_num(value, 2, signed=True)}{interval}"
+
+
+def _figures_width(figures: list[str]) -> float:
+    """Room right of the plot for its widest figures (at least FIGURES_W, at most FIGURES_MAX)."""
+    return min(FIGURES_MAX, max([FIGURES_W, *(text_width(f) + 16 for f in figures)]))
 
 
 def _legend(names: list[str], left: float, top: float) -> tuple[list[str], float]:
     """A swatch and name per part, left to right, onto a new line where the next would not fit."""
     out, x, y = [], float(left), top
     for k, name in enumerate(names):
-        width = 24 + CHAR_W * len(visible_line(name))
+        width = 24 + text_width(visible_line(name))
         if x + width > WIDTH and x > left:
             x, y = float(left), y + 18
         colour = PART_COLOURS[k % len(PART_COLOURS)]
