@@ -43,8 +43,9 @@ def print_metric_tables(
 
 def cmd_metrics(args: argparse.Namespace) -> int:
     conn = open_store(args.db, create=False)
-    # a command that computes once and exits: the model x topics on forked processes (threads.py)
-    with snapshot(conn), in_processes():  # every table as one commit left it, while imports and reviews go on
+    # Every table as one commit left it, while imports and reviews go on; a command that computes
+    # once and exits: the model x topics read and computed on forked processes (metrics/threads.py)
+    with snapshot(conn), in_processes(split_load=True):
         study_id_of(conn, args.study)
         if args.format == "table":
             print_metric_tables(conn, args.study, make_console(), args.convention, args.db)

@@ -33,32 +33,49 @@ R = TypeVar("R")
 MAX_THREADS = 4
 
 _PROCESSES: contextvars.ContextVar[bool] = contextvars.ContextVar("metrics_in_processes", default=False)
+_SPLIT_LOAD: contextvars.ContextVar[bool] = contextvars.ContextVar("metrics_split_load", default=False)
+# Inside a forked worker: one thread (the other cores are its siblings').
+_INSIDE_WORKER: contextvars.ContextVar[bool] = contextvars.ContextVar("metrics_inside_worker", default=False)
 # What the forked workers run: set before the fork, so each worker has it without pickling
 # the work (a closure over the loaded counts) or the items.
 _TASK: tuple[Callable[[Any], Any], list, contextvars.Context] | None = None
 
 
 @contextmanager
-def in_processes() -> Iterator[None]:
-    """`map_in_threads` inside forks processes where the platform can (Linux, macOS)."""
-    token = _PROCESSES.set(True)
+def in_processes(split_load: bool = False) -> Iterator[None]:
+    """`map_in_threads` inside forks processes where the platform can (Linux, macOS).
+    `split_load`: a study's lists may be read by the workers too, each its share
+    (`split_load_wanted`): for a command that computes once, not one that reads them again
+    (a report asks for the metrics several times, from the lists loaded once)."""
+    tokens = _PROCESSES.set(True), _SPLIT_LOAD.set(split_load)
     try:
         yield
     finally:
-        _PROCESSES.reset(token)
+        _PROCESSES.reset(tokens[0])
+        _SPLIT_LOAD.reset(tokens[1])
+
+
+def workers() -> int:
+    """How many threads or processes `map_in_threads` would use at most."""
+    return min(usable_cores(), MAX_THREADS)
+
+
+def split_load_wanted() -> bool:
+    """Whether forked workers may read and count a study's lists themselves, each its share."""
+    return _SPLIT_LOAD.get() and _PROCESSES.get() and hasattr(os, "fork") and workers() >= 2
 
 
 def map_in_threads(work: Callable[[T], R], items: Iterable[T]) -> list[R]:
     """`[work(item) for item in items]`, on up to MAX_THREADS threads (one per core), or
     processes under `in_processes`."""
     items = list(items)
-    workers = min(len(items), usable_cores(), MAX_THREADS)
-    if workers < 2:
+    count = min(len(items), workers())
+    if count < 2 or _INSIDE_WORKER.get():
         return [work(item) for item in items]
     context = contextvars.copy_context()
     if _PROCESSES.get() and hasattr(os, "fork"):
-        return _map_in_processes(work, items, workers, context)
-    pool = ThreadPoolExecutor(workers, thread_name_prefix="metrics")
+        return _map_in_processes(work, items, count, context)
+    pool = ThreadPoolExecutor(count, thread_name_prefix="metrics")
     try:
         # a context cannot be entered by two threads at once: each task runs in a copy
         return list(pool.map(lambda item: context.copy().run(work, item), items))
@@ -87,4 +104,13 @@ def _leave_interrupts() -> None:
 
 def _run(index: int) -> Any:
     work, items, context = _TASK
-    return context.run(work, items[index])
+    return context.run(_alone, work, items[index])
+
+
+def _alone(work: Callable[[T], R], item: T) -> R:
+    """A worker's task: what it spreads, it runs itself (a pool's worker may not fork, and
+    the other cores are its siblings')."""
+    _PROCESSES.set(False)
+    _SPLIT_LOAD.set(False)
+    _INSIDE_WORKER.set(True)
+    return work(item)

@@ -259,23 +259,35 @@ def _records_of(conn: sqlite3.Connection, study: str | None = None, convention: 
     records: list[ChoiceRecord] = []
     for row in study_rows(conn, study):
         settings = row.spec.get("metrics", {})
+        options = {
+            "region_pairs": [tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
+            "top_n": settings.get("top_n", 10),
+            "min_share": settings.get("min_share", 0.05),
+            "convention": convention,
+            "regions_imported": regions_imported,
+        }
+        split = _split(conn, row, region_of, options)
+        if split is not None:  # a command computing once: read and counted by its workers
+            records += split
+            continue
         topics, list_part, region_part, epochs = _topics_of(conn, row.id, _settings_key(settings))
         if not topics:
             continue
-        records += records_of_counts(
-            row.name,
-            topics,
-            region_of,
-            region_pairs=[tuple(p) for p in settings.get("region_pairs", DEFAULT_REGION_PAIRS)],
-            top_n=settings.get("top_n", 10),
-            min_share=settings.get("min_share", 0.05),
-            list_part=list_part,
-            convention=convention,
-            regions_imported=regions_imported,
-            region_part=region_part,
-            epochs=epochs,
-        )
+        kept = {"list_part": list_part, "region_part": region_part, "epochs": epochs}
+        records += records_of_counts(row.name, topics, region_of, **options, **kept)
     return records
+
+
+def _split(conn: sqlite3.Connection, row, region_of, options: dict) -> list[ChoiceRecord] | None:
+    """The study's records from forked workers each reading its share (split_load.py), where
+    the command asks for that and nothing of the study is loaded here already."""
+    from workbench.methods.choice.split_load import SplitStudy, split_records
+
+    path = mentions.database_file(conn)
+    if not path or (path, row.id) in _LOADED or not reads_committed(conn):
+        return None
+    version = mentions.lists_version(conn)
+    return split_records(conn, SplitStudy(path, row.id, version, _resolved, row.name, region_of, options))
 
 
 def mention_records(conn: sqlite3.Connection, study: str | None = None):

@@ -201,6 +201,37 @@ def records_of_counts(
     `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
     region table may match none of the extracted names); None: whether any entity of
     these lists has one."""
+    per_topic = topic_records(
+        study,
+        topics,
+        region_of,
+        region_pairs,
+        top_n,
+        min_share,
+        list_part,
+        convention,
+        regions_imported,
+        region_part,
+        epochs,
+    )
+    return adjusted_records([r for key in sorted(per_topic) for r in per_topic[key]])
+
+
+def topic_records(
+    study: str,
+    topics: dict[tuple[str, str], TopicCounts],
+    region_of: Callable[[str], str | None],
+    region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
+    top_n: int = 10,
+    min_share: float = 0.05,
+    list_part: dict[tuple[str, str], Any] | None = None,
+    convention: str = "paper",
+    regions_imported: bool | None = None,
+    region_part: dict[tuple, Any] | None = None,
+    epochs: dict[tuple[str, str], int] | None = None,
+) -> dict[tuple[str, str], list[ChoiceRecord]]:
+    """`records_of_counts` by model x topic, before the adjusted p-values (whose families
+    span the topics: `adjusted_records` gives them once every topic is in)."""
     if regions_imported is None:
         regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
     ordered = sorted(topics.items())
@@ -234,7 +265,11 @@ def records_of_counts(
     # the cost) are drawn on several cores at once.
     import scipy.special  # noqa: F401 (imported here once, not by each forked worker: 0.2 s each)
 
-    records: list[ChoiceRecord] = [r for topic_records in map_in_threads(of_topic, ordered) for r in topic_records]
+    return dict(zip((key for key, _counted in ordered), map_in_threads(of_topic, ordered)))
+
+
+def adjusted_records(records: list[ChoiceRecord]) -> list[ChoiceRecord]:
+    """The records with the adjusted p-values of their families (in place, and returned)."""
     # One family of t-tests per model: every topic x region pair.
     with_adjusted_p(records, lambda r: isinstance(r, LorTopic), ("study", "model"))
     # Kruskal-Wallis: one test per topic for a model, one per cluster for a model x topic.
