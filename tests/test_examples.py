@@ -1,7 +1,9 @@
 """The example study of every method in assets/studies/: each loads, says what it does in its
-comments, and runs on the bundled model (a few requests each: `--limit`)."""
+comments, and, as `workbench init` writes it, runs whole on the bundled model to its first
+metric table."""
 
 import json
+import shlex
 from importlib.resources import files
 from pathlib import Path
 
@@ -72,41 +74,110 @@ def test_the_coldstart_context_reads_as_a_sentence(context, said):
     assert "I am movies" not in prompt
 
 
-def _run(example: str, tmp_path: Path, limit: int, *more: str) -> Path:
-    db = tmp_path / f"{example}.db"
-    out = run_cli("run", str(EXAMPLES[example]), "--db", str(db), "--limit", str(limit), *more, timeout=600)
+# Each example as `workbench init` writes it, run whole on the bundled model to its first
+# metric table: what a new user sees within two minutes on 2 cores (README, "A short tour").
+FIRST_TABLE = {
+    "choice": "Preferred entity (PEIR)",
+    "coldstart": "Cold-start: divergence from the neutral list",
+    "identity": "Identity disclosure: mean share of the user's group",
+    "entity": "Label probabilities: entities ranked by Delta",
+}
+
+
+def _run_whole(method: str, tmp_path: Path) -> tuple[Path, list[dict], str]:
+    """`workbench init METHOD`, the next steps it prints, `metrics`: (store, records, table).
+    `init`'s output is kept in tmp_path/init.out."""
+    study, db = tmp_path / "study.toml", tmp_path / "audit.db"
+    init = run_cli("init", method, str(study))
+    assert init.returncode == 0, init.stderr
+    (tmp_path / "init.out").write_text(init.stdout)
+    out = run_cli("run", str(study), "--db", str(db), timeout=600)
     assert out.returncode == 0, out.stdout + out.stderr
-    assert f"(--limit {limit})" in out.stdout  # stopped by the limit, the rest pending
-    return db
+    assert "still pending" not in out.stdout  # the whole example, nothing left for a later run
+    for line in init.stdout.splitlines():  # the imports init tells the user to run next
+        if "workbench import " in line:
+            step = shlex.split(line.split("workbench ", 1)[1].replace("audit.db", str(db)))
+            done = run_cli(*[str(tmp_path / a) if a.endswith(".csv") else a for a in step])
+            assert done.returncode == 0, done.stderr
+    table = run_cli("metrics", "--db", str(db), env={"COLUMNS": "120"})
+    assert table.returncode == 0, table.stderr
+    records = json.loads(run_cli("metrics", "--db", str(db), "--format", "json").stdout)
+    return db, records, table.stdout
+
+
+def values(records: list[dict], metric: str) -> list[float]:
+    return [r["value"] for r in records if r["metric"] == metric and r.get("value") is not None]
 
 
 @pytest.mark.slow
-def test_the_choice_example_runs(tmp_path):
-    db = _run("choice", tmp_path, 4)
-    assert rows(db, "SELECT COUNT(*), MIN(source) FROM mention_lists") == [(4, "gazetteer")]
+def test_the_choice_example_runs_to_its_peir_table(tmp_path):
+    db, records, table = _run_whole("choice", tmp_path)
+    assert table.startswith(FIRST_TABLE["choice"])
+    assert rows(db, "SELECT COUNT(*), MIN(source) FROM mention_lists") == [(108, "gazetteer")]
+    assert values(records, "peir")  # a preferred entity per topic, with its share
 
 
 @pytest.mark.slow
-def test_the_coldstart_example_runs(tmp_path):
-    db = _run("coldstart", tmp_path, 2)
-    assert rows(db, "SELECT COUNT(*) FROM responses") == [(2,)]
+def test_the_coldstart_example_runs_to_its_divergence_table(tmp_path):
+    db, records, table = _run_whole("coldstart", tmp_path)
+    assert table.startswith(FIRST_TABLE["coldstart"])
     # Each answer is a ranked list matched against the catalog (an empty one counts too).
-    assert rows(db, "SELECT COUNT(DISTINCT seed || '/' || persona) FROM rankings") == [(2,)]
+    assert rows(db, "SELECT COUNT(DISTINCT seed || '/' || persona) FROM rankings") == [(10,)]
+    assert "a girl" in table and "neutral (baseline)" in table
 
 
 @pytest.mark.slow
-def test_the_identity_example_runs(tmp_path):
-    # Its answers cut short (a JSON object of five records takes 200 tokens): the test runs
-    # the example's prompts, not the model's patience.
-    db = _run("identity", tmp_path, 1, "--model", "llama:default,max_tokens=40")
-    answer = json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'answer' AND status = 'done'")[0][0])
-    assert "json_schema" in answer["params"]  # constrained, as the example says
-    # --limit 1 is spent on the answer: its probe is planned, left to the next run.
-    assert rows(db, "SELECT status, COUNT(*) FROM requests WHERE stage = 'probe' GROUP BY status") == [("pending", 1)]
-    assert rows(db, "SELECT COUNT(*) FROM identity_outputs") == [(1,)]
+def test_the_identity_example_runs_to_its_mean_shares(tmp_path):
+    """The colleges and reference shares init writes (colleges_shares.csv) give the mean share
+    values; free-text answers (the example's `structured = false`: a grammar decoded a token a
+    second on the bundled model) read as numbered lists."""
+    db, records, table = _run_whole("identity", tmp_path)
+    assert table.startswith(FIRST_TABLE["identity"])
+    answer = json.loads(rows(db, "SELECT payload_json FROM requests WHERE stage = 'answer' LIMIT 1")[0][0])
+    assert "json_schema" not in answer["params"]  # free text, as the example says
+    assert rows(db, "SELECT stage, COUNT(*) FROM requests GROUP BY stage ORDER BY stage") == [
+        ("answer", 16),
+        ("probe", 16),
+    ]
+    shares = [r for r in records if r["metric"] == "mean_share"]
+    assert len(shares) == 16  # four groups x four conditions
+    assert not any("no reference shares" in str(r.get("na_reason")) for r in shares)
+    assert values(records, "mean_share")  # the main metric has values
+    assert "--study study" in (tmp_path / "study.toml").read_text()  # its comment names the copy's study
 
 
 @pytest.mark.slow
-def test_the_entity_example_runs(tmp_path):
-    db = _run("entity", tmp_path, 2)
-    assert rows(db, "SELECT COUNT(*) FROM responses") == [(2,)]
+def test_the_entity_example_runs_to_its_deltas(tmp_path):
+    db, records, table = _run_whole("entity", tmp_path)
+    assert table.startswith(FIRST_TABLE["entity"])
+    assert rows(db, "SELECT COUNT(*) FROM requests") == [(32,)]  # 4 templates x 8 countries
+    deltas = values(records, "entity_delta")
+    assert len(deltas) == 8 and "Afghanistan" in table
+    # Its countries have a region column, but regions are ChoiceEval's log-odds: nothing to import.
+    assert "workbench import" not in (tmp_path / "init.out").read_text()
+
+
+def test_a_run_without_a_terminal_says_its_progress_in_lines():
+    """Piped or logged, rich's bars draw nothing until the end: a line every INTERVAL_S."""
+    import io
+
+    from rich.console import Console
+
+    from workbench.cli.run_lines import INTERVAL_S, ProgressLines
+    from workbench.run_types import Progress
+
+    now = [0.0]
+    out = io.StringIO()
+    lines = ProgressLines(Console(file=out, width=100), clock=lambda: now[0])
+    p = Progress(
+        "llama:default", "score", done=1, failed=0, pending=31, running=0, tokens=0, elapsed_s=1.0, answered_this_run=1
+    )
+    lines(p)
+    assert out.getvalue() == ""  # not before INTERVAL_S
+    now[0] = INTERVAL_S + 1
+    lines(p)
+    assert "score · llama:default: 1/32 done" in out.getvalue()
+    said = out.getvalue()
+    now[0] = 2 * INTERVAL_S + 2
+    lines(p)
+    assert out.getvalue() == said  # nothing moved: nothing more said

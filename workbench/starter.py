@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,10 +58,15 @@ def plan_copy(method: str, target: Path) -> list[tuple[Path, Path]]:
 
 
 def _named(study: bytes, name: str) -> bytes:
-    """The study file with its top-level `name` (before the first table) set to `name`."""
+    """The study file with its top-level `name` (before the first table) set to `name`, and
+    the commands its comments give (`--study OLD`) naming the copy's study, not the example's."""
     head, table, rest = study.partition(b"\n[")
+    old = re.search(rb'(?m)^name = "([^"]*)"', head)
     head = re.sub(rb'(?m)^name = "[^"]*"', f"name = {json.dumps(name)}".encode(), head, count=1)
-    return head + table + rest
+    renamed = head + table + rest
+    if old is not None:
+        renamed = renamed.replace(b"--study " + old.group(1), f"--study {shlex.quote(name)}".encode())
+    return renamed
 
 
 def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[Path], list[Path]]:

@@ -40,7 +40,7 @@ def cmd_init(args: argparse.Namespace) -> int:
         console.print(literal_text(f"Kept {names} as it is (the study reads it; delete it for the example's)."))
     from workbench.init_steps import next_steps
 
-    for step in next_steps(target, [*written, *kept]):
+    for step in next_steps(target, [*written, *kept], method=args.method):
         console.print(literal_text(step), soft_wrap=True)
     return 0
 

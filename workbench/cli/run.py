@@ -45,6 +45,8 @@ def progress_display(console: Console, quiet: bool):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
     from rich.table import Column
 
+    from workbench.cli.run_lines import ProgressLines
+
     # At 80 columns a long model label would squeeze the bar and the count out of the line:
     # the label and the detail share what the bar and count leave, each cut with an ellipsis.
     progress = Progress(
@@ -58,8 +60,11 @@ def progress_display(console: Console, quiet: bool):
         transient=False,
     )
     tasks: dict[Any, Any] = {}
+    lines = None if quiet or console.is_terminal else ProgressLines(console)  # bars draw nowhere but a terminal
 
     def on_progress(p) -> None:
+        if lines is not None:
+            lines(p)
         if (p.model, p.stage) not in tasks:
             # The stage first: a long model name is cut, not the stage.
             tasks[p.model, p.stage] = progress.add_task(
