@@ -33,13 +33,24 @@ def has_reference_shares(path: Path) -> bool:
     return {"item", "group", "share"} <= _header(path)
 
 
+def _imports_of(method: str | None) -> set[str] | None:
+    """The import kinds the method offers (None: any, the method unknown)."""
+    from workbench.methods import registry
+
+    if method is None or method not in registry.names():
+        return None
+    return {kind.name for kind in getattr(registry.get(method), "import_kinds", ())}
+
+
 def next_steps(target: Path, files: Iterable[Path], db: str = "audit.db", method: str | None = None) -> list[str]:
     study = shlex.quote(str(target))
     steps = [f"Edit {target} (every key is commented), then: workbench run {study} --db {db}"]
+    offered = _imports_of(method)
     for path in files:
-        # Regions are what ChoiceEval's log-odds compare (the entity example's countries have a
-        # region column too: its groups are read from the study's own file, nothing to import).
-        if has_regions(path) and method in (None, "choice"):
+        # Regions are imported where the method takes an entities file (ChoiceEval's log-odds
+        # compare them); the entity example's countries have a region column too, read from
+        # the study's own file: nothing to import.
+        if has_regions(path) and (offered is None or "entities" in offered):
             steps.append(
                 f"and for the regions its log-odds compare (without them every log-odds is n/a): "
                 f"workbench import entities {shlex.quote(str(path))} --db {db}"
