@@ -2,6 +2,7 @@
 comments, and, as `workbench init` writes it, runs whole on the bundled model to its first
 metric table."""
 
+import asyncio
 import json
 import shlex
 from importlib.resources import files
@@ -155,6 +156,22 @@ def test_the_entity_example_runs_to_its_deltas(tmp_path):
     assert len(deltas) == 8 and "Afghanistan" in table
     # Its countries have a region column, but regions are ChoiceEval's log-odds: nothing to import.
     assert "workbench import" not in (tmp_path / "init.out").read_text()
+    for size in ((80, 24), (120, 40)):  # the same Deltas on the app's Metrics screen
+        assert asyncio.run(_metrics_screen(db, size, "#entity-table")).count("(n 4)") == 8
+
+
+async def _metrics_screen(db: Path, size: tuple[int, int], table: str) -> str:
+    """The table's text as the Metrics screen draws it."""
+    from helpers import settled, shown, wait_for
+
+    from workbench.app import WorkbenchApp
+
+    app = WorkbenchApp(db)
+    async with app.run_test(size=size) as pilot:
+        await pilot.press("2")
+        assert await wait_for(pilot, lambda: app.screen.query(table) and app.screen.query_one(table).row_count)
+        await settled(pilot)
+        return shown(app.screen.query_one(table))
 
 
 def test_a_run_without_a_terminal_says_its_progress_in_lines():
