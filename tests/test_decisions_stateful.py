@@ -388,6 +388,7 @@ class DecisionMachine(RuleBasedStateMachine):
             # The reviewer's standing verdict given again on the same version records nothing.
             if result.startswith("already recorded:"):
                 assert repeat, (result, latest)
+                event("the same verdict again: nothing recorded")
                 return None
             return result
         assert not repeat, ("a repeated verdict was recorded again", latest)
