@@ -72,5 +72,7 @@ def test_fitted_widths_share_the_room_and_keep_narrow_columns():
     widths = fitted_widths(header, rows, 76, {"a", "b"})
     assert widths[:2] == [5, 21] and widths[3] == len("0.37 [-0.50, 1.24]")  # the narrow column keeps its width
     assert sum(widths) + 2 * len(widths) <= 76
+    three = fitted_widths([*header, "c"], [[*rows[0], "0.12 [0.01, 0.30]"]], 76, {"a", "b", "c"})
+    assert three[:2] == [5, 12] and min(three[2:]) >= MIN_WIDTH  # the labels wrap narrower for a third model
     assert fitted_widths(header * 3, rows * 1, 40, {"a", "b"}) is None  # no room at MIN_WIDTH: it scrolls
     assert MIN_WIDTH >= len("[-0.50, 1.24]")

@@ -14,6 +14,7 @@ from __future__ import annotations
 PADDING = 2  # a DataTable cell's padding, one column each side
 MIN_WIDTH = 14  # below this a wrapped estimate ("0.37 [-0.50, 1.24]") breaks inside its numbers
 LABEL_CAP = 28  # a label column wider than this wraps too (a long topic or model name)
+NARROW_LABEL_CAP = 12  # the labels' width when the models' columns do not fit beside LABEL_CAP
 WRAPPED_MAX_HEIGHT = 30  # lines of a table whose cells wrap (one line a cell: the stylesheet's 12)
 
 
@@ -28,11 +29,17 @@ def fitted_widths(
     if not natural or sum(natural) + PADDING * len(natural) <= room:
         return None
     labels = label_columns(header, natural, models or set())
-    widths = [min(w, LABEL_CAP) for w in natural[:labels]]
     rest = natural[labels:]
-    left = room - sum(widths) - PADDING * len(natural)
-    if not rest or left < sum(min(w, MIN_WIDTH) for w in rest):  # a narrow column needs only its own width
-        return None
+    for cap in (LABEL_CAP, NARROW_LABEL_CAP):  # the labels wrap narrower before the models' columns scroll
+        widths = [min(w, cap) for w in natural[:labels]]
+        left = room - sum(widths) - PADDING * len(natural)
+        if rest and left >= sum(min(w, MIN_WIDTH) for w in rest):  # a narrow column needs only its own width
+            return widths + _shared(rest, left)
+    return None
+
+
+def _shared(rest: list[int], left: int) -> list[int]:
+    """`left` columns shared by columns whose natural widths are `rest`."""
     shares = [0] * len(rest)
     open_columns = list(range(len(rest)))
     while open_columns:  # a column narrower than an even share keeps its width; the rest share the remainder
@@ -46,7 +53,7 @@ def fitted_widths(
             shares[i] = rest[i]
             left -= rest[i]
         open_columns = [i for i in open_columns if i not in narrow]
-    return widths + shares
+    return shares
 
 
 def label_columns(header: list[str], natural: list[int], models: set[str]) -> int:
