@@ -139,4 +139,7 @@ def test_coldstart_plot_leaves_out_rows_without_support(tmp_path, seeds):
     with opened(db) as conn:
         records = get("coldstart").metric_records(conn, "s")
     chart = next(p for p in panels(records, {"divergence": "iou"}) if p.id == "coldstart-chart")
-    assert (chart.plot is None) == (seeds == 1)  # one seed: no std to draw, so no plot
+    # one seed: no std to draw, so each divergence is a dot without a bar; two: a bar each
+    assert chart.plot is not None and len(chart.plot.values) == 2
+    drawn = [low is not None for low in chart.plot.lows]
+    assert drawn == [seeds == 2] * 2
