@@ -92,3 +92,13 @@ def test_the_help_of_force_says_what_it_does(tmp_path):
     refused = run_cli("init", "choice", str(target))
     assert refused.returncode == 2
     assert "--force to overwrite it; data files that exist are kept" in refused.stderr
+
+
+@pytest.mark.parametrize(("method", "name"), [("choice", "demo_brands.csv"), ("identity", "colleges.toml")])
+def test_a_study_named_like_one_of_its_data_files_is_refused(tmp_path, method, name):
+    """`init choice demo_brands.csv` wrote the study, then the brands file over it ('Wrote
+    demo_brands.csv, demo_brands.csv'): the study was lost and `run` read a CSV as TOML."""
+    done = run_cli("init", method, str(tmp_path / name))
+    assert done.returncode == 2
+    assert f"the {method} example's data file {name} goes beside the study under that name" in done.stderr
+    assert list(tmp_path.iterdir()) == []  # nothing written

@@ -74,6 +74,12 @@ def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[
     `force`; a data file it names that exists is kept as it is, `force` or not (a second study
     beside the first shares its edited brands file: overwriting it lost the edits)."""
     pairs = plan_copy(method, target)
+    clash = [source.name for source, dest in pairs[1:] if dest.resolve() == target.resolve()]
+    if clash:  # the study would be written, then overwritten by the data file of that name
+        raise StarterError(
+            f"{target}: the {method} example's data file {clash[0]} goes beside the study under that name; "
+            f"name the study file otherwise (e.g. {target.with_name(f'{method}_study.toml')})"
+        )
     folders = [str(dest) for _, dest in pairs if dest.is_dir()]
     if folders:  # --force overwrites a file, never a folder
         raise StarterError(
