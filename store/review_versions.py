@@ -73,6 +73,17 @@ def check_version(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool, seen:
     now = _digest(payload)
     if now == seen.strip().lower():
         return
+    other = _digest(_shown(conn, row, not blind)[1])
+    if other == seen.strip().lower():  # the other view's version: nothing changed, the wrong view was read
+        view, shown_by = ("blind", "review lists --blind") if blind else ("open", "review lists without --blind")
+        raise StaleVersion(
+            f"list {row['id']}: version {seen} is the {'open' if blind else 'blind'} view's; a "
+            f"{'blind' if blind else 'non-blind'} verdict takes the {view} view's version, {now} "
+            f"(as {shown_by} shows it); nothing recorded",
+            row["id"],
+            now,
+            names,
+        )
     last = conn.execute(f"SELECT * FROM verdicts WHERE {IN_SCOPE} ORDER BY id DESC LIMIT 1", scope_of(row)).fetchone()
     after = f", last verdict {describe(last)}{' undone' if last['undone'] else ''}" if last is not None else ""
     raise StaleVersion(
