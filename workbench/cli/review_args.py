@@ -161,7 +161,8 @@ def _options(verb: str, p) -> None:
             default="all",
             help="unreviewed, disagreements (between experts), reviewer-disagreements (two reviewers' final "
             "lists differ and no adjudication settled them), resolved (adjudicated), sample (the validation "
-            f"sample at --rate {SAMPLE_RATE}, not blind: the first reviewer's way to it), all",
+            f"sample `review sample` draws at its default rate, {SAMPLE_RATE}, and seed; not blind: the first "
+            "reviewer's way to it), all",
         )
         p.add_argument(
             "--blind", action="store_true", help="as a second reviewer sees them: the extraction, your verdicts only"
