@@ -240,6 +240,13 @@ class WorkbenchApp(App):
             visible(str(message)), title=visible(str(title)), severity=severity, timeout=timeout, markup=False
         )
 
+    def action_help_quit(self) -> None:
+        """Ctrl+C (which does not quit): say which key does, in words. Textual's own toast is
+        written in markup, which every toast here shows literally ("Press [b]ctrl+q[/b] ...")."""
+        keys = [key for key, bound in self.active_bindings.items() if bound.binding.action in ("quit", "app.quit")]
+        if keys:
+            self.notify(f"Press {' or '.join(keys)} to quit the app", title="Do you want to quit?")
+
     def show_error(self, title: str, message: str) -> None:
         self.push_screen(ErrorModal(title, message))
 
