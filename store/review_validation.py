@@ -24,8 +24,10 @@ from workbench.store.reviewer_names import among, reviewer_key
 
 
 def cohen_kappa(first: list[str], second: list[str]) -> float | None:
-    """Cohen's kappa of two reviewers' labels on the same items (None when undefined)."""
-    if len(first) != len(second) or not first:
+    """Cohen's kappa of two reviewers' labels on the same items (None when undefined, and on a
+    single item: its chance agreement is 1 or 0, so its kappa is undefined or 0 whatever the
+    reviewers do, a number that says nothing)."""
+    if len(first) != len(second) or len(first) < 2:
         return None
     labels = sorted(set(first) | set(second))
     n = len(first)

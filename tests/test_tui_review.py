@@ -171,6 +171,8 @@ def test_validation_sample_and_kappa(tmp_path):
     from workbench.store.db import connect
 
     assert review_validation.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
+    # one list: chance agreement 1 or 0, so kappa undefined or 0 whatever the reviewers did (it read 0.000)
+    assert review_validation.cohen_kappa(["a"], ["r"]) is None and review_validation.cohen_kappa(["a"], ["a"]) is None
     # Hand-computed: po = 0.6, pe = 0.6*0.6 + 0.4*0.4 = 0.52 -> kappa = 0.08 / 0.48 = 1/6.
     assert (
         abs(review_validation.cohen_kappa(["a", "a", "a", "r", "r"] * 2, ["a", "a", "r", "r", "a"] * 2) - 1 / 6) < 1e-9
