@@ -102,3 +102,14 @@ def test_a_study_named_like_one_of_its_data_files_is_refused(tmp_path, method, n
     assert done.returncode == 2
     assert f"the {method} example's data file {name} goes beside the study under that name" in done.stderr
     assert list(tmp_path.iterdir()) == []  # nothing written
+
+
+def test_the_entity_examples_data_keep_their_licence_beside_them(tmp_path):
+    """The copied countries and templates are the framework's (MIT): its notice goes with them
+    under the example's name (a LICENSE of the user's folder is never touched), and the study's
+    comment names it (it said 'see LICENSE in this folder', where none was)."""
+    (tmp_path / "LICENSE").write_text("the user's own licence")
+    assert run_cli("init", "entity", str(tmp_path / "s.toml")).returncode == 0
+    assert (tmp_path / "LICENSE").read_text() == "the user's own licence"
+    assert "MIT License" in (tmp_path / "countries_urgency.LICENSE").read_text()
+    assert "see countries_urgency.LICENSE beside this file" in (tmp_path / "s.toml").read_text()

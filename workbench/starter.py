@@ -54,7 +54,15 @@ def plan_copy(method: str, target: Path) -> list[tuple[Path, Path]]:
     example = known[method].example
     if example is None or not example.is_file():
         raise StarterError(f"method {method!r} ships no example study")
-    return [(example, target)] + [(data, target.parent / data.name) for data in _named_files(example)]
+    pairs = [(example, target)] + [(data, target.parent / data.name) for data in _named_files(example)]
+    licence = example.parent / "LICENSE"
+    if licence.is_file():  # the data's licence goes with the copies of it, never over a LICENSE of the user's
+        pairs.append((licence, target.parent / _licence_name(example)))
+    return pairs
+
+
+def _licence_name(example: Path) -> str:
+    return f"{example.stem}.LICENSE"
 
 
 def _named(study: bytes, name: str) -> bytes:
@@ -98,6 +106,7 @@ def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[
             data = re.sub(rb"assets/studies/[\w/.-]+\.toml", str(target).encode(), data)
             # and its study is named after the copy, not the example (the demo's own study is "demo")
             data = _named(data, target.stem)
+            data = data.replace(b"see LICENSE in this folder", f"see {_licence_name(source)} beside this file".encode())
         try:
             dest.write_bytes(data)
         except OSError as exc:
