@@ -27,12 +27,20 @@ class AlreadyRecorded(ReviewRefused):
 
 
 def refuse_repeat(
-    conn: sqlite3.Connection, row: sqlite3.Row, reviewer: str, decision: str, after: list[str], blind: bool
+    conn: sqlite3.Connection,
+    row: sqlite3.Row,
+    reviewer: str,
+    decision: str,
+    after: list[str],
+    blind: bool,
+    why: str | None = None,
 ) -> None:
     """Raise AlreadyRecorded when the latest standing verdict on the list's scope is this
-    reviewer's, on the same answer, with the same decision, names and blindness."""
+    reviewer's, on the same answer, with the same decision, names and blindness, and no new
+    reason (a reason given, other than the one recorded, is a correction of the record: it was
+    dropped without a word)."""
     latest = conn.execute(
-        f"SELECT id, reviewer, decision, after_json, blind, answer_key FROM verdicts WHERE {IN_SCOPE} "
+        f"SELECT id, reviewer, decision, after_json, blind, answer_key, why FROM verdicts WHERE {IN_SCOPE} "
         "AND undone = 0 ORDER BY id DESC LIMIT 1",
         scope_of(row),
     ).fetchone()
@@ -41,6 +49,8 @@ def refuse_repeat(
     if latest["answer_key"] != row["response_key"] or bool(latest["blind"]) != blind:
         return
     if latest["decision"] != decision or json.loads(latest["after_json"]) != after:
+        return
+    if why is not None and why != latest["why"]:
         return
     raise AlreadyRecorded(
         f"already recorded: {latest['reviewer']}'s {decision} on list {row['id']} is verdict {latest['id']}, "

@@ -164,7 +164,7 @@ def review(
         check_version(conn, row, blind, if_version)
         before = [s for s, _ in extracted(conn, row)] if blind else surfaces(conn, list_id)
         after = before if decision == "accept" else [] if decision == "reject" else after
-        refuse_repeat(conn, row, reviewer, decision, after, blind)  # the same verdict again records nothing
+        refuse_repeat(conn, row, reviewer, decision, after, blind, why)  # the same verdict again records nothing
         return record_verdict(conn, row, reviewer, decision, after, before, blind=blind, why=why, sample=sample)
 
 

@@ -162,3 +162,16 @@ def test_the_open_sample_filter_agreement_and_a_repeated_verdict_in_the_app(stud
 
     asyncio.run(scenario())
     assert rows(study_db, "SELECT COUNT(*) FROM verdicts WHERE reviewer = 'ana'") == [(1,)]
+
+
+def test_the_same_verdict_with_a_new_reason_is_recorded(study_db):
+    """A reason given again, other than the one recorded, corrects the record: it was dropped
+    ('Already recorded ... nothing changed') and the old reason stood."""
+    first = lists(study_db)[0]["list_id"]
+    assert verdict(study_db, first, "ana", "--accept", "--why", "first").returncode == 0
+    same = verdict(study_db, first, "ana", "--accept", "--why", "first")
+    assert "Already recorded" in same.stdout
+    assert "Already recorded" in verdict(study_db, first, "ana", "--accept").stdout  # no reason given: no change
+    corrected = verdict(study_db, first, "ana", "--accept", "--why", "second, a correction")
+    assert corrected.returncode == 0 and "Already recorded" not in corrected.stdout
+    assert rows(study_db, "SELECT why FROM verdicts ORDER BY id") == [("first",), ("second, a correction",)]
