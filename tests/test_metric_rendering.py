@@ -40,7 +40,11 @@ def test_one_rule_for_every_number(value, digits, signed, shown):
 
 def test_intervals_read_like_their_numbers():
     record = {"ci_low": 0.3149, "ci_high": 0.00004}
-    assert fmt_interval(record) == "[0.31, 4e-05]"
+    # an end nearer 0 than two decimals show, not 0: it read "[4.2e-12, 1.00]", a number of its own
+    assert fmt_interval(record) == "[0.31, <0.01]"
+    assert fmt_interval({"ci_low": 4.2e-12, "ci_high": 1.0}) == "[<0.01, 1.00]"
+    assert fmt_interval({"ci_low": -0.003, "ci_high": 0.5}) == "[>-0.01, 0.50]"
+    assert fmt_interval({"ci_low": 0.0, "ci_high": 1e-13}) == "[0.00, 0.00]"  # rounding's, not a value
     assert fmt_interval({"ci_low": 0.1}) == ""  # half an interval is none
     assert with_interval(0.421, {"ci_low": 0.31, "ci_high": 0.55}) == "0.42 [0.31, 0.55]"
     assert with_interval(0.421, {}, 3) == "0.421"

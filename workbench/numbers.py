@@ -35,7 +35,16 @@ def fmt_interval(record: dict[str, Any], digits: int = 2) -> str:
     low, high = record.get("ci_low"), record.get("ci_high")
     if low is None or high is None:
         return ""
-    return f"[{fmt_num(low, digits)}, {fmt_num(high, digits)}]"
+    return f"[{_end(low, digits)}, {_end(high, digits)}]"
+
+
+def _end(value: float, digits: int) -> str:
+    """An interval's end at `digits` decimals; one nearer 0 than they show, yet not 0, as
+    "<0.01" (or ">-0.01"): "[4.2e-12, 1.00]" read as a finding of its own, where the end is
+    there for the interval's width."""
+    if isinstance(value, float) and NOISE <= abs(value) < 10**-digits:
+        return f"<{10**-digits:.{digits}f}" if value > 0 else f">-{10**-digits:.{digits}f}"
+    return fmt_num(value, digits)
 
 
 def with_interval(value: Any, record: dict[str, Any], digits: int = 2, signed: bool = False) -> str:
