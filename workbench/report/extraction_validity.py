@@ -18,6 +18,7 @@ from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.store import extraction_reads
 from workbench.store.mentions import entities_without_region
+from workbench.words import plural
 
 MOST = 8  # names shown among the most added and the most removed
 
@@ -98,7 +99,8 @@ def unknown_region_items(conn: sqlite3.Connection, study_id: int) -> list[str]:
         return []
     named = ", ".join(name for name, _n in missing[:5]) + (f" and {len(missing) - 5} more" if len(missing) > 5 else "")
     return [
-        f"Regions: {fmt_num(len(missing))} mentioned entities have no region ({named}); they count as Unknown in "
+        f"Regions: {plural(len(missing), 'mentioned entity has', 'mentioned entities have')} no region ({named}); "
+        "they count as Unknown in "
         "the region shares and on neither side of a log-odds. The brands appendix lists every region; "
         "`workbench import entities FILE.csv` assigns them."
     ]

@@ -36,6 +36,7 @@ from workbench.metric_views import (
 )
 from workbench.metrics.records import has, value_of
 from workbench.numbers import fmt_num
+from workbench.words import plural
 
 
 def topics(records: list[ChoiceRecord]) -> list[str]:
@@ -114,7 +115,8 @@ def region_hint(conn, study: str | None) -> str:
     if not missing:
         return ""
     return (
-        f"{len(missing)} mentioned entities have no region yet (e.g. {', '.join(n for n, _ in missing[:3])}); "
+        f"{plural(len(missing), 'mentioned entity has', 'mentioned entities have')} no region yet "
+        f"(e.g. {', '.join(n for n, _ in missing[:3])}); "
         "they count as Unknown in the log-odds. Assign regions with `workbench import entities FILE.csv`."
     )
 
