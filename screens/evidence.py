@@ -94,7 +94,9 @@ class EvidenceScreen(Screen):
             self.query_one("#evidence-list", Static).update("")
             return
         answer = answers[max(0, min(row, len(answers) - 1))]
-        self.answer_shown = answer_text(answer.text, list(answer.counted))  # literal, counted names highlighted
+        # literal, the counted names highlighted, those the extraction flagged where it found them
+        found = [{"start": s, "end": e, "text": (answer.text or "")[s:e]} for s, e in answer.spans]
+        self.answer_shown = answer_text(answer.text, [*answer.counted, *answer.spellings], found)
         self.query_one("#evidence-answer", Static).update(self.answer_shown)
         parts = [names_table([("its list now", list(answer.names)), ("counted here", list(answer.counted))])]
         if answer.note:

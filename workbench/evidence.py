@@ -8,6 +8,8 @@ each method that offers evidence names an `evidence_module` (docs/writing-a-meth
 
     METRICS: dict[str, str]                        metric name -> what its evidence lists
     evidence(conn, query) -> list[Evidence]        the answers of a query (one Evidence a model)
+    OPTIONS: dict[str, tuple[str, ...]]            metric name -> the options it takes beyond
+                                                   --topic and --model ("cluster", "region", ...)
     cell_query(panel_id, header, row, column, choices) -> Query | None
                                                    which number a cell of its Metrics table shows
     record_query(row) -> Query | None              which number a flat record is (report headlines)
@@ -17,6 +19,7 @@ and refuses an unknown topic, model or target with `EvidenceError` naming the kn
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from importlib import import_module
@@ -41,6 +44,9 @@ class Query:
     cluster: str | None = None
     target: str | None = None
     study: str | None = None
+    given: tuple[
+        str, ...
+    ] = ()  # the options a user typed beyond topic and model, each refused where the metric takes none
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,11 @@ class Answer:
     repetition: int | None = None
     key: str | None = None
     note: str = ""  # what else counts here: a score, the list's rank of a catalog item
+    # How the counted names are written in the text when not as counted (a surface a merge or a
+    # rename left behind, a gazetteer spelling), and where the extraction found them: a near
+    # spelling ("Adiddas") is in no list of spellings, only its offsets say where it is.
+    spellings: tuple[str, ...] = ()
+    spans: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,11 @@ def find(conn: sqlite3.Connection, study: str, query: Query) -> list[Evidence]:
         raise EvidenceError(
             f"no metric {query.metric!r} in study {study!r} ({method_name}); known: {', '.join(module.METRICS)}"
         )
+    takes = getattr(module, "OPTIONS", {}).get(query.metric, ())
+    for option in query.given:
+        if option not in takes:  # silently ignored, it would show another number than the one asked for
+            listed = ", ".join(f"--{o}" for o in ("topic", "model", *takes))
+            raise EvidenceError(f"metric {query.metric!r} takes no --{option} (it takes: {listed})")
     return module.evidence(conn, study_id, replace(query, study=study))
 
 
@@ -178,25 +194,37 @@ def for_record(conn: sqlite3.Connection, method: Any, row: dict[str, Any]) -> li
         return []
 
 
-def marks(text: str, names: list[str] | tuple[str, ...]) -> list[tuple[int, int]]:
-    """Where the names occur in `text` (case ignored), as (start, end) spans that do not
-    overlap, the longest name first where two start alike: what a reader sees marked."""
-    lowered = text.casefold() if len(text.casefold()) == len(text) else text.lower()
-    spans: list[tuple[int, int]] = []
-    for name in sorted({n for n in names if n and n.strip()}, key=len, reverse=True):
-        needle, at = name.casefold() if len(name.casefold()) == len(name) else name.lower(), 0
-        while (found := lowered.find(needle, at)) >= 0:
-            end = found + len(needle)
-            if all(end <= s or found >= e for s, e in spans):
-                spans.append((found, end))
-            at = found + 1
-    return sorted(spans)
+def marks(text: str, names: list[str] | tuple[str, ...], spans=()) -> list[tuple[int, int]]:
+    """Where the names occur in `text` as whole words (case ignored, a plural "s" after one
+    allowed; a name written with a capital only where the text has one, as the gazetteer reads
+    names), and the `spans` given, as (start, end) spans that do not overlap, the given spans
+    and then the longest name first: what a reader sees marked."""
+    out: list[tuple[int, int]] = []
+
+    def add(start: int, end: int) -> None:
+        if 0 <= start < end <= len(text) and all(end <= s or start >= e for s, e in out):
+            out.append((start, end))
+
+    for start, end in spans:
+        add(start, end)
+    for name in sorted({n.strip() for n in names if n and n.strip()}, key=len, reverse=True):
+        flags = 0 if name[0].isupper() else re.IGNORECASE
+        head = f"(?i:{re.escape(name[0])})" if flags else re.escape(name[0])
+        pattern = rf"(?<![^\W_]){head}(?i:{re.escape(name[1:])})(?=(?:'?s)?(?![^\W_]))"
+        for found in re.finditer(pattern, text, flags):
+            add(found.start(), found.end())
+    return sorted(out)
+
+
+def answer_marks(answer: Answer, text: str | None = None) -> list[tuple[int, int]]:
+    """The marks of an answer's text (or of `text`, its beginning where a quote cuts it short):
+    its counted names, the other spellings of them and where the extraction found them."""
+    text = answer.text if text is None else text
+    return marks(text or "", (*answer.counted, *answer.spellings), answer.spans)
 
 
 def as_record(evidence: Evidence) -> dict[str, Any]:
     """The evidence as `--format json` writes it: every field, each answer with its marks."""
     out = asdict(evidence)
-    out["answers"] = [
-        {**asdict(a), "marks": [list(span) for span in marks(a.text or "", a.counted)]} for a in evidence.answers
-    ]
+    out["answers"] = [{**asdict(a), "marks": [list(span) for span in answer_marks(a)]} for a in evidence.answers]
     return out

@@ -30,7 +30,10 @@ Each answer is listed with where it was asked, its list as it counts now (after 
 merges and regions) and the names this number counts, marked [[like this]] in the answer's
 text. The answers holding a counted name come first. The app shows the same with Enter on a
 cell of the Metrics screen; the report's appendix quotes a few for each headline.
-An unknown metric, topic, model, cluster or pair is refused in one line naming the known ones."""
+An unknown metric, topic, model, cluster, region, pair or entity is refused in one line naming
+the known ones, and so is an option the metric does not take (--region is region_share's only).
+Regions are matched as `workbench import entities` matches them: case and spacing aside, "US"
+for United States."""
 
 EXAMPLES = """\
 examples:
@@ -47,9 +50,11 @@ def cmd_evidence(args: argparse.Namespace) -> int:
 
     conn = open_store(args.db, create=False)
     target = f"{args.pair[0]} vs {args.pair[1]}" if args.pair else args.region or args.entity
+    given = tuple(o for o in ("cluster", "region", "pair", "entity") if getattr(args, o) is not None)
     with snapshot(conn):  # one commit's lists, while reviews go on
         study = the_study(conn, args.study)
-        found = find(conn, study, Query(args.metric, args.topic, args.model, args.cluster, target))
+        query = Query(args.metric, args.topic, args.model, args.cluster, target, given=given)
+        found = find(conn, study, query)
     if args.format == "json":
         records = [as_record(e) for e in found]
         for record in records:
@@ -63,12 +68,12 @@ def cmd_evidence(args: argparse.Namespace) -> int:
     return 0
 
 
-def marked(text: str, counted: tuple[str, ...]) -> str:
+def marked(answer) -> str:
     """The answer on one line per its own lines, the counted names between [[ ]]."""
-    from workbench.evidence import marks
+    from workbench.evidence import answer_marks
 
-    out, at = [], 0
-    for start, end in marks(text, counted):
+    text, out, at = answer.text, [], 0
+    for start, end in answer_marks(answer):
         out += [text[at:start], "[[", text[start:end], "]]"]
         at = end
     return "".join([*out, text[at:]])
@@ -96,7 +101,7 @@ def print_evidence(console, evidence, limit: int | None) -> None:
         console.print(literal_text(f"   list: {', '.join(answer.names) or '(empty)'} · {counted}"), soft_wrap=True)
         if answer.note:
             console.print(literal_text(f"   {answer.note}"), soft_wrap=True)
-        text = marked(answer.text, answer.counted) if answer.text else "(imported list: no answer text)"
+        text = marked(answer) if answer.text else "(imported list: no answer text)"
         console.print(literal_text(text), soft_wrap=True)
     if limit and len(evidence.answers) > limit:
         console.print(literal_text(f"\n... and {len(evidence.answers) - limit} more (--limit 0: all)"), style="dim")

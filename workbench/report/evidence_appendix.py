@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from workbench import methods
-from workbench.evidence import Evidence, for_record, marks
+from workbench.evidence import Evidence, answer_marks, for_record
 from workbench.report.document import Facts, Paragraph, Section
 from workbench.report.headlines import effect_sentence, headline_effects
 from workbench.report.quote import Quote
@@ -83,7 +83,7 @@ def _entry(anchor: str, n: int, e: Evidence) -> Section:
             blocks.append(Quote(head, f"(imported list: {', '.join(answer.names)})", []))
             continue
         text = answer.text[:QUOTE_CHARS] + ("…" if len(answer.text) > QUOTE_CHARS else "")
-        blocks.append(Quote(head, text, marks(text, answer.counted)))
+        blocks.append(Quote(head, text, answer_marks(answer, text)))
     return Section(anchor, title, blocks, level=3, anchored=True)  # Markdown writes the link's anchor
 
 

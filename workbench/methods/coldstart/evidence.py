@@ -11,7 +11,9 @@ from workbench.methods.coldstart.data import CURRENT
 from workbench.methods.coldstart.metrics import iou
 from workbench.numbers import fmt_num
 from workbench.store.answer_texts import answer_texts
+from workbench.words import plural_word
 
+OPTIONS: dict[str, tuple[str, ...]] = {"divergence": ()}  # --topic and --model only
 METRICS = {"divergence": "each seed's persona answer against its neutral list, the items both hold counted"}
 
 
@@ -67,7 +69,8 @@ def evidence(conn: sqlite3.Connection, study_id: int, query: Query) -> list[Evid
                 union = len(set(items) | set(neutral))
                 note = (
                     f"seed {seed}: IOU divergence {fmt_num(values[-1], 2)}, {len(shared)} of {union} items shared "
-                    f"with the neutral list ({', '.join(neutral)})"
+                    f"with the neutral list"
+                    + (f" ({', '.join(dict.fromkeys(i for i in items if i in shared))})" if shared else "")
                 )
                 parts.append(f"seed {seed}: {len(shared)} of {union} shared")
             key = rows[0][2]
@@ -75,9 +78,7 @@ def evidence(conn: sqlite3.Connection, study_id: int, query: Query) -> list[Evid
                 Answer(name, f"{c}: {p}", f"seed {seed}", texts.get(key), names, counted, key=key, note=note)
             )
         mean = f"IOU divergence {fmt_num(sum(values) / len(values), 2)}" if values else "IOU divergence n/a"
-        sentence = (
-            f"{mean}: 1 - the items shared with the neutral list over the items of either, mean of {len(values)} seeds"
-        )
+        sentence = f"{mean}: 1 - the items shared with the neutral list over the items of either, mean of {len(values)} {plural_word(len(values), 'seed')}"
         ordered = [a for a in answers if a.counted] + [a for a in answers if not a.counted]
         base = {"study": query.study, "method": "coldstart", "metric": "divergence", "model": name}
         out.append(

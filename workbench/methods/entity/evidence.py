@@ -16,6 +16,7 @@ from workbench.store.answers import payloads
 from workbench.store.studies import study_spec
 
 METRICS = {"delta": "each template's label scores of the entity (--entity), its standing among the template's"}
+OPTIONS = {"delta": ("cluster", "entity")}  # --cluster: one condition, as the entity table's header names it
 CELL = ("model", "task", "language", "variant", "method")
 
 
@@ -42,6 +43,9 @@ def evidence(conn: sqlite3.Connection, study_id: int, query: Query) -> list[Evid
     known(query.target, entities, "entity")
     known(query.topic, sorted({c[1] for c in cells}), "task")
     model = model_named(query.model, sorted({c[0] for c in cells}))
+    conditions = sorted({condition_label(dict(zip(CELL, key))) for key in cells})
+    if query.cluster is not None and query.cluster.removeprefix(f"{query.study} · ") not in conditions:
+        known(query.cluster, conditions, "condition")
     spec = study_spec(conn, query.study)
     out = []
     for key, scored in sorted(cells.items()):

@@ -12,7 +12,9 @@ from workbench.methods.identity.data import CURRENT
 from workbench.methods.identity.metrics import mean_share
 from workbench.numbers import fmt_num
 from workbench.store.answer_texts import answer_texts
+from workbench.words import plural_word
 
+OPTIONS: dict[str, tuple[str, ...]] = {"mean_share": ()}  # --topic and --model only
 METRICS = {"mean_share": "each answer of a group x condition, the items the reference table holds counted"}
 SUFFIX = ": mean share"  # the identity table's first column of a model ("gpt-4o: mean share")
 
@@ -119,7 +121,7 @@ def _baseline(conn: sqlite3.Connection, study_id: int, model: str, group: str, s
     values = [v for key, _t in rows if (v := mean_share(items.get(key, []), shares)) is not None]
     if not values:
         return ""
-    return f"baseline: mean share {fmt_num(sum(values) / len(values), 3)} over {len(values)} answers"
+    return f"baseline: mean share {fmt_num(sum(values) / len(values), 3)} over {len(values)} {plural_word(len(values), 'answer')}"
 
 
 def cell_query(panel_id: str, header: list[str], row: list[str], column: int, choices: dict) -> Query | None:
