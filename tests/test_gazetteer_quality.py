@@ -1,5 +1,5 @@
 """The gazetteer measured against labelled answers, as de-duplication is (tests/data/
-gazetteer_labelled.jsonl: 134 answers of the demo's topics with the brands a careful reader
+gazetteer_labelled.jsonl: 140 answers of the demo's topics with the brands a careful reader
 marks; bench/gazetteer_quality.py prints the figures). The gazetteer is deterministic, so the
 counts are held exactly: a change of the matching rules that moves them must say so in
 docs/methods.md."""
@@ -18,16 +18,16 @@ from workbench.gazetteer import load  # noqa: E402
 
 # case: (answers, true positives, false positives, false negatives, flagged, flagged false)
 WITH_RULES = {
-    "all": (134, 259, 6, 7, 29, 6),
-    "common word": (62, 114, 2, 0, 17, 2),
+    "all": (140, 274, 6, 7, 29, 6),
+    "common word": (68, 129, 2, 0, 17, 2),
     "near spelling": (39, 62, 4, 7, 12, 4),
     "neither": (33, 83, 0, 0, 0, 0),
 }
-# The windows' matches alone, as the gazetteer matched before the rules: 25 of the 31 false
+# The windows' matches alone, as the gazetteer matched before the rules: 26 of the 32 false
 # positives were common words at the start of a sentence ("On balance", "Fellow runners").
 WITHOUT_RULES = {
-    "all": (134, 257, 31, 9, 21, 6),
-    "common word": (62, 114, 25, 0, 0, 0),
+    "all": (140, 272, 32, 9, 21, 6),
+    "common word": (68, 129, 26, 0, 0, 0),
     "near spelling": (39, 60, 6, 9, 21, 6),
     "neither": (33, 83, 0, 0, 0, 0),
 }
@@ -52,18 +52,18 @@ def test_precision_and_recall_on_the_labelled_answers(rules, expected):
 
 def test_the_figures_the_docs_state():
     tallies = gazetteer_quality.measure()
-    assert f"{tallies['all'].precision:.3f}" == "0.977" and f"{tallies['all'].recall:.3f}" == "0.974"
-    assert f"{tallies['common word'].precision:.3f}" == "0.983"
+    assert f"{tallies['all'].precision:.3f}" == "0.979" and f"{tallies['all'].recall:.3f}" == "0.975"
+    assert f"{tallies['common word'].precision:.3f}" == "0.985"
     assert f"{tallies['near spelling'].precision:.3f}" == "0.939"
     assert f"{tallies['near spelling'].recall:.3f}" == "0.899"
     docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "methods.md").read_text("utf-8").split())
     for figure in (
-        "0.977 (259 of 265)",
-        "0.974 (259 of 266)",
-        "0.983 (114 of 116)",
+        "0.979 (274 of 280)",
+        "0.975 (274 of 281)",
+        "0.985 (129 of 131)",
         "0.939 (62 of 66)",
         "0.899 (62 of 69)",
-        "precision was 0.892 overall (31 false positives) and 0.820",
+        "precision was 0.895 overall (32 false positives) and 0.832",
     ):
         assert figure in docs, figure
 
@@ -95,6 +95,10 @@ def test_the_labelled_set_marks_only_names_the_gazetteer_holds():
         ("Brands like On and Nikes.", [("On Running", "On", "exact"), ("Nike", "Nikes", "exact")]),
         ("Fellow runners like Hoka. Fellow makes kettles.", [("Hoka", "Hoka", "exact"),
                                                              ("Fellow", "Fellow", "common word")]),
+        ("Here are my picks:\n1. Brooks\n2. New Balance\n3. Puma",  # a list item on its own is a name
+         [("Brooks", "Brooks", "exact"), ("New Balance", "New Balance", "exact"), ("Puma", "Puma", "exact")]),
+        ("- **On**: light\n- Brooks — soft", [("On Running", "On", "exact"), ("Brooks", "Brooks", "exact")]),
+        ("Tips:\n1. On balance, Asics wins.", [("Asics", "Asics", "exact")]),  # not alone on its item
     ],
 )  # fmt: skip
 def test_each_match_says_its_kind(text, kinds):

@@ -36,7 +36,7 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from workbench.gazetteer_words import in_lists, is_common, reads_as_name, sentence_start
+from workbench.gazetteer_words import in_lists, is_common, list_item, reads_as_name, sentence_start
 from workbench.store.errors import UserFacingError
 
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: the units a name is made of
@@ -202,10 +202,13 @@ class _Index:
             if taken.intersection(range(i, j)):
                 continue
             common = rules and all(is_common(_fold(w)) for w in _WORD.findall(text[start:end]))
-            if common and (edits or (sentence_start(text, start) and not reads_as_name(text, end))):
+            if common and not edits and list_item(text, start, end):
+                common = False  # "1. Brooks": a list item on its own is a name, whatever the word
+            opening = common and sentence_start(text, start)
+            if common and (edits or (opening and not reads_as_name(text, end))):
                 continue  # "Salmon" is no Salomon; "On balance," names no On
             taken.update(range(i, j))
-            chosen.append(Found(s.entity, s.text, start, end, edits, common and sentence_start(text, start)))
+            chosen.append(Found(s.entity, s.text, start, end, edits, opening))
         return in_lists(text, sorted(chosen, key=lambda found: found.start))
 
 

@@ -11,6 +11,9 @@ follows reads as a name: punctuation or the end ("On, Hoka and Saucony"), a poss
 or a word a brand is typically followed by (`AS_A_NAME`: "Apple makes", "Vans are",
 "Galaxy phones"). Such a match is counted and flagged as a common word for review, unless
 another name follows it in a list ("Apple, Samsung, and Google": the answer lists brands).
+A match that is a list item on its own, after a list marker at the start of its line and
+before the line's end or punctuation ("1. Brooks", "- **On**: light and fast"), is a name
+and counted unflagged: a list of picks holds names, and "Brooks" alone as one is no brook.
 
 A near spelling that is itself a common word is not counted: "Salmon" is the fish, not a
 misspelt Salomon; "Realm" is no Realme.
@@ -38,6 +41,20 @@ _SENTENCE_START = re.compile(r"(?:\A|[.!?:;\n])[\s\"'“‘(*•\-–—]*(?:\d+
 # The token after a match: a possessive, a word (also one joined by a hyphen: "Whirlpool-like"
 # reads on as one word), one other character, or the end.
 _NEXT = re.compile(r"\s*(['’]s\b|-?[^\W_]+|\S|\Z)")
+
+
+# A list item's start: spaces, a marker ("1." "2)" "-" "*" "•"), spaces and perhaps bold; and
+# its end after the name: perhaps the bold's close, then the line's end or punctuation.
+_ITEM_MARKER = re.compile(r"[ \t]*(?:\d+[.)]|[-*•–—])[ \t]*(?:\*\*|__|\*|_)?")
+_ITEM_END = re.compile(r"(?:\*\*|__|\*|_)?[ \t]*(?:\r?\n|\Z|[:,;.!?)—–-])")
+
+
+def list_item(text: str, start: int, end: int) -> bool:
+    """Whether the match at start..end is a list item on its own ("1. Brooks", "- On: ...")."""
+    line = text.rfind("\n", max(0, start - 40), start) + 1  # a marker is short: 40 characters hold it
+    if line == 0 and start > 40:
+        return False
+    return _ITEM_MARKER.fullmatch(text, line, start) is not None and _ITEM_END.match(text, end) is not None
 
 
 # Between two names of a list: "Apple, Samsung", "On and Hoka", "Honor / Huawei".
