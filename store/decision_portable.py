@@ -16,6 +16,8 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.errors import InputError
+
 
 def answer_sha256(conn: sqlite3.Connection, response_key: str | None) -> str | None:
     """The SHA-256 of an answer's text (None: no answer stored under that key, an import)."""
@@ -39,6 +41,19 @@ def verdict_replay(conn: sqlite3.Connection, row: sqlite3.Row) -> str:
         },
         ensure_ascii=False,
     )
+
+
+def replay_of(where: str, record: dict[str, Any]) -> dict[str, Any]:
+    try:
+        replay = json.loads(record.get("replay") or "")
+    except (TypeError, ValueError):
+        replay = None
+    if not isinstance(replay, dict):
+        raise InputError(
+            f"{where}: no `replay` for this decision (the export of an older version): export the decisions "
+            "again with `workbench export --what decisions --format json`"
+        )
+    return replay
 
 
 def _entity_ids(change: dict[str, Any]) -> list[int]:

@@ -3,7 +3,7 @@ does verdicts and entity decisions): a cold-start catalog match, found by its li
 (model, seed, persona, rank) and the item's text there, and an identity probe label, found by
 its prompt's request key (derived from what was asked: the same in every run of the study).
 A correction taken back in the other store is not made again; one already here is not
-recorded twice; a position or prompt this store lacks refuses the file, naming the line."""
+recorded twice, nor made again once taken back here; a position or prompt this store lacks refuses the file, naming the line."""
 
 from __future__ import annotations
 
@@ -15,6 +15,12 @@ from workbench.store.errors import InputError
 from workbench.store.reviewer_names import clean_reviewer
 
 POSITION = ("model", "seed", "persona_category", "persona", "rank")
+
+
+def _here(undone: int) -> str:
+    """A correction this store holds: imported before, then taken back here or not. An undo here
+    is this store's decision: importing the file again does not bring the correction back."""
+    return "present" if undone == 0 else "kept undone"
 
 
 def replay_match(conn: sqlite3.Connection, where: str, record: dict[str, Any], study_id: int, refused: list) -> str:
@@ -34,12 +40,13 @@ def replay_match(conn: sqlite3.Connection, where: str, record: dict[str, Any], s
     ).fetchone()
     if row is None:
         raise InputError(f"{where}: no ranked item {'/'.join(map(str, position))} here (run the same study first)")
-    if conn.execute(
-        "SELECT 1 FROM match_corrections WHERE study_id = ? AND model = ? AND seed = ? AND persona_category = ? "
-        "AND persona = ? AND rank = ? AND reviewer = ? AND at = ? AND undone = 0",
+    here = conn.execute(
+        "SELECT MIN(undone) FROM match_corrections WHERE study_id = ? AND model = ? AND seed = ? "
+        "AND persona_category = ? AND persona = ? AND rank = ? AND reviewer = ? AND at = ?",
         (study_id, *position, who, record.get("at")),
-    ).fetchone():
-        return "present"
+    ).fetchone()[0]
+    if here is not None:
+        return _here(here)
     if row[1] != scope.get("surface"):
         refused.append(
             f"{where}: {who}'s catalog match at {'/'.join(map(str, position))} refused (the item here "
@@ -74,11 +81,12 @@ def replay_probe(conn: sqlite3.Connection, where: str, record: dict[str, Any]) -
     ).fetchone()
     if row is None:
         raise InputError(f"{where}: no probe answer of prompt {key!r} here (run the same study first)")
-    if conn.execute(
-        "SELECT 1 FROM probe_reviews WHERE request_key = ? AND reviewer = ? AND at = ? AND undone = 0",
+    here = conn.execute(
+        "SELECT MIN(undone) FROM probe_reviews WHERE request_key = ? AND reviewer = ? AND at = ?",
         (key, who, record.get("at")),
-    ).fetchone():
-        return "present"
+    ).fetchone()[0]
+    if here is not None:
+        return _here(here)
     conn.execute(
         "INSERT INTO probe_reviews (request_key, reviewer, label, previous_label, previous_source, at) "
         "VALUES (?, ?, ?, ?, ?, ?)",

@@ -89,7 +89,9 @@ class ImportDialog(ModalScreen[dict[str, Any] | None]):
 
     def result(self) -> dict[str, Any]:
         kind = str(self.query_one("#import-kind", Select).value)
-        options: dict[str, Any] = {"study": self.query_one("#import-study", Input).value.strip() or None}
+        # A kind that takes no study hides the field: what it still holds (the open study) is not asked for.
+        study = self.query_one("#import-study", Input).value.strip() if self.kinds[kind].needs_study else ""
+        options: dict[str, Any] = {"study": study or None}
         for option in self.kinds[kind].options:
             widget = self.query_one(f"#import-{option.dest}")
             if option.flag_only:

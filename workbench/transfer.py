@@ -43,7 +43,7 @@ def import_file(db: str | Path, kind_name: str, path: str | Path, options: dict[
         options = {**options, "study": _the_only_study(db, kind_name)}
     # An import that fails leaves no trace: not even the database it would have created.
     with new_store_kept_only_if_used(db):
-        conn = connect(str(db), True)
+        conn = connect(str(db), kind.creates_store)
         try:
             return kind.run(conn, Path(path), options)
         finally:

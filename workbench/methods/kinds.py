@@ -47,6 +47,7 @@ class ImportKind:
     run: Callable[[sqlite3.Connection, Path, dict[str, Any]], list[str]]
     options: tuple[Option, ...] = ()
     needs_study: bool = True  # most imports go into a study: --study NAME is then required
+    creates_store: bool = True  # False: only into a database that exists (decisions need its lists)
 
 
 @dataclass(frozen=True)
