@@ -120,6 +120,8 @@ def test_the_recipe_on_a_new_database_gives_the_reports_numbers_exactly(reviewed
     verbs = [" ".join(shlex.split(c)[1:3]) for c in steps]
     assert verbs == ["run " + str(study), "import entities", "import decisions", "metrics --db", "report --db"]
     assert exports == [f"workbench export --db {db} --what decisions --format json -o decisions.json"]
+    # every later step names a new database beside this one, not the one reported on
+    assert all(f"--db {db.with_name(db.stem + '-reproduced.db')}" in step for step in steps)
     fresh = folder / "fresh.db"
     for command in exports + steps:  # as printed, but for the new database and the new report's name
         words = shlex.split(command)[1:]

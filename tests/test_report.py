@@ -271,7 +271,8 @@ def test_an_entity_run_reports_its_provenance_counts_and_forest(tmp_path, fake_s
     assert [attrs.get("class") for _, attrs in forest["tags"]].count("estimate") == len(deltas) == 6
     # The recipe: the exact command that re-runs it, and the convention named.
     commands = next(pre for pre in re.findall(r'<pre class="commands"><code>(.*?)</code>', out.read_text(), re.S))
-    assert f"workbench run {study} --db {db}" in commands
+    # on a new database beside this one: the same database would only resume, asking nothing
+    assert f"workbench run {study} --db {db.with_name('entity-reproduced.db')}" in commands
     assert "workbench report --db" in commands
     assert "'paper' convention" in "".join(page.text)
 

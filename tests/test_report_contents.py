@@ -217,7 +217,8 @@ def test_the_recipe_gives_the_spec_as_run_with_parallel(tmp_path):
     page, text, md = _report(db, "p", tmp_path)
     models = page.table("Models and seeds")
     assert models[1][1] == "llama:default,n_ctx=256,parallel=2"
-    assert f"workbench run {study} --db {db} --model llama:default,n_ctx=256,parallel=2" in md
+    new = db.with_name("p-reproduced.db")
+    assert f"workbench run {study} --db {new} --model llama:default,n_ctx=256,parallel=2" in md
 
 
 def test_a_summary_effect_carries_what_it_rests_on_and_its_adjusted_test():

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from workbench.metrics.records import value_of
@@ -130,25 +132,30 @@ def recipe_section(
     )
     carry = carry or Carried(False, None, False)
     exports = export_commands(facts.database, carry)
+    # The commands make a new database beside this one: printed with this one's name, they
+    # told a reader "a new file" while every command wrote to the database reported on.
+    new = _reproduced(facts.database)
     if exports:
         blocks.append(Paragraph("First, from the database this report was made from, what a person decided:"))
         blocks.append(Commands(exports))
-        blocks.append(Paragraph("Then, with `--db` a new file (on this one, the imports record nothing twice):"))
+        blocks.append(
+            Paragraph(f"Then, on a new database, `{new}` (on this one the imports would record nothing twice):")
+        )
     commands = []
-    run = run_command(facts, as_run)
+    run = run_command(replace(facts, database=new), as_run)
     if run:
         commands.append(run)
     else:
         blocks.append(
             Paragraph(
                 "The study was imported, not run from a study file: import the same files again with "
-                "`workbench import KIND FILE --db DB --study NAME`, then compute as below."
+                f"`workbench import KIND FILE --db {new} --study {facts.name}`, then compute as below."
             )
         )
-    commands += import_commands(facts.database, carry)
-    base = ["--db", facts.database, "--study", facts.name]
+    commands += import_commands(new, carry)
+    base = ["--db", new, "--study", facts.name]
     commands.append(shlex.join(["workbench", "metrics", *base, "--convention", convention]))
-    commands.append(shlex.join(["workbench", "report", *base, "--convention", convention, "-o", out_name]))
+    commands.append(shlex.join(["workbench", "report", *base, "--convention", convention, "-o", _reproduced(out_name)]))
     blocks.append(Commands(commands))
     if carried_note(carry):
         blocks.append(Paragraph(carried_note(carry)))
@@ -161,6 +168,12 @@ def recipe_section(
             )
         )
     return Section("reproduce", "Reproducing these numbers", blocks)
+
+
+def _reproduced(name: str) -> str:
+    """The new database's (or report's) name: this one's, marked as the reproduction, beside it."""
+    path = Path(name)
+    return str(path.with_name(f"{path.stem}-reproduced{path.suffix}"))
 
 
 def convention_section(convention: str, records: list[Any]) -> Section:
