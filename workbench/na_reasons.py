@@ -64,10 +64,9 @@ def reasons_in(records: list[Any]) -> Counter[str]:
 
 def na_rows(records: list[Any], extra: list[str] = ()) -> list[list[str]]:
     """One row per reason of the catalog the records (and `extra`: reasons a view gives
-    itself) give, in the catalog's order: the reason as the cells show it (its pattern with
-    a few of its texts, most numbers first, where it has several: "no Asia slot: 60 vs 0
-    slots" and "... 7 vs 0" are one reason), how many numbers it leaves n/a, and what to do,
-    once. A text the catalog does not know (a plugin's) is a row of its own."""
+    itself) give, in the catalog's order: the reason as the cells show it (a few of its texts,
+    most numbers first, where it has several: "no Asia slot: 60 vs 0 slots" and "... 7 vs 0"
+    are one reason), how many numbers it leaves n/a, and what to do, once. A text the catalog does not know (a plugin's) is a row of its own."""
     counts = reasons_in(records)
     for text in extra:
         counts[text] += 0
@@ -79,7 +78,11 @@ def na_rows(records: list[Any], extra: list[str] = ()) -> list[list[str]]:
     for key in sorted(groups, key=lambda k: (order.get(k, len(order)), str(k))):
         texts = groups[key]
         total = sum(n for _t, n in texts)
-        said = texts[0][0] if len(texts) == 1 else f"{key.shown}, e.g. " + "; ".join(t for t, _n in texts[:EXAMPLES])
+        # several texts of one reason: a few of them as they read, never the pattern's placeholders
+        # ("no REGION slot: N vs 0 slots" read as a reason of its own)
+        said = "; ".join(t for t, _n in texts[:EXAMPLES])
+        if len(texts) > EXAMPLES:
+            said += f"; and {len(texts) - EXAMPLES} more like these"
         rows.append([said, str(total) if total else "-", remedy(texts[0][0]) or "see docs/methods.md"])
     return rows
 
