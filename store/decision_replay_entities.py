@@ -39,6 +39,8 @@ def replay_entity_decision(
         return "present" if here[seen[("entity", action, who, at)] - 1][0] == 0 else "kept undone"
     try:
         changes = _translated(conn, where, replay_of(where, record))
+        if action == "merge":
+            _whole(conn, changes)
     except StandsOtherwise as exc:
         summary = str(record.get("summary") or action)  # "merge Puma, On into Puma"; a forbid's reads otherwise
         summary = summary if summary.startswith(str(action)) else f"{action} ({summary})"
@@ -123,6 +125,23 @@ def _translated(conn, where: str, replay: dict[str, Any]) -> list[dict[str, Any]
             continue  # this store already reads so (an entities import set the region)
         out.append(change)
     return out
+
+
+def _whole(conn: sqlite3.Connection, changes: list[dict[str, Any]]) -> None:
+    """A merge takes in whole entities: each it empties must hold here only the spellings it moves
+    (it did there). One holding more was merged with another entity here: made again, the merge
+    would split that entity, taking back a decision of this store unsaid."""
+    moved: dict[int, set[str]] = {}
+    for change in changes:
+        if change["op"] == "alias":
+            moved.setdefault(change["from"], set()).add(change["key"])
+    for entity, keys in moved.items():
+        held = {k for (k,) in conn.execute("SELECT surface_key FROM aliases WHERE entity_id = ?", (entity,))}
+        if held - keys:
+            raise StandsOtherwise(
+                f"the spelling {sorted(keys)[0]!r} is in {_name(conn, entity)!r} here, with "
+                f"{', '.join(map(repr, sorted(held - keys)))}: made again, the merge would split it"
+            )
 
 
 def _alias(conn, where: str, change: dict[str, Any], ids, names, found) -> bool:

@@ -222,3 +222,17 @@ def test_the_app_imports_decisions_with_its_open_study_in_the_hidden_field(tmp_p
             assert await wait_for(pilot, lambda: len(log(b)) == 3)
 
     asyncio.run(scenario())
+
+
+def test_a_merge_whose_entity_was_merged_with_a_third_here_is_refused_never_splitting_it(tmp_path):
+    lists = {**LISTS, ("gpt", "q4", 1): ["Nike"]}
+    a, b = stores(tmp_path, lists)
+    ok("entities", "merge", "Puma", "On", "--into", "Puma", "--db", a, "--who", "ana")
+    ok("entities", "merge", "Nike", "On", "--into", "Nike", "--db", b, "--who", "carl")
+    before = entities(b)
+    said = ok("import", "decisions", exported(a, tmp_path / "d.json"), "--db", b)
+    assert (
+        f"{tmp_path / 'd.json'}:2: ana's merge Puma, On into Puma refused (the spelling 'on' is in 'Nike' here, "
+        "with 'nike': made again, the merge would split it); nothing recorded for it" in said
+    ), said
+    assert entities(b) == before and "Nike,,4" in before
