@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from textual import events, work
+from textual.geometry import Region
 from textual.message import Message
 from textual.widgets import DataTable
 
@@ -40,6 +41,18 @@ class CellEvidence:
     def on_descendant_blur(self, event: events.DescendantBlur) -> None:
         if isinstance(event.widget, DataTable):
             event.widget.show_cursor = False
+
+    def on_data_table_cell_highlighted(self, event: DataTable.CellHighlighted) -> None:
+        """The view follows the cursor: a table is as tall as its rows, so only the screen's body
+        scrolls, and moving down a table below the fold left the cursor off screen (at 80x24, 4
+        or 5 presses; Enter then opened a number nobody could see)."""
+        table = event.data_table
+        body = next((a for a in table.ancestors if getattr(a, "id", None) == "metrics-body"), None)
+        if body is None or not table.has_focus or not table.region:
+            return
+        cell = table._get_cell_region(event.coordinate)  # noqa: SLF001 (the table's own cursor region)
+        top = table.region.y - body.content_region.y + int(body.scroll_y) + cell.y - int(table.scroll_y)
+        body.scroll_to_region(Region(0, top, 1, max(cell.height, 1)), animate=False, immediate=True)
 
     def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
         event.stop()
