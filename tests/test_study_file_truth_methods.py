@@ -87,7 +87,8 @@ def surfaces(db: Path, exports: tuple[str, ...]) -> dict:
         "status": [
             {k: v for k, v in r.items() if k != "endpoints"} for r in cli_json("status", "--db", str(db), "--json")
         ],
-        "report": VOLATILE.sub("", re.sub(rf"\b{db.stem}\.db\b", "store.db", report.stdout)),
+        # the store's name, and the recipe's new database named after it, read alike in both
+        "report": VOLATILE.sub("", re.sub(rf"\b{db.stem}(-reproduced)?\.db\b", r"store\1.db", report.stdout)),
     }
     for what in exports:
         rows = cli_json("export", "--db", str(db), "--what", what, "--format", "json")
