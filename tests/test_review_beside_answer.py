@@ -148,7 +148,7 @@ def test_the_open_sample_filter_agreement_and_a_repeated_verdict_in_the_app(stud
             await pilot.press("x")  # ana rejects too: they agree on that list
             assert await wait_for(pilot, lambda: screen.loads > loads and not screen.busy)
             progress = " ".join(shown(screen.query_one("#review-progress")).split())
-            assert "ana & bo agree 100% (1 of 1 lists), Cohen's kappa" in progress
+            assert "ana & bo agree 100% (1 of 1 list), Cohen's kappa n/a (1 list)" in progress
             await pilot.press("p")  # back to the list just rejected: the same verdict again
             assert await wait_for(pilot, lambda: screen.page["id"] == sample[0] and "entities" in screen.page)
             await pilot.press("x")

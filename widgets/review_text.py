@@ -12,6 +12,7 @@ from rich.text import Text
 
 from workbench.literal import visible, visible_line
 from workbench.store.gazetteer_flags import flag_line
+from workbench.words import plural
 
 HIGHLIGHT = "bold reverse"
 FLAGGED = "bold reverse yellow"  # a name the gazetteer found by a near spelling or a common word
@@ -179,10 +180,17 @@ def agreement_lines(pairs: list[tuple[str, str, dict[str, Any]]]) -> list[Text]:
         if result["agreement"] is None:
             rate = "agreement n/a (no list reviewed by both)"
         else:
-            rate = f"agree {result['agreement']:.0%} ({result['same_list']} of {result['both_reviewed']} lists)"
-        kappa = f"{result['kappa']:.2f}" if result["kappa"] is not None else "n/a (too few or identical lists)"
+            both = plural(result["both_reviewed"], "list")
+            rate = f"agree {result['agreement']:.0%} ({result['same_list']} of {both})"
+        kappa = f"{result['kappa']:.2f}" if result["kappa"] is not None else _kappa_na(result)
         line = Text(" validation sample: ", style="dim")
         line.append(visible_line(f"{first} & {second} {rate}, Cohen's kappa {kappa}"))
         line.no_wrap, line.overflow = True, "ellipsis"
         lines.append(line)
     return lines
+
+
+def _kappa_na(result: dict) -> str:
+    """Why kappa is n/a, short enough for the line: one list (a kappa of one item says nothing),
+    or lists all judged alike (chance agreement 1)."""
+    return "n/a (1 list)" if (result.get("both_reviewed") or 0) < 2 else "n/a (all judged alike)"
