@@ -180,40 +180,12 @@ def records_of_counts(
     study: str,
     topics: dict[tuple[str, str], TopicCounts],
     region_of: Callable[[str], str | None],
-    region_pairs: Sequence[tuple[str, str]] = DEFAULT_REGION_PAIRS,
-    top_n: int = 10,
-    min_share: float = 0.05,
-    list_part: dict[tuple[str, str], Any] | None = None,
-    convention: str = "paper",
-    regions_imported: bool | None = None,
-    region_part: dict[tuple, Any] | None = None,
-    epochs: dict[tuple[str, str], int] | None = None,
+    *args: Any,
+    **options: Any,
 ) -> list[ChoiceRecord]:
-    """The records of every model x topic (in key order) from their counts.
-
-    `list_part`: a dict the caller keeps while the lists and the names stay the same;
-    the numbers that depend on them alone (PEIR, stability, ...) are kept there and
-    reused, and only those that depend on regions are computed again. `region_part`: the
-    same for each region pair's log-odds, kept by which of the pair's two sides each
-    counted entity falls on, so that a region assigned recomputes only the pairs it moves
-    (their bootstrap is most of the cost). Both are keyed by (model, topic, its epoch in
-    `epochs`, ...): the caller moves a model x topic's epoch when its lists change. `convention`: see
-    `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
-    region table may match none of the extracted names); None: whether any entity of
-    these lists has one."""
-    per_topic = topic_records(
-        study,
-        topics,
-        region_of,
-        region_pairs,
-        top_n,
-        min_share,
-        list_part,
-        convention,
-        regions_imported,
-        region_part,
-        epochs,
-    )
+    """The records of every model x topic (in key order) from their counts, with the adjusted
+    p-values of their families: `topic_records` (its options), then `adjusted_records`."""
+    per_topic = topic_records(study, topics, region_of, *args, **options)
     return adjusted_records([r for key in sorted(per_topic) for r in per_topic[key]])
 
 
@@ -230,8 +202,20 @@ def topic_records(
     region_part: dict[tuple, Any] | None = None,
     epochs: dict[tuple[str, str], int] | None = None,
 ) -> dict[tuple[str, str], list[ChoiceRecord]]:
-    """`records_of_counts` by model x topic, before the adjusted p-values (whose families
-    span the topics: `adjusted_records` gives them once every topic is in)."""
+    """The records of every model x topic from their counts, by model x topic, before the
+    adjusted p-values (whose families span the topics: `adjusted_records` gives them once
+    every topic is in).
+
+    `list_part`: a dict the caller keeps while the lists and the names stay the same;
+    the numbers that depend on them alone (PEIR, stability, ...) are kept there and
+    reused, and only those that depend on regions are computed again. `region_part`: the
+    same for each region pair's log-odds, kept by which of the pair's two sides each
+    counted entity falls on, so that a region assigned recomputes only the pairs it moves
+    (their bootstrap is most of the cost). Both are keyed by (model, topic, its epoch in
+    `epochs`, ...): the caller moves a model x topic's epoch when its lists change. `convention`: see
+    `geographic_lor`. `regions_imported`: whether the store holds any region at all (a
+    region table may match none of the extracted names); None: whether any entity of
+    these lists has one."""
     if regions_imported is None:
         regions_imported = any(region_of(e) for counted in topics.values() for e in counted.scopes[None].slots)
     ordered = sorted(topics.items())
