@@ -127,6 +127,14 @@ def write_mentions(path: Path) -> Path:
     return path
 
 
+def mentions_store(tmp_path: Path) -> Path:
+    """A database of `write_mentions`' lists, imported as study "s"."""
+    db = tmp_path / "a.db"
+    done = run_cli("import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s")
+    assert done.returncode == 0, done.stderr
+    return db
+
+
 def imported_mentions(tmp_path: Path, counts) -> Path:
     """A database with one-entity answers: `counts` is (entity, how many answers) pairs."""
     path = tmp_path / "m.csv"

@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from tests.helpers import run_cli, write_mentions
+from tests.helpers import mentions_store, run_cli
 
 
 def test_a_negative_limit_is_refused_and_a_limit_says_what_it_left_out(tmp_path):
-    db = tmp_path / "a.db"
-    assert (
-        run_cli(
-            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s"
-        ).returncode
-        == 0
-    )
+    db = mentions_store(tmp_path)
     base = ("evidence", "--db", str(db), "--metric", "peir", "--topic", "shoes", "--model", "gpt")
     refused = run_cli(*base, "--limit", "-5")
     # answers[:-5] left out the last five without a word

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.helpers import run_cli, write_mentions
+from tests.helpers import mentions_store, run_cli
 
 
 def _version(db, list_id: int, *blind: str) -> str:
@@ -16,13 +16,7 @@ def _version(db, list_id: int, *blind: str) -> str:
 
 
 def test_a_blind_verdict_with_the_open_views_version_is_refused_for_what_it_is(tmp_path):
-    db = tmp_path / "a.db"
-    assert (
-        run_cli(
-            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s"
-        ).returncode
-        == 0
-    )
+    db = mentions_store(tmp_path)
     verdict = ("review", "verdict", "--db", str(db), "--list", "2", "--who", "bo", "--blind", "--accept")
     open_version = _version(db, 2)
     refused = run_cli(*verdict, "--if-version", open_version)

@@ -4,7 +4,7 @@ cursor went off screen for 4 or 5 presses, and Enter then opened a number nobody
 import asyncio
 
 import pytest
-from helpers import run_cli, settled, wait_for, write_mentions
+from helpers import mentions_store, run_cli, settled, wait_for
 from textual.widgets import DataTable
 
 from workbench.app import WorkbenchApp
@@ -19,13 +19,7 @@ def _cursor_on_view(body, table: DataTable) -> bool:
 @pytest.fixture
 def two_models(tmp_path):
     """Two models' lists with regions: a log-odds table of two model columns, rows wrapped."""
-    db = tmp_path / "a.db"
-    assert (
-        run_cli(
-            "import", "mentions", str(write_mentions(tmp_path / "m.csv")), "--db", str(db), "--study", "s"
-        ).returncode
-        == 0
-    )
+    db = mentions_store(tmp_path)
     (tmp_path / "e.csv").write_text("name,region\nNike,United States\nAdidas,Europe\nAsics,Asia\nPuma,Europe\n")
     assert run_cli("import", "entities", str(tmp_path / "e.csv"), "--db", str(db)).returncode == 0
     return db
