@@ -37,8 +37,12 @@ def replay_entity_decision(
     if len(here) >= seen[("entity", action, who, at)]:
         # Imported before, then taken back here: an undo here is a decision of this store.
         return "present" if here[seen[("entity", action, who, at)] - 1][0] == 0 else "kept undone"
+    replay = replay_of(where, record)
     try:
-        changes = _translated(conn, where, replay_of(where, record))
+        # A decision made as a no-op there (a rename to the name it had) changes nothing here
+        # either: recorded as made, whatever its entity is called here (a rename taken back
+        # there since may have left no entity of the name it had then).
+        changes = [] if _noop(replay) else _translated(conn, where, replay)
         if action == "merge":
             _whole(conn, changes)
     except StandsOtherwise as exc:
@@ -46,7 +50,7 @@ def replay_entity_decision(
         summary = summary if summary.startswith(str(action)) else f"{action} ({summary})"
         refused.append(f"{where}: {who}'s {summary} refused ({exc}); nothing recorded for it, the file keeps it")
         return "refused"
-    if not changes:
+    if not changes and not _noop(replay):
         return "in effect"  # this store already reads as the decision left the other
     conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who = ?", (who,))  # as by hand
     decision = conn.execute(
@@ -59,6 +63,12 @@ def replay_entity_decision(
         apply_change(conn, change, forward=True)
     conn.execute("UPDATE entity_decisions SET changes_json = ? WHERE id = ?", (json.dumps(changes), decision))
     return "entity decision"
+
+
+def _noop(replay: dict[str, Any]) -> bool:
+    """Whether every change of the decision set a name or region to what it was."""
+    changes = replay.get("changes") or []
+    return bool(changes) and all(c.get("op") in ("name", "region") and c.get("from") == c.get("to") for c in changes)
 
 
 def _entity(conn: sqlite3.Connection, where: str, name: Any) -> tuple[int, bool]:

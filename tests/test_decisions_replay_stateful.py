@@ -149,3 +149,15 @@ Replay.TestCase.settings = settings(
     suppress_health_check=[HealthCheck.too_slow],
 )
 TestDecisionsReplay = Replay.TestCase
+
+
+def test_a_no_op_rename_after_a_rename_taken_back_is_replayed():
+    """Found by the machine above: ana renames adidas AG to Three Stripes, bo renames it to the
+    same name (a no-op), ana takes hers back. The export's no-op names 'Three Stripes', which the
+    new store never had: the whole file was refused ("no entity 'Three Stripes'")."""
+    state = Replay()
+    state.start(picks=[[], [], ["adidas AG"]])
+    state.rename(name="adidas AG", new="Three Stripes", who="ana")
+    state.rename(name="adidas AG", new="Three Stripes", who="bo")
+    state.undo_entity(who="ana")
+    state.teardown()  # the two stores read the same lists, entities and standing decisions
