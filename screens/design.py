@@ -85,7 +85,7 @@ class DesignScreen(StoredQuestions, ModelsTab, Screen):
         yield Static(id="design-title")
         with TabbedContent(id="design-tabs"):
             # `]` and `[` move between the tabs (also Tab to the tab bar, then arrows).
-            with TabPane("Questions ]", id="tab-questions"):
+            with TabPane("Questions", id="tab-questions"):
                 yield DataTable(id="questions-table", cursor_type="row", zebra_stripes=True)
                 yield Static(id="question-detail")
             with TabPane("Clusters", id="tab-clusters"):
