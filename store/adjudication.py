@@ -32,6 +32,7 @@ from workbench.store.review_base import (
     surfaces,
     validators,
 )
+from workbench.store.review_repeat import refuse_repeat_adjudication
 from workbench.store.review_state import disagreement, resolution, settled_json  # noqa: F401  (readers find them)
 from workbench.store.review_versions import check_version
 from workbench.store.reviewer_names import among, by_person, clean_reviewer, reviewer_key
@@ -81,6 +82,8 @@ def adjudicate(
             take, names = None, checked_names(entities or [])
         decision = "reject" if not names else "accept" if names == surfaces(conn, list_id) else "edit"
         settled = settled_json(verdicts, settles)
+        # the same adjudication again records nothing (AlreadyRecorded), as a verdict given twice
+        refuse_repeat_adjudication(conn, row, adjudicator, names, settled, take, why)
         return record_verdict(
             conn, row, adjudicator, decision, names, why=why, adjudication=(json.dumps(settles), take, settled)
         )

@@ -57,3 +57,35 @@ def refuse_repeat(
         "given on this version; nothing changed",
         latest["id"],
     )
+
+
+def refuse_repeat_adjudication(
+    conn: sqlite3.Connection,
+    row: sqlite3.Row,
+    adjudicator: str,
+    after: list[str],
+    settled: str,
+    take: str | None,
+    why: str | None = None,
+) -> None:
+    """Raise AlreadyRecorded when the latest standing verdict on the list's scope is this
+    adjudicator's adjudication of the same verdicts (`settled`), taking the same list from the
+    same reviewer, with no new reason: given twice, it was recorded twice."""
+    latest = conn.execute(
+        f"SELECT id, reviewer, after_json, adjudicates, took, settled, why, answer_key FROM verdicts "
+        f"WHERE {IN_SCOPE} AND undone = 0 ORDER BY id DESC LIMIT 1",
+        scope_of(row),
+    ).fetchone()
+    if latest is None or latest["adjudicates"] is None or latest["answer_key"] != row["response_key"]:
+        return
+    if reviewer_key(latest["reviewer"]) != reviewer_key(adjudicator) or json.loads(latest["after_json"]) != after:
+        return
+    if latest["settled"] != settled or (latest["took"] or None) != (take or None):
+        return
+    if why is not None and why != latest["why"]:
+        return
+    raise AlreadyRecorded(
+        f"already recorded: {latest['reviewer']}'s adjudication of list {row['id']} is verdict {latest['id']}, "
+        "settling the same verdicts the same way; nothing changed",
+        latest["id"],
+    )

@@ -73,3 +73,28 @@ def test_a_party_changing_their_verdict_lapses_the_adjudication_and_undo_restore
     assert verdict(db, q1, "bo", "--blind", "--edit", "Asics").returncode == 0
     queue = lists_json(db, "--only", "reviewer-disagreements")
     assert [r["list_id"] for r in queue] == [q1] and queue[0]["current"] == ["Puma"]
+
+
+def test_the_same_adjudication_twice_is_recorded_once(tmp_path):
+    """cy takes bo's list, then runs the same command again: a second adjudication was recorded
+    (the adjudicator's work counted twice); now the second says so and records nothing, and a
+    new reason or the other reviewer's list is a new adjudication."""
+    db = imported(tmp_path)
+    q1 = next(r for r in lists_json(db) if r["question"] == "q1")["list_id"]
+    assert verdict(db, q1, "ann", "--edit", "Puma").returncode == 0
+    assert verdict(db, q1, "bo", "--blind", "--edit", "Reebok").returncode == 0
+    take = ("review", "adjudicate", "--db", str(db), "--study", "s", "--list", str(q1), "--who", "cy", "--take")
+    assert run_cli(*take, "bo").returncode == 0
+    again = run_cli(*take, "BO")  # bo, however written
+    assert again.returncode == 0 and "Already recorded: cy's adjudication of list" in again.stdout
+    adjudications = "SELECT reviewer, took, why FROM verdicts WHERE adjudicates IS NOT NULL ORDER BY id"
+    import sqlite3
+
+    assert sqlite3.connect(db).execute(adjudications).fetchall() == [("cy", "bo", None)]
+    assert "Already recorded" not in run_cli(*take, "bo", "--why", "Reebok is named first").stdout
+    assert "Already recorded" not in run_cli(*take, "ann").stdout
+    assert [row[1:] for row in sqlite3.connect(db).execute(adjudications)] == [
+        ("bo", None),
+        ("bo", "Reebok is named first"),
+        ("ann", None),
+    ]

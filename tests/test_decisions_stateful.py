@@ -48,6 +48,7 @@ class Verdict:
     adjudicates: bool = False
     settled: dict[str, int] = field(default_factory=dict)  # an adjudication: each party's verdict it settled
     decision: str = ""  # a verdict's (an adjudication's is not compared)
+    took: str | None = None  # an adjudication: whose list it took (None: the adjudicator's own)
 
 
 @dataclass
@@ -328,10 +329,23 @@ class DecisionMachine(RuleBasedStateMachine):
             lambda conn: adjudication.adjudicate(conn, list_id, ADJUDICATOR, take, names),
             "adjudicate",
         )
-        assert ok == (settles is not None and (take == adjudication.OWN or take in judged)), (result, settles)
+        can = settles is not None and (take == adjudication.OWN or take in judged)
+        after = (reviews.clean(names) if take == adjudication.OWN else list(judged[take].after)) if can else None
+        took = None if take == adjudication.OWN else take
+        standing = [v for v in self.ref.verdicts if v.question == question and not v.undone]
+        latest = max(standing, key=lambda v: v.id, default=None)
+        # the same adjudication of the same verdicts again records nothing
+        repeat = can and latest is not None and latest.adjudicates and latest.reviewer == ADJUDICATOR
+        repeat = repeat and (list(latest.after), latest.took, latest.answer) == (after, took, self.ref.answer[question])
+        repeat = repeat and latest.settled == self.ref.settling(question)
+        if not ok and str(result).startswith("already recorded:"):
+            assert repeat, (result, latest)
+            event("the same adjudication again: nothing recorded")
+            return
+        assert ok == can, (result, settles)
         if not ok:
             return
-        after = reviews.clean(names) if take == adjudication.OWN else list(judged[take].after)
+        assert not repeat, ("a repeated adjudication was recorded again", latest)
         self.ref.ensure(after)
         settled = self.ref.settling(question)
         self.ref.verdicts.append(
@@ -344,6 +358,7 @@ class DecisionMachine(RuleBasedStateMachine):
                 self.ref.answer[question],
                 adjudicates=True,
                 settled=settled,
+                took=took,
             )
         )
 

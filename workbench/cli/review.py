@@ -231,9 +231,14 @@ def _adjudicate(conn, args: argparse.Namespace) -> int:
             "adjudicate needs --take REVIEWER (that reviewer's list) or your own: --edit NAME ... | --reject"
         )
     _in_study(conn, args)
-    verdict = adjudication.adjudicate(
-        conn, args.list, who, args.take, [] if args.reject else args.edit, if_version=args.if_version, why=args.why
-    )
+    try:
+        verdict = adjudication.adjudicate(
+            conn, args.list, who, args.take, [] if args.reject else args.edit, if_version=args.if_version, why=args.why
+        )
+    except reviews.AlreadyRecorded as same:  # run again: not an error, and not a second adjudication
+        said = str(same)
+        make_console().print(literal_text(f"{said[0].upper()}{said[1:]}."), soft_wrap=True)
+        return 0
     names = reviews.surfaces(conn, args.list)
     source = f"{args.take}'s list" if args.take not in (None, adjudication.OWN) else "your own list"
     make_console().print(
