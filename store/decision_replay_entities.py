@@ -7,13 +7,12 @@ the wrong entities and every number would read under another name."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from collections import Counter
 from typing import Any
 
 from workbench.store.decision_portable import replay_of
-from workbench.store.entity_changes import apply_change
+from workbench.store.entities import record_decision
 from workbench.store.errors import InputError
 from workbench.store.reviewer_names import clean_reviewer
 from workbench.store.surface import normalize_surface
@@ -52,16 +51,8 @@ def replay_entity_decision(
         return "refused"
     if not changes and not _noop(replay):
         return "in effect"  # this store already reads as the decision left the other
-    conn.execute("UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who = ?", (who,))  # as by hand
-    decision = conn.execute(
-        "INSERT INTO entity_decisions (action, summary, changes_json, who, why, at) VALUES (?, ?, ?, ?, ?, ?)",
-        (action, record.get("summary") or action, "[]", who, record.get("why"), at),
-    ).lastrowid
-    for change in changes:
-        if change["op"] == "forbid":
-            change["decision"] = decision
-        apply_change(conn, change, forward=True)
-    conn.execute("UPDATE entity_decisions SET changes_json = ? WHERE id = ?", (json.dumps(changes), decision))
+    # logged and made as one made by hand (the person's redo chain ends, however written)
+    record_decision(conn, action, record.get("summary") or action, changes, who, record.get("why"), at)
     return "entity decision"
 
 

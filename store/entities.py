@@ -48,15 +48,23 @@ def find_entity(conn: sqlite3.Connection, name: str) -> tuple[int, str]:
     return row[0], row[1]
 
 
-def _record(
-    conn: sqlite3.Connection, action: str, summary: str, changes: list[dict[str, Any]], who: str, why: str | None
+def record_decision(
+    conn: sqlite3.Connection,
+    action: str,
+    summary: str,
+    changes: list[dict[str, Any]],
+    who: str,
+    why: str | None,
+    at: str | None = None,
 ) -> int:
+    """Log an entity decision and make its changes; `at`: when it was made (now, unless it is
+    one made again from another store's log: `import decisions`)."""
     # A new decision ends the redo chain (the undone ones stay in the history).
     names = spellings_of(conn, "entity_decisions", "who", who)  # one person's chain, however written
     conn.execute(f"UPDATE entity_decisions SET undone = -1 WHERE undone > 0 AND who IN ({placeholders(names)})", names)
     decision = conn.execute(
         "INSERT INTO entity_decisions (action, summary, changes_json, who, why, at) VALUES (?, ?, ?, ?, ?, ?)",
-        (action, summary, json.dumps(changes), who, why, utc_now()),
+        (action, summary, json.dumps(changes), who, why, at or utc_now()),
     ).lastrowid
     for change in changes:
         if change["op"] == "forbid":
@@ -152,7 +160,7 @@ def merge(
                 ):
                     changes.append({"op": "forbid", "a": low, "b": high})
         final = into or target_name
-        return _record(conn, "merge", f"merge {', '.join(n for _, n in found)} into {final}", changes, who, why)
+        return record_decision(conn, "merge", f"merge {', '.join(n for _, n in found)} into {final}", changes, who, why)
 
 
 def split(
@@ -192,7 +200,9 @@ def split(
             ).fetchone()
             changes.append({"op": "create", "entity": new_id, "name": name, "region": region, "attributes": attributes})
         changes += [{"op": "alias", "key": k, "from": entity_id, "to": new_id} for k in keys]
-        return _record(conn, "split", f"split {', '.join(surfaces)} from {entity_name} as {name}", changes, who, why)
+        return record_decision(
+            conn, "split", f"split {', '.join(surfaces)} from {entity_name} as {name}", changes, who, why
+        )
 
 
 def rename(conn: sqlite3.Connection, entity: str, new_name: str, *, who: str, why: str | None = None) -> int:
@@ -203,7 +213,7 @@ def rename(conn: sqlite3.Connection, entity: str, new_name: str, *, who: str, wh
             raise DecisionError("a name cannot be empty")
         if conn.execute("SELECT 1 FROM entities WHERE name = ? AND id != ?", (new_name, entity_id)).fetchone():
             raise DecisionError(f"{new_name!r} is another entity; merge them instead")
-        return _record(
+        return record_decision(
             conn,
             "rename",
             f"rename {old} to {new_name}",
@@ -222,7 +232,7 @@ def forbid(conn: sqlite3.Connection, first: str, second: str, *, who: str, why: 
         low, high = sorted((a, b))
         if conn.execute("SELECT 1 FROM forbidden_pairs WHERE entity_a = ? AND entity_b = ?", (low, high)).fetchone():
             raise DecisionError(f"{a_name!r} and {b_name!r} are already marked as different")
-        return _record(
+        return record_decision(
             conn, "forbid", f"{a_name} and {b_name} are different", [{"op": "forbid", "a": low, "b": high}], who, why
         )
 
@@ -245,7 +255,7 @@ def set_region(
                 f"{', '.join(n for _, n in found)} already {'in ' + region if region else 'without'} region"
             )
         shown = ", ".join(n for _, n in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-        return _record(conn, "region", f"region of {shown}: {region or 'none'}", changes, who, why)
+        return record_decision(conn, "region", f"region of {shown}: {region or 'none'}", changes, who, why)
 
 
 def decision_summary(conn, decision_id: int) -> str:

@@ -89,4 +89,4 @@ def rename(
             {"op": "name", "entity": entity_id, "from": old, "to": wanted},
         ]
         summary = f"rename {old} to {wanted}, reusing the name of the {wanted} {where}"
-        return registry._record(conn, "rename", summary, changes, who, why)
+        return registry.record_decision(conn, "rename", summary, changes, who, why)
