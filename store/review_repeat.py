@@ -26,6 +26,13 @@ class AlreadyRecorded(ReviewRefused):
         self.verdict_id = verdict_id
 
 
+def _latest(conn: sqlite3.Connection, row: sqlite3.Row) -> sqlite3.Row | None:
+    """The latest standing verdict on the list's scope (an adjudication or not)."""
+    return conn.execute(
+        f"SELECT * FROM verdicts WHERE {IN_SCOPE} AND undone = 0 ORDER BY id DESC LIMIT 1", scope_of(row)
+    ).fetchone()
+
+
 def refuse_repeat(
     conn: sqlite3.Connection,
     row: sqlite3.Row,
@@ -39,11 +46,7 @@ def refuse_repeat(
     reviewer's, on the same answer, with the same decision, names and blindness, and no new
     reason (a reason given, other than the one recorded, is a correction of the record: it was
     dropped without a word)."""
-    latest = conn.execute(
-        f"SELECT id, reviewer, decision, after_json, blind, answer_key, why FROM verdicts WHERE {IN_SCOPE} "
-        "AND undone = 0 ORDER BY id DESC LIMIT 1",
-        scope_of(row),
-    ).fetchone()
+    latest = _latest(conn, row)
     if latest is None or reviewer_key(latest["reviewer"]) != reviewer_key(reviewer):
         return
     if latest["answer_key"] != row["response_key"] or bool(latest["blind"]) != blind:
@@ -71,11 +74,7 @@ def refuse_repeat_adjudication(
     """Raise AlreadyRecorded when the latest standing verdict on the list's scope is this
     adjudicator's adjudication of the same verdicts (`settled`), taking the same list from the
     same reviewer, with no new reason: given twice, it was recorded twice."""
-    latest = conn.execute(
-        f"SELECT id, reviewer, after_json, adjudicates, took, settled, why, answer_key FROM verdicts "
-        f"WHERE {IN_SCOPE} AND undone = 0 ORDER BY id DESC LIMIT 1",
-        scope_of(row),
-    ).fetchone()
+    latest = _latest(conn, row)
     if latest is None or latest["adjudicates"] is None or latest["answer_key"] != row["response_key"]:
         return
     if reviewer_key(latest["reviewer"]) != reviewer_key(adjudicator) or json.loads(latest["after_json"]) != after:
