@@ -3,7 +3,7 @@ batch did) against growing it piece by piece (as it does), in the same run.
 
     .venv/bin/python bench/bench_batch_text.py [--tokens 128]
 
-On a GPU the batch loop is Python-bound (README, "Many sequences in one batch"): this is
+On a GPU the batch loop is Python-bound (docs/engines.md, "Many sequences in one batch"): this is
 one of its per-token costs, measurable on any machine.
 """
 
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import llama_cpp
 
 from workbench.engines.llama_pieces import piece, read_long_pieces
-from workbench.models import default_model_path
+from workbench.engines.resolve import default_model_path
 
 
 def main() -> None:

@@ -60,7 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import numpy as np  # noqa: E402
 
-from workbench.compare import paired_units  # noqa: E402
+from workbench.analysis.compare import paired_units  # noqa: E402
 from workbench.metrics.intervals import LEVEL, _bounds, _rng, resamples, resampling  # noqa: E402
 from workbench.metrics.paired import PairedColumns, difference_of, question_weights, share  # noqa: E402
 

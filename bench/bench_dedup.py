@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import dedup_truth  # noqa: E402
 
-from workbench import dedup_pairs  # noqa: E402
+from workbench.entities import dedup_pairs  # noqa: E402
 
 SETS = [
     ("generated brands", "brand_aliases.csv"),

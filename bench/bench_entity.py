@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.engines.llama_precision import default_precision, dequantized_copy
 from workbench.engines.llama_scoring import Item, Scorer
+from workbench.engines.resolve import default_model_path
 from workbench.methods.entity.study import VARIANTS, prompt_parts
-from workbench.models import default_model_path
-from workbench.studies.spec import load_study
+from workbench.methods.study_files import load_study
 
 # name, precision, invariant (native only)
 SETUPS = (

@@ -37,8 +37,8 @@ CHILD = r"""
 import random, re, sys
 from pathlib import Path
 sys.path.insert(0, "tests")
-from workbench import gazetteer
-from workbench.gazetteer import Gazetteer, spelling
+from workbench.methods.choice import gazetteer
+from workbench.methods.choice.gazetteer import Gazetteer, spelling
 
 case, mode, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 rng = random.Random(40)

@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.engines.base import GenerationRequest
-from workbench.models import make_engine, resolve
-from workbench.specs import parse_spec
+from workbench.engines.resolve import make_engine, resolve
+from workbench.engines.specs import parse_spec
 
 TOPICS = ["running shoes", "smartphones", "coffee makers", "laptops", "cars", "banks", "airlines", "beer"]
 

@@ -8,7 +8,7 @@ the largest change of one entity's Delta, and whether the group tests change ver
 
     .venv/bin/python bench/bench_layout_noise.py [--templates 10] [--db /tmp/noise.db]
 
-Not a test (it takes minutes); the README quotes its figures.
+Not a test (it takes minutes); bench/README.md quotes its figures.
 """
 
 from __future__ import annotations

@@ -34,7 +34,7 @@ PEAK = 'int(re.search(r"VmHWM:\\s+(\\d+) kB", Path("/proc/self/status").read_tex
 READ = f"""
 import re, sys, time
 from pathlib import Path
-from workbench.csv_input import read_rows
+from workbench.files.csv_input import read_rows
 started, rows = time.perf_counter(), 0
 for _line, row in (read_rows(sys.argv[1]) if sys.argv[1] else ()):
     rows += 1
@@ -159,7 +159,7 @@ def main() -> None:
     args = parser.parse_args()
     if not Path("/proc/self/status").exists():
         sys.exit("reads each process's peak memory from /proc")
-    from workbench.csv_records import FIELD_LIMIT
+    from workbench.files.csv_records import FIELD_LIMIT
 
     size = args.mb * 1_000_000
     with tempfile.TemporaryDirectory() as tmp:

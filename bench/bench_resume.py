@@ -25,9 +25,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workbench.audit import prepare
+from workbench.methods.study_files import load_study
+from workbench.pipeline.audit import prepare
 from workbench.store.db import connect
-from workbench.studies.spec import load_study
 
 TOPICS, CLUSTERS, REPETITIONS = 10, 9, 10
 

@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 from helpers import write_study
 
-from workbench.audit import prepare, run_prepared
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
-from workbench.run_types import RunOptions
+from workbench.methods.study_files import load_study
+from workbench.pipeline.audit import prepare, run_prepared
+from workbench.pipeline.run_types import RunOptions
 from workbench.store.db import connect
-from workbench.studies.spec import load_study
 
 MAX_TOKENS = 48
 
@@ -85,8 +85,8 @@ def bare_llama(model_path: str, prompts: list[str], seeds: list[int]) -> tuple[f
 
 
 def bench_local(tmp: Path, prompts_n: int) -> None:
-    from workbench.models import resolve
-    from workbench.specs import parse_spec
+    from workbench.engines.resolve import resolve
+    from workbench.engines.specs import parse_spec
 
     resolved = resolve(parse_spec("llama:default"), print)
     path = study_file(tmp, "local", ["llama:default"], prompts_n)

@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.engines.llama_logprobs import log_softmax
 from workbench.engines.llama_scoring import quiet_llama
-from workbench.models import default_model_path
+from workbench.engines.resolve import default_model_path
 
 SENTENCES = [
     "The patient in {} reports chest pain and shortness of breath since this morning.",

@@ -33,7 +33,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workbench.extract import normalize_surface
+from workbench.asking.extract import normalize_surface
 from workbench.store import studies
 from workbench.store.db import connect, utc_now
 
@@ -222,7 +222,7 @@ def main() -> None:
         count = sqlite3.connect(big).execute("SELECT COUNT(*) FROM mentions").fetchone()[0]
         print(f"built {count:,} mention rows in {time.perf_counter() - started:.1f} s")
         # An empty database has no status rows: wait for the first poll instead.
-        from workbench import monitor
+        from workbench.pipeline import monitor
 
         t0 = time.perf_counter()
         monitor.snapshot(empty)

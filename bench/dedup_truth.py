@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench import dedup
+from workbench.entities import dedup
 from workbench.store.surface import normalize_surface
 
 DATA = Path(__file__).resolve().parent / "data"

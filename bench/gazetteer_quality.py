@@ -58,7 +58,7 @@ def labelled() -> list[dict]:
 
 
 def measure(rules: bool = True, show: bool = False) -> dict[str, Tally]:
-    from workbench.gazetteer import load
+    from workbench.methods.choice.gazetteer import load
 
     names = load(DATA / "gazetteer_labelled_brands.csv")
     tallies = {case: Tally() for case in CASES}

@@ -16,13 +16,13 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane
 from textual.worker import Worker, WorkerState
 
-from workbench import design as shared
 from workbench import methods
-from workbench.literal import visible
 from workbench.methods.choice import design
+from workbench.pipeline import study_design as shared
 from workbench.screens.design_models import ModelsTab
 from workbench.screens.design_stored import StoredQuestions
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import visible
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar
 
@@ -361,7 +361,7 @@ class DesignScreen(StoredQuestions, ModelsTab, Screen):
         import asyncio
 
         from workbench.methods.choice.generation import generate_questions
-        from workbench.run_types import RunOptions
+        from workbench.pipeline.run_types import RunOptions
         from workbench.store.db import opened
 
         with opened(self.app.db_path) as conn:

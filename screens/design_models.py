@@ -7,9 +7,9 @@ from rich.text import Text
 from textual import work
 from textual.widgets import DataTable, TabbedContent
 
-from workbench import design as shared
-from workbench.literal import visible
-from workbench.specs import SpecError, parse_spec
+from workbench.engines.specs import SpecError, parse_spec
+from workbench.pipeline import study_design as shared
+from workbench.text.literal import visible
 from workbench.widgets.modals import EditText
 
 

@@ -11,8 +11,8 @@ from textual import work
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from workbench import design as shared
-from workbench.literal import visible
+from workbench.pipeline import study_design as shared
+from workbench.text.literal import visible
 
 # What opens a study to edit, said under the questions.
 NO_STUDY = (

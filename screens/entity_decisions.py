@@ -11,11 +11,11 @@ from typing import Any
 
 from textual import work
 
-from workbench import dedup
-from workbench.literal import visible_line
+from workbench.entities import dedup
 from workbench.store import entities as registry
 from workbench.store.db import opened
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import visible_line
 from workbench.widgets.entity_text import clip, plural
 from workbench.widgets.modals import DecisionList, EditText, PickMembers
 

@@ -14,8 +14,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
-from workbench.evidence import Evidence
-from workbench.literal import visible_line
+from workbench.analysis.evidence import Evidence
+from workbench.text.literal import visible_line
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.review_text import answer_text, names_table
 

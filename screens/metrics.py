@@ -20,10 +20,10 @@ from textual.widgets import DataTable, Footer, Label, Static
 from textual_plotext import PlotextPlot
 
 from workbench import methods
-from workbench.literal import visible, visible_line
-from workbench.metric_views import Filter, Panel, in_view
+from workbench.display.metric_views import Filter, Panel, in_view
 from workbench.screens.metrics_evidence import CellEvidence
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import visible, visible_line
 from workbench.widgets.comparison import ComparisonPanel, Pair, PickModels, refusal
 from workbench.widgets.forest_plot import PLOT_MIN_WIDTH, draw_forest, fits
 from workbench.widgets.live import LiveStore
@@ -285,7 +285,7 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
 
     @work(thread=True, exclusive=True, group="compare-models", description="Reading the models to compare")
     def _read_comparable(self) -> None:
-        from workbench.compare import comparable_models
+        from workbench.analysis.compare import comparable_models
         from workbench.store.db import reading
 
         try:
@@ -320,7 +320,7 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
 
     @work(thread=True, exclusive=True, group="compare", description="Comparing two models")
     def _compare(self, pair: Pair) -> None:
-        from workbench.compare import compare_study
+        from workbench.analysis.compare import compare_study
         from workbench.store.db import reading
 
         try:
@@ -370,9 +370,9 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
     def _export_to(self, target: str | None) -> None:
         if not target or not target.strip():
             return
-        from workbench.export_on_screen import write_on_screen
+        from workbench.files.safe_output import OutputRefused
         from workbench.report.document import TableBlock
-        from workbench.safe_output import OutputRefused
+        from workbench.transfer.export_on_screen import write_on_screen
 
         # The records the filters select, as the tables and the n/a note on screen show them.
         records = [

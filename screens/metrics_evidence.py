@@ -1,7 +1,7 @@
 """The Metrics screen's Enter: the answers behind the number under the cursor.
 
 A mixin of `MetricsScreen`, kept apart so the screen stays small: the cell's table (a method's
-panel), its column's header and its row go to the core (`workbench.evidence.for_cell`), which
+panel), its column's header and its row go to the core (`workbench.analysis.evidence.for_cell`), which
 asks the panel's method which number the cell shows and reads its answers in a worker; the
 `EvidenceScreen` shows them, and Esc comes back to the same cell (the screen keeps its cursor,
 and `_fill` puts it back on the same cell after a recomputation)."""
@@ -93,7 +93,7 @@ class CellEvidence:
 
     @work(thread=True, exclusive=True, group="evidence", description="Reading the answers behind a number")
     def _read_evidence(self, method: str, panel: str, header: list, row: list, column: int, choices: dict) -> None:
-        from workbench.evidence import for_cell
+        from workbench.analysis.evidence import for_cell
         from workbench.store.db import reading
 
         try:

@@ -17,7 +17,6 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
-from workbench.literal import visible
 from workbench.methods.hooks import review_views, screen_class
 from workbench.screens.review_changes import ReviewChanges
 from workbench.screens.review_decisions import ReviewDecisions
@@ -25,6 +24,7 @@ from workbench.store import answer_search, review_aids, review_validation, revie
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
 from workbench.store.reviewer_names import among
+from workbench.text.literal import visible
 from workbench.widgets.answer_search import AnswerSearch
 from workbench.widgets.live import LiveStore
 from workbench.widgets.modebar import ModeBar

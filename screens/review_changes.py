@@ -16,7 +16,7 @@ from typing import Any
 
 from rich.text import Text
 
-from workbench.literal import visible_line
+from workbench.text.literal import visible_line
 
 MARK_STYLE = "bold reverse yellow"
 

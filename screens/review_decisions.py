@@ -12,11 +12,11 @@ from rich.console import Group
 from rich.text import Text
 from textual import work
 
-from workbench.literal import visible_line
 from workbench.screens.review_changes import MARK_STYLE, change_cause
 from workbench.store import adjudication, review_aids, review_versions, reviews
 from workbench.store.db import reading
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import visible_line
 from workbench.widgets.list_editor import ListEditor
 from workbench.widgets.pager import PagerScreen
 from workbench.widgets.review_text import answer_text, names_table

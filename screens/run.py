@@ -18,11 +18,11 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Label, RichLog, Static
 from textual.worker import Worker, WorkerState
 
-from workbench import monitor
-from workbench.literal import visible
-from workbench.run_control import AuditRun, RunOutcome
-from workbench.run_types import Progress, redaction_note
+from workbench.pipeline import monitor
+from workbench.pipeline.run_control import AuditRun, RunOutcome
+from workbench.pipeline.run_types import Progress, redaction_note
 from workbench.store.db import StoreError
+from workbench.text.literal import visible
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.progress import ProgressRow
 

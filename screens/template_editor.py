@@ -22,9 +22,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static, TextArea
 
 from workbench import methods
-from workbench.literal import visible
 from workbench.methods.hooks import hook
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import visible
 from workbench.widgets.modebar import ModeBar
 
 
@@ -89,7 +89,7 @@ class TemplateScreen(Screen):
         yield Footer()
 
     def on_mount(self) -> None:
-        from workbench.studies.spec import load_study
+        from workbench.methods.study_files import load_study
 
         try:
             study = load_study(self.app.study_path)

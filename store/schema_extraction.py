@@ -15,7 +15,7 @@ CREATE TABLE extraction_settings (
 );
 """
 
-# 32: the names of a gazetteer list a reviewer should check (workbench/gazetteer_words.py):
+# 32: the names of a gazetteer list a reviewer should check (workbench/methods/choice/gazetteer_words.py):
 # each one whose every match in the answer is a near spelling ("Salomn" as Salomon) or common
 # words at a sentence's start ("On" as On Running), as [{"name", "text", "kind", "start",
 # "end"}] in list order, the offsets its first match's in the answer. NULL when none (and for

@@ -80,7 +80,7 @@ def pytest_xdist_auto_num_workers(config):
     """`-n auto`: a worker per core and one more. Many tests wait (a screen to settle, a
     server to answer) more than they compute, so a third worker on two cores fills those waits
     (the fast part: 100 s against 125 s with two)."""
-    from workbench.cores import usable_cores
+    from workbench.host.cores import usable_cores
 
     return usable_cores() + 1
 
@@ -88,7 +88,7 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_configure(config):
     """Under pytest-xdist each worker runs on one core of its own (round robin when there
     are more workers than cores). llama.cpp sizes its threads by the cores a process may
-    use (`workbench.cores`): pinned, a worker's engine decodes on one thread, instead of two
+    use (`workbench.host.cores`): pinned, a worker's engine decodes on one thread, instead of two
     engines' spinning threads fighting over two cores (a 90 s test took 334 s that way)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if not worker.startswith("gw") or not hasattr(os, "sched_setaffinity"):

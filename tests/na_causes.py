@@ -1,4 +1,4 @@
-"""The cause of every n/a reason the catalog (workbench/na_catalog.py) knows, made with the
+"""The cause of every n/a reason the catalog (workbench/display/na_catalog.py) knows, made with the
 command line: imported lists, entities with regions, rankings, references and label scores,
 or a run on the real test server. `CAUSES` holds one builder per reason key; each returns
 the store and the `workbench metrics` arguments that show the reason, and the reason's text

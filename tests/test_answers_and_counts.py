@@ -19,7 +19,7 @@ import pytest
 from helpers import ROOT, run_cli, write_study
 from openai_server import ServerConfig
 
-from workbench.words import plural
+from workbench.text.words import plural
 
 
 def test_an_api_key_a_server_echoes_into_its_answer_is_kept_nowhere(tmp_path, fake_server, monkeypatch):

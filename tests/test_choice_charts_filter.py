@@ -99,7 +99,7 @@ def test_every_panel_and_the_export_follow_the_filters_by_keys(metrics_db):
 
     asyncio.run(scenario())
     # the n/a note counts the numbers of topic phones and cluster Budget-Conscious only
-    from workbench.na_reasons import find
+    from workbench.display.na_reasons import find
 
     def reason(cell: str) -> str:  # the catalog's reason of a row's texts (the first one names it)
         first = cell.split("; ")[0]

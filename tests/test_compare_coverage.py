@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from workbench.compare import paired_units
+from workbench.analysis.compare import paired_units
 
 COMPARISONS = 2000
 POPULATION = 2000  # distinct prompts (templates) of the population

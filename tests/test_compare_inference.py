@@ -14,7 +14,7 @@ import pytest
 from compare_simulation import agrees, compared, tally
 from helpers import run_cli, write_mentions
 
-from workbench.compare import paired_units
+from workbench.analysis.compare import paired_units
 from workbench.metrics.intervals import holm, resampling
 
 PAIR = ("--study", "s", "--models", "gpt", "gemini")

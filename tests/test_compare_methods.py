@@ -95,9 +95,9 @@ def test_identity_mean_share_compared_by_prompt(tmp_path, fake_server):
 
 def _comparable_methods() -> list[str]:
     from workbench import methods
-    from workbench.methods.hooks import hook
+    from workbench.methods.hooks import part
 
-    return [name for name in methods.names() if hook(methods.get(name), "compare_module")]
+    return [name for name in methods.names() if part(methods.get(name), "compare") is not None]
 
 
 def _refusal(out) -> str:
@@ -107,7 +107,7 @@ def _refusal(out) -> str:
 
 
 def test_a_cold_start_study_is_refused_naming_the_methods_compared(tmp_path):
-    """A method without a `compare_module` (cold-start) is refused in one line that names it and
+    """A method without a `compare` part (cold-start) is refused in one line that names it and
     the methods that can be compared, not paired as another method's study ("has 0 model(s)")."""
     path, db = tmp_path / "r.csv", tmp_path / "c.db"
     with path.open("w", newline="") as handle:
@@ -122,7 +122,7 @@ def test_a_cold_start_study_is_refused_naming_the_methods_compared(tmp_path):
     assert line.startswith(head) and line.endswith(" studies"), line
     named = line[len(head) : -len(" studies")].replace(" or ", ", ").split(", ")
     assert named == _comparable_methods() and "coldstart" not in named and len(named) >= 3
-    from workbench.compare import comparable_models
+    from workbench.analysis.compare import comparable_models
 
     assert comparable_models(connect(db)) == {"cs": []}  # the app's picker offers none of its models
 

@@ -14,8 +14,8 @@ def test_a_process_pinned_to_one_core_sizes_its_threads_for_one():
     code = (
         "import os\n"
         "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
-        "from workbench.cores import usable_cores\n"
-        "from workbench.doctor import llama_build\n"
+        "from workbench.host.cores import usable_cores\n"
+        "from workbench.pipeline.doctor import llama_build\n"
         "print(usable_cores(), llama_build()['cpu_threads'])\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
@@ -23,6 +23,6 @@ def test_a_process_pinned_to_one_core_sizes_its_threads_for_one():
 
 
 def test_an_unpinned_process_counts_the_cores_it_has():
-    from workbench.cores import usable_cores
+    from workbench.host.cores import usable_cores
 
     assert usable_cores() == len(os.sched_getaffinity(0)) >= 1

@@ -18,9 +18,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
-from workbench import csv_input, csv_records
-from workbench.csv_input import CsvInputError, read_rows
-from workbench.csv_records import CsvSyntaxError
+from workbench.files import csv_input, csv_records
+from workbench.files.csv_input import CsvInputError, read_rows
+from workbench.files.csv_records import CsvSyntaxError
 
 PIECES = ["a", "b", " ", ",", '"', '""', "\n", "\r", "\r\n", "é", "株", "😀", "\ufeff", "\x00", "\t"]
 text_pieces = st.lists(st.one_of(st.sampled_from(PIECES), st.text(max_size=3)), max_size=40).map("".join)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench import dedup
-from workbench.name_keys import core
+from workbench.entities import dedup
+from workbench.entities.name_keys import core
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import dedup_truth  # noqa: E402

@@ -8,8 +8,8 @@ import pytest
 from workbench.engines import registry
 from workbench.engines.openai_http import OpenAIEngine
 from workbench.engines.openai_model import parse_target as served_target
-from workbench.models import ModelNotFound, continue_identities, make_engine, resolve
-from workbench.specs import ModelSpec, SpecError, parse_spec
+from workbench.engines.resolve import ModelNotFound, continue_identities, make_engine, resolve
+from workbench.engines.specs import ModelSpec, SpecError, parse_spec
 
 
 def test_the_built_in_engines_are_registered_and_named_in_errors():

@@ -6,7 +6,7 @@ import json
 import pytest
 from helpers import run_cli
 
-from workbench import dedup, dedup_pairs
+from workbench.entities import dedup, dedup_pairs
 
 
 def test_fingerprints():
@@ -209,7 +209,7 @@ def test_suggest_options_are_checked_and_csv_is_csv(tmp_path):
 
 
 def test_names_that_hide_or_split_show_escaped():
-    from workbench.literal import visible_line
+    from workbench.text.literal import visible_line
 
     assert visible_line("New\nLine\tx") == "New\\nLine\\tx"
     assert visible_line("\u202eevil\u202c") == "\\u202eevil\\u202c"  # no reversed display

@@ -128,7 +128,8 @@ def test_prompt_parts_share_a_prefix_and_replace_only_the_placeholder():
 
 
 def test_study_file_errors_name_the_file_and_key(tmp_path):
-    from workbench.studies.spec import StudyError, load_study
+    from workbench.methods.study_files import load_study
+    from workbench.studies.spec import StudyError
 
     bad_templates = tmp_path / "t.csv"
     bad_templates.write_text("sentence,label\nX is fine.,Somewhat Urgent\n")
@@ -160,8 +161,8 @@ def test_exact_scores_equal_a_naive_evaluation(tmp_path):
     import llama_cpp
 
     from workbench.engines.llama_scoring import Item, Scorer
+    from workbench.engines.resolve import default_model_path
     from workbench.methods.entity.study import load_task
-    from workbench.models import default_model_path
     from workbench.studies.spec import Where
 
     task = load_task(Where("t"), EXAMPLE / "urgency.task.json")

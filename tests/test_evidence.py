@@ -204,7 +204,7 @@ def test_every_number_of_the_metrics_tables_opens_its_evidence(metrics_db, tmp_p
     them (ChoiceEval's PEIR, log-odds and region shares, cold-start's divergences, identity's mean
     shares, entity's Deltas) lead to the answers of the cell's model and row."""
     from workbench import methods
-    from workbench.evidence import EvidenceError, for_cell
+    from workbench.analysis.evidence import EvidenceError, for_cell
     from workbench.methods.registry import filters_of
     from workbench.store.db import reading
 

@@ -12,7 +12,7 @@ import pytest
 from conftest import rows
 from helpers import run_cli
 
-from workbench.studies.spec import load_study
+from workbench.methods.study_files import load_study
 
 STUDIES = Path(str(files("workbench.assets").joinpath("studies")))
 EXAMPLES = {
@@ -184,7 +184,7 @@ def test_a_run_without_a_terminal_says_its_progress_in_lines():
     from rich.console import Console
 
     from workbench.cli.run_lines import INTERVAL_S, ProgressLines
-    from workbench.run_types import Progress
+    from workbench.pipeline.run_types import Progress
 
     now = [0.0]
     out = io.StringIO()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from helpers import on_screen, run_cli, wait_for, write_mentions
 
-from workbench.safe_output import OutputRefused, atomic_text_file, check_output_path
+from workbench.files.safe_output import OutputRefused, atomic_text_file, check_output_path
 
 
 @pytest.fixture

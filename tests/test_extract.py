@@ -5,7 +5,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from workbench.extract import (
+from workbench.asking.extract import (
     expert_agreement,
     extract_list,
     extraction_messages,

@@ -249,7 +249,7 @@ NAME_PARTS = st.sampled_from(
 def test_suggestions_on_any_names(names, seed):
     """Whatever the names, suggestions never fail, never repeat a member, never pair a
     forbidden pair, and every member is one of the names."""
-    from workbench import dedup
+    from workbench.entities import dedup
 
     counts = [1 + (seed * (i + 7)) % 13 for i in range(len(names))]
     forbidden = [(names[0], names[-1])] if len(names) > 1 else []

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.gazetteer import Gazetteer, GazetteerError, load, spelling
+from workbench.methods.choice.gazetteer import Gazetteer, GazetteerError, load, spelling
 
 
 def gazetteer(*rows: tuple[str, ...]) -> Gazetteer:
@@ -161,7 +161,8 @@ def _study(tmp_path, extraction: str) -> Path:
     ],
 )
 def test_a_gazetteer_study_names_what_is_wrong(tmp_path, extraction, message):
-    from workbench.studies.spec import StudyError, load_study
+    from workbench.methods.study_files import load_study
+    from workbench.studies.spec import StudyError
 
     (tmp_path / "bad.csv").write_text("name,spellings\nApple,iPhone\nSamsung,IPHONE\n")
     (tmp_path / "brands.csv").write_text("name\nNike\n")

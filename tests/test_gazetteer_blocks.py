@@ -13,8 +13,8 @@ import pytest
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
-from workbench import gazetteer
-from workbench.gazetteer import _WORD, MAX_WORDS, Found, Gazetteer, _fold, allowed_edits, spelling
+from workbench.methods.choice import gazetteer
+from workbench.methods.choice.gazetteer import _WORD, MAX_WORDS, Found, Gazetteer, _fold, allowed_edits, spelling
 
 NAMES = {
     "On": [],

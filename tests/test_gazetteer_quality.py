@@ -14,7 +14,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 import gazetteer_quality  # noqa: E402
 
-from workbench.gazetteer import load  # noqa: E402
+from workbench.methods.choice.gazetteer import load  # noqa: E402
 
 # case: (answers, true positives, false positives, false negatives, flagged, flagged false)
 WITH_RULES = {

@@ -65,7 +65,7 @@ def test_export_refuses_the_database_and_its_companions(tmp_path, fake_server, c
 
 
 def test_a_failed_export_leaves_the_previous_file(tmp_path):
-    from workbench.safe_output import atomic_text_file
+    from workbench.files.safe_output import atomic_text_file
 
     target = tmp_path / "out.csv"
     target.write_text("previous\n")
@@ -113,7 +113,7 @@ def test_csv_cells_are_neutralised_unless_raw(tmp_path, fake_server, capsys):
     ],
 )
 def test_spreadsheet_cell(cell, safe):
-    from workbench.safe_output import spreadsheet_cell
+    from workbench.files.safe_output import spreadsheet_cell
 
     assert spreadsheet_cell(cell) == safe
     assert spreadsheet_cell(-0.25) == -0.25
@@ -218,7 +218,7 @@ def test_a_copied_study_owns_its_requests_and_shares_the_answers(tmp_path, fake_
 
 def test_saving_a_study_round_trips_every_key(tmp_path):
     from workbench.methods.choice import design
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     (tmp_path / "adapt.txt").write_text("Adapt {cluster} to {topic}.")
     (tmp_path / "gen.txt").write_text("Write {n} questions.")
@@ -354,7 +354,7 @@ def test_attribute_files_must_hold_lists(tmp_path, capsys):
     ],
 )
 def test_parsers_take_linear_time_on_a_megabyte_of_adversarial_text(text):
-    from workbench.extract import extract_list, parse_expert_reply
+    from workbench.asking.extract import extract_list, parse_expert_reply
 
     started = time.process_time()
     extract_list(text)
@@ -487,7 +487,7 @@ def test_generation_is_validated_the_same_for_every_method(tmp_path, capsys, lin
     ],
 )
 def test_model_options_are_range_checked(spec, said):
-    from workbench.specs import SpecError, parse_spec
+    from workbench.engines.specs import SpecError, parse_spec
 
     with pytest.raises(SpecError, match=said):
         parse_spec(spec)

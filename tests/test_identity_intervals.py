@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from workbench.display.na_reasons import find
 from workbench.methods.identity.intervals import (
     MIN_PROMPTS,
     PROMPT,
@@ -13,7 +14,6 @@ from workbench.methods.identity.intervals import (
     mean_fields,
 )
 from workbench.metrics import clustered, intervals
-from workbench.na_reasons import find
 
 
 def test_a_prompt_asked_once_is_its_own_unit_and_a_repeated_prompt_is_one():

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from helpers import PRINT_PEAK, peak_memory, run_cli
 
-from workbench import csv_input, transfer
+from workbench.files import csv_input
 from workbench.methods.choice import mention_import
+from workbench.transfer import dispatch as transfer
 
 HEADER = ["model", "topic", "cluster", "question_id", "repetition", "rank", "entity"]
 SPELLINGS = [
@@ -77,7 +78,7 @@ def write(path: Path, rows: list[list], encoding: str = "utf-8", newline: str = 
 def expected_lists(rows: list[list[str]]) -> list[tuple]:
     """What the file says, grouped as a reader of the whole file would: lists in the order the
     file first names them, each by rank, each spelling's entity named by its first spelling."""
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
 
     lists: dict[tuple, dict] = {}
     for model, topic, cluster, question, repetition, rank, entity in rows:
@@ -142,7 +143,8 @@ PEAK = (
     """
 import re, sys
 from pathlib import Path
-from workbench import csv_input, transfer
+from workbench.files import csv_input
+from workbench.transfer import dispatch as transfer
 from workbench.methods.choice import mention_import
 
 mention_import.CHUNK, mention_import.LISTS_PER_CHUNK, csv_input.BLOCK = 2_000, 200, 1 << 16

@@ -13,7 +13,7 @@ import pytest
 from helpers import PRINT_PEAK, peak_memory, run_cli
 from test_import_streaming import dump
 
-from workbench import csv_input
+from workbench.files import csv_input
 
 # -- label scores ----------------------------------------------------------------------------------
 
@@ -122,7 +122,8 @@ SCORE_PEAK = (
     """
 import re, sys
 from pathlib import Path
-from workbench import csv_input, transfer
+from workbench.files import csv_input
+from workbench.transfer import dispatch as transfer
 from workbench.methods.entity import imported_scores
 
 imported_scores.CHUNK, imported_scores.PROMPTS_PER_CHUNK, csv_input.BLOCK = 2_000, 500, 1 << 16
@@ -167,7 +168,8 @@ ENTITY_PEAK = (
     """
 import re, sys
 from pathlib import Path
-from workbench import csv_input, transfer
+from workbench.files import csv_input
+from workbench.transfer import dispatch as transfer
 from workbench.methods.choice import entity_import
 
 entity_import.CHUNK, csv_input.BLOCK = 2_000, 1 << 16

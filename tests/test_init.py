@@ -4,7 +4,7 @@ import pytest
 
 from tests.helpers import ROOT, run_cli
 from workbench.methods import registry
-from workbench.studies.spec import load_study
+from workbench.methods.study_files import load_study
 
 
 def test_without_a_method_it_lists_every_method_and_its_example():

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_entity import EXAMPLE
 
-from workbench.json_input import JsonInputError, load_json, parse_json
+from workbench.files.json_input import JsonInputError, load_json, parse_json
 
 KEYS = st.sampled_from(["a", "b", "Budget-Conscious", "é", ""])
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))

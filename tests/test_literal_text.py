@@ -7,7 +7,7 @@ from helpers import run_cli, write_study
 from openai_server import ServerConfig
 from rich.console import Console
 
-from workbench.literal import literal_text, visible
+from workbench.text.literal import literal_text, visible
 
 NASTY = "Try [bold]Nike[/bold] or [link=http://evil.example]Adidas[/link]\x1b[31m RED\x1b[0m\x07 done"
 

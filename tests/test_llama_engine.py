@@ -9,8 +9,8 @@ from conftest import rows
 from helpers import run_cli, write_study
 
 from workbench.engines.base import GenerationRequest
-from workbench.models import make_engine, resolve
-from workbench.specs import parse_spec
+from workbench.engines.resolve import make_engine, resolve
+from workbench.engines.specs import parse_spec
 
 pytestmark = pytest.mark.slow
 

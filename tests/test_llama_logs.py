@@ -7,7 +7,7 @@ import subprocess
 import sys
 import textwrap
 
-from workbench.models import default_model_path
+from workbench.engines.resolve import default_model_path
 
 SCRIPT = textwrap.dedent(
     """

@@ -10,8 +10,8 @@ from helpers import run_cli, write_study
 
 from workbench.engines.base import EngineError, GenerationRequest
 from workbench.engines.prompting import COMPLETION_STOPS
-from workbench.models import make_engine, resolve
-from workbench.specs import SpecError, parse_spec
+from workbench.engines.resolve import make_engine, resolve
+from workbench.engines.specs import SpecError, parse_spec
 
 pytestmark = pytest.mark.slow
 
@@ -238,7 +238,7 @@ def test_token_text_is_read_whole_and_grown_piece_by_piece():
 
     from workbench.engines.llama_batch import BatchLoop
     from workbench.engines.llama_pieces import read_long_pieces
-    from workbench.models import default_model_path
+    from workbench.engines.resolve import default_model_path
 
     read_long_pieces()
     llm = llama_cpp.Llama(str(default_model_path(print)[0]), vocab_only=True, verbose=False)

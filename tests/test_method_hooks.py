@@ -52,7 +52,7 @@ def test_main_help_and_metrics_help_name_every_registered_method():
 
 
 def test_the_responses_export_has_every_method_s_fields():
-    from workbench.exports import response_fields
+    from workbench.pipeline.run_records import response_fields
 
     fields = response_fields()
     for name in methods.names():

@@ -12,9 +12,9 @@ from textual.screen import Screen
 from textual.widgets import Static
 
 from workbench import methods
+from workbench.asking.keys import request_key
 from workbench.cli import main
-from workbench.csv_input import ImportError_
-from workbench.keys import request_key
+from workbench.files.csv_input import ImportError_
 from workbench.store.queue import PlannedRequest
 from workbench.studies.spec import Where, expect, read_generation, read_models, read_name
 

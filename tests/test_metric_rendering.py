@@ -6,10 +6,10 @@ from rich.console import Console
 from rich.text import Text
 
 from workbench import methods
-from workbench.literal import literal_line
-from workbench.metric_views import Panel, terminal_panels, to_markdown
-from workbench.numbers import fmt_interval, fmt_num, with_interval
-from workbench.tables import print_panels
+from workbench.display.metric_views import Panel, terminal_panels, to_markdown
+from workbench.display.rich_tables import print_panels
+from workbench.text.literal import literal_line
+from workbench.text.numbers import fmt_interval, fmt_num, with_interval
 
 
 @pytest.mark.parametrize(
@@ -79,7 +79,7 @@ def test_a_panel_without_columns_prints_nothing():
 def test_a_filter_without_all_is_printed_for_each_option():
     """The terminal cannot cycle a filter: each option's panels, a panel the filter does not
     change only once."""
-    from workbench.metric_views import Filter
+    from workbench.display.metric_views import Filter
 
     filters = (Filter("topic", "t", "Topic", lambda r: ["all", "a"]), Filter("m", "m", "M", lambda r: ["x", "y"]))
     seen = []

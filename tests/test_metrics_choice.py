@@ -302,7 +302,7 @@ def test_log_odds_without_regions_say_so():
 
 
 def test_chart_legend_symbols_are_unique():
-    from workbench.metric_views import legend_symbols
+    from workbench.display.metric_views import legend_symbols
 
     symbols = legend_symbols(["Asia", "Europe", "Other", "United States", "Unknown", "USA", "U"])
     assert len(set(symbols.values())) == 7
@@ -372,7 +372,7 @@ def test_without_regions_no_log_odds_reads_like_no_bias():
 
 
 def test_chart_labels_are_short_and_still_tell_models_apart():
-    from workbench.metric_views import short_labels
+    from workbench.display.metric_views import short_labels
 
     labels = [
         "openai:m@http://127.0.0.1:8001/v1",
@@ -420,7 +420,7 @@ def test_counting_by_arrays_gives_the_numbers_of_the_definition(tmp_path, seed):
     numbers counted from arrays equal those counted from response lists, every time."""
     import random
 
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
     from workbench.methods.choice import data
     from workbench.store import mentions
     from workbench.store.db import connect
@@ -532,7 +532,7 @@ def test_distinct_rows_match_numpy_unique_in_order():
 
 
 def _store_with_lists(path, n=8, clusters=("C", "D")):
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
     from workbench.store import mentions
     from workbench.store.db import connect
     from workbench.store.studies import ensure_study
@@ -566,7 +566,7 @@ def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path)
     """Writers outside the workbench's own code: a mention updated in place, a list
     renumbered, metrics read inside a transaction that is rolled back, a superseded request
     whose key is NULL. After each, the numbers are those of the definition."""
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
     from workbench.methods.choice import data
     from workbench.store import reviews
 

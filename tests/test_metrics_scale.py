@@ -78,7 +78,7 @@ def test_proportion_interval_is_the_interval_of_its_ones_and_zeros():
 def _big_store(path, rows: int = 50_000):
     """About `rows` mention rows: 2 models x 3 topics x 4 clusters x questions x 5
     repetitions of top-5 lists from a Zipf-like popularity, a few US spellings, regions."""
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
     from workbench.store import mentions
     from workbench.store.db import connect
     from workbench.store.studies import ensure_study

@@ -12,7 +12,7 @@ import pytest
 from helpers import run_cli
 from na_causes import coldstart, lists, scored, scores
 
-from workbench.metric_views import Forest, forest_text
+from workbench.display.metric_views import Forest, forest_text
 
 
 def _records(db, *args: str) -> list[dict]:

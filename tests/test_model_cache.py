@@ -40,7 +40,7 @@ def entity_study(folder: Path, entities: int = 3) -> Path:
 def intact():
     """The bundled model and its F32 copy in the user's cache, as every scoring test makes them."""
     from workbench.engines.llama_precision import dequantized_copy
-    from workbench.models import default_model_path
+    from workbench.engines.resolve import default_model_path
 
     source, digest = default_model_path()
     return source, digest, dequantized_copy(source, digest, "f32")

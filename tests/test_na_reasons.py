@@ -1,5 +1,5 @@
 """Every n/a names its real cause and the remedy, where it is shown: for each reason of the
-catalog (workbench/na_catalog.py) tests/na_causes.py makes the cause with the command line
+catalog (workbench/display/na_catalog.py) tests/na_causes.py makes the cause with the command line
 (imported lists, regions, responses, references and label scores, a run on the real test
 server), and the test finds the reason, and what to do about it, in what `workbench metrics`
 prints and in its JSON records. A reason no test makes fails here."""
@@ -15,7 +15,7 @@ from helpers import run_cli
 from na_causes import CAUSES
 from openai_server import ServerConfig
 
-from workbench.na_reasons import REASON_FIELDS, REASONS, by_key, find
+from workbench.display.na_reasons import REASON_FIELDS, REASONS, by_key, find
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "methods.md"
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from helpers import run_cli
 from na_causes import lists, regions
 
-from workbench.na_reasons import by_key
+from workbench.display.na_reasons import by_key
 
 
 def _no_europe_anywhere(tmp_path):
@@ -51,7 +51,7 @@ def test_one_row_per_reason_with_its_remedy_once(tmp_path):
 
 
 def test_a_reason_the_catalog_does_not_know_keeps_its_own_row():
-    from workbench.na_reasons import na_rows
+    from workbench.display.na_reasons import na_rows
 
     records = [{"na_reason": "a plugin's reason"}, {"na_reason": "no Europe slot: 2 vs 0 slots"}] * 2
     assert na_rows(records) == [

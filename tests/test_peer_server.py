@@ -12,7 +12,7 @@ import pytest
 from conftest import rows
 from helpers import run_cli, write_study
 
-from workbench.models import default_model_path
+from workbench.engines.resolve import default_model_path
 
 pytestmark = pytest.mark.slow
 

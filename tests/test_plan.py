@@ -11,7 +11,7 @@ import numpy as np
 from helpers import run_cli
 from test_compare import beta_chances, simulated_lists
 
-from workbench import plan
+from workbench.analysis import sizing as plan
 from workbench.methods.choice.paired import paired_lists
 from workbench.metrics.intervals import resampling
 
@@ -127,14 +127,14 @@ def test_plan_help_teaches():
 
 
 def test_a_study_the_planner_does_not_read(tmp_path):
-    """Only a method naming a `planner_module` has its questions counted and its pilot read:
+    """Only a method offering a `planner` has its questions counted and its pilot read:
     another's study file is refused in one line with the reason (a table of questions per
     topic it does not ask planned nothing), and its stored study is refused as a pilot in one
     line naming its method and what the planner reads."""
     from workbench import methods
-    from workbench.methods.hooks import hook, title
+    from workbench.methods.hooks import part, title
 
-    read = " or ".join(title(methods.get(n)) for n in methods.names() if hook(methods.get(n), "planner_module"))
+    read = " or ".join(title(methods.get(n)) for n in methods.names() if part(methods.get(n), "planner") is not None)
     study = Path(__file__).resolve().parent.parent / "assets" / "studies" / "coldstart" / "movies.toml"
     out = run_cli("plan", study, "--format", "json")
     assert out.returncode == 2 and out.stdout == ""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from workbench import plan
+from workbench.analysis import sizing as plan
 from workbench.methods.choice.counts import ResponseList
 from workbench.methods.choice.paired import paired_lists
 from workbench.metrics import intervals

@@ -1,6 +1,9 @@
 """A method written apart, as docs/writing-a-method.md says and nothing else: the pairwise
 plugin (tests/plugins/pairwise_method) built as a wheel, installed apart from the workbench,
-run on the test server, and found on every surface: metrics, export, report, the app."""
+run on the test server, and found on every surface: metrics, export, report, the app.
+
+The same plugin as the previous release shipped it (tests/plugins/pairwise_0_1, written against
+plugin API 1: never edit it) runs unchanged on every change, on every surface too."""
 
 from __future__ import annotations
 
@@ -18,6 +21,8 @@ from openai_server import ServerConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "tests" / "plugins" / "pairwise_method"
+# The previous release's plugin, frozen: the plugin API must keep running it (CHANGELOG.md).
+FROZEN = ROOT / "tests" / "plugins" / "pairwise_0_1"
 DOC = ROOT / "docs" / "writing-a-method.md"
 
 METRICS_SCREEN = """
@@ -47,10 +52,10 @@ def _workbench(site: Path, *args: str) -> subprocess.CompletedProcess:
     )
 
 
-def _install_apart(tmp_path: Path) -> Path:
+def _install_apart(tmp_path: Path, plugin: Path = PLUGIN) -> Path:
     """The plugin copied, built as a wheel (offline, with the setuptools installed here) and
     installed into a folder of its own: the workbench finds it by its entry point only."""
-    source = shutil.copytree(PLUGIN, tmp_path / "pairwise_method")
+    source = shutil.copytree(plugin, tmp_path / "pairwise_method")
     dist, site = tmp_path / "dist", tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     built = subprocess.run(
@@ -70,9 +75,10 @@ def _install_apart(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_a_method_installed_apart_shows_on_every_surface(tmp_path, fake_server):
+@pytest.mark.parametrize("plugin", [PLUGIN, FROZEN], ids=["api-2", "frozen-api-1"])
+def test_a_method_installed_apart_shows_on_every_surface(tmp_path, fake_server, plugin):
     pytest.importorskip("setuptools", minversion="77")
-    site = _install_apart(tmp_path)
+    site = _install_apart(tmp_path, plugin)
     server = fake_server(ServerConfig(reply_text="I recommend Nike."))
     study = tmp_path / "pairs.toml"
     text = (PLUGIN / "study.toml").read_text().replace("http://127.0.0.1:8000/v1", server.base_url)
@@ -92,9 +98,16 @@ def test_a_method_installed_apart_shows_on_every_surface(tmp_path, fake_server):
     laptops = {r["metric"]: r for r in records if r["topic"] == "laptops"}
     assert laptops["parse_rate"]["value"] == 0.0 and laptops["share_a"]["value"] is None
     assert laptops["share_a"]["na_reason"] == "no answer named exactly one of the two"
+    if plugin == PLUGIN:  # API 2: the records' intervals are the core's, every key of them
+        assert (shoes["share_a"]["ci_high"], shoes["share_a"]["ci_unit"]) == (1.0, "answer")
+        assert 0.3 < shoes["share_a"]["ci_low"] < 0.5  # 4 of 4: Clopper-Pearson's, never zero-width
+        assert laptops["share_a"]["ci_na_reason"] == "0 answers" and laptops["share_a"]["ci_low"] is None
+        assert {r["convention"] for r in records} == {"paper"}
+    else:  # API 1: its plain dicts, as they were
+        assert "ci_low" not in shoes["share_a"]
     table = _workbench(site, "metrics", "--db", str(db)).stdout
     assert "Pairwise preference and position bias" in table and "position_bias" in table
-    # No `compare_module`: `workbench compare` refuses its study in one line, naming the method
+    # No `compare` part: `workbench compare` refuses its study in one line, naming the method
     refused = _workbench(site, "compare", "--db", str(db), "--study", "pairs", "--models", "a", "b")
     assert refused.returncode == 2 and refused.stderr.count("\n") == 1, refused.stderr
     assert "study 'pairs' (method pairwise) is not paired by `workbench compare`" in refused.stderr

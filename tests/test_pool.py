@@ -10,8 +10,8 @@ from openai_server import ServerConfig
 
 from workbench.engines.base import GenerationRequest
 from workbench.engines.openai_http import OpenAIEngine
-from workbench.models import resolve
-from workbench.specs import SpecError, parse_spec
+from workbench.engines.resolve import resolve
+from workbench.engines.specs import SpecError, parse_spec
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens on the discard port
 

@@ -14,7 +14,7 @@ from openai_server import ServerConfig
 from workbench.engines.base import EngineError, GenerationRequest, routed_failures
 from workbench.engines.openai_http import OpenAIEngine
 from workbench.engines.openai_replies import refusal
-from workbench.specs import parse_spec
+from workbench.engines.specs import parse_spec
 
 
 def statuses(db_path) -> dict[str, int]:

@@ -8,10 +8,10 @@ import json
 
 from helpers import write_study
 
-from workbench.audit import prepare, run_prepared
-from workbench.run_types import Progress, RunOptions
+from workbench.methods.study_files import load_study
+from workbench.pipeline.audit import prepare, run_prepared
+from workbench.pipeline.run_types import Progress, RunOptions
 from workbench.store.db import connect
-from workbench.studies.spec import load_study
 
 
 def test_the_eta_counts_what_the_limit_lets_this_run_take(tmp_path, fake_server):

@@ -11,8 +11,9 @@ import pytest
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
 
+from workbench.methods.study_files import load_study
 from workbench.studies.limits import MAX_PROMPT_CHARS
-from workbench.studies.spec import StudyError, load_study
+from workbench.studies.spec import StudyError
 
 
 def test_a_5_mb_system_prompt_is_refused_before_anything_is_stored_or_asked(tmp_path, fake_server):

@@ -126,9 +126,9 @@ def test_csv_keeps_the_old_columns_and_adds_provenance_as_json_cells(tmp_path, r
 
 def test_a_local_model_is_known_by_its_gguf_hash(tmp_path, monkeypatch):
     """Planning alone stores what a local model is (its file's SHA-256): no weights are loaded."""
-    from workbench.audit import prepare
+    from workbench.methods.study_files import load_study
+    from workbench.pipeline.audit import prepare
     from workbench.store.db import opened
-    from workbench.studies.spec import load_study
 
     monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))  # the hash cache, kept out of $HOME
     gguf = tmp_path / "tiny.gguf"

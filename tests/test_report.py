@@ -14,7 +14,7 @@ import pytest
 from helpers import run_cli
 from openai_server import ServerConfig
 
-from workbench.numbers import fmt_num
+from workbench.text.numbers import fmt_num
 
 HOSTILE = "<b>[/x]</b> & Co"  # markup for HTML, Rich and Markdown at once, and an ampersand
 PARTS = [
@@ -319,7 +319,7 @@ def test_a_method_gives_its_own_report_sections_or_gets_its_terminal_panels(tmp_
     from test_methods import EchoMethod
 
     from workbench import methods
-    from workbench.metric_views import Forest
+    from workbench.display.metric_views import Forest
 
     class ReportingEcho(EchoMethod):
         def report_sections(self, conn, study, records):

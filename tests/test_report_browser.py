@@ -63,7 +63,7 @@ def _charts_page() -> str:
     """Charts with the labels real data can give: a served model's long spec, a word of wide
     letters longer than any line, wide (east Asian) letters, markup; seven regions; figures in
     the tens of thousands; an axis caption longer than the chart."""
-    from workbench.metric_views import Forest
+    from workbench.display.metric_views import Forest
     from workbench.report import html
     from workbench.report.document import BarsBlock, PlotBlock, Report, Section
 
@@ -91,7 +91,7 @@ def _note_page() -> str:
     (the one a bundled model's run shows, where its lists are mostly out of the catalog)."""
     from rich.text import Text
 
-    from workbench.metric_views import Panel
+    from workbench.display.metric_views import Panel
     from workbench.report import html
     from workbench.report.document import Report, Section
     from workbench.report.sections import panel_blocks

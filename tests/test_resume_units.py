@@ -1,5 +1,5 @@
 """An edited ChoiceEval study plans again only the questions it changed, and the store ends
-exactly as a whole plan of the edited study leaves it (workbench/replan.py).
+exactly as a whole plan of the edited study leaves it (workbench/pipeline/queue_build.py).
 
 Each check runs the same history of studies (and of answers, reviewers' edits and
 verifications in between) on two stores: one planned unit by unit, one planned whole as
@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from workbench import methods
-from workbench.audit import prepare
 from workbench.methods.choice import study as choice_study
+from workbench.methods.study_files import load_study
+from workbench.pipeline.audit import prepare
 from workbench.store import plan_marks, queue
 from workbench.store import questions as question_store
 from workbench.store.db import connect
-from workbench.studies.spec import load_study
 
 MODEL = "openai:m@http://127.0.0.1:9/v1"
 OTHER = "openai:other@http://127.0.0.1:9/v1"
@@ -395,7 +395,7 @@ test_random_edits_plan_as_a_whole_plan = RandomEdits.TestCase
 def test_a_plan_too_large_is_refused_counting_the_marked_units(twin):
     """The units kept count by their marks: one question more than the limit allows is refused
     before anything is stored."""
-    from workbench.audit_limits import PlanTooLarge
+    from workbench.pipeline.queue_limits import PlanTooLarge
 
     twin.plan(BASE)  # 3 questions x 2 repetitions
     write(twin.study, ONE_MORE)

@@ -9,7 +9,7 @@ import re
 import pytest
 from helpers import run_cli, write_study
 
-from workbench.models import default_model_path
+from workbench.engines.resolve import default_model_path
 
 TWICE = '["llama:default", "llama:default,temperature=0.1"]'
 

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from workbench.models import make_engine, resolve
-from workbench.specs import SpecError, parse_spec
+from workbench.engines.resolve import make_engine, resolve
+from workbench.engines.specs import SpecError, parse_spec
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "studies" / "entity"
 
@@ -138,7 +138,7 @@ def test_each_precision_is_its_own_request():
 
     from workbench import methods
     from workbench.methods.entity.study import plan_requests
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     study = load_study(str(files("workbench.assets").joinpath("studies", "entity", "countries_urgency.toml")))
     entity = methods.get("entity")
@@ -180,7 +180,7 @@ def test_default_precision_follows_size_and_memory(tmp_path):
     """f32 for a small model, f16 where the machine has the memory for it, native otherwise;
     the copy is named by the source's hash, in the model cache."""
     from workbench.engines.llama_precision import copy_path, default_precision, parameter_count
-    from workbench.models import default_model_path
+    from workbench.engines.resolve import default_model_path
 
     path, digest = default_model_path()
     weights = parameter_count(path)

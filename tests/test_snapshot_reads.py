@@ -9,9 +9,9 @@ import threading
 import pytest
 from helpers import run_cli, write_mentions
 
-from workbench import transfer
 from workbench.store import mentions
 from workbench.store.db import connect, reading, snapshot
+from workbench.transfer import dispatch as transfer
 
 
 def write_other_mentions(path):

@@ -1,6 +1,6 @@
 import pytest
 
-from workbench.specs import SpecError, parse_spec
+from workbench.engines.specs import SpecError, parse_spec
 
 
 def test_llama_specs():
@@ -48,7 +48,7 @@ def test_parallel_defaults_to_one_unless_layers_go_to_a_gpu_build():
     import llama_cpp
 
     from workbench.engines.llama_local import GPU_DEFAULT_PARALLEL, default_parallel
-    from workbench.models import make_engine, resolve
+    from workbench.engines.resolve import make_engine, resolve
 
     assert default_parallel({}) == 1
     assert default_parallel({"n_gpu_layers": 0}) == 1

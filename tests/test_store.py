@@ -168,7 +168,7 @@ def test_edited_questions_stay_edited(db_path):
 
 
 def test_progress_speaks_in_tokens_items_or_nothing():
-    from workbench.run_types import Progress
+    from workbench.pipeline.run_types import Progress
 
     def progress(tokens, answered):
         return Progress(

@@ -5,9 +5,10 @@ from importlib.resources import files
 
 import pytest
 
-from workbench.keys import request_key
+from workbench.asking.keys import request_key
 from workbench.methods.choice.study import default_clusters, plan_requests
-from workbench.studies.spec import StudyError, load_study
+from workbench.methods.study_files import load_study
+from workbench.studies.spec import StudyError
 
 GOOD = """
 name = "s"

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from workbench.studies.spec import StudyError, load_study
+from workbench.methods.study_files import load_study
+from workbench.studies.spec import StudyError
 
 ENTITY = Path(str(files("workbench.assets").joinpath("studies", "entity")))
 

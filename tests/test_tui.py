@@ -72,7 +72,7 @@ def test_a_burst_of_progress_reaches_the_run_screen_as_one_message(tmp_path):
     fast run cannot flood the screen's queue, and the row shows the latest report."""
     import threading
 
-    from workbench.run_types import Progress
+    from workbench.pipeline.run_types import Progress
     from workbench.screens.run import RunScreen
 
     handled = []
@@ -462,7 +462,7 @@ def test_design_edits_clusters_and_models_then_saves(tmp_path):
             assert await wait_for(pilot, lambda: Path(f"{study}.bak").exists())
 
     asyncio.run(scenario())
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     saved = load_study(study)
     assert saved.clusters[0].description == "Counts every cent."
@@ -525,7 +525,7 @@ def test_design_with_unsaved_changes_asks_before_leaving_or_quitting(tmp_path):
     asyncio.run(cancel_then_discard())
     assert study.read_text() == original
     asyncio.run(save_on_leaving())
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     assert load_study(study).clusters[0].description == "Frugal."
 
@@ -559,7 +559,7 @@ def test_progress_bar_fill_matches_done_over_total(size, done, total):
     from textual.widgets import ProgressBar
     from textual.widgets._progress_bar import Bar
 
-    from workbench.run_types import Progress
+    from workbench.pipeline.run_types import Progress
     from workbench.widgets.progress import ProgressRow
 
     class One(App):

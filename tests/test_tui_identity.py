@@ -54,7 +54,7 @@ def test_template_editor_previews_as_you_type_and_saves_next_to_the_study(tmp_pa
             assert type(app.screen).__name__ == "MetricsScreen"
 
     asyncio.run(scenario())
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     assert "2.9" in load_study(study).template.slots["gpa"]
 

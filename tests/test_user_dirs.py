@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from workbench.locations import cache_dir, default_reviewer, demo_db_path
+from workbench.host.locations import cache_dir, default_reviewer, demo_db_path
 
 # Other platforms have folders of their own (~/Library/Caches, %LOCALAPPDATA%).
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the XDG variables are Linux's")

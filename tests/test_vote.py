@@ -9,9 +9,10 @@ from conftest import rows
 from helpers import run_cli, write_study
 from openai_server import ServerConfig
 
-from workbench.extract import majority_vote
+from workbench.asking.extract import majority_vote
 from workbench.methods.choice.extraction import combine, default_min_votes, grounded
-from workbench.studies.spec import StudyError, load_study
+from workbench.methods.study_files import load_study
+from workbench.studies.spec import StudyError
 
 ANSWER = "For running I would pick Nike, Adidas or Asics."
 

@@ -12,7 +12,7 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
-from workbench.literal import visible
+from workbench.text.literal import visible
 
 
 class AnswerSearch(ModalScreen[str | None]):

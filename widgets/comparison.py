@@ -16,8 +16,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from workbench.compare_table import narrow_table
-from workbench.literal import visible, visible_line
+from workbench.analysis.compare_table import narrow_table
+from workbench.text.literal import visible, visible_line
 
 Pair = tuple[str, str, str]  # (study, model A, model B)
 
@@ -146,7 +146,7 @@ class ComparisonPanel(VerticalScroll):
         self.add_class("stale")
 
     def show(self, pair: Pair, records: Sequence[dict[str, Any]], error: str = "") -> None:
-        from workbench.compare_table import comparison_note
+        from workbench.analysis.compare_table import comparison_note
 
         self.remove_class("stale")
         self._title(pair, "")

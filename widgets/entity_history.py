@@ -13,8 +13,8 @@ from textual.message import Message
 from workbench.store import entities as registry
 from workbench.store.db import opened, reading
 from workbench.store.entity_list import own_decisions
+from workbench.text.words import plural
 from workbench.widgets.modals import DecisionList, PickRegion
-from workbench.words import plural
 
 
 class OwnDecisions:

@@ -7,10 +7,10 @@ from collections.abc import Container
 
 from rich.text import Text
 
-from workbench.dedup import Suggestion
-from workbench.literal import visible_line
+from workbench.entities.dedup import Suggestion
 from workbench.store.entity_list import EntityRow
-from workbench.words import plural
+from workbench.text.literal import visible_line
+from workbench.text.words import plural
 
 
 def clip(text: str, width: int, tell: bool = False) -> str:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual_plotext import PlotextPlot
 
-from workbench.literal import visible_line
-from workbench.metric_views import Forest
+from workbench.display.metric_views import Forest
+from workbench.text.literal import visible_line
 
 PLOT_MIN_WIDTH = 100  # below this a plot's labels and axis crowd out the data: text charts
 PLOT_MAX_ROWS = 24

@@ -20,8 +20,8 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, OptionList, Static
 
-from workbench.literal import visible_line
 from workbench.store.review_base import repeated
+from workbench.text.literal import visible_line
 
 KEYS = "Enter adds · ↓ the list · Del removes · Shift+↑/↓ moves · Ctrl+S saves · Esc cancels"
 ANSWER_KEYS = "PgUp/PgDn scroll the answer · " + KEYS

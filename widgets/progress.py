@@ -8,8 +8,8 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.widgets import Label, ProgressBar
 
-from workbench.literal import visible
-from workbench.run_types import Progress
+from workbench.pipeline.run_types import Progress
+from workbench.text.literal import visible
 
 
 class ProgressRow(Horizontal):

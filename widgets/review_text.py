@@ -10,9 +10,9 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from workbench.literal import visible, visible_line
 from workbench.store.gazetteer_flags import flag_line
-from workbench.words import plural
+from workbench.text.literal import visible, visible_line
+from workbench.text.words import plural
 
 HIGHLIGHT = "bold reverse"
 FLAGGED = "bold reverse yellow"  # a name the gazetteer found by a near spelling or a common word

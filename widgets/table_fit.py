@@ -71,7 +71,7 @@ def fill_fitted(table, header: list[str], rows: list[list[str]], room: int, mode
     as its tallest cell."""
     from rich.text import Text
 
-    from workbench.literal import visible_line
+    from workbench.text.literal import visible_line
 
     widths = fitted_widths(header, rows, room, models)
     table.clear(columns=True)

@@ -1,7 +1,7 @@
 """The app's import and export dialogs: every kind the methods offer, as on the command line.
 
 Each dialog only gathers what to do (kind, file, study, the kind's options) and returns it;
-the app runs it in a worker through `workbench.transfer`, the same code `workbench import`
+the app runs it in a worker through `workbench.transfer.dispatch`, the same code `workbench import`
 and `workbench export` use, so a refused file changes nothing here either.
 """
 
@@ -18,8 +18,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Checkbox, Input, Label, Select, Static
 
-from workbench.literal import visible
 from workbench.methods.kinds import ExportKind, ImportKind, Option
+from workbench.text.literal import visible
 
 DIALOG_CSS = """
 {name} {{ align: center middle; }}

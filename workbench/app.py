@@ -18,9 +18,9 @@ from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
-from workbench import design, methods, transfer
-from workbench.literal import visible
-from workbench.locations import default_reviewer
+from workbench import methods
+from workbench.host.locations import default_reviewer
+from workbench.pipeline import study_design as design
 from workbench.screens.design import DesignScreen
 from workbench.screens.entities import EntitiesScreen
 from workbench.screens.metrics import metrics_screen
@@ -28,10 +28,13 @@ from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.store.errors import UserFacingError
 from workbench.store.reviewer_names import clean_reviewer
+from workbench.text.literal import visible
+from workbench.text.words import plural
+from workbench.transfer import dispatch as transfer
+from workbench.transfer.dispatch import kinds as transfer_kinds
 from workbench.widgets.help import HelpScreen
 from workbench.widgets.modals import ConfirmUnsaved, ErrorModal
 from workbench.widgets.transfer import ExportDialog, ImportDialog
-from workbench.words import plural
 
 
 def screen_commands(screen: Screen) -> Iterable[SystemCommand]:
@@ -282,7 +285,7 @@ class WorkbenchApp(App):
             return ""
 
     def action_import_file(self) -> None:
-        found = methods.kinds()
+        found = transfer_kinds()
         self.push_screen(ImportDialog(found.imports, found.options(), self._study_name()), self._import_chosen)
 
     def _import_chosen(self, chosen: dict | None) -> None:
@@ -298,7 +301,7 @@ class WorkbenchApp(App):
         self.notify("\n".join(lines), title=f"Imported {chosen['kind']}", timeout=10)
 
     def action_export_file(self, kind: str | None = None) -> None:
-        from workbench.export_kinds import export_kinds
+        from workbench.transfer.export_kinds import export_kinds
 
         self.push_screen(ExportDialog(export_kinds(), self.db_path, self._study_name(), kind), self._export_chosen)
 

@@ -14,10 +14,10 @@ import sys
 
 from workbench.cli import compare, data, doctor, entities, evidence, init, metrics, plan, report, review, run, tui
 from workbench.cli.common import UserError, make_console
-from workbench.exports import workbench_version
-from workbench.literal import literal_text
+from workbench.pipeline.run_records import workbench_version
 from workbench.store.db import reason as db_reason
 from workbench.store.errors import UserFacingError
+from workbench.text.literal import literal_text
 
 MAIN_HELP = """\
 Audit which brands, cultures and people language models favour when they recommend.

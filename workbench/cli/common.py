@@ -7,10 +7,10 @@ import os
 
 from rich.console import Console
 
-from workbench.locations import DEFAULT_DB
+from workbench.display.rich_tables import new_table  # noqa: F401  (re-exported for the commands)
+from workbench.host.locations import DEFAULT_DB
 from workbench.store.db import connect
 from workbench.store.errors import UserFacingError
-from workbench.tables import new_table  # noqa: F401  (re-exported for the commands)
 
 
 class UserError(UserFacingError):

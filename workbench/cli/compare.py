@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from workbench.cli.common import UserError, add_db, make_console, open_store, the_study
-from workbench.literal import literal_text
+from workbench.text.literal import literal_text
 
 DESCRIPTION = """\
 Model B's number minus model A's, paired over what both answered, for each method:
@@ -54,11 +54,11 @@ WIDE = 110  # columns from which the table also gives A's and B's numbers
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from workbench import exports
-    from workbench.compare import COMPARE_FIELDS, compare_study
-    from workbench.compare_table import comparison_note, missing_questions, narrow_table
-    from workbench.literal import visible_line
+    from workbench.analysis.compare import COMPARE_FIELDS, compare_study
+    from workbench.analysis.compare_table import comparison_note, missing_questions, narrow_table
+    from workbench.pipeline import run_records as exports
     from workbench.store.db import snapshot
+    from workbench.text.literal import visible_line
 
     conn = open_store(args.db, create=False)
     with snapshot(conn):  # one commit's lists, while imports and reviews go on
@@ -82,7 +82,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _the_two_models(conn, study: str) -> list[str]:
     """A study's two models when it has just two (else name them): A the one its file lists
     first (imported data, with no file: name order)."""
-    from workbench.compare import comparable_models
+    from workbench.analysis.compare import comparable_models
     from workbench.store.studies import study_spec
 
     models = comparable_models(conn).get(study, [])

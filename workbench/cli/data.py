@@ -12,7 +12,6 @@ from typing import Any
 
 from rich.console import Console
 
-from workbench import exports, methods, transfer
 from workbench.cli.common import (
     add_db,
     make_console,
@@ -21,14 +20,17 @@ from workbench.cli.common import (
     study_id_of,
 )
 from workbench.cli.metrics import add_convention
-from workbench.export_kinds import export_kinds
-from workbench.literal import literal_line, literal_text
+from workbench.files.safe_output import check_output_path
 from workbench.metrics.threads import in_processes
-from workbench.numbers import fmt_num
-from workbench.safe_output import check_output_path
+from workbench.pipeline import run_records as exports
 from workbench.store import endpoints, grounding, reads, served
 from workbench.store.db import snapshot
-from workbench.words import plural
+from workbench.text.literal import literal_line, literal_text
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural
+from workbench.transfer import dispatch as transfer
+from workbench.transfer.dispatch import kinds as transfer_kinds
+from workbench.transfer.export_kinds import export_kinds
 
 
 def print_status(conn, study: str | None, console: Console) -> None:
@@ -309,7 +311,7 @@ def _kinds_help(kinds) -> str:
 
 
 def add_import_parser(sub, fmt) -> None:
-    found = methods.kinds()
+    found = transfer_kinds()
     p = sub.add_parser(
         "import",
         help=f"import {', '.join(found.imports)}",

@@ -10,7 +10,7 @@ from workbench.cli.common import (
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from workbench import doctor
+    from workbench.pipeline import doctor
 
     return doctor.run(args.model or [], args.study, make_console())
 

@@ -7,7 +7,6 @@ import json
 import sys
 from contextlib import nullcontext
 
-from workbench import exports
 from workbench.cli.common import (
     UserError,
     add_db,
@@ -16,11 +15,12 @@ from workbench.cli.common import (
     open_store,
     study_id_of,
 )
-from workbench.literal import literal_line, literal_text
-from workbench.locations import default_reviewer
+from workbench.host.locations import default_reviewer
+from workbench.pipeline import run_records as exports
 from workbench.store.db import snapshot
 from workbench.store.reviewer_names import MAX_REVIEWER, clean_reviewer  # noqa: F401  (where callers find it)
-from workbench.words import plural
+from workbench.text.literal import literal_line, literal_text
+from workbench.text.words import plural
 
 
 def reviewer_name(args: argparse.Namespace) -> str:
@@ -55,7 +55,7 @@ def _region(conn, args: argparse.Namespace) -> str | None:
 
 
 def _suggest(conn, args: argparse.Namespace, console) -> int:
-    from workbench import dedup
+    from workbench.entities import dedup
 
     if args.study:
         study_id_of(conn, args.study)
@@ -108,7 +108,7 @@ def _suggestions_csv(found) -> None:
 
 
 def _list(conn, args: argparse.Namespace, console) -> int:
-    from workbench.transfer import export_records
+    from workbench.transfer.dispatch import export_records
 
     records, fields = export_records(conn, "entities")  # the same rows as `export --what entities`
     exports.write_records(records, args.format if args.format != "table" else "csv", fields, sys.stdout)

@@ -8,7 +8,7 @@ import json
 import sys
 
 from workbench.cli.common import add_db, bounded_int, make_console, open_store, the_study
-from workbench.literal import literal_text, visible_line
+from workbench.text.literal import literal_text, visible_line
 
 DESCRIPTION = """\
 The answers a number of `workbench metrics` is made of, and the count that makes it.
@@ -45,7 +45,7 @@ examples:
 
 
 def cmd_evidence(args: argparse.Namespace) -> int:
-    from workbench.evidence import Query, as_record, find
+    from workbench.analysis.evidence import Query, as_record, find
     from workbench.store.db import snapshot
 
     conn = open_store(args.db, create=False)
@@ -70,7 +70,7 @@ def cmd_evidence(args: argparse.Namespace) -> int:
 
 def marked(answer) -> str:
     """The answer on one line per its own lines, the counted names between [[ ]]."""
-    from workbench.evidence import answer_marks
+    from workbench.analysis.evidence import answer_marks
 
     text, out, at = answer.text, [], 0
     for start, end in answer_marks(answer):

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from workbench.cli.common import UserError, make_console
-from workbench.literal import literal_text
+from workbench.text.literal import literal_text
 
 EXAMPLES = """\
 examples:
@@ -19,7 +19,7 @@ examples:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
-    from workbench import starter
+    from workbench.pipeline import starter
 
     console = make_console()
     if not args.method:
@@ -38,7 +38,7 @@ def cmd_init(args: argparse.Namespace) -> int:
     if kept:
         names = ", ".join(str(p) for p in kept)
         console.print(literal_text(f"Kept {names} as it is (the study reads it; delete it for the example's)."))
-    from workbench.init_steps import next_steps
+    from workbench.pipeline.init_steps import next_steps
 
     for step in next_steps(target, [*written, *kept], method=args.method):
         console.print(literal_text(step), soft_wrap=True)

@@ -8,7 +8,7 @@ from contextlib import ExitStack
 
 from rich.console import Console
 
-from workbench import exports, methods
+from workbench import methods
 from workbench.cli.common import (
     add_db,
     make_console,
@@ -18,6 +18,7 @@ from workbench.cli.common import (
 from workbench.methods.hooks import title
 from workbench.metrics.records import as_rows
 from workbench.metrics.threads import in_processes
+from workbench.pipeline import run_records as exports
 from workbench.store.db import snapshot
 
 
@@ -33,8 +34,8 @@ def print_metric_tables(
             methods.print_tables_of(method, conn, study, records, console)
             shown += 1
     if not shown:  # why, per study, and what to do: never one method's guess for all
-        from workbench.literal import literal_text
         from workbench.methods.hooks import no_numbers_lines
+        from workbench.text.literal import literal_text
 
         for line in no_numbers_lines(conn, study, db):
             console.print(literal_text(line), soft_wrap=True)

@@ -8,7 +8,7 @@ import math
 import sys
 
 from workbench.cli.common import UserError, make_console, new_table, open_store
-from workbench.literal import literal_text
+from workbench.text.literal import literal_text
 
 DESCRIPTION = """\
 How many questions and repetitions a ChoiceEval study needs, before running it. Answers to
@@ -71,7 +71,7 @@ def rate(text: str) -> float:
 
 def components(args: argparse.Namespace, conn):
     """(share's components, the paired difference's or None, the pilot's rows)."""
-    from workbench import plan
+    from workbench.analysis import sizing as plan
 
     if args.pilot is not None:
         if args.p is not None or args.icc is not None:
@@ -90,7 +90,7 @@ def components(args: argparse.Namespace, conn):
 
 
 def cmd_plan(args: argparse.Namespace) -> int:
-    from workbench import plan
+    from workbench.analysis import sizing as plan
 
     if args.pilot is not None and args.db is None:
         raise UserError("--pilot names a study in a store: give --db too")
@@ -138,7 +138,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
 
 def _costs(row: dict, kind: str, questions: int, design, rates: dict) -> None:
     """The requests (every topic, every model) and the hours a row's design takes."""
-    from workbench import plan
+    from workbench.analysis import sizing as plan
 
     per_model = questions * int(row["repetitions"]) * max(len(design.topics), 1)
     row[f"requests_{kind}"] = per_model * len(design.models)
@@ -180,7 +180,7 @@ def _hours(value) -> str:
 
 
 def print_plan(result: dict) -> None:
-    from workbench.numbers import fmt_num
+    from workbench.text.numbers import fmt_num
 
     console = make_console()
     s, goal = result["share"], result["goal"]
@@ -223,7 +223,7 @@ def print_plan(result: dict) -> None:
 
 
 def _current_line(result: dict) -> str:
-    from workbench.numbers import fmt_num
+    from workbench.text.numbers import fmt_num
 
     now, goal = result["current"], result["goal"]
     if now.get("na_reason"):

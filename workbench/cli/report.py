@@ -8,7 +8,7 @@ from pathlib import Path
 
 from workbench.cli.common import UserError, add_db, make_console, open_store, the_study
 from workbench.cli.metrics import add_convention
-from workbench.literal import literal_text
+from workbench.text.literal import literal_text
 
 DESCRIPTION = """\
 Writes one study's findings as a document to hand over: a single HTML file (inline CSS and
@@ -65,9 +65,9 @@ def output_format(args: argparse.Namespace) -> str:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
+    from workbench.files.safe_output import atomic_text_file, check_output_path
     from workbench.metrics.threads import in_processes
     from workbench.report import build_report, html, markdown
-    from workbench.safe_output import atomic_text_file, check_output_path
     from workbench.store.db import snapshot
 
     if args.output is not None:

@@ -9,16 +9,16 @@ import json
 import sys
 from contextlib import nullcontext
 
-from workbench import exports
 from workbench.cli import review_args
 from workbench.cli.common import UserError, make_console, new_table, open_store, study_id_of, the_study
 from workbench.cli.entities import reviewer_name
-from workbench.literal import literal_text
-from workbench.locations import DEFAULT_DB
+from workbench.host.locations import DEFAULT_DB
+from workbench.pipeline import run_records as exports
 from workbench.store.db import snapshot
 from workbench.store.gazetteer_flags import flag_line
 from workbench.store.reviewer_names import clean_reviewer, same_reviewer
-from workbench.words import plural, plural_word
+from workbench.text.literal import literal_text
+from workbench.text.words import plural, plural_word
 
 ANSWER_CHARS = 400  # of an answer in a table cell: the rest is in --format json
 LIST_FIELDS = ["list_id", "version", "model", "topic", "cluster", "question", "repetition", "extracted", "current"]

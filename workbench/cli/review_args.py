@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from workbench.cli.common import bounded_int
-from workbench.locations import DEFAULT_DB
+from workbench.host.locations import DEFAULT_DB
 from workbench.store.review_validation import SAMPLE_RATE, SAMPLE_SEED
 
 DESCRIPTION = (

@@ -6,10 +6,10 @@ from __future__ import annotations
 import argparse
 import sys
 
-from workbench import exports
 from workbench.cli.common import UserError, make_console, new_table, study_id_of
 from workbench.cli.entities import reviewer_name
-from workbench.literal import literal_text
+from workbench.pipeline import run_records as exports
+from workbench.text.literal import literal_text
 
 
 def review_matches(conn, args: argparse.Namespace) -> int:

@@ -11,8 +11,6 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from workbench import exports
-from workbench.audit_limits import DEFAULT_MAX_REQUESTS
 from workbench.cli.common import (
     UserError,
     add_db,
@@ -23,14 +21,16 @@ from workbench.cli.common import (
     study_id_of,
     the_study,
 )
-from workbench.literal import literal_text, visible
-from workbench.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
+from workbench.engines.specs import MAX_CONCURRENCY, parse_spec, same_model_twice
+from workbench.methods.study_files import load_study
+from workbench.pipeline import run_records as exports
+from workbench.pipeline.queue_limits import DEFAULT_MAX_REQUESTS
 from workbench.store import questions as question_store
 from workbench.store import queue, reads
 from workbench.store.db import new_store_kept_only_if_used
 from workbench.studies.limits import last_seed_problem
-from workbench.studies.spec import load_study
-from workbench.words import plural
+from workbench.text.literal import literal_text, visible
+from workbench.text.words import flagged_note, plural
 
 
 def replica_label(url: str) -> str:
@@ -105,9 +105,9 @@ def run_study(
     max_requests: int = DEFAULT_MAX_REQUESTS,
 ) -> int:
     """Plan and run a study with a live progress display; returns the exit status."""
-    from workbench.audit import prepare, run_prepared
     from workbench.engines.base import EngineError
-    from workbench.run_types import RunOptions, redaction_note
+    from workbench.pipeline.audit import prepare, run_prepared
+    from workbench.pipeline.run_types import RunOptions, redaction_note
 
     study = load_study(study_path)
     specs = [parse_spec(s) for s in model_specs] if model_specs else list(study.models)
@@ -172,8 +172,6 @@ def run_study(
 
 def print_extraction(reports, console: Console) -> None:
     """One line per model whose answers were extracted: lists, experts' agreement, grounding."""
-    from workbench.gazetteer import flagged_note
-
     for report in reports:
         if not report.answers:
             continue
@@ -243,7 +241,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_generate(args: argparse.Namespace) -> int:
     from workbench import methods
     from workbench.engines.base import EngineError
-    from workbench.run_types import RunOptions
+    from workbench.pipeline.run_types import RunOptions
 
     console = make_console()
     study = load_study(args.study)

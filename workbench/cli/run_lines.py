@@ -12,7 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
-from workbench.literal import literal_text
+from workbench.text.literal import literal_text
 
 INTERVAL_S = 10.0
 

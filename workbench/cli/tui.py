@@ -9,7 +9,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from workbench import exports
 from workbench.cli.common import (
     add_db,
     make_console,
@@ -18,10 +17,12 @@ from workbench.cli.common import (
 from workbench.cli.data import print_status
 from workbench.cli.metrics import print_metric_tables
 from workbench.cli.run import run_study
-from workbench.literal import literal_text
-from workbench.locations import default_reviewer, demo_db_path
+from workbench.host.locations import default_reviewer, demo_db_path
+from workbench.methods.study_files import load_study
+from workbench.pipeline import run_records as exports
 from workbench.store.reviewer_names import clean_reviewer
-from workbench.studies.spec import load_study
+from workbench.text.literal import literal_text
+from workbench.transfer.dispatch import kinds as transfer_kinds
 
 
 def cmd_tui(args: argparse.Namespace) -> int:
@@ -46,7 +47,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     study_path = str(files("workbench.assets").joinpath("studies/demo.toml"))
     seed_demo_regions(db)
     if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
-        from workbench.models import default_model_path
+        from workbench.engines.resolve import default_model_path
 
         default_model_path(notify=console.print)  # assemble before the screen takes over
         open_store(db).close()
@@ -107,11 +108,10 @@ def seed_demo_regions(db: str) -> None:
     the gazetteer its extraction reads, so its log-odds and region charts have values;
     names the model never mentions wait in the store and apply if it does. Applied each
     time the demo starts, on the demo's database."""
-    from workbench import methods
 
     conn = open_store(db)
     try:  # the same import as `workbench import entities` (the demo's method's import kind)
-        entities = methods.kinds().imports["entities"]
+        entities = transfer_kinds().imports["entities"]
         entities.run(conn, Path(str(files("workbench.assets").joinpath("studies/demo_brands.csv"))), {})
     finally:
         conn.close()

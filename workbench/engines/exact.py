@@ -10,7 +10,7 @@ and the option that would score them by the approximation, chosen by the user.
 from __future__ import annotations
 
 from workbench.engines.base import EngineError
-from workbench.words import plural
+from workbench.text.words import plural
 
 ADVICE = (
     "to score them by the first-token approximation instead (stored and shown as first_token), "

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from workbench.engines.model_cache import clean_stale_partials, partial_path, sha256_of
 from workbench.engines.registry import ModelNotFound
-from workbench.locations import cache_dir
+from workbench.host.locations import cache_dir
 
 DEFAULT_MODEL_NAME = "gemma-3-270m-q4_k_m.gguf"
 

@@ -114,7 +114,7 @@ class BatchLoop:
         params.n_ubatch = min(params.n_ubatch, self.n_batch)
         params.n_threads = params.n_threads_batch = threads
         if gpu:
-            # Measured on an H200 (README, "Many sequences in one batch"): llama.cpp's attention
+            # Measured on an H200 (docs/engines.md, "Many sequences in one batch"): llama.cpp's attention
             # without flash attention aborts there from 32 sequences in one unified cache ("illegal
             # instruction" in its CUDA graph), and flash attention over one cache per sequence was
             # the fastest set-up (2,030 against 1,753 tok/s unified, 64 sequences of a 7B model).

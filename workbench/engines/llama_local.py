@@ -17,7 +17,6 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from workbench.cores import usable_cores
 from workbench.engines.base import (
     Completion,
     EngineError,
@@ -27,7 +26,8 @@ from workbench.engines.base import (
 from workbench.engines.llama_batch import CONTEXT_HINT, BatchLoop, GreedyAnswers, Prepared, wait
 from workbench.engines.llama_logprobs import InstanceLogprobs
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
-from workbench.specs import ModelSpec
+from workbench.engines.specs import ModelSpec
+from workbench.host.cores import usable_cores
 
 DEFAULT_N_CTX = 2048
 
@@ -243,7 +243,7 @@ class _Instance(InstanceLogprobs):
 
 
 # `parallel` when a spec offloads layers to a GPU and leaves it out, from bench/bench_gpu.py
-# on an H200 (README, "Many sequences in one batch"): 16 sequences gave 1.4x the tokens/s of
+# on an H200 (docs/engines.md, "Many sequences in one batch"): 16 sequences gave 1.4x the tokens/s of
 # one on a 7B model (64 gave 2.1x), and their cache at the default n_ctx (16 x 2048 tokens,
 # 16 GB for a 7B model without grouped-query attention) still fits beside the weights on a
 # 24 GB card. On a CPU the default stays 1, reproducible to the bit.

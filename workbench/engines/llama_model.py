@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.engines.gguf_files import default_model_path, file_sha256
 from workbench.engines.registry import EnginePlugin, Location, ModelNotFound, Notify, register
-from workbench.specs import ModelSpec, SpecError
+from workbench.engines.specs import ModelSpec, SpecError
 
 
 def parse_target(text: str, target: str) -> tuple[str, str | None]:

@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from workbench.cores import usable_cores
+from workbench.host.cores import usable_cores
 
 BYTES_PER_WEIGHT = {"f32": 4, "f16": 2}
 # A 1B-parameter model's F32 copy; the bundled 270M model's is 1.08 GB.
@@ -118,7 +118,7 @@ def chosen_precision(options: dict[str, Any], path: str | Path) -> str:
 
 def copy_path(digest: str, precision: str) -> Path:
     """Where the dequantized copy of a GGUF lives: in the workbench's model cache, by hash."""
-    from workbench.locations import cache_dir
+    from workbench.host.locations import cache_dir
 
     return cache_dir() / "models" / "dequantized" / f"{digest}.{precision}.gguf"
 

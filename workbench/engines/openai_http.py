@@ -38,7 +38,7 @@ from workbench.engines.openai_replies import (
 )
 from workbench.engines.openai_scoring import ExactScorer, first_token
 from workbench.engines.prompting import COMPLETION_STOPS, render_completion_prompt
-from workbench.specs import ModelSpec
+from workbench.engines.specs import ModelSpec
 from workbench.store.values import redact, secret_pattern, without_secret
 
 DEFAULT_TIMEOUT_S = 120.0

@@ -7,7 +7,7 @@ is imported only when one is made.
 from __future__ import annotations
 
 from workbench.engines.registry import EnginePlugin, Location, Notify, register
-from workbench.specs import MAX_REPLICAS, ModelSpec, SpecError
+from workbench.engines.specs import MAX_REPLICAS, ModelSpec, SpecError
 
 
 def parse_target(text: str, target: str) -> tuple[str, str | None]:

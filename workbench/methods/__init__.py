@@ -1,5 +1,6 @@
 """Audit methods as plugins; the protocol and the registry are in `registry`."""
 
+from workbench.display.metric_views import Filter, Forest, Panel
 from workbench.methods.kinds import ExportKind, ImportKind, Option
 from workbench.methods.registry import (
     BUILTIN,
@@ -22,7 +23,6 @@ from workbench.methods.registry import (
     unregister,
     warm_metrics,
 )
-from workbench.metric_views import Filter, Forest, Panel
 
 __all__ = [
     "ExportKind",

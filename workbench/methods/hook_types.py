@@ -1,5 +1,7 @@
-"""The hooks' types and defaults, and the checks at registration: imports nothing of the
-workbench, so that the registry and every method can import it (`hooks` reads them all)."""
+"""The hooks' types: the screens' own keys, a Review view, and the protocols of the parts a
+method may offer (its template editing, comparison, planner, evidence). Imports nothing of the
+workbench, so that every method can import it; the defaults are the method base's
+(workbench/methods/base.py)."""
 
 from __future__ import annotations
 
@@ -62,32 +64,6 @@ class TemplateEditing(Protocol):
         """Write the edited template (the Path written); refused with a UserFacingError."""
 
 
-_DEFAULTS: dict[str, Any] = {
-    "position": 100,
-    "title": "",
-    "export_fields": (),
-    "parse_metrics": {},
-    "waits_for": "its numbers are computed at the end of the run",
-    "help_sections": {},
-    "review_views": (),
-    "design_screen": None,
-    "template_editing": None,
-    "metric_filters": (),
-    "compare_module": "",
-    "planner_module": "",
-    "evidence_module": "",
-}
-
-
-def hook(method: Any, name: str) -> Any:
-    """A method's hook, or its default (for a method that is not a MethodBase)."""
-    return getattr(method, name, _DEFAULTS[name])
-
-
-def title(method: Any) -> str:
-    return hook(method, "title") or method.name
-
-
 def screen_class(path: Any) -> Any:
     """A Screen class given as itself or as its "module:Class" path (imported only when needed)."""
     if not isinstance(path, str):
@@ -98,26 +74,36 @@ def screen_class(path: Any) -> Any:
     return getattr(import_module(module), attribute)
 
 
-def check_conflicts(new: Any, others: list[Any]) -> None:
-    """Refuse `new` when its name or a key of its filters or Review views is already held."""
-    for other in others:
-        if other.name == new.name:
-            raise MethodConflict(
-                f"method {new.name!r} ({type(new).__module__}) is already registered by {type(other).__module__}"
-            )
-    _check_keys(new, "filter", [(f.key, f.name) for f in hook(new, "metric_filters")], others, METRICS_KEYS)
-    _check_keys(new, "Review", [(v.key, v.description) for v in hook(new, "review_views")], others, REVIEW_KEYS)
+class Comparing(Protocol):
+    """`workbench compare` and the Metrics screen's c for a method's studies (docs/writing-a-method.md,
+    "Comparing two models")."""
+
+    def models(self, conn: Any, study_id: int) -> list[str]:
+        """The models whose answers count now in the study, in name order."""
+
+    def paired_records(self, conn: Any, study_id: int, pairing: Any) -> list[dict[str, Any]]:
+        """Every difference between the two models of `pairing`, as a flat record."""
 
 
-def _check_keys(new: Any, what: str, keys: list[tuple[str, str]], others: list[Any], screen: frozenset) -> None:
-    held = {key: f"the screen's own key {key!r}" for key in screen | APP_KEYS}
-    for other in others:
-        for entry in hook(other, "metric_filters") if what == "filter" else hook(other, "review_views"):
-            name = entry.name if what == "filter" else entry.description
-            # Methods may share a filter (same name, same key): the screen cycles it once for both.
-            if what == "filter" and (entry.key, name) in keys:
-                continue
-            held.setdefault(entry.key, f"method {other.name!r}'s {what} {name!r}")
-    for key, name in keys:
-        if key in held:
-            raise MethodConflict(f"method {new.name!r}: its {what} {name!r} takes key {key!r}, held by {held[key]}")
+class Sizing(Protocol):
+    """`workbench plan` for a method's studies ("Sizing a study"); `strata(study)` is optional."""
+
+    def topics(self, study: Any) -> dict[str, int]:
+        """The questions the study file asks per topic."""
+
+    def pilot_scopes(self, conn: Any, study_id: int, outcome: str) -> dict[tuple[str, str], Any]:
+        """A pilot study's stored answers per (model, topic)."""
+
+
+class EvidenceSource(Protocol):
+    """The answers behind each of a method's numbers ("Evidence behind a number");
+    `record_query(row)` is optional."""
+
+    METRICS: dict[str, str]
+    OPTIONS: dict[str, tuple[str, ...]]
+
+    def evidence(self, conn: Any, study_id: int, query: Any) -> list[Any]:
+        """One `Evidence` per model: the answers of the query, with how they count."""
+
+    def cell_query(self, panel_id: str, header: list[str], row: list[str], column: int, choices: dict) -> Any:
+        """Which number a cell of its Metrics table shows (a `Query`), or None."""

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from workbench.methods import registry
+from workbench.methods.base import hook, part, title
 from workbench.methods.hook_types import (
     APP_KEYS,
     METRICS_KEYS,
@@ -22,9 +23,7 @@ from workbench.methods.hook_types import (
     MethodConflict,
     ReviewView,
     TemplateEditing,
-    hook,
     screen_class,
-    title,
 )
 
 __all__ = [
@@ -35,6 +34,7 @@ __all__ = [
     "ReviewView",
     "TemplateEditing",
     "hook",
+    "part",
     "screen_class",
     "title",
 ]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import ImportError_
+from workbench.files.csv_input import ImportError_
 
 Records = tuple[list[dict[str, Any]], list[str]]  # the rows, and the columns of a CSV in order
 

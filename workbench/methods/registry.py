@@ -3,7 +3,7 @@
 A method says how its study file reads (`load`), what its first-stage requests
 are (`plan`), what else a run does once they are answered (`after_answers`:
 extraction, probes, judging, parsing, scoring), and which extra model it needs
-(`helper_model`: an extractor or a judge). The pipeline (`workbench.audit`)
+(`helper_model`: an extractor or a judge). The pipeline (`workbench.pipeline.audit`)
 walks these hooks without knowing any method's name.
 
 The four built-in methods register themselves here; a third-party package adds
@@ -36,13 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from workbench.methods.hook_types import check_conflicts, screen_class
+from workbench.methods.base import MethodBase, check_conflicts, filters_of, hook, panels_of  # noqa: F401  (re-exported)
+from workbench.methods.hook_types import screen_class
 from workbench.methods.kinds import Kinds
-from workbench.metric_views import Filter, Panel, generic_panels, in_view
 from workbench.metrics.records import as_rows, with_convention
 
 if TYPE_CHECKING:
-    from workbench.specs import ModelSpec
+    from workbench.engines.specs import ModelSpec
     from workbench.store.queue import PlannedRequest
 
 ENTRY_POINT_GROUP = "workbench.methods"
@@ -95,78 +95,6 @@ class Method(Protocol):
         record has a `convention` field; a dict gets the key)."""
 
 
-class MethodBase:
-    """Defaults for a method whose study module offers `from_toml` and `plan_requests`
-    and which needs no planning context and no helper model."""
-
-    name: str
-    first_stage = "answer"
-    summary = ""
-    study_module = ""  # e.g. "workbench.methods.coldstart.study"
-    kinds_module = ""  # e.g. "workbench.methods.coldstart.kinds": its IMPORTS and EXPORTS, if it has any
-    example_study: str | None = None  # a commented study file `workbench init` copies (with the files it names)
-    # Its own tables: (name, sql) pairs, oldest first, applied by the store when it opens, each once
-    # (workbench.store.method_migrations); never edit or rename one that has shipped, append.
-    migrations: tuple[tuple[str, str], ...] = ()
-    # What the surfaces ask of every method instead of naming one (workbench.methods.hooks
-    # reads them, with these defaults for a method that is not a MethodBase).
-    position = 100  # where it is listed (help, the Metrics screen's sections): lower first, ties by registration
-    title = ""  # a short name for help lines ("ChoiceEval"); empty: its name
-    export_fields: tuple[str, ...] = ()  # keys of its requests' `meta` the responses export gives as columns
-    parse_metrics: dict[str, str] = {}  # its metrics the report sums per model as "answers that could be read"
-    waits_for = "its numbers are computed at the end of the run"  # what an empty table waits for
-    help_sections: dict[str, str] = {}  # its lines in the app's help (F1), by screen: {"Review": "  b ..."}
-    review_views: tuple = ()  # `hooks.ReviewView`s: the Review screen's extra views, a key each
-    design_screen: Any = None  # the app's Design tab for its studies: a Screen class or "module:Class"
-    template_editing: Any = None  # a `hooks.TemplateEditing` when its Design tab edits a prompt template
-    # Modules named, imported only when asked for (docs/writing-a-method.md); empty: the method has none.
-    compare_module = ""  # `workbench compare`, Metrics' c: models(conn, study_id), paired_records(...)
-    planner_module = ""  # `workbench plan`: topics(study), pilot_scopes(conn, study_id, outcome)
-    evidence_module = ""  # `workbench evidence`, Metrics' Enter, the report's appendix: METRICS, evidence(...)
-
-    def _module(self):
-        from importlib import import_module
-
-        return import_module(self.study_module)
-
-    def load(self, data: dict[str, Any], path: Path) -> Any:
-        return self._module().from_toml(data, path)
-
-    def plan_params(self, study: Any, spec: ModelSpec) -> dict[str, Any]:
-        from workbench.models import generation_params
-
-        return generation_params(study.generation, spec)
-
-    def plan_context(self, conn: sqlite3.Connection | None, study: Any, study_id: int | None) -> Any:
-        return None
-
-    def plan(self, study: Any, model_identity: str, params: dict[str, Any], context: Any):
-        return self._module().plan_requests(study, model_identity, params)
-
-    def helper_model(self, study: Any) -> ModelSpec | None:
-        return None
-
-    @property
-    def import_kinds(self) -> tuple:
-        return self._kinds("IMPORTS")
-
-    @property
-    def export_kinds(self) -> tuple:
-        return self._kinds("EXPORTS")
-
-    def _kinds(self, which: str) -> tuple:
-        from importlib import import_module
-
-        return getattr(import_module(self.kinds_module), which) if self.kinds_module else ()
-
-    def print_tables(self, conn, study, records, console) -> None:  # the optional hook, as print_tables_of draws
-        """The method's Metrics-screen panels, drawn in the terminal: one rendering for both."""
-        from workbench.metric_views import terminal_panels
-        from workbench.tables import print_panels
-
-        print_panels(terminal_panels(filters_of(self), records, lambda c: panels_of(self, records, c)), console)
-
-
 def example_path(relative: str) -> str:
     """A study file the workbench ships under its assets (`example_study` of the built-ins)."""
     from importlib.resources import files
@@ -179,7 +107,7 @@ class Stages:
     """What a method's later stages get from the pipeline."""
 
     conn: sqlite3.Connection
-    prepared: Any  # workbench.audit.PreparedStudy
+    prepared: Any  # workbench.pipeline.audit.PreparedStudy
     job: Callable[[Any], Any]  # PreparedModel -> runner ModelJob
     run_stage: Callable[[str, list[Any]], Awaitable[Any]]  # (stage, jobs) -> RunSummary, recorded
     extraction: list[Any] = field(default_factory=list)  # extraction reports, for the run summary
@@ -276,10 +204,10 @@ def warm_metrics(conn: sqlite3.Connection) -> None:
     """Let each method load what its metrics read (optional hook `warm_metrics`), so that the
     first computation finds it ready. A failure here is left to that computation to report."""
     for name in names():
-        hook = getattr(get(name), "warm_metrics", None)
-        if hook is not None:
+        warm = hook(get(name), "warm_metrics")
+        if warm is not None:
             try:
-                hook(conn)
+                warm(conn)
             except Exception:  # noqa: BLE001 (the Metrics screen shows the same error, with its context)
                 pass
 
@@ -295,15 +223,10 @@ def kinds() -> Kinds:
     found = Kinds()
     for name in names():
         method = get(name)
-        for kind in getattr(method, "import_kinds", ()):
+        for kind in hook(method, "import_kinds"):
             found.imports.setdefault(kind.name, kind)
-        for kind in getattr(method, "export_kinds", ()):
+        for kind in hook(method, "export_kinds"):
             found.exports.setdefault(kind.name, kind)
-    from workbench.decision_import import IMPORTS  # the core's own, after the methods' (a core name wins)
-
-    for kind in IMPORTS:
-        found.imports.pop(kind.name, None)
-        found.imports[kind.name] = kind
     return found
 
 
@@ -312,39 +235,13 @@ def design_screen(method_name: str | None) -> Any:
     "module:Class" path to import, or None when the method has none (its file is edited by hand)."""
     if method_name is None or method_name not in names():
         return None
-    return screen_class(getattr(get(method_name), "design_screen", None))
+    return screen_class(hook(get(method_name), "design_screen"))
 
 
 def print_tables_of(method: Method, conn: sqlite3.Connection, study: str | None, records, console: Any) -> None:
-    """`workbench metrics` in a terminal: the method's own `print_tables` when it has one
-    (optional hook), else the panels the Metrics screen shows, with every filter at "all"."""
-    own = getattr(method, "print_tables", None)
-    if own is not None:
-        own(conn, study, records, console)
-        return
-    from workbench.metric_views import terminal_panels
-    from workbench.tables import print_panels
-
-    print_panels(terminal_panels(filters_of(method), records, lambda c: panels_of(method, records, c)), console)
-
-
-def filters_of(method: Method) -> tuple[Filter, ...]:
-    """The choices the Metrics screen cycles for a method (optional hook `metric_filters`)."""
-    return tuple(getattr(method, "metric_filters", ()))
-
-
-def panels_of(method: Method, records: list[Any], choices: dict[str, str]) -> list[Panel]:
-    """A method's section of the Metrics screen and its Markdown export: its own
-    `metric_panels(records, choices)` when it has one, else a table of its records; then,
-    where numbers are n/a, why and what to do (`na_reasons`), for every method alike."""
-    if not records:
-        return []
-    from workbench.na_reasons import na_panel, shown_in
-
-    own = getattr(method, "metric_panels", None)
-    panels = own(records, choices) if own else generic_panels(method.summary or method.name, method.name, records)
-    scoped, scope = in_view(filters_of(method), records, choices)  # the note follows the filters
-    return [*panels, *na_panel(f"{method.name}-na", scoped, shown_in(panels), scope)]
+    """`workbench metrics` in a terminal: the method's `print_tables` (by default the panels
+    the Metrics screen shows, with every filter at "all")."""
+    hook(method, "print_tables")(conn, study, records, console)
 
 
 # The columns of a metrics CSV, in a fixed order so files compare across versions.

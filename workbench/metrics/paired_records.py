@@ -1,6 +1,6 @@
 """One difference between two models as `workbench compare` writes it: each model's number,
 B's minus A's, its paired interval and the p of the same test (or why there are none), as a
-flat record (workbench.compare.COMPARE_FIELDS). Every method's paired comparison makes its
+flat record (workbench.analysis.compare.COMPARE_FIELDS). Every method's paired comparison makes its
 records here, so that they read alike whatever was paired (questions, prompts, templates).
 
 One inference per difference: the interval and p come from one test (p < 0.05 exactly when

@@ -50,6 +50,77 @@ def spliced(prefix: str) -> Any:
     return dataclasses.field(default_factory=dict, metadata={_SPLICE: prefix})
 
 
+def nested(**kwargs: Any) -> Any:
+    """A field holding an `Interval` or a `Test`: its keys are the row's (`ci_low`, ..., `p`),
+    at the field's place, so that a record declares an interval without naming its keys and the
+    core can add one without breaking it. `default=` as `dataclasses.field` takes it."""
+    return dataclasses.field(metadata={_SPLICE: ""}, **kwargs)
+
+
+class _Flat(Mapping):
+    """A value the row spreads into keys of its own (`nested`): a read-only mapping of them."""
+
+    __slots__ = ()
+
+    def _items(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __getitem__(self, key: str) -> Any:
+        return self._items()[key]
+
+    def __iter__(self):
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=True)
+class Interval(_Flat):
+    """An interval as every record writes it: `ci_low`, `ci_high` (None where there is none),
+    `ci_level`, `n_boot` (resamples, where a bootstrap drew it), `ci_unit` (what was resampled
+    or counted: "question", "answer", "seed", ...) and `ci_na_reason` where the ends are None."""
+
+    low: float | None
+    high: float | None
+    level: float = 0.95
+    n_boot: int | None = None
+    unit: str = "unit"
+    na_reason: str | None = None
+
+    def _items(self) -> dict[str, Any]:
+        items = {"ci_low": self.low, "ci_high": self.high, "ci_level": self.level, "n_boot": self.n_boot}
+        items["ci_unit"] = self.unit
+        if self.na_reason is not None:
+            items["ci_na_reason"] = self.na_reason
+        return items
+
+    @classmethod
+    def of_fields(cls, fields: Mapping[str, Any]) -> Interval:
+        """The interval of a record's flat fields (`intervals.interval_fields` and the like)."""
+        return cls(
+            fields.get("ci_low"),
+            fields.get("ci_high"),
+            fields.get("ci_level", 0.95),
+            fields.get("n_boot"),
+            fields.get("ci_unit", "unit"),
+            fields.get("ci_na_reason"),
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True, eq=True)
+class Test(_Flat):
+    """A test's p-value with, once its family is adjusted (`with_adjusted_p`), Holm's and
+    Benjamini-Hochberg's: `p`, `p_holm`, `p_bh` (the adjusted ones only where adjusted)."""
+
+    p: float | None
+    p_holm: float | None | Unset = UNSET
+    p_bh: float | None | Unset = UNSET
+
+    def _items(self) -> dict[str, Any]:
+        return {k: v for k, v in (("p", self.p), ("p_holm", self.p_holm), ("p_bh", self.p_bh)) if v is not UNSET}
+
+
 # Per record class, worked out once (rows are made by the thousand, and `dataclasses.fields`
 # per record would cost more than the row itself): a function from a record to its row.
 _ROWS: dict[type, Callable[[Any], dict[str, Any]]] = {}
@@ -68,7 +139,8 @@ def _row_maker(cls: type) -> Callable[[Any], dict[str, Any]]:
         out: dict[str, Any] = {}
         for i, (name, value) in enumerate(zip(names, values(record))):
             if i in splices:
-                out.update((splices[i] + key, item) for key, item in value.items())
+                if value is not None:  # a nested value a record may lack (an interval of a count)
+                    out.update((splices[i] + key, item) for key, item in value.items())
             elif value is not UNSET:
                 out[name] = value
         return out
@@ -95,10 +167,13 @@ def as_rows(records: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def value_of(record: Any, key: str, default: Any = None) -> Any:
-    """A record's value for `key`, a dict's or a dataclass's (`default` where it has none)."""
+    """A record's value for `key`, a dict's or a dataclass's (`default` where it has none);
+    a key of a nested `Interval` or `Test` too."""
     if isinstance(record, Mapping):
         return record.get(key, default)
-    value = getattr(record, key, default)
+    value = getattr(record, key, _ABSENT)
+    if value is _ABSENT:
+        return as_row(record).get(key, default) if dataclasses.is_dataclass(record) else default
     return default if value is UNSET else value
 
 
@@ -106,7 +181,13 @@ def has(record: Any, key: str) -> bool:
     """Whether the record's flat row has `key` (a dataclass field left UNSET is absent)."""
     if isinstance(record, Mapping):
         return key in record
-    return getattr(record, key, UNSET) is not UNSET
+    value = getattr(record, key, _ABSENT)
+    if value is _ABSENT:
+        return dataclasses.is_dataclass(record) and key in as_row(record)
+    return value is not UNSET
+
+
+_ABSENT = object()
 
 
 def with_adjusted_p(records: list[Any], chosen: Callable[[Any], bool], key: tuple[str, ...]) -> None:
@@ -127,7 +208,16 @@ def with_adjusted_p(records: list[Any], chosen: Callable[[Any], bool], key: tupl
             if isinstance(record, dict):
                 record["p_holm"], record["p_bh"] = by_holm, by_bh
             else:
-                records[i] = dataclasses.replace(record, p_holm=by_holm, p_bh=by_bh)
+                records[i] = _adjusted(record, by_holm, by_bh)
+
+
+def _adjusted(record: Any, by_holm: float | None, by_bh: float | None) -> Any:
+    """A copy of a dataclass record with its adjusted p-values: in its fields, or in its `Test`."""
+    if hasattr(record, "p_holm"):
+        return dataclasses.replace(record, p_holm=by_holm, p_bh=by_bh)
+    name = next(f.name for f in dataclasses.fields(record) if isinstance(getattr(record, f.name), Test))
+    test = dataclasses.replace(getattr(record, name), p_holm=by_holm, p_bh=by_bh)
+    return dataclasses.replace(record, **{name: test})
 
 
 def with_convention(record: Any, convention: str) -> Any:

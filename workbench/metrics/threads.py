@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
-from workbench.cores import usable_cores
+from workbench.host.cores import usable_cores
 
 T = TypeVar("T")
 R = TypeVar("R")

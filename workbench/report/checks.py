@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import sqlite3
 
-from workbench.numbers import fmt_num
 from workbench.report.document import Block, TableBlock
 from workbench.store import grounding, served
+from workbench.text.numbers import fmt_num
 
 
 def check_blocks(conn: sqlite3.Connection, study_id: int) -> list[Block]:

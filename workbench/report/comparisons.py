@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from workbench.numbers import fmt_num
 from workbench.report.document import Paragraph, Section, TableBlock
+from workbench.text.numbers import fmt_num
 
 # compare's metric -> (the metrics' record kind, its field, the keys both carry beside model and topic)
 SAME_QUANTITY = {
@@ -29,8 +29,8 @@ METRIC_NAMES["region_share"] = "region share"
 def comparison_sections(conn: sqlite3.Connection, study: str, records: list[Any] = ()) -> list[Section]:
     """No section for a study without ranked lists of two models or more. `records`: the
     metrics the Findings show, to say where a comparison's own numbers read otherwise."""
-    from workbench.compare import compare_study, study_models
-    from workbench.compare_table import comparison_note, comparison_table
+    from workbench.analysis.compare import compare_study, study_models
+    from workbench.analysis.compare_table import comparison_note, comparison_table
     from workbench.metrics.records import as_rows
 
     models = study_models(conn, study)  # ranked lists: a ChoiceEval study's

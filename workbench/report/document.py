@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.metric_views import Forest
+from workbench.display.metric_views import Forest
 
 
 @dataclass

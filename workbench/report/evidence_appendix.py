@@ -2,7 +2,7 @@
 count that makes the number and a few of the answers behind it, the counted names marked, so a
 reader can see what the model said. Each headline links to its entry (`Paragraph.anchor`).
 
-The answers and counts come from `workbench.evidence` (the same as `workbench evidence` and the
+The answers and counts come from `workbench.analysis.evidence` (the same as `workbench evidence` and the
 app's Enter); a method that offers no evidence gets no entry and its headlines no link."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import sqlite3
 from typing import Any
 
 from workbench import methods
-from workbench.evidence import Evidence, answer_marks, for_record
+from workbench.analysis.evidence import Evidence, answer_marks, for_record
 from workbench.report.document import Facts, Paragraph, Section
 from workbench.report.headlines import effect_sentence, headline_effects
 from workbench.report.quote import Quote

@@ -14,11 +14,11 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
-from workbench.numbers import fmt_num
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.store import extraction_reads
 from workbench.store.mentions import entities_without_region
-from workbench.words import plural
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural
 
 MOST = 8  # names shown among the most added and the most removed
 

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from workbench.metric_views import MOSTLY_OUT
-from workbench.numbers import fmt_num
+from workbench.display.metric_views import MOSTLY_OUT
+from workbench.text.numbers import fmt_num
 
 Row = dict[str, Any]
 

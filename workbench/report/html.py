@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from html import escape
 
-from workbench.literal import visible, visible_line
 from workbench.report.document import (
     BarsBlock,
     Block,
@@ -26,6 +25,7 @@ from workbench.report.document import (
 )
 from workbench.report.quote import Quote, quote_html
 from workbench.report.svg import bars_svg, forest_svg
+from workbench.text.literal import visible, visible_line
 
 CSS = """
 :root { color-scheme: light; }

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import re
 
-from workbench.literal import visible, visible_line
-from workbench.numbers import fmt_num
 from workbench.report.document import (
     BarsBlock,
     Block,
@@ -24,6 +22,8 @@ from workbench.report.document import (
     TableBlock,
 )
 from workbench.report.quote import Quote, quote_markdown
+from workbench.text.literal import visible, visible_line
+from workbench.text.numbers import fmt_num
 
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|&~#!{}])")
 

@@ -3,7 +3,7 @@ of which models, as a reader who never saw the study file would put it."""
 
 from __future__ import annotations
 
-from workbench.metric_views import short_labels
+from workbench.display.metric_views import short_labels
 
 QUESTIONS = {
     "choice": "Which brands {does} {models} recommend{topics}, and does it depend on who asks?",

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from html import escape
 
-from workbench.literal import visible, visible_line
+from workbench.text.literal import visible, visible_line
 
 
 @dataclass

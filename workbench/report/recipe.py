@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from workbench.metrics.records import value_of
-from workbench.numbers import fmt_num
 from workbench.report.document import Block, Commands, Facts, Paragraph, Section, TableBlock
 from workbench.report.recipe_steps import Carried, carried_note, export_commands, import_commands
 from workbench.report.study_facts import StudyFacts
+from workbench.text.numbers import fmt_num
 
 CONVENTION_NOTES = {
     "paper": "the published definitions of each metric.",
@@ -43,7 +43,7 @@ def seeds_in(spec: Any, where: str = "") -> list[tuple[str, str]]:
 def _file_spec(stored: str, file_specs: list[str]) -> str:
     """The study file's entry for a stored model (its transport options, `parallel` among them,
     are not part of the stored spec), or the stored spec when none matches."""
-    from workbench.specs import SpecError, parse_spec
+    from workbench.engines.specs import SpecError, parse_spec
 
     for entry in file_specs:
         try:

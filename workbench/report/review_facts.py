@@ -8,10 +8,10 @@ import sqlite3
 from collections import Counter
 from itertools import combinations
 
-from workbench.numbers import fmt_num
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
 from workbench.store import adjudication, decision_log, probe_reviews, report_reads, review_validation, reviews
-from workbench.words import plural_word
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural_word
 
 # Pairs of reviewers compared at most: a study with many reviewers gets the first ones by name.
 MAX_REVIEWERS = 6

@@ -13,8 +13,8 @@ import math
 import sqlite3
 from typing import Any
 
+from workbench.display.metric_views import Forest, Panel, terminal_panels
 from workbench.methods.registry import Method, filters_of, panels_of
-from workbench.metric_views import Forest, Panel, terminal_panels
 from workbench.report.document import BarsBlock, Block, Paragraph, PlotBlock, Preformatted, Section, TableBlock
 
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from workbench import exports
-from workbench.metric_views import short_labels
+from workbench.display.metric_views import short_labels
 from workbench.metrics.records import value_of
-from workbench.numbers import fmt_num
+from workbench.pipeline import run_records as exports
 from workbench.report.document import BarsBlock, Block, Facts, Paragraph, Section, TableBlock
 from workbench.store import endpoints, provenance, report_reads
+from workbench.text.numbers import fmt_num
 
 
 @dataclass

@@ -9,14 +9,15 @@ import sqlite3
 from collections import Counter
 from typing import Any
 
-from workbench import methods, na_reasons
-from workbench.numbers import fmt_num
+from workbench import methods
+from workbench.display import na_reasons
 from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.report.headlines import EFFECTS, effect_sentence, headline_effects  # noqa: F401  (EFFECTS: re-exported)
 from workbench.report.question import audit_question
 from workbench.report.study_facts import StudyFacts
 from workbench.store import report_reads
-from workbench.words import plural_word
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural_word
 
 EFFECT_NAMES = {  # how the summary names each kind of effect (the records' metric keys are for programs)
     "lor": "log-odds between regions",

@@ -13,9 +13,9 @@ import math
 import unicodedata
 from html import escape
 
-from workbench.literal import visible_line
-from workbench.metric_views import Forest
-from workbench.numbers import fmt_num
+from workbench.display.metric_views import Forest
+from workbench.text.literal import visible_line
+from workbench.text.numbers import fmt_num
 
 WIDTH = 720
 LABEL_MIN, LABEL_MAX = 120, 300  # the labels' column, sized to the longest line within these

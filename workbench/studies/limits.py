@@ -1,12 +1,11 @@
 """Sizes a study may ask for. Far beyond any published audit, and small enough
 that a typo (seeds = 1000000000) is refused instead of filling the memory."""
 
+# The seeds' range is the engines' (workbench/engines/specs.py); a study's last seed (its seed plus
+# its repetitions or prompts) must stay in it too: `last_seed_problem`.
+from workbench.engines.specs import MAX_SEED  # noqa: F401  (studies import it from here)
+
 MAX_REPETITIONS = 10_000
-# Seeds: from 0 (llama.cpp reads -1 as "a random seed", which would make answers unrepeatable)
-# to 2^32 - 1, llama.cpp's range: it keeps a seed's low 32 bits, so seeds 0 and 2^32 gave the
-# same answer while the store recorded two. A study's last seed (its seed plus its repetitions
-# or prompts) must stay in range too: `last_seed_problem`.
-MAX_SEED = 2**32 - 1
 
 
 def last_seed_problem(seed: int, count: int, what: str) -> str | None:

@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Tag, TypeAdap
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
-from workbench.specs import ModelSpec, SpecError, parse_spec, same_model_twice
+from workbench.engines.specs import ModelSpec, SpecError, parse_spec, same_model_twice
 from workbench.studies.errors import StudyError, Where, bounds, mismatch, out_of_range
 from workbench.studies.limits import MAX_PROMPT_CHARS, MAX_TEMPERATURE, MAX_TOKENS
 

@@ -6,7 +6,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from workbench.specs import ModelSpec
+from workbench.engines.specs import ModelSpec
 from workbench.studies.errors import StudyError, Where, describe, mismatch  # noqa: F401 (the plugin API)
 
 
@@ -72,19 +72,3 @@ def read_models(study: Where, data: dict[str, Any]) -> list[ModelSpec]:
     from workbench.studies import schema
 
     return schema.validate(schema.ModelsOnly, data, study).models
-
-
-def load_study(path: str | Path):
-    """Load and validate a study file of any registered method."""
-    from workbench import methods
-
-    path = Path(path)
-    data = read_toml(path)
-    where = Where(str(path))
-    known = methods.names()
-    method = data.get("method")
-    if method is None:
-        raise where.child("method").error(f"missing; expected one of: {', '.join(known)}")
-    if not isinstance(method, str) or method not in known:
-        raise where.child("method").error(f"expected one of: {', '.join(known)}, got {method!r:.40}")
-    return methods.get(method).load(data, path)

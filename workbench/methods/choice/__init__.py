@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.methods.base import lazy
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 from workbench.store import questions as question_store
 from workbench.store.file_questions import sync_file_questions
@@ -13,11 +14,10 @@ class ChoiceMethod(MethodBase):
     first_stage = "answer"
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert or gazetteer extraction"
     example_study = example_path("studies/demo.toml")
-    kinds_module = "workbench.methods.choice.kinds"
     design_screen = "workbench.screens.design:DesignScreen"  # questions, clusters and models
-    compare_module = "workbench.methods.choice.paired"  # `workbench compare`: its questions paired
-    planner_module = "workbench.methods.choice.planning"  # `workbench plan`: questions x repetitions
-    evidence_module = "workbench.methods.choice.evidence"  # `workbench evidence`: the answers behind a number
+    compare = lazy("workbench.methods.choice.paired")  # `workbench compare`: its questions paired
+    planner = lazy("workbench.methods.choice.planning")  # `workbench plan`: questions x repetitions
+    evidence = lazy("workbench.methods.choice.evidence")  # `workbench evidence`: the answers behind a number
     position, title = 1, "ChoiceEval"
     waits_for = "its answers' lists are extracted at the end of the run"
     help_sections = {
@@ -36,6 +36,18 @@ class ChoiceMethod(MethodBase):
             "  t / k    ChoiceEval: next topic / next cluster\n  ChoiceEval's PEIR is Eq. 5-6, its log-odds alpha 0.5."
         ),
     }
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.choice.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.choice.kinds import EXPORTS
+
+        return EXPORTS
 
     def report_sections(self, conn, study, records):
         from workbench.methods.choice.report_charts import report_panels  # its charts drawn, one per topic
@@ -127,8 +139,8 @@ class ChoiceMethod(MethodBase):
 
     def print_tables(self, conn, study, records, console):
         """The panels (MethodBase), then how to give regions to the entities that lack one."""
-        from workbench.literal import literal_text
         from workbench.methods.choice.views import region_hint
+        from workbench.text.literal import literal_text
 
         super().print_tables(conn, study, records, console)
         hint = region_hint(conn, study)

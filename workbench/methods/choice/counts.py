@@ -65,7 +65,7 @@ class ScopeCounts:
 
 @lru_cache(maxsize=65536)
 def is_united_states(entity: str) -> bool:
-    from workbench.extract import normalize_surface
+    from workbench.asking.extract import normalize_surface
 
     return normalize_surface(entity) in US_NAMES
 

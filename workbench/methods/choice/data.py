@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.csv_input import CsvInputError, ImportError_, read_rows
+from workbench.files.csv_input import CsvInputError, ImportError_, read_rows
 from workbench.methods.choice.arrays import ListArrays, only_groups, topic_counts
 from workbench.methods.choice.counts import TopicCounts
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, records_of_counts

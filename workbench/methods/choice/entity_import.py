@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CHUNK, CsvInputError, ImportError_, name_cell, read_rows
-from workbench.extract import normalize_surface
+from workbench.asking.extract import normalize_surface
+from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, name_cell, read_rows
 from workbench.store import mentions
 from workbench.store.queue import transaction
 from workbench.store.regions import RegionError, canonical_region, known_regions

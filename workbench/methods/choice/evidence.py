@@ -1,4 +1,4 @@
-"""ChoiceEval's evidence (workbench/evidence.py): the answers behind a PEIR, a region's share
+"""ChoiceEval's evidence (workbench/analysis/evidence.py): the answers behind a PEIR, a region's share
 of the recommendation slots and a log-odds between two regions, read from the lists that count
 now (after review, merges and regions) exactly as the metrics count them: an entity once per
 answer for PEIR, every slot for the shares and the log-odds, the 5 % filter on the topic's
@@ -12,18 +12,18 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 
-from workbench.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
+from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
+from workbench.display.metric_views import ALL
 from workbench.methods.choice.counts import NON_US, ResponseList, kept_regions, presence_of
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, _sides, preferred_entity
-from workbench.metric_views import ALL
-from workbench.numbers import fmt_num
 from workbench.store import mentions
 from workbench.store.answer_texts import answer_texts
 from workbench.store.current_lists import counts_now
 from workbench.store.regions import RegionError, canonical_region, known_regions
 from workbench.store.studies import study_spec
 from workbench.store.surface import normalize_surface
-from workbench.words import plural_word
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural_word
 
 METRICS = {
     "peir": "the preferred entity: every answer of the scope, those naming it first",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
-from workbench.extract import (
+from workbench.asking.extract import (
     Voted,
     expert_agreement,
     expert_schema,
@@ -26,7 +26,7 @@ from workbench.extract import (
     normalize_surface,
     parse_expert_reply,
 )
-from workbench.keys import request_key
+from workbench.asking.keys import request_key
 from workbench.methods.choice import extraction_marks as marks
 from workbench.methods.choice.extraction_marks import default_min_votes
 from workbench.methods.choice.study import Extraction
@@ -166,7 +166,7 @@ def check_gazetteer_topics(study, stored_topics: set[str]) -> None:
     imported): its names would be counted as sought and never looked for."""
     from pathlib import Path
 
-    from workbench.gazetteer import load
+    from workbench.methods.choice.gazetteer import load
 
     path = Path(study.extraction.entities or "")
     topics = {q.topic for q in study.questions} | set(study.generate) | stored_topics
@@ -179,7 +179,7 @@ def extract_with_gazetteer(
     """Each answer's list: the gazetteer's names it contains, in order of appearance (no model)."""
     from pathlib import Path
 
-    from workbench.gazetteer import load
+    from workbench.methods.choice.gazetteer import load
 
     names = load(Path(settings.entities or ""))
     report = ExtractionReport(gazetteer=len(names.names))
@@ -213,7 +213,7 @@ def extract_with_gazetteer(
 
 def flags(found: list, text: str, entities: list[str]) -> list[dict]:
     """The names of `entities` that a reviewer should check: each one no exact match found, as
-    its first match reads (`workbench.gazetteer.Found.kind`), in list order."""
+    its first match reads (`workbench.methods.choice.gazetteer.Found.kind`), in list order."""
     exact = {f.entity for f in found if f.kind == "exact"}
     first = {}
     for f in found:

@@ -27,7 +27,7 @@ NAMES = {
     "rules": "the gazetteer's matching rules",
 }
 # The gazetteer's rules, counted up when what they find changes (2: common words at a sentence's
-# start, near spellings that are common words, plurals; workbench/gazetteer_words.py), so lists
+# start, near spellings that are common words, plurals; workbench/methods/choice/gazetteer_words.py), so lists
 # made under earlier rules are extracted again, and the run says why.
 RULES = 2
 SHOWN = ("k", "fuzzy", "experts", "temperature", "max_tokens", "output", "min_votes", "grounding")

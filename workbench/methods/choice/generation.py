@@ -16,15 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from workbench.keys import request_key
+from workbench.asking.keys import request_key
+from workbench.asking.prompts import fill, load_prompt
 from workbench.methods.choice.study import ChoiceStudy, Question
-from workbench.prompts import fill, load_prompt
 from workbench.store import answers, queue, studies
 from workbench.store import questions as question_store
 
 if TYPE_CHECKING:
-    from workbench.run_types import Progress, RunOptions
-    from workbench.specs import ModelSpec
+    from workbench.engines.specs import ModelSpec
+    from workbench.pipeline.run_types import Progress, RunOptions
 
 ADAPT_SCHEMA = {
     "type": "object",
@@ -181,10 +181,10 @@ async def generate_questions(
 ):
     """Adapt the clusters to each `generate` topic and write its questions (stored unverified):
     `workbench generate` and the Design screen's `g` (the method's hook `generate_questions`)."""
-    from workbench.audit import register_model
-    from workbench.models import make_engine
-    from workbench.run_types import ModelJob, RunOptions  # noqa: F811 (at run time)
-    from workbench.runner import run_jobs
+    from workbench.engines.resolve import make_engine
+    from workbench.pipeline.audit import register_model
+    from workbench.pipeline.run_types import ModelJob, RunOptions  # noqa: F811 (at run time)
+    from workbench.pipeline.runner import run_jobs
     from workbench.store.file_questions import sync_file_questions
 
     study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind, Option
-from workbench.words import plural
+from workbench.text.words import plural
 
 
 def _more(names: list[str], limit: int = 20) -> str:

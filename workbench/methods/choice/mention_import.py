@@ -17,8 +17,8 @@ from collections.abc import Iterator
 from itertools import groupby
 from pathlib import Path
 
-from workbench.csv_input import CHUNK, CsvInputError, ImportError_, Progress, name_cell, read_rows, whole
-from workbench.extract import normalize_surface
+from workbench.asking.extract import normalize_surface
+from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, Progress, name_cell, read_rows, whole
 from workbench.store import mentions
 from workbench.store.mentions import MentionList
 from workbench.store.queue import transaction

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from workbench import na_reasons
+from workbench.display import na_reasons
 from workbench.methods.choice.counts import (  # noqa: F401 (re-exported: the metrics' vocabulary)
     NON_US,
     US_NAMES,

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from workbench import na_reasons
+from workbench.display import na_reasons
 from workbench.metrics.clustered import QUESTION, Questions, collapsed, satterthwaite
 from workbench.metrics.intervals import SEED, interval_fields, resamples
 

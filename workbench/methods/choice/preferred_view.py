@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from workbench.methods.choice.records import Peir
 from workbench.metrics.records import has, value_of
-from workbench.numbers import fmt_num
+from workbench.text.numbers import fmt_num
 
 
 def rival(r: Peir) -> str:

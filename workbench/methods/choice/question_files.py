@@ -24,7 +24,7 @@ def read_question_file(path: Path, clusters: list[Any], *, topic: str, where: Wh
         return _csv_questions(path, clusters, topic)
     if path.is_dir():
         raise where.error(f"{named}is a directory, not a question file")
-    from workbench.json_input import JsonInputError, load_json
+    from workbench.files.json_input import JsonInputError, load_json
 
     try:
         data = load_json(path)
@@ -61,7 +61,7 @@ def _check_length(question: str, where: str) -> None:
 def _csv_questions(path: Path, clusters: list[Any], topic: str):
     known = {c.name for c in clusters}
     order: dict[str, list[str]] = {}
-    from workbench.csv_input import CsvInputError, read_rows
+    from workbench.files.csv_input import CsvInputError, read_rows
 
     try:
         for line, row in read_rows(path, ("topic", "cluster", "question")):

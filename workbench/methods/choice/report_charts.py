@@ -13,10 +13,10 @@ from typing import Any
 
 from rich.text import Text
 
+from workbench.display.metric_views import Bars, Forest, Panel, short_labels, terminal_panels
 from workbench.methods.choice.records import LorCluster, RegionShare
 from workbench.methods.choice.views import no_lor_text
 from workbench.methods.registry import filters_of, panels_of
-from workbench.metric_views import Bars, Forest, Panel, short_labels, terminal_panels
 
 
 def report_panels(method: Any, conn: sqlite3.Connection, study: str, records: list[Any]) -> list[Panel]:

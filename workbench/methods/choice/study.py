@@ -25,8 +25,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.engines.specs import ModelSpec
 from workbench.methods.choice.question_files import read_question_file
-from workbench.specs import ModelSpec
 from workbench.store.regions import canonical_region
 from workbench.studies.limits import check_last_seeds
 from workbench.studies.spec import Where, beside
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 class Extraction:
     """How answers become ranked entity lists: `list` (deterministic parser),
     `experts` (E LLM runs at temperature > 0 and a majority vote) or `gazetteer`
-    (the known names of an entities file found in the text, workbench/gazetteer.py)."""
+    (the known names of an entities file found in the text, workbench/methods/choice/gazetteer.py)."""
 
     method: str = "list"
     experts: int = 5
@@ -203,7 +203,7 @@ def _gazetteer_file(where: Where, name: str | None, study_path: Path) -> str | N
     """The gazetteer's path, read once here so that a fault in it is named before any request."""
     if name is None:
         return None
-    from workbench.gazetteer import GazetteerError, load
+    from workbench.methods.choice.gazetteer import GazetteerError, load
 
     file_path = beside(study_path, name)
     if not file_path.is_file():
@@ -298,7 +298,7 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
     repetitions sample differently and a re-run with the same seed asks exactly
     the same thing.
     """
-    from workbench.keys import request_key
+    from workbench.asking.keys import request_key
     from workbench.store.queue import PlannedRequest
 
     system = study.generation.get("system")

@@ -6,21 +6,8 @@ import re
 
 from rich.text import Text
 
-from workbench import na_reasons
-from workbench.literal import visible_line
-from workbench.methods.choice.preferred_view import rival
-from workbench.methods.choice.records import (
-    LOR,
-    ChoiceRecord,
-    DirectRecommendationRate,
-    KruskalWallis,
-    LorCluster,
-    LorTopic,
-    Peir,
-    RegionShare,
-    Spearman,
-)
-from workbench.metric_views import (
+from workbench.display import na_reasons
+from workbench.display.metric_views import (
     ALL,
     Filter,
     Forest,
@@ -34,9 +21,22 @@ from workbench.metric_views import (
     short_labels,
     units_note,
 )
+from workbench.methods.choice.preferred_view import rival
+from workbench.methods.choice.records import (
+    LOR,
+    ChoiceRecord,
+    DirectRecommendationRate,
+    KruskalWallis,
+    LorCluster,
+    LorTopic,
+    Peir,
+    RegionShare,
+    Spearman,
+)
 from workbench.metrics.records import has, value_of
-from workbench.numbers import fmt_num
-from workbench.words import plural
+from workbench.text.literal import visible_line
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural
 
 
 def topics(records: list[ChoiceRecord]) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.methods.base import lazy
 from workbench.methods.coldstart import tables
 from workbench.methods.hook_types import ReviewView
 from workbench.methods.registry import MethodBase, Stages, example_path, register
@@ -10,12 +11,10 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class ColdStartMethod(MethodBase):
     name = "coldstart"
-    study_module = "workbench.methods.coldstart.study"
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
     example_study = example_path("studies/coldstart/movies.toml")
-    kinds_module = "workbench.methods.coldstart.kinds"
-    evidence_module = "workbench.methods.coldstart.evidence"  # `workbench evidence`: the answers behind a number
+    evidence = lazy("workbench.methods.coldstart.evidence")  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     position, title = 2, "catalog re-ranking"
     export_fields = ("persona_category", "persona")
@@ -33,6 +32,28 @@ class ColdStartMethod(MethodBase):
         "Review": "  c          cold-start catalog matches: e corrects,\n             x not in catalog, n/p lists, u undo, f filter",
         "Metrics": "  m        cold-start chart: IOU / SERP / PRAG divergence",
     }
+
+    def load(self, data, path):
+        from workbench.methods.coldstart.study import from_toml
+
+        return from_toml(data, path)
+
+    def plan(self, study, model_identity, params, context):
+        from workbench.methods.coldstart.study import plan_requests
+
+        return plan_requests(study, model_identity, params)
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.coldstart.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.coldstart.kinds import EXPORTS
+
+        return EXPORTS
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.methods.coldstart.study import parse_answers

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz, process, utils
 
-from workbench.extract import clean_item
+from workbench.asking.extract import clean_item
 
 DEFAULT_THRESHOLD = 86.0
 
@@ -44,7 +44,7 @@ def load_catalog(path: str | Path) -> Catalog:
     """A JSON list of names (or of objects with a name/title), or a CSV whose first
     column (or `item`/`name`/`title`) names the item and other columns are attributes."""
     path = Path(path)
-    from workbench.csv_input import read_rows, read_text
+    from workbench.files.csv_input import read_rows, read_text
 
     if path.suffix.lower() == ".csv":
         rows = [row for _line, row in read_rows(path)]
@@ -56,7 +56,7 @@ def load_catalog(path: str | Path) -> Catalog:
             if not row[key].strip():
                 raise ValueError(f"{path}: line {number}: an item without a {key}")
         return Catalog([r[key] for r in rows], {r[key]: {k: v for k, v in r.items() if k != key} for r in rows})
-    from workbench.json_input import parse_json
+    from workbench.files.json_input import parse_json
 
     data = parse_json(read_text(path), path)
     if not isinstance(data, list) or not data:

@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from workbench.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
+from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
 from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
@@ -165,7 +165,7 @@ def raw_result_rows(path: Path) -> Iterator[tuple]:
         raise ImportError_(f"{path}: expected a name like gemma3_1b_movie_action_movie_fan_0.json")
     model = f"{match['model']}_{match['dataset']}_{match['context']}"
     seed = int(match["seed"])
-    from workbench.json_input import load_json
+    from workbench.files.json_input import load_json
 
     data = load_json(path)
     for category, block in data.items():

@@ -1,4 +1,4 @@
-"""Cold-start's evidence (workbench/evidence.py): behind a persona's divergence, each seed's
+"""Cold-start's evidence (workbench/analysis/evidence.py): behind a persona's divergence, each seed's
 answer for the persona beside the neutral list of the same seed, the catalog items both hold
 counted (IOU = shared / either), as the metrics read the rankings now (after match corrections)."""
 
@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 
-from workbench.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
+from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.coldstart.data import CURRENT
 from workbench.methods.coldstart.metrics import iou
-from workbench.numbers import fmt_num
 from workbench.store.answer_texts import answer_texts
-from workbench.words import plural_word
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural_word
 
 OPTIONS: dict[str, tuple[str, ...]] = {"divergence": ()}  # --topic and --model only
 METRICS = {"divergence": "each seed's persona answer against its neutral list, the items both hold counted"}

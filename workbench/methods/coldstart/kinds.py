@@ -6,11 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind, Option, missing
-from workbench.words import plural
+from workbench.text.words import plural
 
 
 def _rankings(conn, path: Path, options: dict[str, Any]) -> list[str]:
-    from workbench.csv_input import ImportError_
+    from workbench.files.csv_input import ImportError_
     from workbench.methods.coldstart.catalog import load_catalog
     from workbench.methods.coldstart.data import import_rankings
 

@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from workbench.engines.specs import ModelSpec
 from workbench.methods.coldstart.catalog import Catalog, load_catalog
-from workbench.specs import ModelSpec
 from workbench.studies.spec import Where, beside
 
 
@@ -100,7 +100,7 @@ def from_toml(data: dict[str, Any], path: Path) -> ColdStartStudy:
 
 
 def _attributes_file(where: Where, file_path: Path) -> dict[str, list[str]]:
-    from workbench.json_input import JsonInputError, load_json
+    from workbench.files.json_input import JsonInputError, load_json
 
     try:
         loaded = load_json(file_path)
@@ -144,7 +144,7 @@ def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
 
 
 def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, Any]):
-    from workbench.keys import request_key
+    from workbench.asking.keys import request_key
     from workbench.store.queue import PlannedRequest
 
     personas = [("neutral", "neutral", None)] + [

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from workbench.literal import visible_line
+from workbench.display.metric_views import MOSTLY_OUT, Filter, Forest, Panel, short_labels, value_bars
 from workbench.methods.coldstart.records import ColdstartRecord, Divergence, Fidelity, GroupShare
-from workbench.metric_views import MOSTLY_OUT, Filter, Forest, Panel, short_labels, value_bars
 from workbench.metrics.records import has
-from workbench.numbers import fmt_num
+from workbench.text.literal import visible_line
+from workbench.text.numbers import fmt_num
 
 COLDSTART_METRICS = ("iou", "serp", "prag")
 

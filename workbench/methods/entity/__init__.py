@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.methods.base import lazy
 from workbench.methods.entity import tables
 from workbench.methods.registry import MethodBase, Stages, example_path, register
 
@@ -9,17 +10,32 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class EntityMethod(MethodBase):
     name = "entity"
-    study_module = "workbench.methods.entity.study"
-    compare_module = "workbench.methods.entity.paired"  # `workbench compare`: its units paired
+    compare = lazy("workbench.methods.entity.paired")  # `workbench compare`: its units paired
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
     example_study = example_path("studies/entity/countries_urgency.toml")
-    kinds_module = "workbench.methods.entity.kinds"
-    evidence_module = "workbench.methods.entity.evidence"  # `workbench evidence`: the answers behind a number
+    evidence = lazy("workbench.methods.entity.evidence")  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     position, title = 4, "entity x template label probabilities"
     export_fields = ("entity", "template_id", "language", "variant")
     waits_for = "its label scores are read at the end of the run"
+
+    def load(self, data, path):
+        from workbench.methods.entity.study import from_toml
+
+        return from_toml(data, path)
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.entity.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.entity.kinds import EXPORTS
+
+        return EXPORTS
 
     def plan_params(self, study, spec):
         from workbench.engines.registry import takes

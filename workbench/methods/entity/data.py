@@ -244,7 +244,7 @@ def _paired_records(per_condition: dict, convention: str) -> list[PairedDelta]:
 
 def _no_f1(bias: dict[str, Any]) -> dict[str, str]:
     """Why a macro-F1 is n/a: its prompts have no intended label to match (none when it has one)."""
-    from workbench.na_reasons import shown
+    from workbench.display.na_reasons import shown
 
     return {"na_reason": shown("no-intended")} if bias["macro_f1"] is None else {}
 
@@ -348,7 +348,7 @@ def import_scores(
     chunk at a time (see `imported_scores`), so a file of any size takes the memory of one chunk."""
     from pathlib import Path
 
-    from workbench.csv_input import CsvInputError, ImportError_, read_rows
+    from workbench.files.csv_input import CsvInputError, ImportError_, read_rows
     from workbench.methods.entity.imported_scores import stage_scores, staging, store_imported
     from workbench.methods.entity.study import load_task
     from workbench.studies.spec import StudyError, Where

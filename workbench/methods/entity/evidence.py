@@ -1,4 +1,4 @@
-"""Label probabilities' evidence (workbench/evidence.py): behind an entity's Delta, each template's
+"""Label probabilities' evidence (workbench/analysis/evidence.py): behind an entity's Delta, each template's
 prompt with the entity in it, its label scores, the entity's score s(e, t) and where it stands
 among the template's entities (its delta), as the metrics compute them (coverage filters kept)."""
 
@@ -8,12 +8,12 @@ import json
 import sqlite3
 from collections import defaultdict
 
-from workbench.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
+from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.entity import metrics as em
 from workbench.methods.entity.data import CURRENT
-from workbench.numbers import fmt_num
 from workbench.store.answers import payloads
 from workbench.store.studies import study_spec
+from workbench.text.numbers import fmt_num
 
 METRICS = {"delta": "each template's label scores of the entity (--entity), its standing among the template's"}
 OPTIONS = {"delta": ("cluster", "entity")}  # --cluster: one condition, as the entity table's header names it

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from itertools import groupby
 from typing import Any
 
-from workbench.csv_input import CHUNK, CsvInputError, read_rows, real, whole
+from workbench.files.csv_input import CHUNK, CsvInputError, read_rows, real, whole
 from workbench.store.staging import scratch
 
 SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
@@ -236,7 +236,7 @@ def _imported_requests(conn: sqlite3.Connection, study_id: int, path, model: str
     planned `score` request. Its key is `request_key` of what identifies the prompt (not the
     file or its numbers, so a prompt imported again replaces itself); a prompt a store written
     before already holds keeps the key it has."""
-    from workbench.keys import request_key
+    from workbench.asking.keys import request_key
     from workbench.store.imported import held_keys
     from workbench.store.queue import PlannedRequest
 

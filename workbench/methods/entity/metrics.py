@@ -16,8 +16,8 @@ import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 
+from workbench.display.na_reasons import shown
 from workbench.metrics.support import floor_reason, mann_whitney_floor, wilcoxon_floor
-from workbench.na_reasons import shown
 
 
 def weighted_scores(rows: Iterable[tuple[str, int, str, float, float]]) -> dict[tuple[str, int], float]:

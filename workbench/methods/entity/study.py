@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.keys import request_key
+from workbench.asking.keys import request_key
+from workbench.engines.specs import ModelSpec
 from workbench.methods.entity.vocabulary import SCORING, VARIANTS  # noqa: F401 (named here by callers)
-from workbench.specs import ModelSpec
 from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import Where, beside
 
@@ -100,7 +100,7 @@ class EntityStudy:
 
 
 def _read_csv(where: Where, path: Path, required: str) -> list[dict[str, str]]:
-    from workbench.csv_input import CsvInputError, read_rows
+    from workbench.files.csv_input import CsvInputError, read_rows
 
     if not path.is_file():
         raise where.error(f"file {path} does not exist")
@@ -122,7 +122,7 @@ def load_task(where: Where, path: Path) -> Task:
     """A task definition in the entity-bias framework's JSON format."""
     if not path.is_file():
         raise where.error(f"file {path} does not exist")
-    from workbench.json_input import JsonInputError, load_json
+    from workbench.files.json_input import JsonInputError, load_json
 
     try:
         data = load_json(path)

@@ -6,6 +6,16 @@ from collections.abc import Callable
 
 from rich.text import Text
 
+from workbench.display.metric_views import (
+    Forest,
+    Panel,
+    adjusted_p,
+    diverging_bars,
+    diverging_chart,
+    drop_constant_columns,
+    estimate,
+    units_note,
+)
 from workbench.methods.entity.records import (
     ConditionRecord,
     DeltaPearson,
@@ -16,18 +26,8 @@ from workbench.methods.entity.records import (
     MacroF1,
     PairedDelta,
 )
-from workbench.metric_views import (
-    Forest,
-    Panel,
-    adjusted_p,
-    diverging_bars,
-    diverging_chart,
-    drop_constant_columns,
-    estimate,
-    units_note,
-)
 from workbench.metrics.records import has, value_of
-from workbench.numbers import fmt_num
+from workbench.text.numbers import fmt_num
 
 FILTERS = ()
 

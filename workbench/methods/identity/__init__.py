@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from workbench.methods.base import lazy
 from workbench.methods.hook_types import ReviewView
 from workbench.methods.identity import tables
 from workbench.methods.registry import MethodBase, Stages, example_path, register
@@ -10,13 +11,11 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class IdentityMethod(MethodBase):
     name = "identity"
-    study_module = "workbench.methods.identity.study"
-    compare_module = "workbench.methods.identity.paired"  # `workbench compare`: its units paired
+    compare = lazy("workbench.methods.identity.paired")  # `workbench compare`: its units paired
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
     example_study = example_path("studies/identity/universities.toml")
-    kinds_module = "workbench.methods.identity.kinds"
-    evidence_module = "workbench.methods.identity.evidence"  # `workbench evidence`: the answers behind a number
+    evidence = lazy("workbench.methods.identity.evidence")  # `workbench evidence`: the answers behind a number
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
     position, title = 3, "identity disclosure"
@@ -44,6 +43,28 @@ class IdentityMethod(MethodBase):
         ),
     }
 
+    def load(self, data, path):
+        from workbench.methods.identity.study import from_toml
+
+        return from_toml(data, path)
+
+    def plan(self, study, model_identity, params, context):
+        from workbench.methods.identity.study import plan_requests
+
+        return plan_requests(study, model_identity, params)
+
+    @property
+    def import_kinds(self):
+        from workbench.methods.identity.kinds import IMPORTS
+
+        return IMPORTS
+
+    @property
+    def export_kinds(self):
+        from workbench.methods.identity.kinds import EXPORTS
+
+        return EXPORTS
+
     @property
     def template_editing(self):
         from workbench.methods.identity.template_editing import TEMPLATE_EDITING
@@ -54,8 +75,8 @@ class IdentityMethod(MethodBase):
         return study.judge
 
     async def after_answers(self, stages: Stages) -> None:
+        from workbench.engines.resolve import generation_params
         from workbench.methods.identity import study as identity
-        from workbench.models import generation_params
 
         prepared, study, conn = stages.prepared, stages.study, stages.conn
         for m in prepared.models:

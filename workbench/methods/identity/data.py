@@ -9,7 +9,7 @@ from itertools import islice
 from pathlib import Path
 from typing import Any
 
-from workbench.csv_input import CsvInputError, ImportError_, chunks, read_rows, real
+from workbench.files.csv_input import CsvInputError, ImportError_, chunks, read_rows, real
 from workbench.methods.identity.intervals import PROMPT, coverage_fields, difference_fields, mean_fields
 from workbench.methods.identity.metrics import compare_to_baseline, coverage, mean_share
 from workbench.methods.identity.records import (
@@ -233,7 +233,7 @@ def _records(scope, outputs, items, shares, counts, totals) -> list[IdentityReco
 
 def _no_share_reason(cell: dict[str, Any], shares: dict[str, dict[str, float]]) -> str:
     """Why a cell has no Mean Share (docs/methods.md, "When a number is n/a")."""
-    from workbench.na_reasons import shown
+    from workbench.display.na_reasons import shown
 
     if not shares:
         return shown("no-references")
@@ -244,7 +244,7 @@ def _no_share_reason(cell: dict[str, Any], shares: dict[str, dict[str, float]]) 
 
 def _versus_baseline(base: dict[str, Any], cell: dict[str, Any], baseline_cell: dict[str, Any]) -> list[IdentityRecord]:
     """The condition's Mean Share against the baseline's, or why it cannot be compared."""
-    from workbench.na_reasons import shown
+    from workbench.display.na_reasons import shown
 
     if base["condition"] == "baseline":
         return []

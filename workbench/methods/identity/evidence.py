@@ -1,4 +1,4 @@
-"""Identity disclosure's evidence (workbench/evidence.py): behind a group x condition's mean
+"""Identity disclosure's evidence (workbench/analysis/evidence.py): behind a group x condition's mean
 share, each answer of the cell with the items it recommended that the reference table holds
 (counted, each with the group's share) and the answer's own mean, as the metrics read them."""
 
@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import sqlite3
 
-from workbench.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
-from workbench.literal import visible_line
+from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.identity.data import CURRENT
 from workbench.methods.identity.metrics import mean_share
-from workbench.numbers import fmt_num
 from workbench.store.answer_texts import answer_texts
-from workbench.words import plural_word
+from workbench.text.literal import visible_line
+from workbench.text.numbers import fmt_num
+from workbench.text.words import plural_word
 
 OPTIONS: dict[str, tuple[str, ...]] = {"mean_share": ()}  # --topic and --model only
 METRICS = {"mean_share": "each answer of a group x condition, the items the reference table holds counted"}

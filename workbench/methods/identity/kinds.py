@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.methods.kinds import ExportKind, ImportKind
-from workbench.words import plural
+from workbench.text.words import plural
 
 
 def _references(conn, path: Path, options: dict[str, Any]) -> list[str]:

@@ -28,14 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.keys import request_key
+from workbench.asking.keys import request_key
+from workbench.engines.specs import ModelSpec
 from workbench.methods.identity.templates import (
     Template,
     TemplateError,
     load_template,
     read_recommendations,
 )
-from workbench.specs import ModelSpec
 from workbench.store.queue import PlannedRequest, transaction
 from workbench.studies.spec import Where, beside
 
@@ -239,7 +239,7 @@ def plan_judging(
     judge_identity: str,
 ) -> int:
     """One `judge` request per answered probe of the answer model (parent: the probe)."""
-    from workbench.prompts import fill, load_prompt
+    from workbench.asking.prompts import fill, load_prompt
     from workbench.store import answers, queue
 
     prompt = load_prompt(study.judge_prompt, "judge_probe.txt")
@@ -264,7 +264,7 @@ def plan_judging(
 
 def parse_judge(text: str | None) -> str | None:
     """The judge's label from its JSON reply (or a bare label word); None if it gave none."""
-    from workbench.extract import json_values
+    from workbench.asking.extract import json_values
 
     if text is None:
         return None

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
-from workbench.specs import ModelSpec
+from workbench.engines.specs import ModelSpec
 from workbench.studies.limits import MAX_PER_GROUP, MAX_SEED
 from workbench.studies.schema import (
     Check,

@@ -38,7 +38,7 @@ def save_template(study_path: str | Path, source: str, text: str) -> Path:
     import re
     import shutil
 
-    from workbench.studies.spec import load_study
+    from workbench.methods.study_files import load_study
 
     template = parse_template(text, "the edited template")  # never save one that does not load
     study_path = Path(study_path)

@@ -185,7 +185,7 @@ def preview_prompts(template: Template, seed: int) -> list[SampledPrompt]:
 def read_recommendations(text: str, item_key: str) -> tuple[list[dict[str, Any]] | None, str | None]:
     """(items, how): the JSON reply if there is one ("json"); failing that, the items of
     a numbered or bulleted list, without explanations ("list"); (None, None) otherwise."""
-    from workbench.extract import extract_list
+    from workbench.asking.extract import extract_list
 
     items = parse_recommendations(text, item_key)
     if items is not None:
@@ -199,7 +199,7 @@ def read_recommendations(text: str, item_key: str) -> tuple[list[dict[str, Any]]
 def parse_recommendations(text: str, item_key: str) -> list[dict[str, Any]] | None:
     """The recommended items with explanations from a JSON reply, tolerating code fences,
     prose around the JSON, a top-level list or an object holding one; None if unparseable."""
-    from workbench.extract import json_values
+    from workbench.asking.extract import json_values
 
     for data in json_values(text):
         if isinstance(data, dict):

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from workbench.display.metric_views import Panel, adjusted_p, estimate, short_labels, units_note
 from workbench.methods.identity.records import ExplanationWord, IdentityRecord, MeanShare, MeanShareVsBaseline, Rate
-from workbench.metric_views import Panel, adjusted_p, estimate, short_labels, units_note
 from workbench.metrics.records import has
-from workbench.numbers import fmt_num
+from workbench.text.numbers import fmt_num
 
 FILTERS = ()
 

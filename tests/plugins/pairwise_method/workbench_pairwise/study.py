@@ -6,9 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from workbench.keys import request_key
-from workbench.store.queue import PlannedRequest
-from workbench.studies.spec import Where, expect, read_generation, read_models, read_name
+from workbench.plugin import PlannedRequest, Where, expect, read_generation, read_models, read_name, request_key
 
 PROMPT = "Which {topic} do you recommend, {first} or {second}? Answer with the name only."
 

@@ -1,0 +1,134 @@
+"""The plugin API holds: every hook of the method base is documented, `workbench.plugin` gives a
+method everything it imports, and a method written for an API this workbench does not offer is
+refused in one line."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from workbench import plugin
+from workbench.methods.base import HOOKS, MethodBase, hook, part
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "writing-a-method.md"
+PLUGIN = ROOT / "tests" / "plugins" / "pairwise_method"
+
+
+def _documented_hooks() -> set[str]:
+    """The names in the first column of the doc's hook tables (`name(args)` read as `name`)."""
+    names: set[str] = set()
+    for line in DOC.read_text("utf-8").splitlines():
+        if line.startswith("| `"):
+            first = line.split("|")[1]
+            names.update(re.findall(r"`([a-z_]+)", first))
+    return names
+
+
+def test_every_hook_is_documented():
+    missing = sorted(set(HOOKS) - _documented_hooks())
+    assert missing == [], f"hooks of the method base missing from docs/writing-a-method.md: {missing}"
+
+
+def test_the_doc_documents_no_hook_the_base_lacks():
+    """A hook the doc names is one the base has: no default claimed that does not exist."""
+    extra = sorted(_documented_hooks() - set(HOOKS))
+    assert extra == [], f"docs/writing-a-method.md names hooks the base does not have: {extra}"
+
+
+def test_the_example_imports_the_plugin_api_only():
+    imported = set()
+    for path in (PLUGIN / "workbench_pairwise").glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("workbench"):
+                imported.add(node.module if node.module != "workbench" else f"workbench.{node.names[0].name}")
+            elif isinstance(node, ast.Import):
+                imported.update(a.name for a in node.names if a.name.startswith("workbench"))
+    assert {m for m in imported if not m.startswith("workbench_pairwise")} == {"workbench.plugin"}
+
+
+def test_every_name_of_the_api_resolves():
+    for name in plugin.__all__:
+        assert getattr(plugin, name) is not None, name
+    assert plugin.Method is MethodBase and isinstance(plugin.API_VERSION, int)
+
+
+class _Old:
+    """A method that is not a subclass: read with the base's defaults."""
+
+    name = "old"
+    compare_module = "workbench.methods.choice.paired"  # API 1's path, still read
+
+    def metric_records(self, conn, study, convention="paper"):
+        return []
+
+
+def test_a_method_that_is_no_subclass_gets_the_defaults():
+    old = _Old()
+    assert hook(old, "waits_for") == MethodBase.waits_for
+    assert hook(old, "import_kinds") == () and hook(old, "metric_filters") == ()
+    assert hook(old, "plan_context")(None, None, None) is None  # a default function, bound to it
+    assert part(old, "compare").__name__ == "workbench.methods.choice.paired"
+    assert part(old, "planner") is None
+
+
+@pytest.mark.parametrize("version", [0, 3, "2"])
+def test_a_method_for_an_api_not_offered_is_refused(version):
+    from workbench.methods import register
+    from workbench.methods.hook_types import MethodConflict
+
+    class Future(plugin.Method):
+        api_version = version
+        name = "future"
+
+    with pytest.raises(MethodConflict, match=r"'future' .* is written for plugin API .*offers API 1 to 2"):
+        register(Future)
+
+
+def test_a_lazy_part_imports_on_first_use():
+    import sys
+
+    name = "workbench.methods.identity.paired"
+    had = sys.modules.pop(name, None)
+    try:
+        part_ = plugin.lazy(name)
+        assert name not in sys.modules
+        assert callable(part_.paired_records) and name in sys.modules
+    finally:
+        if had is not None:
+            sys.modules[name] = had
+
+
+def test_records_with_the_core_interval_take_a_new_key_without_an_edit():
+    """A plugin's record declares `interval: plugin.Interval`: the row has every key the core
+    writes for an interval, in the core's order, and `value_of` reads them."""
+    from dataclasses import dataclass
+
+    from workbench.metrics.intervals import interval_fields
+
+    @dataclass(frozen=True, kw_only=True)
+    class Share:
+        study: str
+        metric: str = "share"
+        value: float | None
+        n: int
+        interval: plugin.Interval = plugin.nested()
+        test: plugin.Test = plugin.nested(default=plugin.Test(None))
+
+    core = interval_fields(0.2, 0.8, n_boot=1000, unit="answer")
+    record = Share(study="s", value=0.5, n=10, interval=plugin.Interval.of_fields(core), test=plugin.Test(0.04))
+    row = plugin.as_row(record)
+    assert list(row) == ["study", "metric", "value", "n", *core, "p"]
+    assert {k: row[k] for k in core} == core
+    assert plugin.value_of(record, "ci_unit") == "answer" and plugin.has(record, "p")
+    records = [
+        record,
+        Share(study="s", value=0.1, n=10, interval=plugin.proportion_interval(1, 10), test=plugin.Test(0.5)),
+    ]
+    plugin.with_adjusted_p(records, lambda r: True, ("study",))
+    assert [plugin.as_row(r)["p_holm"] for r in records] == [0.08, 0.5]
+    lone = plugin.proportion_interval(1, 1)
+    assert (lone.low, lone.na_reason) == (None, "1 answer")

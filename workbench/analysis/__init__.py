@@ -1,0 +1,1 @@
+"""Reading results across models and studies: comparisons, study sizing, the answers behind a number."""

@@ -1,0 +1,1 @@
+"""Names found in answers, and which of them are the same."""

@@ -1,0 +1,1 @@
+"""This machine: its usable cores, and where the workbench keeps things."""

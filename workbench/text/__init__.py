@@ -1,0 +1,1 @@
+"""How words and numbers read wherever they are shown, and untrusted text shown literally."""

@@ -1,0 +1,1 @@
+"""Imports and exports by kind, for the command line and the app alike."""
