@@ -24,12 +24,8 @@ from collections.abc import Callable, Iterable
 from operator import itemgetter
 from typing import Any, NamedTuple
 
-from workbench.store.errors import InputError
+from workbench.errors import SearchError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.review_pages import JUDGED, in_filter, judged_list_ids
-
-
-class SearchError(InputError):
-    """A search query the index cannot read; the message says what to write instead."""
 
 
 def _reason(exc: sqlite3.Error) -> str:

@@ -9,8 +9,8 @@ from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 
+from workbench.errors import StoreError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store import method_migrations
-from workbench.store.errors import UserFacingError
 from workbench.store.rollback import rollback
 from workbench.store.schema import FOREIGN_KEYS_OFF, MIGRATIONS, SCHEMA_VERSION
 
@@ -18,10 +18,6 @@ from workbench.store.schema import FOREIGN_KEYS_OFF, MIGRATIONS, SCHEMA_VERSION
 # proceed side by side; the busy timeout makes a momentary writer-writer clash
 # wait instead of failing with "database is locked".
 BUSY_TIMEOUT_MS = 30_000
-
-
-class StoreError(UserFacingError):
-    """The database cannot be used as it is (newer schema, not a workbench file, ...)."""
 
 
 def utc_now() -> str:

@@ -7,12 +7,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
+from workbench.errors import DecisionError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.db import utc_now
-from workbench.store.errors import InputError
-
-
-class DecisionError(InputError):
-    """A decision that cannot be made as asked; the message says why and what to do."""
 
 
 def apply_change(conn: sqlite3.Connection, change: dict[str, Any], forward: bool) -> None:

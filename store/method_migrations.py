@@ -19,14 +19,10 @@ from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import MethodTablesError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.rollback import rollback
 
 MethodMigrations = tuple[str, Sequence[tuple[str, str]]]  # (method name, its (name, sql) pairs)
-
-
-class MethodTablesError(UserFacingError):
-    """A method's tables cannot be brought up to date (read-only store, newer store, bad list)."""
 
 
 # The built-in methods' migrations that core migrations 7 to 12 made before methods owned their

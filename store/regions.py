@@ -17,7 +17,7 @@ import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import RegionError  # noqa: F401  (raised here; the family is workbench.errors)
 
 UNITED_STATES = "United States"
 DEFAULT_REGIONS = (UNITED_STATES, "Europe", "Asia", "Other")
@@ -34,14 +34,6 @@ ALIASES = {
     "u.s.a": UNITED_STATES,
     "united states of america": UNITED_STATES,
 }
-
-
-class RegionError(UserFacingError, ValueError):
-    """A region that is not in the vocabulary (and was not meant to be added)."""
-
-    def __init__(self, message: str, value: str, suggestion: str | None = None):
-        super().__init__(message)
-        self.value, self.suggestion = value, suggestion
 
 
 def clean_region(value: str | None) -> str:

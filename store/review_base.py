@@ -12,7 +12,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.store.errors import InputError
+from workbench.errors import ReviewRefused  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.reviewer_names import by_person, reviewer_key
 from workbench.store.surface import normalize_surface
 
@@ -22,10 +22,6 @@ IN_SCOPE = "study_id = ? AND model = ? AND topic = ? AND question = ? AND repeti
 # A verdict judges the list when it read the list's answer (or either has none: an import).
 APPLIES = "(answer_key IS NULL OR ? IS NULL OR answer_key = ?)"
 LIST_COLUMNS = "id, study_id, model, topic, question, repetition, response_key, extracted_json"
-
-
-class ReviewRefused(InputError):
-    """A verdict or an undo that cannot be carried out as asked; the message says why."""
 
 
 def surfaces(conn: sqlite3.Connection, list_id: int) -> list[str]:

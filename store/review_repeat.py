@@ -13,17 +13,9 @@ from __future__ import annotations
 import json
 import sqlite3
 
-from workbench.store.review_base import IN_SCOPE, ReviewRefused, scope_of
+from workbench.errors import AlreadyRecorded  # noqa: F401  (raised here; the family is workbench.errors)
+from workbench.store.review_base import IN_SCOPE, scope_of
 from workbench.store.reviewer_names import reviewer_key
-
-
-class AlreadyRecorded(ReviewRefused):
-    """The verdict asked for is the reviewer's standing one on this version: nothing recorded.
-    Not a failure: the CLI says so and exits 0, the app notes it."""
-
-    def __init__(self, message: str, verdict_id: int) -> None:
-        super().__init__(message)
-        self.verdict_id = verdict_id
 
 
 def _latest(conn: sqlite3.Connection, row: sqlite3.Row) -> sqlite3.Row | None:

@@ -16,11 +16,11 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.errors import StaleVersion  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.queue import transaction
 from workbench.store.review_base import (
     APPLIES,
     IN_SCOPE,
-    ReviewRefused,
     describe,
     extracted,
     latest_by_reviewer,
@@ -29,15 +29,6 @@ from workbench.store.review_base import (
     scope_verdicts,
     surfaces,
 )
-
-
-class StaleVersion(ReviewRefused):
-    """The list changed since the reviewer was shown it: `list_id`, the version now and the
-    list now say what to show instead."""
-
-    def __init__(self, message: str, list_id: int, version: str, names: list[str]) -> None:
-        super().__init__(message)
-        self.list_id, self.version, self.names = list_id, version, names
 
 
 def _shown(conn: sqlite3.Connection, row: sqlite3.Row, blind: bool) -> tuple[list[str], dict[str, Any]]:

@@ -132,3 +132,31 @@ def test_records_with_the_core_interval_take_a_new_key_without_an_edit():
     assert [plugin.as_row(r)["p_holm"] for r in records] == [0.08, 0.5]
     lone = plugin.proportion_interval(1, 1)
     assert (lone.low, lone.na_reason) == (None, "1 answer")
+
+
+def test_one_error_family():
+    """Every exception the workbench defines is in workbench.errors and derives from
+    WorkbenchError, but for control flow private to one module (never seen by a caller)."""
+    import importlib
+    import inspect
+    import pkgutil
+
+    import workbench
+    from workbench import errors
+
+    private = {"_Repeated", "Unreached", "StandsOtherwise"}
+    strays = []
+    for info in pkgutil.walk_packages(workbench.__path__, "workbench."):
+        skipped = ("workbench.app", "workbench.screens", "workbench.widgets", "workbench.keys", "workbench.numbers")
+        if info.name.endswith("__main__") or info.name == "workbench.errors" or info.name.startswith(skipped):
+            continue
+        module = importlib.import_module(info.name)
+        for name, value in vars(module).items():
+            if inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name:
+                if name not in private:
+                    strays.append(f"{info.name}.{name}")
+    assert strays == []
+    family = [v for v in vars(errors).values() if inspect.isclass(v) and issubclass(v, BaseException)]
+    assert all(issubclass(cls, errors.WorkbenchError) for cls in family)
+    assert errors.ImportError_ is errors.FileInputError and errors.UserError is errors.UserFacingError
+    assert plugin.errors is errors and issubclass(plugin.StudyError, plugin.UserFacingError)

@@ -11,6 +11,10 @@ the workbench move as it grows: a plugin importing them directly breaks without 
         name = "mymethod"
         ...
 
+Errors: `plugin.errors` is the workbench's one family (`workbench.errors`); raise a
+`UserFacingError` (or a subclass: `StudyError`, `InputError`, ...) for what a user can fix: one
+line, naming what and where, shown without a traceback.
+
 Records: a method's numbers are frozen dataclasses (or flat dicts). Their interval and test
 come from the core as values (`Interval`, `Test`, declared with `nested()`), so the keys they
 write (`ci_low`, `ci_high`, `ci_level`, `n_boot`, `ci_unit`, `ci_na_reason`; `p`, `p_holm`,
@@ -22,13 +26,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from workbench import errors
 from workbench.asking.keys import request_key
 from workbench.asking.prompts import fill, load_prompt
 from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.display.metric_views import Filter, Forest, Panel
 from workbench.engines.specs import ModelSpec
-from workbench.files.csv_input import CsvInputError, read_rows
-from workbench.files.json_input import JsonInputError, load_json
+from workbench.errors import (
+    CsvInputError,
+    InputError,
+    JsonInputError,
+    StudyError,
+    UserFacingError,
+    WorkbenchError,
+)
+from workbench.files.csv_input import read_rows
+from workbench.files.json_input import load_json
 from workbench.methods.base import API_VERSION, MethodBase, lazy
 from workbench.methods.hook_types import Comparing, EvidenceSource, ReviewView, Sizing, TemplateEditing
 from workbench.methods.kinds import ExportKind, ImportKind, Option
@@ -48,10 +61,8 @@ from workbench.metrics.records import (
 )
 from workbench.store.answer_texts import answer_texts
 from workbench.store.answers import answered, payloads
-from workbench.store.errors import InputError, UserFacingError
 from workbench.store.queue import PlannedRequest, PlanUnit, transaction
 from workbench.studies.spec import (
-    StudyError,
     Where,
     beside,
     expect,
@@ -122,12 +133,14 @@ __all__ = [
     "Test",
     "Unset",
     "UserFacingError",
+    "WorkbenchError",
     "Where",
     "answer_texts",
     "answered",
     "as_row",
     "as_rows",
     "beside",
+    "errors",
     "expect",
     "fill",
     "fmt_num",

@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
+from workbench.errors import CompareError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.metrics.paired import PairedColumns, jackknife_se, share
 from workbench.metrics.paired_records import adjusted, missing_record, paired_record
-from workbench.store.errors import UserFacingError
 
 # The flat record's keys (CSV columns) in order; reasons appear only where a number is missing.
 COMPARE_FIELDS = [
@@ -58,10 +58,6 @@ COMPARE_FIELDS = [
     "ci_na_reason",
     "p_na_reason",
 ]
-
-
-class CompareError(UserFacingError):
-    """Models that cannot be compared: one line, exit status 2."""
 
 
 @dataclass(frozen=True)

@@ -29,14 +29,10 @@ import math
 from dataclasses import dataclass
 from statistics import NormalDist
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import PlanError  # noqa: F401  (raised here; the family is workbench.errors)
 
 REPETITIONS = (1, 2, 3, 5, 10, 20)  # the trade-off table's rows (and the study file's own R)
 LEVEL = 0.95
-
-
-class PlanError(UserFacingError):
-    """A plan that cannot be made from what was given: one line, exit status 2."""
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,9 @@ import os
 from rich.console import Console
 
 from workbench.display.rich_tables import new_table  # noqa: F401  (re-exported for the commands)
+from workbench.errors import UserError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.host.locations import DEFAULT_DB
 from workbench.store.db import connect
-from workbench.store.errors import UserFacingError
-
-
-class UserError(UserFacingError):
-    """Something the user can fix; printed as one line, exit status 2."""
 
 
 def make_console(stderr: bool = False) -> Console:

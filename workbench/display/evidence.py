@@ -9,11 +9,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from workbench.store.errors import UserFacingError
-
-
-class EvidenceError(UserFacingError):
-    """A query that names no number: an unknown metric, topic, model or target (one line)."""
+from workbench.errors import EvidenceError  # noqa: F401  (raised here; the family is workbench.errors)
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
+from workbench.errors import EngineError  # noqa: F401  (raised here; the family is workbench.errors)
+
 
 @dataclass(frozen=True)
 class GenerationRequest:
@@ -87,34 +89,6 @@ def scores_completion(
     import json
 
     return Completion(json.dumps({"logprobs": logprobs, "method": method}), "scored", prompt_tokens, 0, latency_s)
-
-
-class EngineError(Exception):
-    """A request that did not produce a completion.
-
-    `code` is a short stable label (http_429, http_500, timeout, connection,
-    bad_response, context_overflow, ...) used for counting in `status`.
-    """
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        *,
-        retryable: bool,
-        retry_after: float | None = None,
-        stops_model: bool = False,
-    ):
-        super().__init__(message)
-        self.code = code
-        self.retryable = retryable
-        self.retry_after = retry_after
-        # No server will answer this model (every replica refused it): stop the model and
-        # leave its requests pending, none failed.
-        self.stops_model = stops_model
-
-    def __str__(self) -> str:
-        return f"{self.code}: {self.args[0]}"
 
 
 # Failures a request met on one replica of a pool before another answered it (or refused

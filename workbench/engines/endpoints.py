@@ -25,18 +25,11 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from workbench.engines.limiter import AdaptiveLimiter
+from workbench.errors import AllRefused, NoneLeft  # noqa: F401  (raised here; the family is workbench.errors)
 
 FAILURES_TO_TRIP = 3
 COOLDOWN_S, MAX_COOLDOWN_S = 5.0, 60.0
 REFUSED_RECHECK_S = 300.0  # a replica that refused the model is asked again after this long
-
-
-class NoneLeft(Exception):
-    """No endpoint is left that this request may be sent to."""
-
-
-class AllRefused(NoneLeft):
-    """Every endpoint of the pool refused the model: none is left to send a request to."""
 
 
 @dataclass

@@ -9,7 +9,7 @@ and the option that would score them by the approximation, chosen by the user.
 
 from __future__ import annotations
 
-from workbench.engines.base import EngineError
+from workbench.errors import NotExact  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.text.words import plural
 
 ADVICE = (
@@ -17,15 +17,6 @@ ADVICE = (
     'set scoring = "first_token" in the study'
 )
 NAMED = 3  # prompts named in the closing line; the rest are counted
-
-
-class NotExact(EngineError):
-    """No endpoint can score this prompt exactly. `stops_model`: none can score any
-    prompt (no endpoint returns echoed log-probs at all)."""
-
-    def __init__(self, message: str, prompt: str, *, stops_model: bool = False):
-        super().__init__("not_exact", message, retryable=False, stops_model=stops_model)
-        self.prompt = prompt
 
 
 def prompt_name(suffix: str, limit: int = 70) -> str:

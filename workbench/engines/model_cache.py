@@ -27,15 +27,13 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from workbench.errors import DamagedCopy  # noqa: F401  (raised here; the family is workbench.errors)
+
 # A partial copy not written for this long has no live writer, whichever machine wrote it
 # (a writer writes continuously; a copy takes minutes, not hours).
 STALE_AGE_S = 24 * 3600
 
 _verified: dict[str, tuple[int, ...]] = {}  # copies whose digest this process checked, by path: their stat
-
-
-class DamagedCopy(OSError):
-    """A cached copy that is not what was recorded, and cannot be made again here."""
 
 
 def _host() -> str:

@@ -10,7 +10,7 @@ import math
 import re
 import time
 
-from workbench.engines.base import EngineError
+from workbench.errors import Refusal  # noqa: F401  (raised here; the family is workbench.errors)
 
 # Statuses worth retrying: the server is busy, restarting or timed out.
 RETRYABLE_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
@@ -79,7 +79,3 @@ def refusal(status: int, message: str, model: str) -> bool:
         return True
     named = re.search(rf"(?<![\w.-]){re.escape(model)}(?![\w.-])", message) if model else None
     return status == 400 and named is not None and _UNKNOWN_MODEL.search(message) is not None
-
-
-class Refusal(EngineError):
-    """A server refused the model (see `refusal`): its endpoint is down for it."""

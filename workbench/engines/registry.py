@@ -25,17 +25,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import ModelNotFound  # noqa: F401  (raised here; the family is workbench.errors)
 
 ENTRY_POINT_GROUP = "workbench.engines"
 # By module name, like plugins: the registry depends on no engine.
 BUILTIN = ("workbench.engines.llama_model", "workbench.engines.openai_model")
 
 Notify = Callable[[str], None] | None
-
-
-class ModelNotFound(UserFacingError):
-    """A spec whose model cannot be found (no such file, not a GGUF, a missing package)."""
 
 
 @dataclass(frozen=True)

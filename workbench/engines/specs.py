@@ -21,16 +21,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.engines import registry
-from workbench.store.errors import UserFacingError
+from workbench.errors import SpecError  # noqa: F401  (raised here; the family is workbench.errors)
 
 # Seeds: from 0 (llama.cpp reads -1 as "a random seed", which would make answers unrepeatable)
 # to 2^32 - 1, llama.cpp's range: it keeps a seed's low 32 bits, so seeds 0 and 2^32 gave the
 # same answer while the store recorded two.
 MAX_SEED = 2**32 - 1
-
-
-class SpecError(UserFacingError, ValueError):
-    """A model spec that cannot be understood; the message says which part and why."""
 
 
 def _number(value: str, kind: type = float) -> float:

@@ -18,9 +18,9 @@ from itertools import islice
 from pathlib import Path
 from typing import BinaryIO, TypeVar
 
+from workbench.errors import CsvInputError, ImportError_  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.files import csv_records
 from workbench.files.csv_records import CsvSyntaxError, records
-from workbench.store.errors import UserFacingError
 
 SQLITE_MAX_INT = 2**63 - 1
 # Imports read their files in blocks and store their rows in chunks, so that memory stays
@@ -30,14 +30,6 @@ CHUNK = 20_000  # rows checked and stored at a time
 T = TypeVar("T")
 # Told how an import proceeds: (what it does, how far, out of how much or None when unknown).
 Progress = Callable[[str, int, "int | None"], None]
-
-
-class ImportError_(UserFacingError, ValueError):
-    """A file that cannot be imported; the message names the file, line and column."""
-
-
-class CsvInputError(ImportError_):
-    """A CSV file that cannot be imported as it is; the message says where and why."""
 
 
 def read_text(path: Path) -> str:

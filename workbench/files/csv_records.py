@@ -24,6 +24,8 @@ import io
 import re
 from collections.abc import Iterable, Iterator
 
+from workbench.errors import CsvSyntaxError  # noqa: F401  (raised here; the family is workbench.errors)
+
 # More than any model answer (a million tokens is some 4 MB), and a bound on what one
 # field may hold in memory: a file whose quote never closes is refused once this is passed.
 FIELD_LIMIT = 64 * 1024 * 1024  # characters
@@ -40,14 +42,6 @@ _WELL_FORMED = re.compile(rf"(?:{_FIELD}(?:,{_FIELD})*+(?:\r\n|\r|\n))*+")
 # comma), inside an unquoted field, inside a quoted one, or just past a quote inside one
 # (which either doubles the quote or closes the field).
 RECORD, FIELD, PLAIN, QUOTED, QUOTE = range(5)
-
-
-class CsvSyntaxError(ValueError):
-    """Text that is not CSV as `csv.reader(strict=True)` reads it; `line` is where to look."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
 
 
 def _newlines(text: str) -> int:

@@ -13,11 +13,7 @@ from json import decoder, scanner
 from pathlib import Path
 from typing import Any
 
-from workbench.store.errors import UserFacingError
-
-
-class JsonInputError(UserFacingError, ValueError):
-    """A JSON file that cannot be read as it is; the message names the file and why."""
+from workbench.errors import JsonInputError  # noqa: F401  (raised here; the family is workbench.errors)
 
 
 class _Repeated(Exception):

@@ -29,14 +29,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import OutputRefused  # noqa: F401  (raised here; the family is workbench.errors)
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 _COMPANIONS = ("", "-wal", "-shm", "-journal")
-
-
-class OutputRefused(UserFacingError):
-    """The output path would destroy data or cannot be written; the message says why."""
 
 
 def is_sqlite_file(path: Path) -> bool:

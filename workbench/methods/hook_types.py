@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from workbench.errors import MethodConflict  # noqa: F401  (raised here; the family is workbench.errors)
+
 # Keys the screens keep for themselves: a method's filter or Review view may not take them.
 APP_KEYS = frozenset({"1", "2", "3", "4", "5", "q", "f1", "question_mark", "escape", "ctrl+p"})
 # screens/metrics.py COMMANDS: recompute, export, compare two models, leave the comparison, evidence
@@ -30,10 +32,6 @@ REVIEW_KEYS = frozenset(  # screens/review.py
         "slash",
     }
 )
-
-
-class MethodConflict(ValueError):
-    """A method refused at registration: its name or one of its keys is another's."""
 
 
 @dataclass(frozen=True)

@@ -12,15 +12,11 @@ from collections.abc import Iterable
 from itertools import islice
 from typing import TypeVar
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import PlanTooLarge  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.text.words import plural_word
 
 DEFAULT_MAX_REQUESTS = 1_000_000
 T = TypeVar("T")
-
-
-class PlanTooLarge(UserFacingError, ValueError):
-    """The plan would create more requests than allowed; nothing was stored."""
 
 
 def bounded(items: Iterable[T], already: int, limit: int, what: str, keep: bool = True) -> list[T] | int:

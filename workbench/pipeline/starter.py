@@ -14,12 +14,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.errors import StarterError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.methods import registry
-from workbench.store.errors import UserFacingError
-
-
-class StarterError(UserFacingError):
-    pass
 
 
 @dataclass(frozen=True)

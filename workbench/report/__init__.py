@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 
 from workbench import methods
+from workbench.errors import NoSuchStudy  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.report.asked import appendix_section, asked_section
 from workbench.report.checks import check_blocks
 from workbench.report.comparisons import comparison_sections
@@ -28,10 +29,6 @@ from workbench.report.study_facts import read_facts, status_section, study_secti
 from workbench.report.summary import limitations_section, summary_section
 from workbench.store import report_asked
 from workbench.store.db import utc_now
-
-
-class NoSuchStudy(LookupError):
-    pass
 
 
 def build_report(

@@ -10,11 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.store.errors import UserFacingError
-
-
-class StudyError(UserFacingError, ValueError):
-    """A study file that cannot be used; str() is a one-line explanation for the user."""
+from workbench.errors import StudyError  # noqa: F401  (raised here; the family is workbench.errors)
 
 
 @dataclass(frozen=True)

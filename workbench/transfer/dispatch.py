@@ -12,22 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from workbench import methods
+from workbench.errors import TransferError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.files.safe_output import OutputRefused, atomic_text_file
 from workbench.methods.kinds import Kinds
 from workbench.pipeline import run_records as exports
 from workbench.store import studies
 from workbench.store.db import connect, new_store_kept_only_if_used, snapshot
-from workbench.store.errors import UserFacingError
 from workbench.transfer.export_kinds import export_kinds
 from workbench.transfer.export_markdown import markdown_export
 
 # A UTF-8 byte-order mark: spreadsheets (Excel above all) read a CSV without one in the
 # system's legacy code page, so "María" opens as "MarÃ­a".
 EXCEL_MARK = "\ufeff"
-
-
-class TransferError(UserFacingError):
-    """An import or export refused before or while it ran; nothing was changed."""
 
 
 def kinds() -> Kinds:

@@ -36,16 +36,12 @@ import numpy as np
 from rapidfuzz import process
 from rapidfuzz.distance import OSA
 
+from workbench.errors import GazetteerError  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.methods.choice.gazetteer_words import in_lists, is_common, list_item, reads_as_name, sentence_start
-from workbench.store.errors import UserFacingError
 
 _WORD = re.compile(r"[^\W_]+")  # runs of letters and digits: the units a name is made of
 # Names longer than this many words are not sought across more words than that.
 MAX_WORDS = 8
-
-
-class GazetteerError(UserFacingError, ValueError):
-    """A gazetteer file that cannot be read; the message names the file and line."""
 
 
 def _fold(text: str) -> str:

@@ -19,15 +19,11 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from workbench.store.errors import UserFacingError
+from workbench.errors import TemplateError  # noqa: F401  (raised here; the family is workbench.errors)
 
 CONDITIONS = ("baseline", "dialect", "associated", "explicit")
 _SLOT = re.compile(r"<([A-Za-z_][\w ]*)>")
 _SPOT = re.compile(r"\{([A-Za-z_][\w ']*)\}")
-
-
-class TemplateError(UserFacingError, ValueError):
-    """A template that cannot be rendered; the message names the template and the placeholder."""
 
 
 @dataclass(frozen=True)
