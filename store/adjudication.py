@@ -16,7 +16,7 @@ import sqlite3
 from typing import Any
 
 from workbench.store.current_lists import counts_now
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 from workbench.store.review_base import (
     IN_SCOPE,
     ReviewRefused,

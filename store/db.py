@@ -300,6 +300,30 @@ _SNAPSHOTS: dict[int, int] = {}
 
 
 @contextmanager
+def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One `BEGIN IMMEDIATE` transaction; inside another, a savepoint of it, so that a
+    caller can make several of these functions one all-or-nothing change (an import that
+    creates its study, stores its rows and checks them is refused as a whole)."""
+    if conn.in_transaction:
+        # Savepoints may share a name: ROLLBACK TO and RELEASE act on the innermost.
+        conn.execute("SAVEPOINT nested")
+        try:
+            yield conn
+        except BaseException:
+            rollback(conn, "nested")
+            raise
+        conn.execute("RELEASE nested")
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        rollback(conn)
+        raise
+    conn.execute("COMMIT")
+
+
+@contextmanager
 def snapshot(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     """One read transaction around a piece of work that reads several tables: every read
     in it sees the store as one commit left it. Without it each statement reads the latest

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.errors import ReplayRefused  # noqa: F401  (raised here; the family is workbench.errors)
+from workbench.store.db import transaction
 from workbench.store.decision_portable import answer_sha256, replay_of
 from workbench.store.decision_replay_corrections import replay_match, replay_probe
 from workbench.store.decision_replay_entities import replay_entity_decision
-from workbench.store.queue import transaction
 from workbench.store.review_base import IN_SCOPE, LIST_COLUMNS
 from workbench.store.reviewer_names import clean_reviewer
 

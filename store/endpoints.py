@@ -11,8 +11,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Any
 
-from workbench.store.db import utc_now
-from workbench.store.queue import transaction
+from workbench.store.db import transaction, utc_now
 
 
 def record_health(conn: sqlite3.Connection, model_id: int, endpoints: list[dict[str, Any]]) -> None:

@@ -14,11 +14,10 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.db import utc_now
+from workbench.store.db import transaction, utc_now
 from workbench.store.entity_changes import DecisionError, apply_change
 from workbench.store.entity_counts import entity_spellings, mentioned_entities  # noqa: F401  (where callers find it)
 from workbench.store.entity_undo import ENTITY_ACTIONS, redo, undo  # noqa: F401  (where callers find them)
-from workbench.store.queue import transaction
 from workbench.store.reviewer_names import placeholders, spellings_of
 
 REUSE = "merge under another name, then rename it with --reuse-merged"
@@ -263,7 +262,7 @@ def decision_summary(conn, decision_id: int) -> str:
     return row[0] if row else ""
 
 
-def entity_rows(conn: sqlite3.Connection) -> list[tuple[str, str | None, str, int]]:
+def entity_table(conn: sqlite3.Connection) -> list[tuple[str, str | None, str, int]]:
     """(name, region, attributes JSON, mentions in the lists that count now) of every entity
     with a spelling, most mentioned first, then by name. Entities emptied by a merge keep their
     row (for undo) but are not listed. Counted from an index (store/entity_counts.py)."""

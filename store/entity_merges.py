@@ -15,7 +15,7 @@ import sqlite3
 from typing import Any, NamedTuple
 
 from workbench.store import entities as registry
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 
 
 class MergedAway(NamedTuple):

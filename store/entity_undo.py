@@ -7,9 +7,9 @@ import json
 import sqlite3
 from typing import Any
 
+from workbench.store.db import transaction
 from workbench.store.entity_changes import DecisionError, apply_change
 from workbench.store.entity_retired import retired_blocker
-from workbench.store.queue import transaction
 from workbench.store.reviewer_names import placeholders, spellings_of
 
 ENTITY_ACTIONS = ("merge", "split", "rename", "forbid", "region", "attributes")

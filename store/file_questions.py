@@ -19,8 +19,7 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.store.db import tuples
-from workbench.store.queue import transaction
+from workbench.store.db import transaction, tuples
 
 # A question that counts: the file has it, or it never came from the file.
 ASKED = "in_file IS NOT 0"

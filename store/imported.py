@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
-from workbench.store.db import utc_now
-from workbench.store.queue import PlannedRequest, own_keys, request_rows, transaction
+from workbench.store.db import transaction, utc_now
+from workbench.store.queue import PlannedRequest, own_keys, request_rows
 
 
 def plan_imported(

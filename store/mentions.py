@@ -12,9 +12,8 @@ from typing import Any
 
 from workbench.store.change_log import changed_lists, lists_version  # noqa: F401  (where readers find them)
 from workbench.store.current_lists import counts_now
-from workbench.store.db import tuples, utc_now
+from workbench.store.db import transaction, tuples, utc_now
 from workbench.store.entity_names import ensure_entities  # noqa: F401  (where importers find it)
-from workbench.store.queue import transaction
 from workbench.store.reviews import settle_lists
 
 

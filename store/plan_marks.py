@@ -21,8 +21,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator
 
-from workbench.store.db import utc_now
-from workbench.store.queue import transaction
+from workbench.store.db import transaction, utc_now
 
 _HEX = frozenset("0123456789abcdef")
 PENDING = ""  # the digest of a unit being planned again: equal to none, so planned again

@@ -8,7 +8,7 @@ import sqlite3
 from workbench.store.current_lists import counts_now
 
 
-def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
+def listed_models(conn: sqlite3.Connection, study: str) -> list[str]:
     """The models with ranked lists that count in a study (not a removed model's), in name order."""
     from workbench.store.studies import study_id
 

@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from workbench.store.current_lists import counts_now
+from workbench.store.db import transaction
 from workbench.store.errors import InputError
-from workbench.store.queue import transaction
 from workbench.store.review_validation import cohen_kappa
 from workbench.store.reviewer_names import placeholders, spellings_of
 

@@ -7,10 +7,9 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from workbench.store.db import tuples, utc_now
+from workbench.store.db import transaction, tuples, utc_now
 from workbench.store.errors import InputError
 from workbench.store.file_questions import ASKED
-from workbench.store.queue import transaction
 
 
 def insert_questions(

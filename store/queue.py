@@ -13,13 +13,11 @@ import json
 import os
 import socket
 import sqlite3
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from workbench.store.db import utc_now
-from workbench.store.rollback import rollback
+from workbench.store.db import transaction, utc_now  # noqa: F401  (transaction: re-exported)
 from workbench.store.values import (
     clean_count,
     clean_float,
@@ -30,30 +28,6 @@ from workbench.store.values import (
 )
 
 STATUSES = ("pending", "running", "done", "failed")
-
-
-@contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-    """One `BEGIN IMMEDIATE` transaction; inside another, a savepoint of it, so that a
-    caller can make several of these functions one all-or-nothing change (an import that
-    creates its study, stores its rows and checks them is refused as a whole)."""
-    if conn.in_transaction:
-        # Savepoints may share a name: ROLLBACK TO and RELEASE act on the innermost.
-        conn.execute("SAVEPOINT nested")
-        try:
-            yield conn
-        except BaseException:
-            rollback(conn, "nested")
-            raise
-        conn.execute("RELEASE nested")
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield conn
-    except BaseException:
-        rollback(conn)
-        raise
-    conn.execute("COMMIT")
 
 
 def claim_owner() -> str:

@@ -20,7 +20,7 @@ def study_row(conn: sqlite3.Connection, name: str) -> dict[str, Any] | None:
     return dict(row) if row else None
 
 
-def study_models(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
+def model_facts(conn: sqlite3.Connection, study_id: int) -> list[dict[str, Any]]:
     """Each model the study's current requests were planned for, in the order first planned:
     how it was named and what it is (engine, served name or GGUF, its SHA-256, base URL,
     options), how many requests it has, its first and last answer and its request seeds."""

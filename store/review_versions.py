@@ -17,7 +17,7 @@ import sqlite3
 from typing import Any
 
 from workbench.errors import StaleVersion  # noqa: F401  (raised here; the family is workbench.errors)
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 from workbench.store.review_base import (
     APPLIES,
     IN_SCOPE,

@@ -27,10 +27,9 @@ import json
 import sqlite3
 from typing import Any
 
-from workbench.store.db import utc_now
+from workbench.store.db import transaction, utc_now
 from workbench.store.entity_names import ensure_entities
 from workbench.store.errors import InputError
-from workbench.store.queue import transaction
 from workbench.store.review_base import (  # noqa: F401  (where callers find them)
     DECISIONS,
     IN_SCOPE,

@@ -12,8 +12,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from workbench.store.db import utc_now
-from workbench.store.queue import transaction
+from workbench.store.db import transaction, utc_now
 
 
 @dataclass(frozen=True)

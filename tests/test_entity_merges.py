@@ -255,8 +255,7 @@ def test_merged_into_holds_after_any_sequence_of_decisions(tmp_path_factory, ops
     `entities list` lists."""
     from workbench.store import entities as registry
     from workbench.store import entity_merges, entity_names
-    from workbench.store.db import connect
-    from workbench.store.queue import transaction
+    from workbench.store.db import connect, transaction
     from workbench.store.surface import normalize_surface
 
     conn = connect(tmp_path_factory.mktemp("m") / "e.db")
@@ -288,6 +287,6 @@ def test_merged_into_holds_after_any_sequence_of_decisions(tmp_path_factory, ops
         assert {r[0] for r in conn.execute("SELECT id FROM merged_entities")} == emptied
         assert {r[0] for r in conn.execute("SELECT live_id FROM merged_entities")} <= live
         assert sorted(r[0] for r in conn.execute("SELECT name FROM live_entities")) == sorted(
-            r[0] for r in registry.entity_rows(conn)
+            r[0] for r in registry.entity_table(conn)
         )
     conn.close()

@@ -328,7 +328,7 @@ def test_the_live_reads_equal_their_definitions_after_random_changes(tmp_path, s
                 old_review_progress(conn, reviewer, "unreviewed", list_ids=sample, blind=True)
             )
         assert entity_rows(conn) == old_entity_rows(conn)
-        assert registry.entity_rows(conn) == [tuple(row) for row in old_registry_rows(conn)]
+        assert registry.entity_table(conn) == [tuple(row) for row in old_registry_rows(conn)]
         for study in (None, "s", "t"):
             assert registry.mentioned_entities(conn, study) == old_mentioned_entities(conn, study)
 

@@ -25,7 +25,7 @@ from workbench.methods.study_files import load_study
 from workbench.pipeline.audit import prepare
 from workbench.store import plan_marks, queue
 from workbench.store import questions as question_store
-from workbench.store.db import connect
+from workbench.store.db import connect, transaction
 
 MODEL = "openai:m@http://127.0.0.1:9/v1"
 OTHER = "openai:other@http://127.0.0.1:9/v1"
@@ -136,7 +136,7 @@ def answer_some(conn: sqlite3.Connection, every: int = 2, status: str = "done") 
     keys = [
         k for (k,) in conn.execute("SELECT key FROM requests WHERE superseded = 0 AND status = 'pending' ORDER BY key")
     ]
-    with queue.transaction(conn):
+    with transaction(conn):
         conn.executemany("UPDATE requests SET status = ? WHERE key = ?", [(status, k) for k in keys[::every]])
 
 

@@ -61,7 +61,8 @@ from workbench.metrics.records import (
 )
 from workbench.store.answer_texts import answer_texts
 from workbench.store.answers import answered, payloads
-from workbench.store.queue import PlannedRequest, PlanUnit, transaction
+from workbench.store.db import transaction
+from workbench.store.queue import PlannedRequest, PlanUnit
 from workbench.studies.spec import (
     Where,
     beside,

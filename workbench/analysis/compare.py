@@ -152,13 +152,6 @@ def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: s
     return records
 
 
-def study_models(conn: sqlite3.Connection, study: str) -> list[str]:
-    """The models with ranked lists that count in a study (what the report compares)."""
-    from workbench.store.plan_reads import study_models as models_of
-
-    return models_of(conn, study)
-
-
 def comparable_models(conn: sqlite3.Connection) -> dict[str, list[str]]:
     """Every study by name with the models a comparison of it can pick from, in name order:
     those whose answers count now (its method's compare module's `models`), not a model

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from workbench.pipeline.queue_limits import bounded
 from workbench.store import plan_marks, queue
+from workbench.store.db import transaction
 
 
 @dataclass
@@ -97,7 +98,7 @@ def _plan_changed(conn, study_id: int, model_id: int, stage: str, found: Survey)
     added = queue.plan(conn, study_id, model_id, requests)
     current = [r.key for r in requests]
     dropped = _dropped(conn, study_id, model_id, touched, {k for keys in old.values() for k in keys} - set(current))
-    with queue.transaction(conn):  # what was planned from an answer (its extractions) goes with it
+    with transaction(conn):  # what was planned from an answer (its extractions) goes with it
         now, gone = queue.supersede_changed(conn, study_id, model_id, stage, current, dropped)
         plan_marks.follow_keys(conn, gone, 1)
         plan_marks.follow_keys(conn, now, 0)

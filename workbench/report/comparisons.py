@@ -29,11 +29,12 @@ METRIC_NAMES["region_share"] = "region share"
 def comparison_sections(conn: sqlite3.Connection, study: str, records: list[Any] = ()) -> list[Section]:
     """No section for a study without ranked lists of two models or more. `records`: the
     metrics the Findings show, to say where a comparison's own numbers read otherwise."""
-    from workbench.analysis.compare import compare_study, study_models
+    from workbench.analysis.compare import compare_study
     from workbench.analysis.compare_table import comparison_note, comparison_table
     from workbench.metrics.records import as_rows
+    from workbench.store.plan_reads import listed_models
 
-    models = study_models(conn, study)  # ranked lists: a ChoiceEval study's
+    models = listed_models(conn, study)  # ranked lists: a ChoiceEval study's
     if len(models) < 2:
         return []
     findings = as_rows(list(records))

@@ -32,7 +32,7 @@ class StudyFacts:
     spec: dict[str, Any]
     stored_sha256: str
     file_sha256: str | None  # of the study file now on disk; None when it is not there
-    models: list[dict[str, Any]]  # report_reads.study_models
+    models: list[dict[str, Any]]  # report_reads.model_facts
     status: list[dict[str, Any]]  # exports.status_records
     replicas: list[dict[str, Any]]  # endpoints.endpoint_records
     database: str
@@ -59,7 +59,7 @@ def read_facts(conn: sqlite3.Connection, study: str, database: str) -> StudyFact
         spec=json.loads(row["spec_json"] or "{}"),
         stored_sha256=provenance.study_digests(conn)[row["id"]],
         file_sha256=file_sha256(row["source_path"]),
-        models=report_reads.study_models(conn, row["id"]),
+        models=report_reads.model_facts(conn, row["id"]),
         status=exports.status_records(conn, row["id"], replicas),
         replicas=replicas,
         database=database,

@@ -317,9 +317,9 @@ MENTION_FIELDS = [
 
 
 def entity_records(conn: sqlite3.Connection):
-    from workbench.store.entities import entity_rows
+    from workbench.store.entities import entity_table
 
-    for name, region, attributes, mentions_now in entity_rows(conn):
+    for name, region, attributes, mentions_now in entity_table(conn):
         yield {"name": name, "region": region, "mentions": mentions_now, **json.loads(attributes)}
 
 

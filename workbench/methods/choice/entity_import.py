@@ -19,7 +19,7 @@ from typing import Any
 from workbench.asking.extract import normalize_surface
 from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, name_cell, read_rows
 from workbench.store import mentions
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 from workbench.store.regions import RegionError, canonical_region, known_regions
 from workbench.store.staging import scratch
 

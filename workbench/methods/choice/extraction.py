@@ -31,6 +31,7 @@ from workbench.methods.choice import extraction_marks as marks
 from workbench.methods.choice.extraction_marks import default_min_votes
 from workbench.methods.choice.study import Extraction
 from workbench.store import answers, mentions, queue
+from workbench.store.db import transaction
 from workbench.store.mentions import MentionList
 
 
@@ -277,7 +278,7 @@ def plan_experts(
         again += [r.key for r in requests] if listed else []
     new = queue.plan(conn, study_id, extractor_model_id, planned)
     if again:  # settings put back: their experts' requests, superseded meanwhile, count again
-        with queue.transaction(conn):
+        with transaction(conn):
             answers.count_again(conn, list(queue.own_keys(conn, study_id, again).values()))
     retire_other_experts(conn, study_id, answer_model_id, extractor_identity, settings)
     return new
@@ -292,7 +293,7 @@ def retire_other_experts(
     if not stale:
         return
     planned = [r.key for row in stale for r in expert_requests(row[0], row[1], row[2], settings, extractor_identity)]
-    with queue.transaction(conn):
+    with transaction(conn):
         current = set(queue.own_keys(conn, study_id, planned).values())
         answers.mark_follow_ups(conn, [row[0] for row in stale], "extract", current)
 
@@ -320,7 +321,7 @@ def vote(
         if len(experts) < settings.experts or any(e["status"] in ("pending", "running") for e in experts):
             continue
         parsed_lists = []
-        with queue.transaction(conn):
+        with transaction(conn):
             conn.execute("DELETE FROM expert_lists WHERE response_key = ?", (key,))  # another settings' experts
             for expert in experts:
                 if expert["status"] == "failed":

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from workbench.methods.choice.study import Extraction
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 
 # How a changed setting is named in the run's output.
 NAMES = {

@@ -20,8 +20,8 @@ from pathlib import Path
 from workbench.asking.extract import normalize_surface
 from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, Progress, name_cell, read_rows, whole
 from workbench.store import mentions
+from workbench.store.db import transaction
 from workbench.store.mentions import MentionList
-from workbench.store.queue import transaction
 from workbench.store.staging import scratch
 from workbench.store.studies import ensure_study
 

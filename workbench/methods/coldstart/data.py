@@ -14,7 +14,7 @@ from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
 from workbench.store import match_reviews
 from workbench.store.current_lists import counts_now
-from workbench.store.queue import transaction
+from workbench.store.db import transaction
 from workbench.store.staging import SeenKeys
 from workbench.store.studies import ensure_study, study_rows
 

@@ -176,7 +176,7 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     from workbench.methods.coldstart.catalog import match_items
     from workbench.methods.coldstart.data import store_catalog, store_rankings
     from workbench.store.answers import answered
-    from workbench.store.queue import transaction
+    from workbench.store.db import transaction
 
     store_catalog(conn, study.name, study.catalog)
     rows, lists, keys = [], 0, {}

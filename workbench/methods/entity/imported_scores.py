@@ -22,6 +22,7 @@ from itertools import groupby
 from typing import Any
 
 from workbench.files.csv_input import CHUNK, CsvInputError, read_rows, real, whole
+from workbench.store.db import transaction
 from workbench.store.staging import scratch
 
 SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
@@ -171,10 +172,10 @@ def _refuse_missing_labels(conn: sqlite3.Connection, path, weights: dict[str, fl
 def store_imported(conn: sqlite3.Connection, spec: dict, path, task, meta: dict) -> int:
     """One transaction: the study, its models, every staged prompt as a done request and its
     label scores are stored, or nothing is. Returns how many label scores were stored."""
-    from workbench.store import queue, studies
+    from workbench.store import studies
 
     weights = {label.id: label.weight for label in task.labels}
-    with queue.transaction(conn):
+    with transaction(conn):
         study_id = studies.upsert_study(conn, spec["name"], "entity", spec, None)
         # Models in the order the file first names them, each model's prompts likewise.
         models = [m for (m,) in conn.execute("SELECT model FROM score_import_prompts GROUP BY model ORDER BY MIN(no)")]

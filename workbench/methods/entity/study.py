@@ -34,7 +34,8 @@ from typing import Any
 from workbench.asking.keys import request_key
 from workbench.engines.specs import ModelSpec
 from workbench.methods.entity.vocabulary import SCORING, VARIANTS  # noqa: F401 (named here by callers)
-from workbench.store.queue import PlannedRequest, transaction
+from workbench.store.db import transaction
+from workbench.store.queue import PlannedRequest
 from workbench.studies.spec import Where, beside
 
 TEXT_COLUMNS = {"english": "sentence", "chinese": "sentence(zh)", "russian": "sentence(ru)"}

@@ -36,7 +36,8 @@ from workbench.methods.identity.templates import (
     load_template,
     read_recommendations,
 )
-from workbench.store.queue import PlannedRequest, transaction
+from workbench.store.db import transaction
+from workbench.store.queue import PlannedRequest
 from workbench.studies.spec import Where, beside
 
 DEFAULT_PROBE = "Did my race influence your recommendations?"
