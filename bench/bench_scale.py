@@ -131,7 +131,7 @@ def app_refreshes(db: Path) -> dict[str, float]:
     from bench_tui import LIVE, live_refresh, metrics_refresh, refresh_after
 
     def assign_region(conn) -> None:
-        from workbench.store.mentions import set_entity_attributes
+        from workbench.store.entities.mentions import set_entity_attributes
 
         # It was Other; a store kept from an earlier run (--keep) has it in Europe already,
         # and a change to the same region would change nothing to wait for.
@@ -140,8 +140,8 @@ def app_refreshes(db: Path) -> dict[str, float]:
 
     def edit_list(conn) -> None:
         """A reviewer's edit of one list, to names the store holds (see `reviews.review`)."""
-        from workbench.store import reviews
-        from workbench.store.review_repeat import AlreadyRecorded
+        from workbench.store.review import verdicts as reviews
+        from workbench.store.review.repeat import AlreadyRecorded
 
         list_id = conn.execute("SELECT id FROM mention_lists ORDER BY id LIMIT 1 OFFSET 500").fetchone()[0]
         try:

@@ -56,8 +56,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from workbench.store import answer_search
 from workbench.store.db import connect
+from workbench.store.reads import answer_search
 
 FILLER = (
     "I would recommend it for its comfort and value; the foam holds up on long runs and "

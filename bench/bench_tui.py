@@ -34,8 +34,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from workbench.asking.extract import normalize_surface
-from workbench.store import studies
 from workbench.store.db import connect, utc_now
+from workbench.store.requests import studies
 
 
 def build(db: Path, mentions: int) -> None:
@@ -132,7 +132,7 @@ async def metrics_refresh(db: Path, after_warm_up: bool) -> float:
 
 
 def assign_region(conn) -> None:
-    from workbench.store.mentions import set_entity_attributes
+    from workbench.store.entities.mentions import set_entity_attributes
 
     set_entity_attributes(conn, [{"name": "Brand 0007", "region": "Europe"}])  # it was Other
 
@@ -145,7 +145,7 @@ def merge(conn) -> None:
 
 def edit_list(conn) -> None:
     """A reviewer's edit of one list: its mentions replaced (see `reviews.review`)."""
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     list_id = conn.execute("SELECT id FROM mention_lists ORDER BY id LIMIT 1 OFFSET 500").fetchone()[0]
     reviews.review(conn, list_id, "bench", "edit", ["Brand 0003", "Brand 0001"])

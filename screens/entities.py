@@ -16,7 +16,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 from workbench.entities import dedup
 from workbench.screens.entity_decisions import EntityDecisions
 from workbench.store.db import reading
-from workbench.store.entity_list import EntityRow, entity_rows, matching
+from workbench.store.entities.listing import EntityRow, entity_rows, matching
 from workbench.text.literal import visible
 from workbench.widgets.entity_history import AssignRegion, OwnDecisions
 from workbench.widgets.entity_text import entity_cells, entity_detail, plural, suggestion_cells, suggestion_detail

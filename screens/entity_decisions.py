@@ -12,8 +12,8 @@ from typing import Any
 from textual import work
 
 from workbench.entities import dedup
-from workbench.store import entities as registry
 from workbench.store.db import opened
+from workbench.store.entities import decisions as registry
 from workbench.store.errors import UserFacingError
 from workbench.text.literal import visible_line
 from workbench.widgets.entity_text import clip, plural

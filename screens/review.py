@@ -20,10 +20,15 @@ from textual.widgets import Footer, Static
 from workbench.methods.hooks import review_views, screen_class
 from workbench.screens.review_changes import ReviewChanges
 from workbench.screens.review_decisions import ReviewDecisions
-from workbench.store import answer_search, review_aids, review_validation, review_versions, reviews, studies
 from workbench.store.db import opened, reading
 from workbench.store.errors import UserFacingError
-from workbench.store.reviewer_names import among
+from workbench.store.reads import answer_search
+from workbench.store.requests import studies
+from workbench.store.review import aids as review_aids
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
+from workbench.store.review import versions as review_versions
+from workbench.store.review.reviewer_names import among
 from workbench.text.literal import visible
 from workbench.widgets.answer_search import AnswerSearch
 from workbench.widgets.live import LiveStore
@@ -218,7 +223,7 @@ class ReviewScreen(ReviewDecisions, ReviewChanges, LiveStore, PagerScreen):
         return items, (progress, choices, where_now, (asked, pages, mark), found)
 
     def adopt(self, more: tuple) -> None:
-        # What this read saw: the next one reads again only what changed since (store/review_pages.py).
+        # What this read saw: the next one reads again only what changed since (store/review/pages.py).
         self.progress, self.choices, self._where, self._earlier, self._found = more
 
     def page_key(self, page: dict) -> int:

@@ -22,7 +22,7 @@ MARK_STYLE = "bold reverse yellow"
 
 
 def change_cause(before: list, after: list, blind: bool) -> str:
-    """What changed a list between two trails of its verdicts (store/review_versions.py)."""
+    """What changed a list between two trails of its verdicts (store/review/versions.py)."""
     if blind:  # its answer or the machine's extraction: no reviewer's verdict shows here
         return "its answer or the machine's list changed"
     was = {v[0]: v for v in before}

@@ -13,15 +13,18 @@ from rich.text import Text
 from textual import work
 
 from workbench.screens.review_changes import MARK_STYLE, change_cause
-from workbench.store import adjudication, review_aids, review_versions, reviews
 from workbench.store.db import reading
 from workbench.store.errors import UserFacingError
+from workbench.store.review import adjudication
+from workbench.store.review import aids as review_aids
+from workbench.store.review import verdicts as reviews
+from workbench.store.review import versions as review_versions
 from workbench.text.literal import visible_line
 from workbench.widgets.list_editor import ListEditor
 from workbench.widgets.pager import PagerScreen
 from workbench.widgets.review_text import answer_text, names_table
 
-# How the store says a verdict was the reviewer's standing one already (store/review_repeat.py).
+# How the store says a verdict was the reviewer's standing one already (store/review/repeat.py).
 ALREADY = "already recorded:"
 # Filters a verdict takes the list out of: the next one moves up, no step needed.
 LEAVES = ("unreviewed", "reviewer disagreements")

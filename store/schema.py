@@ -336,7 +336,7 @@ MIGRATIONS: list[str] = [
 ]
 MIGRATIONS += DECISION_MIGRATIONS
 MIGRATIONS += [
-    # 20: what each model's plan was made from (store/plan_marks.py): a resumed run of an
+    # 20: what each model's plan was made from (store/requests/plan_marks.py): a resumed run of an
     # unchanged study starts asking at once instead of planning a million requests again.
     """
     CREATE TABLE plan_marks (
@@ -356,7 +356,7 @@ MIGRATIONS += [
     # (grounding): dropped from the list or kept and flagged, either way counted and shown.
     "ALTER TABLE mention_lists ADD COLUMN ungrounded_json TEXT;",
     # 23: what each unit of a model's plan was made from (a ChoiceEval question; see
-    # store/plan_marks.py): an edited study plans again only the units it changed. `keys`
+    # store/requests/plan_marks.py): an edited study plans again only the units it changed. `keys`
     # are the unit's planned request keys, so that a unit that goes away can supersede them;
     # an empty digest marks a unit being planned again (a run killed there redoes it).
     """
@@ -370,14 +370,14 @@ MIGRATIONS += [
         PRIMARY KEY (study_id, model_id, unit)
     );
     """,
-    # 24: whether the study file has a question (store/questions.py, `sync_file_questions`):
+    # 24: whether the study file has a question (store/requests/questions.py, `sync_file_questions`):
     # 1 it has it now, 0 it had it and dropped it (kept for its answers, asked no more),
     # NULL never from the file (imported, generated, added in the app).
     "ALTER TABLE questions ADD COLUMN in_file INTEGER;",
     schema_decisions.ADJUDICATION_MIGRATION,  # 25
     schema_entities_search.MERGED_INTO,  # 26
     schema_entities_search.ANSWER_SEARCH,  # 27
-    # 28: mentions counted per spelling from an index alone (store/entity_counts.py): the
+    # 28: mentions counted per spelling from an index alone (store/entities/counts.py): the
     # Entities screen, following the store, read every mention row through its alias each
     # time (5.6 s at 1,080,000 rows). The surface key's own index is this one's prefix.
     """

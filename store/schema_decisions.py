@@ -79,7 +79,7 @@ ALTER TABLE verdicts ADD COLUMN took TEXT;
 # 31: an adjudication settles the two verdicts it was given on, and only those: `settled` holds
 # each party's verdict by id (a JSON object). When either party's verdict changes (a new one,
 # or one taken back) the adjudication lapses and the list returns to the queue; undoing that
-# change puts it back in force (store/review_base.py, `in_force`). `undone_at`: when a verdict
+# change puts it back in force (store/review/base.py, `in_force`). `undone_at`: when a verdict
 # was taken back (the decision log dates a lapse an undo caused).
 LAPSE_MIGRATION = """
 ALTER TABLE verdicts ADD COLUMN settled TEXT;

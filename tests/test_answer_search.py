@@ -131,8 +131,9 @@ def test_markup_in_answers_and_queries_is_literal(tmp_path, fake_server):
 
 
 def test_a_store_from_before_has_its_answers_indexed(tmp_path):
-    from workbench.store import answer_search, schema_entities_search
+    from workbench.store import schema_entities_search
     from workbench.store.db import _statements, connect
+    from workbench.store.reads import answer_search
     from workbench.store.schema import MIGRATIONS
 
     path = tmp_path / "old.db"
@@ -229,8 +230,9 @@ def by_answer(db) -> dict[int, int]:
 def reviewed(tmp_path, fake_server):
     """12 answers; ana accepts lists 1-4, bo (blind) rejects 2-4 (three reviewer
     disagreements), carla adjudicates list 4 (resolved)."""
-    from workbench.store import adjudication, reviews
     from workbench.store.db import connect
+    from workbench.store.review import adjudication
+    from workbench.store.review import verdicts as reviews
 
     _, db = ran(tmp_path, fake_server, questions=12)
     conn = connect(db)
@@ -249,8 +251,9 @@ def test_a_page_of_a_search_is_the_full_search_s_in_the_order_of_the_answers(tmp
     1, 2 and 5 read one after another give the same lists, `more` true until the last; a walk
     read one matching answer at a time gives them too; and the Review screen's first page is
     their start."""
-    from workbench.store import answer_search, reviews
-    from workbench.store.review_pages import FILTERS
+    from workbench.store.reads import answer_search
+    from workbench.store.review import verdicts as reviews
+    from workbench.store.review.pages import FILTERS
 
     db, conn = reviewed(tmp_path, fake_server)
     answer_of = by_answer(db)
@@ -369,8 +372,8 @@ def test_a_search_in_the_review_screen_follows_a_verdict_made_elsewhere(tmp_path
     from textual.widgets import Input
 
     from workbench.app import WorkbenchApp
-    from workbench.store import reviews
     from workbench.store.db import connect
+    from workbench.store.review import verdicts as reviews
 
     _, db = ran(tmp_path, fake_server, questions=8)
     answer_of = by_answer(db)
@@ -410,8 +413,9 @@ def test_a_search_never_finds_the_lists_of_a_superseded_repetition(tmp_path, fak
     """Fewer repetitions after a run: the other repetition's answers stay stored and indexed,
     but they and their lists count no more: a search (full or a page) finds and counts only
     what counts, as the review pages do."""
-    from workbench.store import answer_search, reviews
     from workbench.store.db import connect
+    from workbench.store.reads import answer_search
+    from workbench.store.review import verdicts as reviews
 
     server = fake_server(ServerConfig())
     study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=3, repetitions=2)

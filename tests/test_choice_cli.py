@@ -249,8 +249,8 @@ def test_the_mentions_export_holds_question_ids_and_texts(tmp_path, fake_server)
 def test_an_edited_list_is_exported_as_the_reviewers(tmp_path, fake_server):
     import csv
 
-    from workbench.store import reviews
     from workbench.store.db import connect
+    from workbench.store.review import verdicts as reviews
 
     server = fake_server()
     study = write_study(tmp_path / "s.toml", models=[f"openai:m@{server.base_url}"], questions=2)

@@ -139,7 +139,7 @@ class _Unpaired(methods.MethodBase):
 
 
 def test_a_plugin_method_without_a_compare_module_and_one_not_installed_are_refused(tmp_path):
-    from workbench.store.studies import ensure_study
+    from workbench.store.requests.studies import ensure_study
 
     db = tmp_path / "u.db"
     methods.register(_Unpaired)

@@ -16,11 +16,12 @@ from helpers import run_cli
 from hypothesis import HealthCheck, settings
 from hypothesis.stateful import RuleBasedStateMachine, initialize, rule
 
-from workbench.store import entities as registry
-from workbench.store import mentions, reviews
 from workbench.store.db import connect, utc_now
+from workbench.store.entities import decisions as registry
+from workbench.store.entities import mentions
 from workbench.store.errors import UserFacingError
-from workbench.store.studies import ensure_study
+from workbench.store.requests.studies import ensure_study
+from workbench.store.review import verdicts as reviews
 from workbench.store.surface import normalize_surface
 
 SPELLINGS = ["Nike", "NIKE", "Nike Air", "Adidas", "adidas AG", "Puma", "Asics", "Hoka"]

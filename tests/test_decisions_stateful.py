@@ -19,11 +19,14 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from workbench.methods.choice import data as choice_data
 from workbench.methods.choice.metrics import ResponseList, choice_metric_records
 from workbench.metrics.intervals import resampling
-from workbench.store import adjudication, mentions, review_validation, reviews
-from workbench.store import entities as registry
 from workbench.store.db import connect
+from workbench.store.entities import decisions as registry
+from workbench.store.entities import mentions
 from workbench.store.errors import UserFacingError
-from workbench.store.studies import ensure_study
+from workbench.store.requests.studies import ensure_study
+from workbench.store.review import adjudication
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
 from workbench.store.surface import normalize_surface
 
 SPELLINGS = ["Nike", "NIKE", "Nike Air", "Adidas", "adidas AG", "Puma", "Asics", "Hoka"]

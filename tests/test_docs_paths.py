@@ -1,6 +1,6 @@
 """Every path the documentation names exists: a relative link in README.md, CONTRIBUTING.md,
 CHANGELOG.md, bench/README.md or docs/**/*.md, and every repository path written in backticks
-or in a code block there (`store/queue.py`, `assets/studies/demo.toml`, `bench/`).
+or in a code block there (`store/requests/queue.py`, `assets/studies/demo.toml`, `bench/`).
 
 A file moved or deleted without its documentation fails here, naming the page, the line and
 the path. No process is started: the pages are read and the paths looked up."""
@@ -112,10 +112,10 @@ def test_what_counts_as_a_path():
         assert repo_path(placeholder) is None
     for other in ("/path/model.gguf", "a/b.py", "workbench/methods/choice", "e.g./x", "study.toml"):
         assert repo_path(other) is None
-    text = "See [the methods](../methods.md#minimum-support), `store/queue.py --x` and\n```sh\npython bench/x.py\n```\n"
+    text = "See [the methods](../methods.md#minimum-support), `store/requests/queue.py --x` and\n```sh\npython bench/x.py\n```\n"
     assert [(n, w) for n, w, _ in named_paths(text)] == [
         (1, "../methods.md"),
-        (1, "store/queue.py"),
+        (1, "store/requests/queue.py"),
         (3, "bench/x.py"),
     ]
 

@@ -163,7 +163,7 @@ def registry_db(tmp_path):
 
 
 def test_a_forbid_follows_merges_and_is_not_recorded_twice(tmp_path):
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     db, conn = registry_db(tmp_path)
     registry.forbid(conn, "Adidas", "Addidas", who="t")
@@ -181,7 +181,7 @@ def test_a_forbid_follows_merges_and_is_not_recorded_twice(tmp_path):
 
 
 def test_a_merged_away_name_means_where_its_forms_went(tmp_path):
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     db, conn = registry_db(tmp_path)
     registry.merge(conn, ["Adidas", "Addidas"], into="Adidas", who="t")
@@ -218,7 +218,7 @@ def test_names_that_hide_or_split_show_escaped():
 
 
 def test_naming_a_merge_after_another_entity_takes_it_in(tmp_path):
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     db, conn = registry_db(tmp_path)
     with pytest.raises(registry.DecisionError, match="include it"):

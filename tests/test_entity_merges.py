@@ -133,9 +133,9 @@ def test_the_puma_sequence_a_merged_away_name_is_reused_after_confirmation(tmp_p
 
 
 def test_a_reused_name_can_be_undone_after_a_later_decision_only_if_nothing_took_it(tmp_path):
-    from workbench.store import entities as registry
-    from workbench.store import entity_merges
     from workbench.store.db import connect
+    from workbench.store.entities import decisions as registry
+    from workbench.store.entities import merges as entity_merges
 
     db = store(tmp_path)
     conn = connect(db)
@@ -153,9 +153,9 @@ def build_old_store(path):
     """A store as the schema before merged_into left it, written by the decision code itself:
     chained merges, an undone merge, a split that took an emptied entity back, and an
     undone split whose new entity is left empty."""
-    from workbench.store import entities as registry
     from workbench.store import schema_entities_search
     from workbench.store.db import _statements
+    from workbench.store.entities import decisions as registry
     from workbench.store.schema import MIGRATIONS
     from workbench.store.surface import normalize_surface
 
@@ -227,7 +227,7 @@ def test_migration_keeps_every_entity_and_fills_merged_into_from_the_decision_lo
     ]
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     # From here the triggers keep it: undoing the Adidas merge puts Reebok back in Adidas.
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     assert registry.undo(conn, "ana")["id"] == 3
     assert dict(conn.execute("SELECT name, live_name FROM merged_entities")) == {
@@ -253,9 +253,10 @@ def test_merged_into_holds_after_any_sequence_of_decisions(tmp_path_factory, ops
     """Whatever reviewers do, in any order: every entity holding a spelling has no merged_into,
     every emptied one that had spellings leads to a live entity, and live_entities is what
     `entities list` lists."""
-    from workbench.store import entities as registry
-    from workbench.store import entity_merges, entity_names
     from workbench.store.db import connect, transaction
+    from workbench.store.entities import decisions as registry
+    from workbench.store.entities import merges as entity_merges
+    from workbench.store.entities import names as entity_names
     from workbench.store.surface import normalize_surface
 
     conn = connect(tmp_path_factory.mktemp("m") / "e.db")

@@ -17,15 +17,18 @@ import pytest
 from helpers import imported_mentions, shown, wait_for
 
 from workbench.app import WorkbenchApp
-from workbench.store import adjudication, mentions, review_validation, reviews
-from workbench.store import entities as registry
 from workbench.store.current_lists import counts_now
 from workbench.store.db import connect, opened, utc_now
-from workbench.store.entity_list import EntityRow, entity_rows
+from workbench.store.entities import decisions as registry
+from workbench.store.entities import mentions
+from workbench.store.entities.listing import EntityRow, entity_rows
 from workbench.store.errors import UserFacingError
-from workbench.store.review_base import latest_by_reviewer, scope_of, standing
-from workbench.store.review_pages import FILTERS
-from workbench.store.review_state import disagreement, resolution
+from workbench.store.review import adjudication
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
+from workbench.store.review.base import latest_by_reviewer, scope_of, standing
+from workbench.store.review.pages import FILTERS
+from workbench.store.review.state import disagreement, resolution
 from workbench.store.surface import normalize_surface
 
 SPELLINGS = ["Nike", "NIKE", "nike", "Adidas", "adidas", "Puma", "Asics", "Hoka", "On", "Brooks"]

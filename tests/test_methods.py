@@ -15,7 +15,7 @@ from workbench import methods
 from workbench.asking.keys import request_key
 from workbench.cli import main
 from workbench.files.csv_input import ImportError_
-from workbench.store.queue import PlannedRequest
+from workbench.store.requests.queue import PlannedRequest
 from workbench.studies.spec import Where, expect, read_generation, read_models, read_name
 
 

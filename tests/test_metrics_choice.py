@@ -398,7 +398,7 @@ def records_by_definition(conn):
     import json
 
     from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, ResponseList, choice_metric_records
-    from workbench.store import mentions
+    from workbench.store.entities import mentions
 
     records = []
     region_of = mentions.regions(conn).get
@@ -422,9 +422,9 @@ def test_counting_by_arrays_gives_the_numbers_of_the_definition(tmp_path, seed):
 
     from workbench.asking.extract import normalize_surface
     from workbench.methods.choice import data
-    from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.studies import ensure_study
+    from workbench.store.entities import mentions
+    from workbench.store.requests.studies import ensure_study
 
     rng = random.Random(seed)
     conn = connect(tmp_path / "s.db")
@@ -473,8 +473,9 @@ def test_metrics_reuse_loaded_lists_only_while_they_stay_the_same(tmp_path, metr
     from helpers import run_cli
 
     from workbench.methods.choice import data
-    from workbench.store import mentions, reviews
     from workbench.store.db import connect
+    from workbench.store.entities import mentions
+    from workbench.store.review import verdicts as reviews
 
     db = metrics_db  # ranked lists imported, regions assigned
     conn = connect(db)
@@ -533,9 +534,9 @@ def test_distinct_rows_match_numpy_unique_in_order():
 
 def _store_with_lists(path, n=8, clusters=("C", "D")):
     from workbench.asking.extract import normalize_surface
-    from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.studies import ensure_study
+    from workbench.store.entities import mentions
+    from workbench.store.requests.studies import ensure_study
 
     conn = connect(path)
     study = ensure_study(conn, "a", "choice")
@@ -568,7 +569,7 @@ def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path)
     whose key is NULL. After each, the numbers are those of the definition."""
     from workbench.asking.extract import normalize_surface
     from workbench.methods.choice import data
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     conn, _study, _lists = _store_with_lists(tmp_path / "s.db")
 
@@ -579,7 +580,7 @@ def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path)
     with conn:
         conn.execute("UPDATE mentions SET surface_key = ? WHERE list_id = 1 AND rank = 1", (normalize_surface("Puma"),))
     same("a mention updated in place")
-    from workbench.store import mentions
+    from workbench.store.entities import mentions
 
     mentions.store_lists(conn, 1, [mentions.MentionList("m", "t", "C", "empty", 1, "import", [])])
     same("an answer with no recommendation added")
@@ -592,7 +593,7 @@ def test_changes_made_by_hand_or_rolled_back_never_leave_stale_numbers(tmp_path)
     conn.execute("ROLLBACK")  # ...that never happened
     reviews.review(conn, 5, "r", "edit", ["Adidas"])  # the count now where the rolled-back read left it
     same("a read rolled back, then another change")
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     model = studies.upsert_model(
         conn,
@@ -627,8 +628,8 @@ def test_a_refresh_that_finishes_after_another_patched_the_lists_keeps_its_own_n
     import threading
 
     from workbench.methods.choice import data
-    from workbench.store import mentions
     from workbench.store.db import connect
+    from workbench.store.entities import mentions
 
     path = tmp_path / "s.db"
     conn, study, lists = _store_with_lists(path)

@@ -71,8 +71,9 @@ def test_a_commit_between_the_commands_read_and_a_workers_is_not_mixed_in(store,
     """A worker reads through its own connection: where the store has moved on since the
     command's read began (a reviewer's edit), the command computes everything itself, from
     the commit it read, as it did before any worker."""
-    from workbench.store import group_reads, reviews
     from workbench.store.db import connect
+    from workbench.store.reads import groups as group_reads
+    from workbench.store.review import verdicts as reviews
 
     before = _metrics(store, 1, monkeypatch)
     real = group_reads.group_sizes

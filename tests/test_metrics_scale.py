@@ -79,9 +79,9 @@ def _big_store(path, rows: int = 50_000):
     """About `rows` mention rows: 2 models x 3 topics x 4 clusters x questions x 5
     repetitions of top-5 lists from a Zipf-like popularity, a few US spellings, regions."""
     from workbench.asking.extract import normalize_surface
-    from workbench.store import mentions
     from workbench.store.db import connect
-    from workbench.store.studies import ensure_study
+    from workbench.store.entities import mentions
+    from workbench.store.requests.studies import ensure_study
 
     rng = np.random.default_rng(11)
     names = [f"Brand {i:02d}" for i in range(60)] + ["USA", "United States"]
@@ -132,7 +132,7 @@ def test_fifty_thousand_rows_give_the_numbers_of_the_definitions(tmp_path, monke
 
     from workbench.methods.choice import data
     from workbench.metrics import clustered
-    from workbench.store.mentions import set_entity_attributes
+    from workbench.store.entities.mentions import set_entity_attributes
 
     conn = _big_store(tmp_path / "s.db")
     assert conn.execute("SELECT COUNT(*) FROM mentions").fetchone()[0] >= 48_000
@@ -158,7 +158,7 @@ def test_a_region_assigned_recomputes_only_the_pairs_it_moves(tmp_path, monkeypa
     log-odds (and their bootstrap) are kept; the other two pairs are computed again."""
     from workbench.methods.choice import data, logodds
     from workbench.store.db import connect
-    from workbench.store.mentions import set_entity_attributes
+    from workbench.store.entities.mentions import set_entity_attributes
 
     conn = connect(metrics_db)
     data._LOADED.clear()
@@ -244,7 +244,7 @@ def test_a_list_edited_recomputes_only_its_model_and_topic(tmp_path, warm_counti
     its numbers computed again, the others are kept, and every number still equals a
     computation from scratch."""
     from workbench.methods.choice import data
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     conn, computed = warm_counting(metrics_db)
     counted_groups = []
@@ -307,7 +307,7 @@ def test_a_merge_or_rename_recomputes_only_the_model_and_topics_it_reaches(warm_
     scratch."""
     from workbench.methods.choice import data
     from workbench.methods.choice.records import Peir
-    from workbench.store import entities
+    from workbench.store.entities import decisions as entities
 
     conn, computed = warm_counting(metrics_db)
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import rows
 from helpers import imported_mentions, on_screen, run_cli, wait_for
 
-from workbench.store.regions import (
+from workbench.store.entities.regions import (
     DEFAULT_REGIONS,
     RegionError,
     canonical_region,

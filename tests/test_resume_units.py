@@ -23,9 +23,9 @@ from workbench import methods
 from workbench.methods.choice import study as choice_study
 from workbench.methods.study_files import load_study
 from workbench.pipeline.audit import prepare
-from workbench.store import plan_marks, queue
-from workbench.store import questions as question_store
 from workbench.store.db import connect, transaction
+from workbench.store.requests import plan_marks, queue
+from workbench.store.requests import questions as question_store
 
 MODEL = "openai:m@http://127.0.0.1:9/v1"
 OTHER = "openai:other@http://127.0.0.1:9/v1"

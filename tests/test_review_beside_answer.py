@@ -12,8 +12,9 @@ from helpers import on_screen, run_cli, shown, wait_for, write_study
 from openai_server import ServerConfig
 
 from workbench.app import WorkbenchApp
-from workbench.store import review_validation, reviews
 from workbench.store.db import connect
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
 
 ANSWER = (
     "For running on a budget I would pick Nike Pegasus first, then Asics Novablast, and "

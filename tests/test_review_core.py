@@ -13,8 +13,10 @@ from conftest import rows
 from helpers import run_cli, write_study
 from test_decisions import imported, lists_json, verdict, write_lists
 
-from workbench.store import adjudication, review_validation, reviews
 from workbench.store.db import connect
+from workbench.store.review import adjudication
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
 
 
 def decisions(db) -> list[tuple]:

@@ -12,7 +12,7 @@ from helpers import run_cli, wait_for
 from test_decisions import imported, lists_json
 
 from workbench.app import WorkbenchApp
-from workbench.store.reviewer_names import clean_reviewer, reviewer_key
+from workbench.store.review.reviewer_names import clean_reviewer, reviewer_key
 
 ZWSP = "\u200b"
 

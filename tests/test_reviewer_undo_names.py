@@ -1,6 +1,6 @@
 """Undo and redo of entity, probe-label and catalog-match decisions take back a person's
 decision however the name is written: `--who ANN`, `--who ann` and `ann` with a zero-width
-space are one reviewer (store/reviewer_names.py). They compared names exactly, so
+space are one reviewer (store/review/reviewer_names.py). They compared names exactly, so
 `entities undo --who ANN` said "Nothing of ANN's to undo" after Ann's merge."""
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def test_the_apps_history_of_own_entity_decisions_lists_every_spelling(tmp_path)
     however each was signed."""
     import sqlite3
 
-    from workbench.store.entity_list import own_decisions
+    from workbench.store.entities.listing import own_decisions
 
     db = imported(tmp_path, {("gpt", "q1", 1): ["Nike", "NIKE Inc", "Adidas", "Puma"]})
     assert run_cli("entities", "merge", "Nike", "NIKE Inc", "--db", str(db), "--who", "Ann").returncode == 0

@@ -11,7 +11,7 @@ from helpers import write_study
 from openai_server import ServerConfig
 
 from workbench.cli import main
-from workbench.store.served import differs
+from workbench.store.requests.served import differs
 
 
 def test_the_served_name_rule():

@@ -9,8 +9,8 @@ import threading
 import pytest
 from helpers import run_cli, write_mentions
 
-from workbench.store import mentions
 from workbench.store.db import connect, reading, snapshot
+from workbench.store.entities import mentions
 from workbench.transfer import dispatch as transfer
 
 
@@ -148,8 +148,8 @@ def test_a_refresh_reads_one_commit(two_files):
 
 
 def test_a_write_inside_a_snapshot_is_kept_and_a_failed_read_leaves_no_transaction(tmp_path):
-    from workbench.store import studies
     from workbench.store.db import reads_committed
+    from workbench.store.requests import studies
 
     conn = connect(tmp_path / "s.db")
     try:

@@ -6,9 +6,10 @@ import time
 
 import pytest
 
-from workbench.store import questions as question_store
-from workbench.store import queue, reads, studies
 from workbench.store.db import StoreError, connect
+from workbench.store.reads import shared as reads
+from workbench.store.requests import questions as question_store
+from workbench.store.requests import queue, studies
 from workbench.store.schema import SCHEMA_VERSION
 
 

@@ -123,7 +123,7 @@ def test_the_lists_load_while_the_first_screen_shows(metrics_db, monkeypatch):
     """The app loads the ranked lists in the background at start, so pressing 2 computes
     from lists already in memory: no list is read from the store again."""
     from workbench.methods.choice import data
-    from workbench.store import mentions
+    from workbench.store.entities import mentions
 
     data._LOADED.clear()
     reads = []
@@ -536,7 +536,7 @@ def test_snapshot_review_and_entities(snap_compare, metrics_db, key, size):
     """Review, Entities, and the two review sub-screens (probe labels, catalog matches), each
     offered where the store holds a study of its method (empty here: the screen's empty state)."""
     from workbench.store.db import opened
-    from workbench.store.studies import ensure_study
+    from workbench.store.requests.studies import ensure_study
 
     method = {"4b": "identity", "4c": "coldstart"}.get(key)
     if method is not None:

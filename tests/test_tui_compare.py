@@ -9,8 +9,8 @@ import numpy as np
 from helpers import imported_mentions, on_screen, run_cli, shown, wait_for
 
 from workbench.app import WorkbenchApp
-from workbench.store import entities as registry
 from workbench.store.db import opened
+from workbench.store.entities import decisions as registry
 from workbench.widgets.comparison import ComparisonPanel, refusal
 
 

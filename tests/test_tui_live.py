@@ -8,9 +8,9 @@ from conftest import rows
 from helpers import imported_mentions, run_cli, shown, table_text, wait_for
 
 from workbench.app import WorkbenchApp
-from workbench.store import entities as registry
-from workbench.store import reviews
 from workbench.store.db import opened
+from workbench.store.entities import decisions as registry
+from workbench.store.review import verdicts as reviews
 
 
 def peir_cell(app):

@@ -167,8 +167,9 @@ def test_chained_cluster_shows_how_each_member_joined_and_drops_one(tmp_path):
 
 
 def test_validation_sample_and_kappa(tmp_path):
-    from workbench.store import review_validation, reviews
     from workbench.store.db import connect
+    from workbench.store.review import validation as review_validation
+    from workbench.store.review import verdicts as reviews
 
     assert review_validation.cohen_kappa(["a", "a", "r", "r"], ["a", "a", "r", "r"]) == 1.0
     # one list: chance agreement 1 or 0, so kappa undefined or 0 whatever the reviewers did (it read 0.000)

@@ -10,9 +10,9 @@ from conftest import rows
 from helpers import imported_mentions, on_screen, retype_list, shown, wait_for
 
 from workbench.app import WorkbenchApp
-from workbench.store import reviews
 from workbench.store.db import connect, opened
-from workbench.store.review_validation import validation_sample
+from workbench.store.review import verdicts as reviews
+from workbench.store.review.validation import validation_sample
 
 VERDICTS = "SELECT reviewer, decision, before_json, after_json, blind FROM verdicts ORDER BY id"
 

@@ -10,8 +10,8 @@ from conftest import rows
 from helpers import footer_text, imported_mentions, on_screen, retype_list, settled, shown, wait_for
 
 from workbench.app import WorkbenchApp
-from workbench.store import reviews
 from workbench.store.db import opened
+from workbench.store.review import verdicts as reviews
 from workbench.widgets import live
 from workbench.widgets.review_text import answer_text, progress_line
 

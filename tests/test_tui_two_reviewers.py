@@ -9,7 +9,7 @@ from openai_server import ServerConfig
 
 from workbench.app import WorkbenchApp
 from workbench.store.db import connect
-from workbench.store.review_validation import validation_sample
+from workbench.store.review.validation import validation_sample
 
 
 def test_a_second_reviewer_works_blind_in_the_app(tmp_path, fake_server):

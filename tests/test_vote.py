@@ -160,8 +160,8 @@ def test_names_not_in_the_answer_are_kept_with_the_list_counted_in_status_and_sh
 ):
     from workbench.cli import main
     from workbench.store.db import connect
-    from workbench.store.grounding import ungrounded_counts
-    from workbench.store.reviews import review_detail, review_items
+    from workbench.store.entities.grounding import ungrounded_counts
+    from workbench.store.review.verdicts import review_detail, review_items
 
     server = fake_server(ServerConfig())
     db = tmp_path / "v.db"

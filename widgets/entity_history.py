@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from textual import work
 from textual.message import Message
 
-from workbench.store import entities as registry
 from workbench.store.db import opened, reading
-from workbench.store.entity_list import own_decisions
+from workbench.store.entities import decisions as registry
+from workbench.store.entities.listing import own_decisions
 from workbench.text.words import plural
 from workbench.widgets.modals import DecisionList, PickRegion
 
@@ -65,7 +65,7 @@ class AssignRegion:
 
     @work(thread=True, group="entity-regions", description="Reading the known regions")
     def _ask_region(self, names: list[str]) -> None:
-        from workbench.store.regions import known_regions
+        from workbench.store.entities.regions import known_regions
 
         try:
             with opened(self.app.db_path) as conn:

@@ -8,7 +8,7 @@ from collections.abc import Container
 from rich.text import Text
 
 from workbench.entities.dedup import Suggestion
-from workbench.store.entity_list import EntityRow
+from workbench.store.entities.listing import EntityRow
 from workbench.text.literal import visible_line
 from workbench.text.words import plural
 

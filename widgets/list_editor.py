@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.suggester import Suggester
 from textual.widgets import Input, OptionList, Static
 
-from workbench.store.review_base import repeated
+from workbench.store.review.base import repeated
 from workbench.text.literal import visible_line
 
 KEYS = "Enter adds · ↓ the list · Del removes · Shift+↑/↓ moves · Ctrl+S saves · Esc cancels"

@@ -15,7 +15,7 @@ from textual.suggester import SuggestFromList
 from textual.widgets import Button, DataTable, Input, Label, SelectionList, Static
 from textual.widgets.selection_list import Selection
 
-from workbench.store.regions import RegionError, canonical_region
+from workbench.store.entities.regions import RegionError, canonical_region
 from workbench.text.literal import visible, visible_line
 
 

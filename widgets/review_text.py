@@ -10,7 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from workbench.store.gazetteer_flags import flag_line
+from workbench.store.entities.gazetteer_flags import flag_line
 from workbench.text.literal import visible, visible_line
 from workbench.text.words import plural
 

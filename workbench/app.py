@@ -27,7 +27,7 @@ from workbench.screens.metrics import metrics_screen
 from workbench.screens.review import ReviewScreen
 from workbench.screens.run import RunScreen
 from workbench.store.errors import UserFacingError
-from workbench.store.reviewer_names import clean_reviewer
+from workbench.store.review.reviewer_names import clean_reviewer
 from workbench.text.literal import visible
 from workbench.text.words import plural
 from workbench.transfer import dispatch as transfer
@@ -217,8 +217,8 @@ class WorkbenchApp(App):
     def _help_methods(self) -> list[str] | None:
         """The methods the help lists the keys of: the store's studies' and the study file's,
         as the screens offer their views (None, every method: the store unreadable)."""
-        from workbench.store import studies
         from workbench.store.db import reading
+        from workbench.store.requests import studies
 
         try:
             with reading(self.db_path) as conn:

@@ -59,10 +59,10 @@ from workbench.metrics.records import (
     value_of,
     with_adjusted_p,
 )
-from workbench.store.answer_texts import answer_texts
-from workbench.store.answers import answered, payloads
 from workbench.store.db import transaction
-from workbench.store.queue import PlannedRequest, PlanUnit
+from workbench.store.requests.answer_texts import answer_texts
+from workbench.store.requests.answers import answered, payloads
+from workbench.store.requests.queue import PlannedRequest, PlanUnit
 from workbench.studies.spec import (
     Where,
     beside,

@@ -114,7 +114,7 @@ def _comparing(conn: sqlite3.Connection, study: str) -> Any:
     method that has none."""
     from workbench.methods import registry
     from workbench.methods.hooks import part
-    from workbench.store.studies import study_method
+    from workbench.store.requests.studies import study_method
 
     name = study_method(conn, study)
     return part(registry.get(name), "compare") if name in registry.names() else None
@@ -123,7 +123,7 @@ def _comparing(conn: sqlite3.Connection, study: str) -> Any:
 def _not_compared(conn: sqlite3.Connection, study: str) -> CompareError:
     """The refusal of a study whose method pairs nothing, naming the methods that do."""
     from workbench.methods import registry
-    from workbench.store.studies import study_method
+    from workbench.store.requests.studies import study_method
 
     name = study_method(conn, study)
     method = name if name in registry.names() else f"{name}, not installed here"
@@ -137,7 +137,7 @@ def _not_compared(conn: sqlite3.Connection, study: str) -> CompareError:
 def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: str) -> list[dict[str, Any]]:
     """The comparison `workbench compare` prints, from the study's method's compare module."""
 
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     study_id = studies.study_id(conn, study)
     if study_id is None:
@@ -158,7 +158,7 @@ def comparable_models(conn: sqlite3.Connection) -> dict[str, list[str]]:
     removed from the study file; none for a study whose method pairs nothing. Read inside
     one `snapshot`."""
 
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     out: dict[str, list[str]] = {}
     for study in studies.study_names(conn):

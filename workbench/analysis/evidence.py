@@ -52,7 +52,7 @@ def find(conn: sqlite3.Connection, study: str, query: Query) -> list[Evidence]:
     """The evidence of `query` in `study` (one Evidence a model), refused in one line naming
     what the study knows when the metric, topic or model is none of its."""
     from workbench import methods
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     study_id = studies.study_id(conn, study)
     if study_id is None:
@@ -89,7 +89,7 @@ def for_cell(
     """The evidence of one cell of a method's Metrics table (the screen's Enter): the method
     says which number the cell shows; its studies are asked in turn until one has it."""
     from workbench import methods
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     module = module_of(methods.get(method_name)) if method_name in methods.names() else None
     query = module.cell_query(panel_id, header, row, column, choices) if module is not None else None

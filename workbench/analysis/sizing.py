@@ -77,7 +77,7 @@ def pilot_outcomes(conn: sqlite3.Connection, study: str, outcome: str) -> dict[t
     reads them (`pilot_scopes`): each scope's `per_question(judged_by)` gives per question
     (answers, answers with the outcome of `judged_by`, itself or another model's scope)."""
 
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     study_id = studies.study_id(conn, study)
     if study_id is None:
@@ -161,7 +161,7 @@ def measured_rates(conn: sqlite3.Connection) -> dict[str, tuple[float, int, str]
     """Per model identity: answers per second while it was answering (its answers'
     [started, finished] spans merged, so concurrency counts and the pauses between runs do
     not), the number of answers timed, and the label the store knows the model by."""
-    from workbench.store.plan_reads import answer_spans
+    from workbench.store.requests.plan_reads import answer_spans
 
     spans: dict[str, list[tuple[float, float]]] = {}
     labels: dict[str, str] = {}
@@ -194,8 +194,8 @@ def model_rates(
     it (transport options, the replicas serving it). And why a model has none."""
     from workbench.engines.resolve import continue_identities, resolve
     from workbench.engines.specs import parse_spec
-    from workbench.store import studies
     from workbench.store.errors import UserFacingError
+    from workbench.store.requests import studies
 
     found, reasons = {}, {}
     for text in models:

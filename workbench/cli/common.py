@@ -26,7 +26,7 @@ def open_store(path: str, create: bool = True):
 def study_id_of(conn, name: str | None) -> int | None:
     if name is None:
         return None
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     found = studies.study_id(conn, name)
     if found is None:
@@ -38,7 +38,7 @@ def study_id_of(conn, name: str | None) -> int | None:
 def the_study(conn, name: str | None, flag: str = "--study") -> str:
     """The study a command is about: the one named (refused if the store lacks it) or, with
     none named, the store's only study; a store of several asks for one by name."""
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     if name is not None:
         study_id_of(conn, name)

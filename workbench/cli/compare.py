@@ -83,7 +83,7 @@ def _the_two_models(conn, study: str) -> list[str]:
     """A study's two models when it has just two (else name them): A the one its file lists
     first (imported data, with no file: name order)."""
     from workbench.analysis.compare import comparable_models
-    from workbench.store.studies import study_spec
+    from workbench.store.requests.studies import study_spec
 
     models = comparable_models(conn).get(study, [])
     if len(models) != 2:

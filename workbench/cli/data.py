@@ -23,8 +23,10 @@ from workbench.cli.metrics import add_convention
 from workbench.files.safe_output import check_output_path
 from workbench.metrics.threads import in_processes
 from workbench.pipeline import run_records as exports
-from workbench.store import endpoints, grounding, reads, served
 from workbench.store.db import snapshot
+from workbench.store.entities import grounding
+from workbench.store.reads import shared as reads
+from workbench.store.requests import endpoints, served
 from workbench.text.literal import literal_line, literal_text
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural
@@ -85,7 +87,7 @@ def print_status(conn, study: str | None, console: Console) -> None:
 
 def nothing_asked(conn, study_id: int | None) -> str:
     """What status says of a store with no requests: the lists it holds, imported, if any."""
-    from workbench.store.holdings import imported_lists
+    from workbench.store.requests.holdings import imported_lists
 
     held = imported_lists(conn, study_id)
     if not held:

@@ -18,7 +18,7 @@ from workbench.cli.common import (
 from workbench.host.locations import default_reviewer
 from workbench.pipeline import run_records as exports
 from workbench.store.db import snapshot
-from workbench.store.reviewer_names import MAX_REVIEWER, clean_reviewer  # noqa: F401  (where callers find it)
+from workbench.store.review.reviewer_names import MAX_REVIEWER, clean_reviewer  # noqa: F401  (where callers find it)
 from workbench.text.literal import literal_line, literal_text
 from workbench.text.words import plural
 
@@ -26,7 +26,7 @@ from workbench.text.words import plural
 def reviewer_name(args: argparse.Namespace) -> str:
     """The reviewer a decision is recorded under (and whose decisions undo takes back): --who,
     or the login name (`locations.default_reviewer`), each by the one rule a name meets
-    (store/reviewer_names.py: no control characters, at most 100 characters, invisible ones
+    (store/review/reviewer_names.py: no control characters, at most 100 characters, invisible ones
     taken out). A --who that is empty or only spaces is refused, never replaced by $USER."""
     if args.who is not None:
         return clean_reviewer(args.who, "--who")
@@ -46,7 +46,7 @@ def percent(text: str) -> float:
 
 def _region(conn, args: argparse.Namespace) -> str | None:
     """The region as the vocabulary knows it (None: clear); a new one only with --new-region."""
-    from workbench.store import regions
+    from workbench.store.entities import regions
 
     try:
         return regions.canonical_region(args.region, regions.known_regions(conn), allow_new=args.new_region)
@@ -116,7 +116,7 @@ def _list(conn, args: argparse.Namespace, console) -> int:
 
 
 def _undo_or_redo(conn, args: argparse.Namespace, console) -> int:
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     who = reviewer_name(args)
     done = registry.undo(conn, who) if args.action == "undo" else registry.redo(conn, who)
@@ -132,7 +132,7 @@ def _undo_or_redo(conn, args: argparse.Namespace, console) -> int:
 
 def _decide(conn, args: argparse.Namespace, who: str) -> int:
     """One recorded decision on entities; its id."""
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     names, why = args.names, args.why
     if args.action == "merge":
@@ -142,7 +142,7 @@ def _decide(conn, args: argparse.Namespace, who: str) -> int:
     if args.action == "rename":
         if len(names) != 2:
             raise UserError("rename takes the entity and its new name")
-        from workbench.store import entity_merges
+        from workbench.store.entities import merges as entity_merges
 
         return entity_merges.rename(conn, names[0], names[1], who=who, why=why, reuse_merged=args.reuse_merged)
     if args.action == "region":
@@ -155,7 +155,7 @@ def _decide(conn, args: argparse.Namespace, who: str) -> int:
 
 
 def _decision(conn, args: argparse.Namespace, console) -> int:
-    from workbench.store import entities as registry
+    from workbench.store.entities import decisions as registry
 
     who = reviewer_name(args)
     decision = _decide(conn, args, who)

@@ -15,8 +15,8 @@ from workbench.cli.entities import reviewer_name
 from workbench.host.locations import DEFAULT_DB
 from workbench.pipeline import run_records as exports
 from workbench.store.db import snapshot
-from workbench.store.gazetteer_flags import flag_line
-from workbench.store.reviewer_names import clean_reviewer, same_reviewer
+from workbench.store.entities.gazetteer_flags import flag_line
+from workbench.store.review.reviewer_names import clean_reviewer, same_reviewer
 from workbench.text.literal import literal_text
 from workbench.text.words import plural, plural_word
 
@@ -40,7 +40,9 @@ def cmd_review(args: argparse.Namespace) -> int:
 
 def _lists(conn, args: argparse.Namespace) -> int:
     """Headless review of extracted lists: what scripts, notebooks and a blind reviewer need."""
-    from workbench.store import answer_search, review_validation, reviews
+    from workbench.store.reads import answer_search
+    from workbench.store.review import validation as review_validation
+    from workbench.store.review import verdicts as reviews
 
     who = reviewer_name(args)
     only = review_args.LIST_FILTERS[args.only]
@@ -170,7 +172,7 @@ def _shortened(answer: str) -> str:
 
 
 def _undo(conn, args: argparse.Namespace) -> int:
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     who = reviewer_name(args)
     done = reviews.undo_review(conn, who, args.study)  # a refusal is one line from main()
@@ -183,14 +185,14 @@ def _undo(conn, args: argparse.Namespace) -> int:
 
 
 def _in_study(conn, args: argparse.Namespace) -> None:
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     if not reviews.list_in_study(conn, args.list, args.study):
         raise UserError(f"study {args.study!r} has no list {args.list} (`workbench review lists` shows them)")
 
 
 def _verdict(conn, args: argparse.Namespace) -> int:
-    from workbench.store import reviews
+    from workbench.store.review import verdicts as reviews
 
     who = reviewer_name(args)
     chosen = [name for name in ("accept", "reject") if getattr(args, name)] + (["edit"] if args.edit else [])
@@ -218,7 +220,8 @@ def _verdict(conn, args: argparse.Namespace) -> int:
 
 
 def _adjudicate(conn, args: argparse.Namespace) -> int:
-    from workbench.store import adjudication, reviews
+    from workbench.store.review import adjudication
+    from workbench.store.review import verdicts as reviews
 
     who = reviewer_name(args)
     own = bool(args.edit) or args.reject
@@ -252,7 +255,8 @@ def _adjudicate(conn, args: argparse.Namespace) -> int:
 
 
 def _sample(conn, args: argparse.Namespace) -> int:
-    from workbench.store import review_validation, reviews
+    from workbench.store.review import validation as review_validation
+    from workbench.store.review import verdicts as reviews
 
     ids = review_validation.sample_list_ids(conn, args.study, args.rate, args.seed)
     who = reviewer_name(args)
@@ -263,7 +267,8 @@ def _sample(conn, args: argparse.Namespace) -> int:
 
 
 def _agreement(conn, args: argparse.Namespace) -> int:
-    from workbench.store import adjudication, review_validation
+    from workbench.store.review import adjudication
+    from workbench.store.review import validation as review_validation
 
     first, second = clean_reviewer(args.first, "--first"), clean_reviewer(args.second, "--second")
     if same_reviewer(first, second):  # "Ann" and "ann" are one person

@@ -10,7 +10,7 @@ import argparse
 
 from workbench.cli.common import bounded_int
 from workbench.host.locations import DEFAULT_DB
-from workbench.store.review_validation import SAMPLE_RATE, SAMPLE_SEED
+from workbench.store.review.validation import SAMPLE_RATE, SAMPLE_SEED
 
 DESCRIPTION = (
     "Reviewers accept, edit or reject extracted lists in the app (4 = Review) or here. A second\n"

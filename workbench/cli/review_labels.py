@@ -13,7 +13,7 @@ from workbench.text.literal import literal_text
 
 
 def review_matches(conn, args: argparse.Namespace) -> int:
-    from workbench.store import match_reviews
+    from workbench.store.review import match_reviews
 
     study_id = study_id_of(conn, args.study)
     console = make_console()
@@ -60,7 +60,7 @@ def review_matches(conn, args: argparse.Namespace) -> int:
 
 
 def review_probes(conn, args: argparse.Namespace) -> int:
-    from workbench.store import probe_reviews
+    from workbench.store.review import probe_reviews
 
     console = make_console()
     if args.action == "label":

@@ -25,9 +25,10 @@ from workbench.engines.specs import MAX_CONCURRENCY, parse_spec, same_model_twic
 from workbench.methods.study_files import load_study
 from workbench.pipeline import run_records as exports
 from workbench.pipeline.queue_limits import DEFAULT_MAX_REQUESTS
-from workbench.store import questions as question_store
-from workbench.store import queue, reads
 from workbench.store.db import new_store_kept_only_if_used
+from workbench.store.reads import shared as reads
+from workbench.store.requests import questions as question_store
+from workbench.store.requests import queue
 from workbench.studies.limits import last_seed_problem
 from workbench.text.literal import literal_text, visible
 from workbench.text.words import flagged_note, plural

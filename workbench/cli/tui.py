@@ -20,7 +20,7 @@ from workbench.cli.run import run_study
 from workbench.host.locations import default_reviewer, demo_db_path
 from workbench.methods.study_files import load_study
 from workbench.pipeline import run_records as exports
-from workbench.store.reviewer_names import clean_reviewer
+from workbench.store.review.reviewer_names import clean_reviewer
 from workbench.text.literal import literal_text
 from workbench.transfer.dispatch import kinds as transfer_kinds
 
@@ -31,7 +31,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
     open_store(args.db, create=bool(args.study)).close()  # a new database only for a study to run
     from workbench.app import WorkbenchApp
 
-    # One rule for every way a name enters (store/reviewer_names.py): refused here, in one line,
+    # One rule for every way a name enters (store/review/reviewer_names.py): refused here, in one line,
     # before the screen opens.
     if args.reviewer is not None and args.reviewer.strip():
         reviewer = clean_reviewer(args.reviewer, "--reviewer")
@@ -93,7 +93,8 @@ DEMO_LIMITS = (
 
 def _left(db: str) -> int:
     """The demo study's requests not answered yet."""
-    from workbench.store import queue, reads, studies
+    from workbench.store.reads import shared as reads
+    from workbench.store.requests import queue, studies
 
     conn = open_store(db)
     try:

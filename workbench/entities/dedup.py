@@ -374,7 +374,7 @@ class EntityIndex:
 
 def load_entities(conn, study: str | None = None) -> EntityIndex:
     """Entities that are mentioned (in a study, or anywhere), with their mention counts."""
-    from workbench.store.entities import forbidden_names, mentioned_entities
+    from workbench.store.entities.decisions import forbidden_names, mentioned_entities
 
     rows = mentioned_entities(conn, study)
     return EntityIndex([r[0] for r in rows], [r[1] for r in rows], forbidden_names(conn))

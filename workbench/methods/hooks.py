@@ -87,7 +87,7 @@ def help_sections(methods: Iterable[str] | None = None) -> dict[str, list[str]]:
 def no_numbers_lines(conn: Any, study: str | None, db: str | None = None) -> list[str]:
     """Why `workbench metrics` (or the Metrics screen) has nothing to show, per study (or for
     the one asked), with what to do: nothing asked yet, a run under way, or an empty store."""
-    from workbench.store.report_asked import study_progress
+    from workbench.store.reads.report_asked import study_progress
 
     rows = study_progress(conn, study)
     if not rows:

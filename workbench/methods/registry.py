@@ -43,7 +43,7 @@ from workbench.metrics.records import as_rows, with_convention
 
 if TYPE_CHECKING:
     from workbench.engines.specs import ModelSpec
-    from workbench.store.queue import PlannedRequest
+    from workbench.store.requests.queue import PlannedRequest
 
 ENTRY_POINT_GROUP = "workbench.methods"
 

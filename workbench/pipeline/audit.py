@@ -23,8 +23,8 @@ from workbench.pipeline import queue_build as replan
 from workbench.pipeline.queue_limits import DEFAULT_MAX_REQUESTS, bounded
 from workbench.pipeline.run_types import ModelJob, Progress, RunOptions, RunSummary
 from workbench.pipeline.runner import Budget, run_jobs
-from workbench.store import plan_marks, queue, studies
 from workbench.store.errors import UserFacingError
+from workbench.store.requests import plan_marks, queue, studies
 
 
 @dataclass
@@ -179,7 +179,7 @@ def prepare(
     A model whose plan was made from the same study and store (a resume) is not planned again;
     a method with plan units plans again only the units an edit changed (workbench.pipeline.queue_build).
     The study's other models (removed from its file, or replaced by `specs`) are retired:
-    their requests superseded, their answers kept (store/plan_marks.py)."""
+    their requests superseded, their answers kept (store/requests/plan_marks.py)."""
     method = methods.get(study.method)
     specs = specs or study.models
     # Replicas may change between runs without asking anything again (see continue_identities).

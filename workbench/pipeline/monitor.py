@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from workbench.pipeline import run_records as exports
-from workbench.store import endpoints, reads
 from workbench.store.db import reading
+from workbench.store.reads import shared as reads
+from workbench.store.requests import endpoints
 
 
 def snapshot(db_path: str | Path) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 A method may split a model's plan into units (its optional `plan_units` hook: ChoiceEval
 yields one per question, with its repetitions), each with a key and a digest of everything
-its requests are made from. The units whose digest equals their mark (store/plan_marks.py)
+its requests are made from. The units whose digest equals their mark (store/requests/plan_marks.py)
 are neither built nor stored again; the others are planned, and the keys of units gone or
 changed that no unit plans any more are superseded. The store ends as a whole plan leaves
 it (`queue.plan` of every request, then `queue.supersede_others`): the same requests, the
@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from workbench.pipeline.queue_limits import bounded
-from workbench.store import plan_marks, queue
 from workbench.store.db import transaction
+from workbench.store.requests import plan_marks, queue
 
 
 @dataclass

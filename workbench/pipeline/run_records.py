@@ -11,9 +11,11 @@ from importlib import metadata
 from typing import Any
 
 from workbench.files.safe_output import spreadsheet_cell
-from workbench.store import endpoints, provenance, queue, reads, served
+from workbench.store.reads import shared as reads
 
 # What identifies a request within its method, read from the request itself: ChoiceEval
+from workbench.store.requests import endpoints, provenance, queue, served
+
 # (topic, cluster, question), identity (group, condition), cold-start (persona), entity
 # (entity, template, language, variant); `prompt` is the exact text the model was given.
 # Provenance follows the answer: the request as sent (`request_messages`, `request_settings`:

@@ -27,9 +27,10 @@ import anyio
 from workbench.engines.base import EngineError, GenerationRequest, routed_failures
 from workbench.engines.exact import NotExact, closing_line
 from workbench.pipeline.run_types import ModelJob, Progress, RunOptions, RunSummary
-from workbench.store import endpoints as endpoint_store
-from workbench.store import queue, reads
 from workbench.store.db import utc_now
+from workbench.store.reads import shared as reads
+from workbench.store.requests import endpoints as endpoint_store
+from workbench.store.requests import queue
 from workbench.text.words import plural
 
 

@@ -33,8 +33,9 @@ def study_method(path: str | Path) -> str | None:
 def stored_questions(db_path: str | Path) -> dict[str, list[dict[str, Any]]]:
     """Every study's questions the database holds, by study (those with any), for the Design
     screen opened without a study file: read, never changed."""
-    from workbench.store import reads, studies
     from workbench.store.db import reading
+    from workbench.store.reads import shared as reads
+    from workbench.store.requests import studies
 
     with reading(db_path) as conn:
         found = {name: reads.question_rows(conn, sid) for sid, name in sorted(studies.study_names_by_id(conn).items())}
@@ -43,8 +44,8 @@ def stored_questions(db_path: str | Path) -> dict[str, list[dict[str, Any]]]:
 
 def stored_models(db_path: str | Path) -> list[str]:
     """The specs of the models the database holds, in the order they came (read-only)."""
-    from workbench.store import studies
     from workbench.store.db import reading
+    from workbench.store.requests import studies
 
     with reading(db_path) as conn:
         return studies.model_specs(conn)

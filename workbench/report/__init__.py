@@ -27,8 +27,8 @@ from workbench.report.review_facts import review_section
 from workbench.report.sections import method_section
 from workbench.report.study_facts import read_facts, status_section, study_section
 from workbench.report.summary import limitations_section, summary_section
-from workbench.store import report_asked
 from workbench.store.db import utc_now
+from workbench.store.reads import report_asked
 
 
 def build_report(

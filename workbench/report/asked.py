@@ -13,7 +13,7 @@ from typing import Any
 
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
 from workbench.report.study_facts import StudyFacts
-from workbench.store import report_asked
+from workbench.store.reads import report_asked
 from workbench.text.numbers import fmt_num
 
 # The study's own tables, each shown on its own (the rest of the stored study is its settings).

@@ -7,7 +7,8 @@ from __future__ import annotations
 import sqlite3
 
 from workbench.report.document import Block, TableBlock
-from workbench.store import grounding, served
+from workbench.store.entities import grounding
+from workbench.store.requests import served
 from workbench.text.numbers import fmt_num
 
 

@@ -32,7 +32,7 @@ def comparison_sections(conn: sqlite3.Connection, study: str, records: list[Any]
     from workbench.analysis.compare import compare_study
     from workbench.analysis.compare_table import comparison_note, comparison_table
     from workbench.metrics.records import as_rows
-    from workbench.store.plan_reads import listed_models
+    from workbench.store.requests.plan_reads import listed_models
 
     models = listed_models(conn, study)  # ranked lists: a ChoiceEval study's
     if len(models) < 2:

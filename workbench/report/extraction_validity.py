@@ -15,8 +15,8 @@ from collections import Counter
 from typing import Any
 
 from workbench.report.document import Block, Paragraph, Section, TableBlock
-from workbench.store import extraction_reads
-from workbench.store.mentions import entities_without_region
+from workbench.store.entities.mentions import entities_without_region
+from workbench.store.reads import extraction as extraction_reads
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural
 

@@ -12,8 +12,8 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.store.recipe_reads import has_decisions, regions_named
-from workbench.store.regions import DEFAULT_REGIONS
+from workbench.store.entities.regions import DEFAULT_REGIONS
+from workbench.store.reads.recipe import has_decisions, regions_named
 
 DECISIONS_FILE = "decisions.json"
 REGIONS_PLACEHOLDER = "REGIONS.csv"

@@ -9,7 +9,11 @@ from collections import Counter
 from itertools import combinations
 
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
-from workbench.store import adjudication, decision_log, probe_reviews, report_reads, review_validation, reviews
+from workbench.store.decisions import log as decision_log
+from workbench.store.reads import report as report_reads
+from workbench.store.review import adjudication, probe_reviews
+from workbench.store.review import validation as review_validation
+from workbench.store.review import verdicts as reviews
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word
 

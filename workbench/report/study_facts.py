@@ -17,7 +17,8 @@ from workbench.display.metric_views import short_labels
 from workbench.metrics.records import value_of
 from workbench.pipeline import run_records as exports
 from workbench.report.document import BarsBlock, Block, Facts, Paragraph, Section, TableBlock
-from workbench.store import endpoints, provenance, report_reads
+from workbench.store.reads import report as report_reads
+from workbench.store.requests import endpoints, provenance
 from workbench.text.numbers import fmt_num
 
 

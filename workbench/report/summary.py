@@ -15,7 +15,7 @@ from workbench.report.document import Block, Paragraph, Section, TableBlock
 from workbench.report.headlines import EFFECTS, effect_sentence, headline_effects  # noqa: F401  (EFFECTS: re-exported)
 from workbench.report.question import audit_question
 from workbench.report.study_facts import StudyFacts
-from workbench.store import report_reads
+from workbench.store.reads import report as report_reads
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word
 

@@ -1,5 +1,5 @@
 """`workbench import decisions FILE`: the decisions `export --what decisions --format json`
-wrote in one store, made again in another (store/decision_replay.py), so that a fresh run of
+wrote in one store, made again in another (store/decisions/replay.py), so that a fresh run of
 a reviewed study reproduces its report. The core's import kind, beside the methods' own."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def _check_time(where: str, at: Any) -> None:
 
 
 def _run(conn, path: Path, options: dict[str, Any]) -> list[str]:
-    from workbench.store.decision_replay import replay_decisions
+    from workbench.store.decisions.replay import replay_decisions
 
     if options.get("study") is not None:
         raise ImportError_(

@@ -16,8 +16,8 @@ from workbench.errors import TransferError  # noqa: F401  (raised here; the fami
 from workbench.files.safe_output import OutputRefused, atomic_text_file
 from workbench.methods.kinds import Kinds
 from workbench.pipeline import run_records as exports
-from workbench.store import studies
 from workbench.store.db import connect, new_store_kept_only_if_used, snapshot
+from workbench.store.requests import studies
 from workbench.transfer.export_kinds import export_kinds
 from workbench.transfer.export_markdown import markdown_export
 

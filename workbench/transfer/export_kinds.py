@@ -14,13 +14,13 @@ def _responses(conn, study):
 
 
 def _reviews(conn, study):
-    from workbench.store.reviews import REVIEW_FIELDS, review_records
+    from workbench.store.review.verdicts import REVIEW_FIELDS, review_records
 
     return review_records(conn), REVIEW_FIELDS
 
 
 def _decisions(conn, study):
-    from workbench.store.decision_log import FIELDS, decision_log
+    from workbench.store.decisions.log import FIELDS, decision_log
 
     return decision_log(conn, study), FIELDS
 

@@ -17,8 +17,9 @@ from workbench.pipeline.run_records import workbench_version
 from workbench.report import markdown
 from workbench.report.document import Facts, Report, Section, TableBlock
 from workbench.report.sections import method_section
-from workbench.store import report_reads, studies
 from workbench.store.db import utc_now
+from workbench.store.reads import report as report_reads
+from workbench.store.requests import studies
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word
 

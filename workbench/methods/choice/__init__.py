@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from workbench.methods.base import lazy
 from workbench.methods.registry import MethodBase, Stages, example_path, register
-from workbench.store import questions as question_store
-from workbench.store.file_questions import sync_file_questions
+from workbench.store.requests import questions as question_store
+from workbench.store.requests.file_questions import sync_file_questions
 
 
 @register

@@ -21,10 +21,10 @@ from workbench.methods.choice.records import ChoiceRecord
 from workbench.methods.choice.study import Question, default_clusters, read_question_file
 from workbench.metrics.clustered import answer_unit
 from workbench.metrics.intervals import resamples
-from workbench.store import mention_export, mentions
-from workbench.store import questions as question_store
 from workbench.store.db import reads_committed
-from workbench.store.studies import ensure_study, study_rows, study_spec
+from workbench.store.entities import mention_export, mentions
+from workbench.store.requests import questions as question_store
+from workbench.store.requests.studies import ensure_study, study_rows, study_spec
 from workbench.studies.spec import StudyError, Where
 
 
@@ -317,7 +317,7 @@ MENTION_FIELDS = [
 
 
 def entity_records(conn: sqlite3.Connection):
-    from workbench.store.entities import entity_table
+    from workbench.store.entities.decisions import entity_table
 
     for name, region, attributes, mentions_now in entity_table(conn):
         yield {"name": name, "region": region, "mentions": mentions_now, **json.loads(attributes)}

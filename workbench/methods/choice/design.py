@@ -12,10 +12,11 @@ from typing import Any
 from workbench.methods.choice.study import ChoiceStudy
 from workbench.methods.choice.writer import study_to_toml
 from workbench.methods.study_files import load_study
-from workbench.store import questions as question_store
-from workbench.store import reads, studies
 from workbench.store.db import opened
-from workbench.store.file_questions import sync_file_questions
+from workbench.store.reads import shared as reads
+from workbench.store.requests import questions as question_store
+from workbench.store.requests import studies
+from workbench.store.requests.file_questions import sync_file_questions
 
 
 def register(db_path: str | Path, study_path: str | Path) -> tuple[ChoiceStudy, int]:

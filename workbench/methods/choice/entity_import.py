@@ -18,10 +18,10 @@ from typing import Any
 
 from workbench.asking.extract import normalize_surface
 from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, name_cell, read_rows
-from workbench.store import mentions
 from workbench.store.db import transaction
-from workbench.store.regions import RegionError, canonical_region, known_regions
-from workbench.store.staging import scratch
+from workbench.store.entities import mentions
+from workbench.store.entities.regions import RegionError, canonical_region, known_regions
+from workbench.store.requests.staging import scratch
 
 # `entity_import_merged`: each entity the file names, by ("entity", its id) or ("name", the
 # normalised name of one the store has not yet), with its first line and its merged values;

@@ -16,11 +16,11 @@ from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, k
 from workbench.display.metric_views import ALL
 from workbench.methods.choice.counts import NON_US, ResponseList, kept_regions, presence_of
 from workbench.methods.choice.metrics import DEFAULT_REGION_PAIRS, _sides, preferred_entity
-from workbench.store import mentions
-from workbench.store.answer_texts import answer_texts
 from workbench.store.current_lists import counts_now
-from workbench.store.regions import RegionError, canonical_region, known_regions
-from workbench.store.studies import study_spec
+from workbench.store.entities import mentions
+from workbench.store.entities.regions import RegionError, canonical_region, known_regions
+from workbench.store.requests.answer_texts import answer_texts
+from workbench.store.requests.studies import study_spec
 from workbench.store.surface import normalize_surface
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word

@@ -30,9 +30,10 @@ from workbench.asking.keys import request_key
 from workbench.methods.choice import extraction_marks as marks
 from workbench.methods.choice.extraction_marks import default_min_votes
 from workbench.methods.choice.study import Extraction
-from workbench.store import answers, mentions, queue
 from workbench.store.db import transaction
-from workbench.store.mentions import MentionList
+from workbench.store.entities import mentions
+from workbench.store.entities.mentions import MentionList
+from workbench.store.requests import answers, queue
 
 
 @dataclass

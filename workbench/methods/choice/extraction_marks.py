@@ -4,7 +4,7 @@ a digest (`mention_lists.extracted_with`; the settings once per digest in `extra
 A run extracts again every list whose digest is not the study file's (a name added to the
 gazetteer file, k, fuzzy, the method, the experts or their model), so the lists are what a
 fresh run of the edited file extracts, and the run says how many and why. Reviewers' verdicts
-are kept by what they judge and re-applied to the new lists (store/reviews.py, `settle_lists`).
+are kept by what they judge and re-applied to the new lists (store/review/verdicts.py, `settle_lists`).
 """
 
 from __future__ import annotations

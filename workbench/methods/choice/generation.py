@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from workbench.asking.keys import request_key
 from workbench.asking.prompts import fill, load_prompt
 from workbench.methods.choice.study import ChoiceStudy, Question
-from workbench.store import answers, queue, studies
-from workbench.store import questions as question_store
+from workbench.store.requests import answers, queue, studies
+from workbench.store.requests import questions as question_store
 
 if TYPE_CHECKING:
     from workbench.engines.specs import ModelSpec
@@ -185,7 +185,7 @@ async def generate_questions(
     from workbench.pipeline.audit import register_model
     from workbench.pipeline.run_types import ModelJob, RunOptions  # noqa: F811 (at run time)
     from workbench.pipeline.runner import run_jobs
-    from workbench.store.file_questions import sync_file_questions
+    from workbench.store.requests.file_questions import sync_file_questions
 
     study_id = studies.upsert_study(conn, study.name, study.method, study.to_json(), study.path)
     sync_file_questions(conn, study_id, study.questions)

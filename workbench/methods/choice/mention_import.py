@@ -19,11 +19,11 @@ from pathlib import Path
 
 from workbench.asking.extract import normalize_surface
 from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, Progress, name_cell, read_rows, whole
-from workbench.store import mentions
 from workbench.store.db import transaction
-from workbench.store.mentions import MentionList
-from workbench.store.staging import scratch
-from workbench.store.studies import ensure_study
+from workbench.store.entities import mentions
+from workbench.store.entities.mentions import MentionList
+from workbench.store.requests.staging import scratch
+from workbench.store.requests.studies import ensure_study
 
 MENTION_COLUMNS = ("model", "topic", "cluster", "question_id", "repetition", "rank", "entity")
 LISTS_PER_CHUNK = 2_000  # lists stored at a time (a list is a handful of rows)

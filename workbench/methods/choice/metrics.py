@@ -52,7 +52,7 @@ from workbench.metrics.clustered import answer_unit, share_fields
 from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import with_adjusted_p, with_convention
 from workbench.metrics.threads import map_in_threads
-from workbench.store.regions import UNITED_STATES
+from workbench.store.entities.regions import UNITED_STATES
 
 # -- preference ----------------------------------------------------------------
 

@@ -52,7 +52,7 @@ class Topic:
 
 def models(conn: sqlite3.Connection, study_id: int) -> list[str]:
     """The models whose ranked lists count now in the study, by name (the app's picker)."""
-    from workbench.store.plan_reads import list_models
+    from workbench.store.requests.plan_reads import list_models
 
     return list_models(conn, study_id)
 
@@ -60,8 +60,8 @@ def models(conn: sqlite3.Connection, study_id: int) -> list[str]:
 def paired_records(conn: sqlite3.Connection, study_id: int, pairing) -> list[dict[str, Any]]:
     """The comparison of the study's stored lists (the [metrics] region pairs and 5 % filter
     of its file), refused by `pairing.check` unless both models have lists."""
-    from workbench.store import mentions
-    from workbench.store.studies import study_spec
+    from workbench.store.entities import mentions
+    from workbench.store.requests.studies import study_spec
 
     lists = [ResponseList(*row[:5], tuple(row[5]), tuple(row[6])) for row in mentions.load_lists(conn, study_id)]
     pairing.check(sorted({item.model for item in lists}))

@@ -60,7 +60,7 @@ def _outcome(outcome: str, entity: str | None):
 
 def pilot_scopes(conn: sqlite3.Connection, study_id: int, outcome: str) -> dict[tuple[str, str], PilotScope]:
     """Per model x topic, in that order: the stored lists of the pilot study."""
-    from workbench.store import mentions
+    from workbench.store.entities import mentions
 
     scopes: dict[tuple[str, str], list] = {}
     for row in mentions.load_lists(conn, study_id):

@@ -18,8 +18,9 @@ from typing import Any
 from workbench.methods.choice.arrays import ListArrays, topic_counts
 from workbench.methods.choice.metrics import adjusted_records, topic_records
 from workbench.metrics import threads
-from workbench.store import group_reads, mentions
 from workbench.store.db import connect, snapshot
+from workbench.store.entities import mentions
+from workbench.store.reads import groups as group_reads
 
 
 @dataclass(frozen=True)

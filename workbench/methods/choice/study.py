@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.engines.specs import ModelSpec
 from workbench.methods.choice.question_files import read_question_file
-from workbench.store.regions import canonical_region
+from workbench.store.entities.regions import canonical_region
 from workbench.studies.limits import check_last_seeds
 from workbench.studies.spec import Where, beside
 
@@ -299,7 +299,7 @@ def plan_requests(study: ChoiceStudy, model_identity: str, params: dict[str, Any
     the same thing.
     """
     from workbench.asking.keys import request_key
-    from workbench.store.queue import PlannedRequest
+    from workbench.store.requests.queue import PlannedRequest
 
     system = study.generation.get("system")
     for (_topic, _cluster, text), question_id in question_ids.items():
@@ -326,7 +326,7 @@ def plan_units(study: ChoiceStudy, model_identity: str, params: dict[str, Any], 
     The question id is left out: a request already stored keeps the id it was planned with."""
     import hashlib
 
-    from workbench.store.queue import PlanUnit
+    from workbench.store.requests.queue import PlanUnit
 
     shared = json.dumps(
         [model_identity, params, study.generation.get("system"), study.repetitions, study.seed],

@@ -108,8 +108,8 @@ def effective_n(record) -> str:
 def region_hint(conn, study: str | None) -> str:
     """How to give regions to the mentioned entities that have none ("" when all have one):
     they count as Unknown in the log-odds, which the tables cannot say by themselves."""
-    from workbench.store import studies
-    from workbench.store.mentions import entities_without_region
+    from workbench.store.entities.mentions import entities_without_region
+    from workbench.store.requests import studies
 
     missing = entities_without_region(conn, studies.study_id(conn, study) if study else None)
     if not missing:

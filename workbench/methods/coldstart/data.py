@@ -12,11 +12,11 @@ from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, read_r
 from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
-from workbench.store import match_reviews
 from workbench.store.current_lists import counts_now
 from workbench.store.db import transaction
-from workbench.store.staging import SeenKeys
-from workbench.store.studies import ensure_study, study_rows
+from workbench.store.requests.staging import SeenKeys
+from workbench.store.requests.studies import ensure_study, study_rows
+from workbench.store.review import match_reviews
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
 RANKING_FIELDS = [

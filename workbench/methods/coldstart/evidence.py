@@ -9,7 +9,7 @@ import sqlite3
 from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.coldstart.data import CURRENT
 from workbench.methods.coldstart.metrics import iou
-from workbench.store.answer_texts import answer_texts
+from workbench.store.requests.answer_texts import answer_texts
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word
 

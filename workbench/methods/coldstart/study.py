@@ -145,7 +145,7 @@ def prompt_for(study: ColdStartStudy, persona: str | None) -> str:
 
 def plan_requests(study: ColdStartStudy, model_identity: str, params: dict[str, Any]):
     from workbench.asking.keys import request_key
-    from workbench.store.queue import PlannedRequest
+    from workbench.store.requests.queue import PlannedRequest
 
     personas = [("neutral", "neutral", None)] + [
         (category, persona, persona) for category, values in study.attributes.items() for persona in values
@@ -175,8 +175,8 @@ def parse_answers(conn, study: ColdStartStudy, study_id: int, model_id: int, mod
     """Parse every answered prompt against the catalog into `rankings` (idempotent)."""
     from workbench.methods.coldstart.catalog import match_items
     from workbench.methods.coldstart.data import store_catalog, store_rankings
-    from workbench.store.answers import answered
     from workbench.store.db import transaction
+    from workbench.store.requests.answers import answered
 
     store_catalog(conn, study.name, study.catalog)
     rows, lists, keys = [], 0, {}

@@ -21,9 +21,9 @@ from workbench.methods.entity.records import (
 )
 from workbench.metrics.records import with_adjusted_p
 from workbench.metrics.support import mean_interval_fields
-from workbench.store import answers
 from workbench.store.current_lists import counts_now
-from workbench.store.studies import study_names_by_id, study_rows
+from workbench.store.requests import answers
+from workbench.store.requests.studies import study_names_by_id, study_rows
 
 SCORE_FIELDS = [
     "study",

@@ -11,8 +11,8 @@ from collections import defaultdict
 from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.entity import metrics as em
 from workbench.methods.entity.data import CURRENT
-from workbench.store.answers import payloads
-from workbench.store.studies import study_spec
+from workbench.store.requests.answers import payloads
+from workbench.store.requests.studies import study_spec
 from workbench.text.numbers import fmt_num
 
 METRICS = {"delta": "each template's label scores of the entity (--entity), its standing among the template's"}

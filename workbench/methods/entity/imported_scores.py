@@ -23,7 +23,7 @@ from typing import Any
 
 from workbench.files.csv_input import CHUNK, CsvInputError, read_rows, real, whole
 from workbench.store.db import transaction
-from workbench.store.staging import scratch
+from workbench.store.requests.staging import scratch
 
 SCORE_IMPORT_COLUMNS = ("entity", "template_id", "label", "logprob")
 PROMPTS_PER_CHUNK = 2_000  # prompts planned as requests at a time
@@ -172,7 +172,7 @@ def _refuse_missing_labels(conn: sqlite3.Connection, path, weights: dict[str, fl
 def store_imported(conn: sqlite3.Connection, spec: dict, path, task, meta: dict) -> int:
     """One transaction: the study, its models, every staged prompt as a done request and its
     label scores are stored, or nothing is. Returns how many label scores were stored."""
-    from workbench.store import studies
+    from workbench.store.requests import studies
 
     weights = {label.id: label.weight for label in task.labels}
     with transaction(conn):
@@ -215,7 +215,7 @@ def store_imported(conn: sqlite3.Connection, spec: dict, path, task, meta: dict)
 def _plan_prompts(conn: sqlite3.Connection, study_id: int, model_id: int, path, model: str) -> None:
     """Plan one model's prompts as requests, PROMPTS_PER_CHUNK at a time (a request is planned
     on its own), and note the key each is stored under."""
-    from workbench.store.imported import plan_imported
+    from workbench.store.requests.imported import plan_imported
 
     after = 0
     while chunk := conn.execute(
@@ -238,8 +238,8 @@ def _imported_requests(conn: sqlite3.Connection, study_id: int, path, model: str
     file or its numbers, so a prompt imported again replaces itself); a prompt a store written
     before already holds keeps the key it has."""
     from workbench.asking.keys import request_key
-    from workbench.store.imported import held_keys
-    from workbench.store.queue import PlannedRequest
+    from workbench.store.requests.imported import held_keys
+    from workbench.store.requests.queue import PlannedRequest
 
     planned: dict[int, PlannedRequest] = {}
     earlier: dict[int, str] = {}

@@ -45,7 +45,7 @@ def paired_records(conn: sqlite3.Connection, study_id: int, pairing) -> list[dic
     templates both scored."""
     import numpy as np
 
-    from workbench.store.studies import study_rows
+    from workbench.store.requests.studies import study_rows
 
     pairing.check(models(conn, study_id))
     spec = study_rows(conn, pairing.study)[0].spec

@@ -35,7 +35,7 @@ from workbench.asking.keys import request_key
 from workbench.engines.specs import ModelSpec
 from workbench.methods.entity.vocabulary import SCORING, VARIANTS  # noqa: F401 (named here by callers)
 from workbench.store.db import transaction
-from workbench.store.queue import PlannedRequest
+from workbench.store.requests.queue import PlannedRequest
 from workbench.studies.spec import Where, beside
 
 TEXT_COLUMNS = {"english": "sentence", "chinese": "sentence(zh)", "russian": "sentence(ru)"}
@@ -288,7 +288,7 @@ def store_scores(
     """Parse stored score responses into label_scores (idempotent); keep entity metadata."""
     import math
 
-    from workbench.store.answers import answered
+    from workbench.store.requests.answers import answered
 
     weights = {label.id: label.weight for label in study.task.labels}
     done = {key for (key,) in conn.execute("SELECT request_key FROM label_scores WHERE study_id = ?", (study_id,))}

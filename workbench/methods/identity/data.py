@@ -23,10 +23,10 @@ from workbench.methods.identity.records import (
 )
 from workbench.metrics.intervals import interval_fields
 from workbench.metrics.records import with_adjusted_p
-from workbench.store import answers
 from workbench.store.current_lists import counts_now
 from workbench.store.db import transaction
-from workbench.store.studies import ensure_study, study_names_by_id, study_rows
+from workbench.store.requests import answers
+from workbench.store.requests.studies import ensure_study, study_names_by_id, study_rows
 
 # An answer no plan asks any more (its model removed from the study file, its prompt dropped) is
 # kept, not counted: every read of the outputs is of the current ones.

@@ -9,7 +9,7 @@ import sqlite3
 from workbench.display.evidence import Answer, Evidence, EvidenceError, Query, known, model_named
 from workbench.methods.identity.data import CURRENT
 from workbench.methods.identity.metrics import mean_share
-from workbench.store.answer_texts import answer_texts
+from workbench.store.requests.answer_texts import answer_texts
 from workbench.text.literal import visible_line
 from workbench.text.numbers import fmt_num
 from workbench.text.words import plural_word
@@ -49,7 +49,7 @@ def _asked(conn: sqlite3.Connection, keys: list[str]) -> dict[str, str]:
     """Each answer's question: its prompt's last user message (what a reader recognises it by)."""
     import json
 
-    from workbench.store.answers import payloads
+    from workbench.store.requests.answers import payloads
 
     out = {}
     for key, payload in payloads(conn, keys).items():

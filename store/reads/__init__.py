@@ -1,0 +1,1 @@
+"""Read-only queries for displays, exports and reports: what the screens, the report and its recipe read."""

@@ -1,0 +1,1 @@
+"""Studies, their models and questions, and the request queue: what is asked, claimed, answered, imported."""
