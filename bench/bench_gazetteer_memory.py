@@ -13,7 +13,7 @@ floor, the same child without the step measured:
 4. `workbench run` of a study whose system prompt is 5 MB: refused at load (its time and peak).
 
 With --all-at-once, 1 and 2 are also measured matching as before, every window of the answer
-against every spelling in one distance matrix (tests/test_gazetteer_blocks.py keeps that
+against every spelling in one distance matrix (tests/methods/choice/test_gazetteer_blocks.py keeps that
 matching as the specification of the result; it takes some 4 GB for 1).
 
     .venv/bin/python bench/bench_gazetteer_memory.py [--words 1000000] [--names 100000] [--all-at-once]

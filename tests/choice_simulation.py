@@ -1,6 +1,6 @@
 """Simulated ChoiceEval studies with a known population value, for the coverage tests of the
-intervals over questions (tests/test_interval_coverage.py, tests/test_region_share_coverage.py,
-tests/test_small_cluster_coverage.py) and bench/bench_question_coverage.py.
+intervals over questions (tests/statistics/test_interval_coverage.py, tests/statistics/test_region_share_coverage.py,
+tests/statistics/test_small_cluster_coverage.py) and bench/bench_question_coverage.py.
 
 Two populations of questions, each question with its own chance, its answers drawn on their
 own given it (intra-question correlation about 1/3):

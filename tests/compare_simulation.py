@@ -1,5 +1,5 @@
 """Simulated comparisons of two ChoiceEval models with a known difference, for the tests of
-`workbench compare`'s false-positive rate and power (tests/test_compare_inference.py) and
+`workbench compare`'s false-positive rate and power (tests/analysis/test_compare_inference.py) and
 bench/bench_compare_coverage.py --design.
 
 Each question has its own chance of naming Nike, Beta with mean 0.3 and intra-question

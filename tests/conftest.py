@@ -5,7 +5,11 @@ from pathlib import Path
 
 import pytest
 
+# The shared builders (helpers.py, openai_server.py, the simulations) and, since the suites live
+# in folders by package, each folder: a test module reuses another's builders by its name
+# (`from test_decisions import verdict`), wherever the two are filed.
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.extend(sorted({str(p.parent) for p in Path(__file__).resolve().parent.rglob("test_*.py")} - {sys.path[0]}))
 
 from openai_server import ServerConfig, ServerThread
 

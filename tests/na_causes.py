@@ -2,7 +2,7 @@
 command line: imported lists, entities with regions, rankings, references and label scores,
 or a run on the real test server. `CAUSES` holds one builder per reason key; each returns
 the store and the `workbench metrics` arguments that show the reason, and the reason's text
-as the cells give it. tests/test_na_reasons.py runs every one and fails for a reason without."""
+as the cells give it. tests/display/test_na_reasons.py runs every one and fails for a reason without."""
 
 from __future__ import annotations
 

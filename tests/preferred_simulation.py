@@ -1,5 +1,5 @@
 """Simulated ChoiceEval studies where the preferred entity is a close call, for
-tests/test_preferred_choice.py and bench/bench_preferred_choice.py.
+tests/methods/choice/test_preferred_choice.py and bench/bench_preferred_choice.py.
 
 Each question has its own chance of naming each brand (Beta of the brand's mean share and an
 intra-question correlation of 1/3, as tests/choice_simulation.py), the brands apart; an

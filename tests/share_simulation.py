@@ -1,5 +1,5 @@
 """Simulated shares with a known population value, near 0 or 1 and in between, for the
-coverage tests of a share's interval over questions (tests/test_share_coverage.py) and
+coverage tests of a share's interval over questions (tests/statistics/test_share_coverage.py) and
 bench/bench_share_coverage.py.
 
 A study has clusters of questions (as many per cluster as `sizes` says: a balanced design or

@@ -18,7 +18,7 @@ t on Q - S degrees of freedom: a half-width h at level 1 - a needs t(1 - a/2; Q 
 the power against a difference D is that of the two-sided t test, P(|T'| > t(1 - a/2; Q - S))
 with T' noncentral t of noncentrality D / sd. The normal approximation this planner used before
 promised 63 % power at +0.25 for 9 clusters x 2 questions x 5 repetitions where compare's test
-gave 49 % in simulated studies, 15 % at +0.10 where it gave 9.7 % (tests/test_plan_power.py).
+gave 49 % in simulated studies, 15 % at +0.10 where it gave 9.7 % (tests/analysis/test_plan_power.py).
 The components come from stated assumptions (--p, --icc) or from a pilot study's stored answers
 (one-way ANOVA over questions).
 """

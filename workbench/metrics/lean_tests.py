@@ -3,7 +3,7 @@
 `scipy.stats` takes about a second to import (its documentation is parsed at import),
 more than a ChoiceEval study's Spearman pairs and t-tests cost together; `scipy.special`
 holds the distribution functions those tests end with and imports in a fraction of that.
-tests/test_metrics_scale.py holds both to scipy.stats's results."""
+tests/statistics/test_metrics_scale.py holds both to scipy.stats's results."""
 
 from __future__ import annotations
 

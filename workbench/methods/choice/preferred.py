@@ -6,7 +6,7 @@ where rivals are close, the sample often prefers the wrong one, and the chosen s
 high on average (the winner's curse). PEIR's interval is that of a share fixed in advance; it
 does not widen for the choice. What it covers when the choice is close is measured, not
 assumed (docs/methods.md, "The preferred entity is chosen from the data";
-tests/test_preferred_choice.py). The runner-up and `stays_preferred` say how close the choice
+tests/methods/choice/test_preferred_choice.py). The runner-up and `stays_preferred` say how close the choice
 is, so that a reader never has to guess it from two intervals.
 
 `stays_preferred`: the share of draws of the answers' counts over another set of questions of
@@ -97,7 +97,7 @@ def stays_preferred(questions: Questions, contenders: list[str], n_boot: int | N
     root, df = _root(counts, questions)
     # a normal over a chi-square's root: t, not z, where few questions carry the spread (at
     # the demo's 9 x 2 questions normal draws put e* first in 97.5 % of them for 9 % of
-    # studies of two brands tied in the population; tests/test_preferred_choice.py)
+    # studies of two brands tied in the population; tests/methods/choice/test_preferred_choice.py)
     scale = np.sqrt(np.random.default_rng(SEED + 1).chisquare(df, n_boot) / df)
     totals = counts.sum(axis=0) + (_normal(n_boot, len(contenders)) @ root.T) / scale[:, None]
     top = totals.max(axis=1, keepdims=True)

@@ -6,7 +6,7 @@ on one core while the other waited: a model x topic's numbers read its own lists
 each worker reads its share of them (its own connection, at the commit the command reads:
 a worker that finds another one gives up, and the command computes everything itself), and
 the command adds the adjusted p-values, whose families span the topics. The records are the
-ones the lists loaded at once give, in the same order (tests/test_metrics_processes.py)."""
+ones the lists loaded at once give, in the same order (tests/statistics/test_metrics_processes.py)."""
 
 from __future__ import annotations
 

@@ -63,7 +63,7 @@ SIMILARITIES = {"iou": iou, "serp": serp_ms, "prag": prag}
 # (`1 - calc(neutral, attribute)`), SERP-MS over the attribute list cut to the neutral
 # list's length, each neutral position counted (a repeated item at every rank), and
 # skip a persona whose list is empty. These re-derivations reproduce every published
-# mean and std (tests/test_coldstart.py); the paper's orientation stays the default.
+# mean and std (tests/methods/coldstart/test_coldstart.py); the paper's orientation stays the default.
 
 
 def serp_ms_original(attribute_list: Sequence[str], neutral_list: Sequence[str]) -> float:

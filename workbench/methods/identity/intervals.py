@@ -17,14 +17,14 @@ value 0.885-0.923 of the time (bench/bench_identity_coverage.py). Its ends are t
 the BCa levels (bias from the resamples, acceleration from the jackknife over prompts) with
 Student's t on k - 1 degrees of freedom in place of the normal's quantiles (the difference
 against the baseline: Welch's degrees of freedom), which covered it 0.933-0.962 of the time
-(docs/methods.md §2; tests/test_identity_intervals.py). Under MIN_PROMPTS it covered less
+(docs/methods.md §2; tests/methods/identity/test_identity_intervals.py). Under MIN_PROMPTS it covered less
 (0.87-0.93 at 5 prompts): the interval is n/a (`few-prompts`).
 
 Coverage counts the distinct items recommended, so a bootstrap resample, which repeats some
 prompts and drops others, names fewer of them, and its spread says little: in simulated
 cells its basic bootstrap interval covered the expected coverage in 64 of 200. Its interval
 is the jackknife's instead (each prompt left out in turn; the normal interval of the
-spread), which covered it in 385 of 400 (tests/test_identity_intervals.py).
+spread), which covered it in 385 of 400 (tests/methods/identity/test_identity_intervals.py).
 """
 
 from __future__ import annotations

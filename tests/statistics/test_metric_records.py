@@ -43,7 +43,7 @@ def _store(tmp_path: Path, metrics_db: Path, fake_server) -> Path:
     (tmp_path / "rankings.csv").write_text("\n".join(lines) + "\n")
     done = run_cli("import", "rankings", str(tmp_path / "rankings.csv"), "--db", str(metrics_db), "--study", "cs")
     assert done.returncode == 0, done.stderr
-    task = Path(__file__).resolve().parent.parent / "assets" / "studies" / "entity" / "urgency.task.json"
+    task = Path(__file__).resolve().parents[2] / "assets" / "studies" / "entity" / "urgency.task.json"
     labels = ["low_urgency", "moderate_urgency", "high_urgency", "critical_urgency"]
     entities = ["France", "Japan", "Peru", "Kenya"]
     _csv(tmp_path / "ents.csv", ["name", "gdp"], [[e, "high" if i % 2 else "low"] for i, e in enumerate(entities)])

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 # Each folder of the checkout and the name it installs under.
 FOLDERS = {"workbench": "workbench", "store": "workbench/store", "screens": "workbench/screens",
            "widgets": "workbench/widgets", "assets": "workbench/assets"}  # fmt: skip

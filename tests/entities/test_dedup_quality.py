@@ -14,7 +14,7 @@ import pytest
 from workbench.entities import dedup
 from workbench.entities.name_keys import core
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import dedup_truth  # noqa: E402
 
 

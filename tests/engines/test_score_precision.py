@@ -10,7 +10,7 @@ import pytest
 from workbench.engines.resolve import make_engine, resolve
 from workbench.engines.specs import SpecError, parse_spec
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "assets" / "studies" / "entity"
+EXAMPLE = Path(__file__).resolve().parents[2] / "assets" / "studies" / "entity"
 
 
 def _prompts():

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from openai_server import ServerConfig
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 PLUGIN = ROOT / "tests" / "plugins" / "pairwise_method"
 # The previous release's plugin, frozen: the plugin API must keep running it (CHANGELOG.md).
 FROZEN = ROOT / "tests" / "plugins" / "pairwise_0_1"

@@ -17,7 +17,7 @@ from openai_server import ServerConfig
 
 from workbench.display.na_reasons import REASON_FIELDS, REASONS, by_key, find
 
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "methods.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "methods.md"
 
 
 def test_the_docs_table_is_the_catalog():

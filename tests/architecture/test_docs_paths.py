@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 PAGES = ("README.md", "CONTRIBUTING.md", "CHANGELOG.md", "bench/README.md")
 # The repository's top-level folders: a backticked path is checked when it starts with one.

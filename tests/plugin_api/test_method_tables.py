@@ -16,7 +16,7 @@ from workbench.store.db import StoreError, _statements, connect
 from workbench.store.method_migrations import CORE_MADE
 from workbench.store.schema import MIGRATIONS, SCHEMA_VERSION
 
-DUMP = Path(__file__).parent / "data" / "store_schema_25.sql"
+DUMP = Path(__file__).resolve().parents[1] / "data" / "store_schema_25.sql"
 BUILTIN_TABLES = {
     "coldstart": {"rankings", "catalog_items", "match_corrections"},
     "identity": {"identity_outputs", "identity_recommendations", "reference_shares", "probe_reviews"},

@@ -135,7 +135,7 @@ def test_a_study_the_planner_does_not_read(tmp_path):
     from workbench.methods.hooks import part, title
 
     read = " or ".join(title(methods.get(n)) for n in methods.names() if part(methods.get(n), "planner") is not None)
-    study = Path(__file__).resolve().parent.parent / "assets" / "studies" / "coldstart" / "movies.toml"
+    study = Path(__file__).resolve().parents[2] / "assets" / "studies" / "coldstart" / "movies.toml"
     out = run_cli("plan", study, "--format", "json")
     assert out.returncode == 2 and out.stdout == ""
     assert (

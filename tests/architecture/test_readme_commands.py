@@ -32,7 +32,7 @@ from textual.app import App
 
 APP_RUN = App.run  # Textual's own, before a test makes it headless
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 
 # The quick start's two lines, byte for byte: CI reads the test command from the README.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "bench"))
 import gazetteer_quality  # noqa: E402
 
 from workbench.methods.choice.gazetteer import load  # noqa: E402
@@ -56,7 +56,7 @@ def test_the_figures_the_docs_state():
     assert f"{tallies['common word'].precision:.3f}" == "0.985"
     assert f"{tallies['near spelling'].precision:.3f}" == "0.939"
     assert f"{tallies['near spelling'].recall:.3f}" == "0.899"
-    docs = " ".join((Path(__file__).resolve().parent.parent / "docs" / "methods.md").read_text("utf-8").split())
+    docs = " ".join((Path(__file__).resolve().parents[3] / "docs" / "methods.md").read_text("utf-8").split())
     for figure in (
         "0.979 (274 of 280)",
         "0.975 (274 of 281)",

@@ -13,7 +13,7 @@ import pytest
 from workbench import plugin
 from workbench.methods.base import HOOKS, MethodBase, hook, part
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "writing-a-method.md"
 PLUGIN = ROOT / "tests" / "plugins" / "pairwise_method"
 

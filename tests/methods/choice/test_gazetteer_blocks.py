@@ -152,7 +152,7 @@ def test_a_long_answer_is_matched_in_bounded_memory():
     the peak (every window against every spelling at once: 91 MB, growing with the answer)."""
     from pathlib import Path
 
-    names = gazetteer.load(Path(__file__).resolve().parent.parent / "assets" / "studies" / "demo_brands.csv")
+    names = gazetteer.load(Path(__file__).resolve().parents[3] / "assets" / "studies" / "demo_brands.csv")
     rng = random.Random(8)
     brands = names.names
     text = " ".join(rng.choice(brands) if rng.random() < 0.02 else rng.choice(WORDS) for _ in range(50_000))

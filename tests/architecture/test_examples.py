@@ -37,7 +37,7 @@ def test_every_method_has_a_commented_example():
 
 
 def test_the_readme_tour_points_at_every_example():
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8")
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
     for path in EXAMPLES.values():
         assert f"assets/studies/{path.relative_to(STUDIES)}" in readme
 
