@@ -87,6 +87,8 @@ def proportion_interval(hits: int, n: int, unit: str = "answer") -> Interval:
     (`mean_interval` of each question's share, unit "question")."""
     from workbench.metrics.intervals import effective_n_interval, units_text
 
+    if not 0 <= hits <= n:
+        raise ValueError(f"a share counts 0 to n units: {hits!r} of {n!r}")
     if n < 2:
         return Interval(None, None, unit=unit, na_reason=units_text(n, unit))
     low, high = effective_n_interval(hits / n, None, n)
@@ -96,8 +98,12 @@ def proportion_interval(hits: int, n: int, unit: str = "answer") -> Interval:
 def mean_interval(values: Sequence[float], unit: str, bounds: tuple[float, float] | None = None) -> Interval:
     """The interval of the mean of `values`, one per unit (seed, prompt, question): Student's t
     over the units, clipped to `bounds`; n/a, with its reason, under 2 units or with no spread."""
+    import math
+
     from workbench.metrics.support import mean_interval as core_mean_interval
 
+    if any(not math.isfinite(value) for value in values):
+        return Interval(None, None, unit=unit, na_reason=f"a {unit}'s value is not a number")
     low, high, why = core_mean_interval(values, unit, bounds=bounds)
     return Interval(low, high, unit=unit, na_reason=why)
 

@@ -99,7 +99,9 @@ def test_a_review_key_already_taken_is_refused_and_a_name_held_by_another_method
     class TakesProbes(_Keyed):
         review_views = (hooks.ReviewView("b", "Mine", "x:Y"),)
 
-    with pytest.raises(hooks.MethodConflict, match=r"Review 'Mine' takes key 'b', held by method 'identity'"):
+    with pytest.raises(
+        hooks.MethodConflict, match=r"Review 'Mine' takes key 'b', held by the Review 'Probes' of method 'identity'"
+    ):
         methods.register(TakesProbes)
 
     class Choice(_Keyed):

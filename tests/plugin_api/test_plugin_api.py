@@ -75,7 +75,7 @@ def test_a_method_that_is_no_subclass_gets_the_defaults():
     assert part(old, "planner") is None
 
 
-@pytest.mark.parametrize("version", [0, 3, "2"])
+@pytest.mark.parametrize("version", [0, 3])
 def test_a_method_for_an_api_not_offered_is_refused(version):
     from workbench.methods import register
     from workbench.methods.hook_types import MethodConflict
@@ -160,3 +160,86 @@ def test_one_error_family():
     assert all(issubclass(cls, errors.WorkbenchError) for cls in family)
     assert errors.ImportError_ is errors.FileInputError and errors.UserError is errors.UserFacingError
     assert plugin.errors is errors and issubclass(plugin.StudyError, plugin.UserFacingError)
+
+
+@pytest.mark.parametrize("version", ["2", True, 2.0])
+def test_an_api_version_that_is_no_whole_number_is_refused(version):
+    from workbench.methods import register
+    from workbench.methods.hook_types import MethodConflict
+
+    class Odd(plugin.Method):
+        api_version = version
+        name = "odd"
+
+    with pytest.raises(MethodConflict, match=r"'odd' .*api_version must be a whole number .*offers plugin API 1 to 2"):
+        register(Odd)
+
+
+def test_a_method_that_is_no_subclass_is_refused_naming_what_it_lacks():
+    from workbench.methods import register
+
+    class Bare:
+        name = "bare"
+
+        def load(self, data, path): ...
+
+        def plan(self, study, model_identity, params, context): ...
+
+        def metric_records(self, conn, study, convention="paper"): ...
+
+    with pytest.raises(
+        TypeError, match="it lacks first_stage, summary, plan_params, plan_context, helper_model, after_answers"
+    ):
+        register(Bare)
+
+
+def test_values_that_are_no_interval_are_refused():
+    with pytest.raises(ValueError, match="low end 0.9 is above its high end 0.1"):
+        plugin.Interval(0.9, 0.1)
+    with pytest.raises(ValueError, match="numbers or None"):
+        plugin.Interval(float("nan"), 0.5)
+    with pytest.raises(ValueError, match="0 to n units: 7 of 5"):
+        plugin.proportion_interval(7, 5)
+    nan = plugin.mean_interval([0.2, float("nan"), 0.4], "seed")
+    assert (nan.low, nan.na_reason) == (None, "a seed's value is not a number")
+
+
+def test_a_p_that_is_not_a_number_gets_no_adjusted_p_and_leaves_its_family_alone():
+    from workbench.metrics.intervals import benjamini_hochberg, holm
+
+    assert holm([0.01, float("nan"), 0.04]) == [0.02, None, 0.04]
+    assert benjamini_hochberg([float("nan"), 0.5]) == [None, 0.5]
+
+
+class _Api3(plugin.Method):
+    """A method written for an API this workbench does not offer (loaded by its entry point)."""
+
+    api_version = 3
+    name = "api3"
+
+
+def test_a_plugin_refused_at_load_says_so_in_one_line_and_its_study_says_why(tmp_path, monkeypatch, capsys):
+    import importlib.metadata
+
+    from workbench.methods import registry
+    from workbench.methods.study_files import load_study
+    from workbench.studies.spec import StudyError
+
+    point = importlib.metadata.EntryPoint("api3", f"{__name__}:_Api3", registry.ENTRY_POINT_GROUP)
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [point])
+    monkeypatch.setattr(registry, "_loaded", False)
+    monkeypatch.setattr(registry, "REFUSED", {})
+    registry._load()
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and said.startswith("workbench: method plugin 'api3' could not be loaded: ")
+    assert "written for plugin API 3; this workbench offers API 1 to 2" in said
+    study = tmp_path / "s.toml"
+    study.write_text('method = "api3"\nmodels = ["llama:default"]\n')
+    with pytest.raises(StudyError, match="method 'api3' is installed but could not be loaded: .*plugin API 3"):
+        load_study(study)
+
+
+def test_a_lazy_part_that_cannot_be_imported_says_so_in_one_line():
+    part_ = plugin.lazy("no_such_package.paired")
+    with pytest.raises(plugin.UserFacingError, match=r"lazy\('no_such_package.paired'\) cannot be imported"):
+        part_.paired_records  # noqa: B018 (the first use imports)

@@ -123,6 +123,8 @@ def test_a_method_installed_apart_shows_on_every_surface(tmp_path, fake_server, 
     assert "pairwise (pairwise preference: A or B asked in both orders" in written
     assert re.search(r"named one option \| 0\.5\d* \| 8", written), written  # 4 of 8 answers named one option
     assert "Pairwise preference and position bias" in written
+    # its numbers are none of the report's headline kinds: said so, not "every effect is n/a"
+    assert "names no headline numbers" in written and "every effect is n/a" not in written
 
     screen = subprocess.run(
         [sys.executable, "-c", METRICS_SCREEN, str(db), str(ROOT / "tests")],

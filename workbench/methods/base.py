@@ -42,7 +42,13 @@ class lazy:  # noqa: N801  (reads as a function: `compare = lazy("pkg.paired")`)
     def __getattr__(self, name: str) -> Any:
         if name == "module":  # not set yet (a copy being made)
             raise AttributeError(name)
-        return getattr(import_module(self.module), name)
+        try:
+            module = import_module(self.module)
+        except ModuleNotFoundError as exc:  # a plugin's mistake, said in one line, not a traceback
+            from workbench.errors import UserFacingError
+
+            raise UserFacingError(f"a method's part {self!r} cannot be imported: {exc}") from exc
+        return getattr(module, name)
 
     def __repr__(self) -> str:
         return f"lazy({self.module!r})"
@@ -202,7 +208,12 @@ def check_conflicts(new: Any, others: list[Any]) -> None:
     """Refuse `new` when its name or a key of its filters or Review views is already held,
     or when it is written against a plugin API this workbench does not offer."""
     version = hook(new, "api_version")
-    if not isinstance(version, int) or not OLDEST_API <= version <= API_VERSION:
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise MethodConflict(
+            f"method {getattr(new, 'name', '?')!r} ({type(new).__module__}): api_version must be a whole number "
+            f"(this workbench offers plugin API {OLDEST_API} to {API_VERSION}), not {version!r}"
+        )
+    if not OLDEST_API <= version <= API_VERSION:
         raise MethodConflict(
             f"method {getattr(new, 'name', '?')!r} ({type(new).__module__}) is written for plugin API {version!r}; "
             f"this workbench offers API {OLDEST_API} to {API_VERSION} (CHANGELOG.md says what changed)"
@@ -224,7 +235,7 @@ def _check_keys(new: Any, what: str, keys: list[tuple[str, str]], others: list[A
             # Methods may share a filter (same name, same key): the screen cycles it once for both.
             if what == "filter" and (entry.key, name) in keys:
                 continue
-            held.setdefault(entry.key, f"method {other.name!r}'s {what} {name!r}")
+            held.setdefault(entry.key, f"the {what} {name!r} of method {other.name!r}")
     for key, name in keys:
         if key in held:
             raise MethodConflict(f"method {new.name!r}: its {what} {name!r} takes key {key!r}, held by {held[key]}")

@@ -31,6 +31,7 @@ method that way). docs/writing-a-method.md walks through one.
 from __future__ import annotations
 
 import sqlite3
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,6 +123,7 @@ class Stages:
 
 
 _REGISTRY: dict[str, Method] = {}
+REFUSED: dict[str, str] = {}  # entry point name -> why its method could not be loaded
 _loaded = False
 
 
@@ -135,7 +137,8 @@ def register(method: Method | type) -> Method | type:
     module), or a subclass of the one holding the name, replaces it."""
     instance = method() if isinstance(method, type) else method
     if not isinstance(instance, Method):
-        raise TypeError(f"{method!r} does not follow the Method protocol")
+        lacks = [name for name in _PROTOCOL if not hasattr(instance, name)]
+        raise TypeError(f"{method!r} does not follow the Method protocol: it lacks {', '.join(lacks)}")
     held = _REGISTRY.get(instance.name)
     others = [m for n, m in _REGISTRY.items() if n != instance.name]
     if held is not None and not (
@@ -149,6 +152,9 @@ def register(method: Method | type) -> Method | type:
 
 
 _ORDER: dict[str, int] = {}  # registration order, ties of `position` keep it
+# What a method that is no subclass of the base must have (the protocol's members).
+_PROTOCOL = ("name", "first_stage", "summary", "load", "plan_params", "plan_context", "plan", "helper_model",
+             "after_answers", "metric_records")  # fmt: skip
 
 
 def _load() -> None:
@@ -166,9 +172,12 @@ def _load() -> None:
         try:
             register(point.load())
         except Exception as exc:  # a broken plugin must not break the built-in methods
-            import warnings
-
-            warnings.warn(f"method plugin {point.name!r} could not be loaded: {exc}", stacklevel=2)
+            # One line, as every refusal (a warning would add its file, line and source); a
+            # study naming the method then says why it is not there (`refused`).
+            REFUSED[point.name] = " ".join(str(exc).split()) or type(exc).__name__
+            print(
+                f"workbench: method plugin {point.name!r} could not be loaded: {REFUSED[point.name]}", file=sys.stderr
+            )
 
 
 def get(name: str) -> Method:

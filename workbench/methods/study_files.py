@@ -11,6 +11,7 @@ from workbench.studies.spec import Where, read_toml
 def load_study(path: str | Path):
     """Load and validate a study file of any registered method."""
     from workbench import methods
+    from workbench.methods import registry
 
     path = Path(path)
     data = read_toml(path)
@@ -19,6 +20,10 @@ def load_study(path: str | Path):
     method = data.get("method")
     if method is None:
         raise where.child("method").error(f"missing; expected one of: {', '.join(known)}")
+    if isinstance(method, str) and method not in known and method in registry.REFUSED:
+        raise where.child("method").error(
+            f"method {method!r} is installed but could not be loaded: {registry.REFUSED[method]}"
+        )
     if not isinstance(method, str) or method not in known:
         raise where.child("method").error(f"expected one of: {', '.join(known)}, got {method!r:.40}")
     return methods.get(method).load(data, path)

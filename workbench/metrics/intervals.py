@@ -19,6 +19,7 @@ was computed with (`n_boot`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -256,8 +257,9 @@ def stratified_ci(
 
 
 def holm(pvalues: Sequence[float | None]) -> list[float | None]:
-    """Holm's step-down adjusted p-values (None stays None), in the input order."""
-    present = [(p, i) for i, p in enumerate(pvalues) if p is not None]
+    """Holm's step-down adjusted p-values (None stays None, and a p that is not a number gets
+    none and is left out of the family), in the input order."""
+    present = [(p, i) for i, p in enumerate(pvalues) if p is not None and math.isfinite(p)]
     out: list[float | None] = [None] * len(pvalues)
     m, running = len(present), 0.0
     for rank, (p, i) in enumerate(sorted(present)):
@@ -267,8 +269,9 @@ def holm(pvalues: Sequence[float | None]) -> list[float | None]:
 
 
 def benjamini_hochberg(pvalues: Sequence[float | None]) -> list[float | None]:
-    """Benjamini–Hochberg adjusted p-values (false discovery rate), in the input order."""
-    present = [(p, i) for i, p in enumerate(pvalues) if p is not None]
+    """Benjamini–Hochberg adjusted p-values (false discovery rate), in the input order; a p
+    that is None or not a number gets none and is left out of the family."""
+    present = [(p, i) for i, p in enumerate(pvalues) if p is not None and math.isfinite(p)]
     out: list[float | None] = [None] * len(pvalues)
     m, running = len(present), 1.0
     for rank, (p, i) in reversed(list(enumerate(sorted(present), start=1))):

@@ -15,6 +15,7 @@ helpers here (`value_of`, `has`) read either kind.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
 from typing import Any, Final
@@ -87,6 +88,13 @@ class Interval(_Flat):
     n_boot: int | None = None
     unit: str = "unit"
     na_reason: str | None = None
+
+    def __post_init__(self) -> None:
+        ends = [end for end in (self.low, self.high) if end is not None]
+        if any(not isinstance(end, int | float) or math.isnan(end) for end in ends):
+            raise ValueError(f"an interval's ends are numbers or None, not {self.low!r} and {self.high!r}")
+        if len(ends) == 2 and self.low > self.high:
+            raise ValueError(f"an interval's low end {self.low!r} is above its high end {self.high!r}")
 
     def _items(self) -> dict[str, Any]:
         items = {"ci_low": self.low, "ci_high": self.high, "ci_level": self.level, "n_boot": self.n_boot}

@@ -85,6 +85,9 @@ def headline_blocks(rows: list[dict[str, Any]]) -> list[Block]:
     """The best-evidenced effects of the method's headline kind (workbench/report/headlines.py),
     each with its caveats, and how many of that kind are left out for want of an interval."""
     found = headline_effects(rows)
+    if not found and rows and not {r.get("metric") for r in rows} & {e.metric for e in EFFECTS}:
+        # a method whose numbers are none of the headline kinds (a plugin's): not "all n/a"
+        return [Paragraph("This study's method names no headline numbers: its numbers are in its section below.")]
     if not found:
         return [Paragraph("No effect could be estimated: every effect is n/a (why: below).")] if rows else []
     effect, top, left_out = found
