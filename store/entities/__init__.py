@@ -1,1 +1,35 @@
-"""Entities: the names found in answers, their spellings, counts, regions and ranked lists, and the reviewers' decisions on them (merge, split, rename, forbid, undo)."""
+"""Entities: the names found in answers, their spellings, counts, regions and ranked lists, and the
+reviewers' decisions on them (merge, split, rename, forbid, undo).
+
+Its modules (import the one you need: `from workbench.store.entities import changes`):
+
+    changes          The primitive changes an entity decision is made of (an alias moved, an ...
+    counts           How often each entity is mentioned, and by which spellings: counted from an ...
+    decisions        The entity registry's reviewer decisions: merge, split, rename, forbid — ...
+    gazetteer_flags  The names of a gazetteer list that a reviewer should check ...
+    grounding        Voted entities the answer does not contain: how many, per model, and which, ...
+    listing          Every entity as a curator browses it: name, mentions, region and the ...
+    mention_export   The ranked lists as `export --what mentions` writes them: one row per list ...
+    mentions         Entities, their surface forms, and the ranked lists metrics are computed from.
+    merges           Merged entities: where each went, and reusing a merged-away name.
+    names            New spellings become entities: the one place an extraction, an import or a ...
+    regions          The region vocabulary: the one spelling of each region an entity can be ...
+    retired          A merged-away name reused: while the rename that reused it stands, the ...
+    undo             Taking an entity decision back and making it again, only while the store is ...
+"""
+
+__all__ = [
+    "changes",
+    "counts",
+    "decisions",
+    "gazetteer_flags",
+    "grounding",
+    "listing",
+    "mention_export",
+    "mentions",
+    "merges",
+    "names",
+    "regions",
+    "retired",
+    "undo",
+]
