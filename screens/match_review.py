@@ -8,7 +8,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Static
 
-from workbench.store.review import match_reviews
+from workbench.methods.coldstart import match_reviews
 from workbench.text.literal import visible
 from workbench.widgets.modals import EditText
 from workbench.widgets.modebar import ModeBar

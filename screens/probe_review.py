@@ -16,8 +16,8 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import Footer, Static
 
+from workbench.methods.identity import probe_reviews
 from workbench.store.db import reading
-from workbench.store.review import probe_reviews
 from workbench.text.literal import visible
 from workbench.widgets.modebar import ModeBar
 from workbench.widgets.pager import PagerScreen

@@ -3,7 +3,8 @@ domain: importing one by its old path (`workbench.store.queue`, `from workbench.
 answers`, `workbench.keys`) gives the module at its new path, with a DeprecationWarning, so that
 a plugin written against 0.1 keeps running through plugin API 2 (CHANGELOG.md). Nothing in the
 workbench imports an old path. Three modules of 0.1 are packages now and cannot be aliased:
-`workbench.transfer`, `workbench.store.entities`, `workbench.store.reads`."""
+`workbench.transfer`, `workbench.store.entities`, `workbench.store.reads`; one was split in two
+between the methods that own its tables: `workbench.store.decision_replay_corrections`."""
 
 from __future__ import annotations
 
@@ -65,7 +66,6 @@ OLD_PATHS = {
     "workbench.store.decision_log": "workbench.store.decisions.log",
     "workbench.store.decision_portable": "workbench.store.decisions.portable",
     "workbench.store.decision_replay": "workbench.store.decisions.replay",
-    "workbench.store.decision_replay_corrections": "workbench.store.decisions.replay_corrections",
     "workbench.store.decision_replay_entities": "workbench.store.decisions.replay_entities",
     "workbench.store.endpoints": "workbench.store.requests.endpoints",
     "workbench.store.entity_changes": "workbench.store.entities.changes",
@@ -82,12 +82,12 @@ OLD_PATHS = {
     "workbench.store.group_reads": "workbench.store.reads.groups",
     "workbench.store.holdings": "workbench.store.requests.holdings",
     "workbench.store.imported": "workbench.store.requests.imported",
-    "workbench.store.match_reviews": "workbench.store.review.match_reviews",
+    "workbench.store.match_reviews": "workbench.methods.coldstart.match_reviews",
     "workbench.store.mention_export": "workbench.store.entities.mention_export",
     "workbench.store.mentions": "workbench.store.entities.mentions",
     "workbench.store.plan_marks": "workbench.store.requests.plan_marks",
     "workbench.store.plan_reads": "workbench.store.requests.plan_reads",
-    "workbench.store.probe_reviews": "workbench.store.review.probe_reviews",
+    "workbench.store.probe_reviews": "workbench.methods.identity.probe_reviews",
     "workbench.store.provenance": "workbench.store.requests.provenance",
     "workbench.store.questions": "workbench.store.requests.questions",
     "workbench.store.queue": "workbench.store.requests.queue",

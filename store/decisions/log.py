@@ -14,6 +14,7 @@ import sqlite3
 from collections.abc import Iterator
 from typing import Any
 
+from workbench.store.decisions import method_kinds
 from workbench.store.decisions.portable import entity_replays, verdict_replay
 from workbench.store.review.adjudication_log import lapses
 
@@ -69,58 +70,13 @@ def _verdicts(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
         }
 
 
-def _match_corrections(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
-    for row in conn.execute(
-        "SELECT c.*, s.name AS study FROM match_corrections c JOIN studies s ON s.id = c.study_id ORDER BY c.id"
-    ):
-        yield {
-            "kind": "catalog match",
-            "id": row["id"],
-            "action": "match",
-            "summary": f"{row['surface']}: {row['old_item']} -> {row['new_item'] or 'not in catalog'}",
-            "who": row["reviewer"],
-            "at": row["at"],
-            "why": None,
-            "study": row["study"],
-            "scope": json.dumps(
-                {k: row[k] for k in ("model", "seed", "persona_category", "persona", "rank", "surface")},
-                ensure_ascii=False,
-            ),
-            "before": row["old_item"],
-            "after": row["new_item"],
-            "state": "undone" if row["undone"] else "active",
-        }
-
-
-def _probe_labels(conn: sqlite3.Connection) -> Iterator[dict[str, Any]]:
-    for row in conn.execute(
-        "SELECT p.*, s.name AS study FROM probe_reviews p JOIN identity_outputs o ON o.request_key = p.request_key "
-        "JOIN studies s ON s.id = o.study_id ORDER BY p.id"
-    ):
-        yield {
-            "kind": "probe label",
-            "id": row["id"],
-            "action": "label",
-            "summary": f"{row['previous_label']} -> {row['label']}",
-            "who": row["reviewer"],
-            "at": row["at"],
-            "why": None,
-            "study": row["study"],
-            "scope": row["request_key"],
-            "before": row["previous_label"],
-            "after": row["label"],
-            "state": "undone" if row["undone"] else "active",
-        }
-
-
 def decision_log(conn: sqlite3.Connection, study: str | None = None) -> list[dict[str, Any]]:
     """Every decision of every kind, oldest first (entity decisions belong to no one study)."""
     records = [
         *_entity_decisions(conn),
         *_verdicts(conn),
         *lapses(conn),  # an adjudication lapsed by a party's verdict: that party's decision
-        *_match_corrections(conn),
-        *_probe_labels(conn),
+        *(record for kind in method_kinds.kinds().values() for record in kind.records(conn)),  # the methods'
     ]
     if study is not None:
         records = [r for r in records if r["study"] in (None, study)]

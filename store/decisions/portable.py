@@ -85,3 +85,9 @@ def entity_replays(conn: sqlite3.Connection) -> dict[int, str]:
         }
         out[decision_id] = json.dumps({"changes": changes, "entities": refs}, ensure_ascii=False)
     return out
+
+
+def here_state(undone: int) -> str:
+    """A correction this store holds: imported before, then taken back here or not. An undo here
+    is this store's decision: importing the file again does not bring the correction back."""
+    return "present" if undone == 0 else "kept undone"

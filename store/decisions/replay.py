@@ -1,6 +1,6 @@
 """Making the decisions of another store again in this one (`workbench import decisions`):
 verdicts (adjudications among them), entity decisions (merges, splits, renames, forbids,
-regions) and a method's corrections (store/decisions/replay_corrections.py), each with the who, when and why it was made with, so that a fresh run of a reviewed
+regions) and a method's corrections (its `decision_kinds`: store/decisions/method_kinds.py), each with the who, when and why it was made with, so that a fresh run of a reviewed
 study reads as the reviewed one did and its report gives the same numbers.
 
 Everything is found by what the decision is about, never by the other store's ids: a verdict
@@ -26,8 +26,8 @@ from typing import Any
 
 from workbench.errors import ReplayRefused  # noqa: F401  (raised here; the family is workbench.errors)
 from workbench.store.db import transaction
+from workbench.store.decisions import method_kinds
 from workbench.store.decisions.portable import answer_sha256, replay_of
-from workbench.store.decisions.replay_corrections import replay_match, replay_probe
 from workbench.store.decisions.replay_entities import replay_entity_decision
 from workbench.store.review.base import IN_SCOPE, LIST_COLUMNS
 from workbench.store.review.reviewer_names import clean_reviewer
@@ -59,11 +59,9 @@ def replay_decisions(conn: sqlite3.Connection, entries: list[tuple[str, dict[str
                 done.counts[_verdict(conn, where, record, verdict_ids, done)] += 1
             elif kind == "entity":
                 done.counts[replay_entity_decision(conn, where, record, done.seen, done.refused)] += 1
-            elif kind == "catalog match":
-                study_id = _study_id(conn, where, record.get("study"))
-                done.counts[replay_match(conn, where, record, study_id, done.refused)] += 1
-            elif kind == "probe label":
-                done.counts[replay_probe(conn, where, record)] += 1
+            elif kind in (methods := method_kinds.kinds()):  # a method's correction (catalog match, probe label)
+                study_id = lambda where=where, record=record: _study_id(conn, where, record.get("study"))  # noqa: E731
+                done.counts[methods[kind].replay(conn, where, record, study_id, done.refused)] += 1
             elif kind == "adjudication lapse":
                 done.counts["lapse"] += 1  # follows from the verdicts: nothing to record
             else:

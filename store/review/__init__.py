@@ -8,9 +8,7 @@ Its modules (import the one you need: `from workbench.store.review import adjudi
     adjudication_log  The lapses of adjudications, as decisions of the log (store/decisions/log.py).
     aids              What the Review screen reads besides its items: where a list on screen ...
     base              What every part of the review of extracted lists reads: a list's names, ...
-    match_reviews     Reviewers' corrections of cold-start catalog matches.
     pages             The Review screen's pages (one per list, for a filter) and the progress on ...
-    probe_reviews     Human review of transparency-probe labels (identity studies).
     reads             What reviewers and scripts read of the extracted lists: the details of the ...
     repeat            A verdict given twice: the same reviewer, the same list as it reads now, ...
     reviewer_names    A reviewer's name: one rule for every way a name enters, one key wherever ...
@@ -25,9 +23,7 @@ __all__ = [
     "adjudication_log",
     "aids",
     "base",
-    "match_reviews",
     "pages",
-    "probe_reviews",
     "reads",
     "repeat",
     "reviewer_names",

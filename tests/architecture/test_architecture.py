@@ -205,23 +205,12 @@ def test_methods_reach_the_shared_tables_through_the_store():
     assert offenders == []
 
 
-# The store modules that still hold SQL of a method's own tables (identity's probe labels and
-# outputs, cold-start's rankings and match corrections): the core's review commands, report,
-# decision log and `status` reach them here. They move into their methods behind a hook; none
-# may be added.
-METHOD_SQL_IN_THE_STORE = {
-    "store/decisions/log.py",
-    "store/requests/holdings.py",
-    "store/decisions/replay_corrections.py",
-    "store/review/match_reviews.py",
-    "store/review/probe_reviews.py",
-}
-
-
 def test_the_store_holds_no_sql_of_a_method_s_tables():
     """The other direction of `test_methods_reach_the_shared_tables_through_the_store`: a
-    method's tables (its migrations' CREATE TABLEs) are queried in its own package, not in the
-    store, but for the modules listed above (the migrations that made them aside)."""
+    method's tables (its migrations' CREATE TABLEs) are queried in its own package, never in the
+    store (the migrations that made them before methods owned their tables aside). The core
+    reaches a method's review corrections through the method's hooks (`decision_kinds`, `parts`,
+    `held_lists`)."""
     import re
 
     from workbench import methods
@@ -241,10 +230,7 @@ def test_the_store_holds_no_sql_of_a_method_s_tables():
         for _line, text in _code_strings(path)
         if used.search(text)
     }
-    assert holders <= METHOD_SQL_IN_THE_STORE, sorted(holders - METHOD_SQL_IN_THE_STORE)
-    assert holders == METHOD_SQL_IN_THE_STORE, (
-        f"moved out, take off the list: {sorted(METHOD_SQL_IN_THE_STORE - holders)}"
-    )
+    assert sorted(holders) == []
 
 
 def test_no_method_is_chosen_by_name():
@@ -382,17 +368,21 @@ def _installed_name(path: Path) -> str:
     return ".".join(parts if parts[0] == "workbench" else ["workbench", *parts])
 
 
-SCREEN_HOOKS = ("design_screen", "template_editing")
+SCREEN_HOOKS = ("design_screen", "template_editing", "review_views")
 
 
 def _screens_a_method_names() -> set[tuple[str, str]]:
-    """(module, method): the screen modules a method's `design_screen` or `template_editing`
-    hook names, the only screens that may import that method (its Design tab is its own)."""
+    """(module, method): the screen modules a method's `design_screen`, `template_editing` or
+    `review_views` hook names, the only screens that may import that method (its Design tab and
+    its Review views are its own)."""
     from workbench import methods
     from workbench.methods.hooks import hook
 
     hooks = [(name, hook(methods.get(name), which)) for name in methods.names() for which in SCREEN_HOOKS]
-    return {(v.partition(":")[0] if isinstance(v, str) else v.__module__, name) for name, v in hooks if v is not None}
+    # a Review view names its screen as `ReviewView.screen`; the other hooks are the screen
+    named = [(name, view.screen) for name, v in hooks if isinstance(v, tuple) for view in v]
+    named += [(name, v) for name, v in hooks if v is not None and not isinstance(v, tuple)]
+    return {(v.partition(":")[0] if isinstance(v, str) else v.__module__, name) for name, v in named}
 
 
 def test_the_core_imports_no_method():

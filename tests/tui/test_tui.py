@@ -686,3 +686,21 @@ def test_help_opens_at_the_keys_of_the_screen_on_view(metrics_db):
             assert "Entities" in str(app.screen.query_one("#help-text").render())
 
     asyncio.run(scenario())
+
+
+def test_the_app_without_a_terminal_says_so_in_one_line(tmp_path):
+    """`workbench tui` with its output piped (no terminal) would draw into the pipe and wait for
+    keys forever: refused in one line, naming what gives the same results."""
+    from helpers import run_cli
+
+    db = tmp_path / "a.db"
+    assert run_cli("import", "mentions", str(_lists_csv(tmp_path)), "--db", str(db), "--study", "s").returncode == 0
+    out = run_cli("tui", "--db", str(db))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().count("\n") == 0 and "the app needs a terminal" in out.stderr
+
+
+def _lists_csv(tmp_path):
+    path = tmp_path / "lists.csv"
+    path.write_text("model,topic,cluster,question_id,repetition,rank,entity\nm,shoes,Tech Pro,q1,1,1,Nike\n")
+    return path

@@ -30,7 +30,7 @@ Quick start:
   workbench export --db my.db --what responses --format csv > responses.csv
 
 Methods (a study's `method`): {methods}, e.g.
-  workbench run assets/studies/entity/countries_urgency.toml --db entity.db
+  workbench init entity entity.toml && workbench run entity.toml --db entity.db
 
 Model specs (in a study's `models` or with --model):
   llama:default                          the bundled Gemma 3 270M GGUF (CPU, or GPU with n_gpu_layers)

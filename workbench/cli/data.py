@@ -87,9 +87,15 @@ def print_status(conn, study: str | None, console: Console) -> None:
 
 def nothing_asked(conn, study_id: int | None) -> str:
     """What status says of a store with no requests: the lists it holds, imported, if any."""
+    from workbench import methods
+    from workbench.methods.hooks import hook
     from workbench.store.requests.holdings import imported_lists
 
     held = imported_lists(conn, study_id)
+    for name in methods.names():  # a method's own imported lists (cold-start's rankings)
+        own = hook(methods.get(name), "held_lists")
+        held += own(conn, study_id) if own is not None else []
+    held = sorted(held)
     if not held:
         return "No requests in this database yet. Start with `workbench run STUDY.toml --db DB`."
     parts = "; ".join(f"{plural(n, kind)} in study {name!r}" for name, kind, n in held)

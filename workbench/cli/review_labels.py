@@ -12,9 +12,21 @@ from workbench.pipeline import run_records as exports
 from workbench.text.literal import literal_text
 
 
-def review_matches(conn, args: argparse.Namespace) -> int:
-    from workbench.store.review import match_reviews
+def offered(name: str):
+    """The part named `name` ("probe labels", "catalog matches") of whichever installed method
+    offers it (the method base's `parts`); refused in one line when none does."""
+    from workbench import methods
+    from workbench.methods.hooks import hook
 
+    for method in methods.names():
+        found = hook(methods.get(method), "parts").get(name)
+        if found is not None:
+            return found
+    raise UserError(f"no installed method reviews {name}")
+
+
+def review_matches(conn, args: argparse.Namespace) -> int:
+    match_reviews = offered("catalog matches")
     study_id = study_id_of(conn, args.study)
     console = make_console()
     if args.action == "match":
@@ -60,7 +72,7 @@ def review_matches(conn, args: argparse.Namespace) -> int:
 
 
 def review_probes(conn, args: argparse.Namespace) -> int:
-    from workbench.store.review import probe_reviews
+    probe_reviews = offered("probe labels")
 
     console = make_console()
     if args.action == "label":

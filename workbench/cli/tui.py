@@ -10,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 
 from workbench.cli.common import (
+    UserError,
     add_db,
     make_console,
     open_store,
@@ -37,6 +38,12 @@ def cmd_tui(args: argparse.Namespace) -> int:
         reviewer = clean_reviewer(args.reviewer, "--reviewer")
     else:
         reviewer = clean_reviewer(default_reviewer(), "$USER")
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        # Without a terminal the app would draw into a pipe or a file and wait for keys forever.
+        raise UserError(
+            "the app needs a terminal (standard input and output); without one, `workbench status`, "
+            "`metrics`, `review lists` and `report` give the same results"
+        )
     WorkbenchApp(args.db, args.study, autostart=args.start, reviewer=reviewer).run()
     return 0
 

@@ -79,6 +79,14 @@ class MethodBase:
     report_sections: Any = None  # (conn, study, records) -> its report sections; None: its panels
     generate_questions: Any = None  # what `workbench generate` runs for its studies (ChoiceEval's)
     plan_units: Any = None  # (study, model_identity, params, context) -> units planned one by one
+    # Its review's corrections as decisions of the log (`export --what decisions`, `import
+    # decisions`): objects with `kind`, `records(conn)`, `replay(conn, where, record, study_id, refused)`.
+    decision_kinds: tuple = ()
+    # Parts core surfaces look up by name, whichever method offers them: "probe labels" (`workbench
+    # review probes|label|undo-label`, the report's probe agreement), "catalog matches" (`workbench
+    # review matches|match|undo-match`).
+    parts: dict[str, Any] = {}
+    held_lists: Any = None  # (conn, study_id) -> (study, kind, count) of its lists imported, for `status`
     # Its parts, each an object with the functions of its protocol (hook_types); None: it has none.
     compare: Comparing | None = None  # `workbench compare` and the Metrics screen's c
     planner: Sizing | None = None  # `workbench plan`

@@ -103,6 +103,9 @@ def write_starter(method: str, target: Path, force: bool = False) -> tuple[list[
             # and its study is named after the copy, not the example (the demo's own study is "demo")
             data = _named(data, target.stem)
             data = data.replace(b"see LICENSE in this folder", f"see {_licence_name(source)} beside this file".encode())
+            # the demo's header tells how to start "my.toml": the copy is that study
+            data = data.replace(b"workbench init choice my.toml", f"workbench init choice {target.name}".encode())
+            data = data.replace(b"workbench run my.toml", f"workbench run {shlex.quote(str(target))}".encode())
         try:
             dest.write_bytes(data)
         except OSError as exc:

@@ -11,7 +11,7 @@ from itertools import combinations
 from workbench.report.document import Block, Facts, Paragraph, Section, TableBlock
 from workbench.store.decisions import log as decision_log
 from workbench.store.reads import report as report_reads
-from workbench.store.review import adjudication, probe_reviews
+from workbench.store.review import adjudication
 from workbench.store.review import validation as review_validation
 from workbench.store.review import verdicts as reviews
 from workbench.text.numbers import fmt_num
@@ -76,6 +76,9 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
 
 
 def _probe_blocks(conn: sqlite3.Connection, study: str) -> list[Block]:
+    probe_reviews = _offered("probe labels")
+    if probe_reviews is None:  # no installed method reviews probe labels
+        return []
     result = probe_reviews.agreement(conn, study)
     if not result["human_labels"]:
         return []
@@ -108,3 +111,11 @@ def _decision_blocks(conn: sqlite3.Connection, study: str) -> list[Block]:
         TableBlock("Standing decisions by person", ["who", "kind", "decisions"], by_who),
         note,
     ]
+
+
+def _offered(name: str):
+    """The part named `name` of whichever installed method offers it (the base's `parts`), or None."""
+    from workbench import methods
+    from workbench.methods.hooks import hook
+
+    return next((p for m in methods.names() if (p := hook(methods.get(m), "parts").get(name)) is not None), None)

@@ -15,6 +15,7 @@ class ColdStartMethod(MethodBase):
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
     example_study = example_path("studies/coldstart/movies.toml")
     evidence = lazy("workbench.methods.coldstart.evidence")  # `workbench evidence`: the answers behind a number
+    parts = {"catalog matches": lazy("workbench.methods.coldstart.match_reviews")}  # `workbench review matches`
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     position, title = 2, "catalog re-ranking"
     export_fields = ("persona_category", "persona")
@@ -32,6 +33,17 @@ class ColdStartMethod(MethodBase):
         "Review": "  c          cold-start catalog matches: e corrects,\n             x not in catalog, n/p lists, u undo, f filter",
         "Metrics": "  m        cold-start chart: IOU / SERP / PRAG divergence",
     }
+
+    @property
+    def decision_kinds(self):
+        from workbench.methods.coldstart.match_decisions import MatchCorrections
+
+        return (MatchCorrections(),)
+
+    def held_lists(self, conn, study_id):
+        from workbench.methods.coldstart.data import held_rankings
+
+        return held_rankings(conn, study_id)
 
     def load(self, data, path):
         from workbench.methods.coldstart.study import from_toml

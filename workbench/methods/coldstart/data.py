@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from workbench.files.csv_input import CHUNK, CsvInputError, ImportError_, read_rows, real, whole
+from workbench.methods.coldstart import match_reviews
 from workbench.methods.coldstart.catalog import FIRST, NOT_AN_ITEM, REPEAT
 from workbench.methods.coldstart.metrics import divergence_records
 from workbench.methods.coldstart.records import ColdstartRecord, Fidelity, GroupShare
@@ -16,7 +17,6 @@ from workbench.store.current_lists import counts_now
 from workbench.store.db import transaction
 from workbench.store.requests.staging import SeenKeys
 from workbench.store.requests.studies import ensure_study, study_rows
-from workbench.store.review import match_reviews
 
 RANKING_COLUMNS = ("model", "seed", "persona_category", "persona", "rank", "item")
 RANKING_FIELDS = [
@@ -335,3 +335,17 @@ def ranking_records(conn: sqlite3.Connection, study: str | None = None):
             (found.id,),
         ):
             yield {"study": found.name, **dict(row)}
+
+
+def held_rankings(conn: sqlite3.Connection, study_id: int | None = None) -> list[tuple[str, str, int]]:
+    """(study, "ranking", how many) for each study holding rankings imported with no request
+    behind them (`workbench status` of a store where nothing was asked)."""
+    from workbench.store.requests.studies import study_names_by_id
+
+    names = study_names_by_id(conn)
+    counted = conn.execute(
+        "SELECT study_id, count(*) FROM (SELECT DISTINCT study_id, model, seed, persona_category, persona "
+        "FROM rankings WHERE request_key IS NULL AND study_id = COALESCE(?, study_id)) GROUP BY study_id",
+        (study_id,),
+    )
+    return sorted((names[sid], "ranking", n) for sid, n in counted if sid in names)

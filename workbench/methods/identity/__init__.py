@@ -16,6 +16,7 @@ class IdentityMethod(MethodBase):
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
     example_study = example_path("studies/identity/universities.toml")
     evidence = lazy("workbench.methods.identity.evidence")  # `workbench evidence`: the answers behind a number
+    parts = {"probe labels": lazy("workbench.methods.identity.probe_reviews")}  # `workbench review probes`
     migrations = tables.MIGRATIONS  # its own tables (workbench.store.method_migrations)
     design_screen = "workbench.screens.template_editor:TemplateScreen"  # its prompt template
     position, title = 3, "identity disclosure"
@@ -42,6 +43,12 @@ class IdentityMethod(MethodBase):
             "             Esc back"
         ),
     }
+
+    @property
+    def decision_kinds(self):
+        from workbench.methods.identity.probe_decisions import ProbeLabels
+
+        return (ProbeLabels(),)
 
     def load(self, data, path):
         from workbench.methods.identity.study import from_toml

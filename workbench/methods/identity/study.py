@@ -280,8 +280,8 @@ def store_outputs(
     conn: sqlite3.Connection, study: IdentityStudy, study_id: int, model_id: int, model_label: str
 ) -> dict[str, int]:
     """Parse every answer (and its probe) into identity_outputs / identity_recommendations."""
+    from workbench.methods.identity import probe_reviews
     from workbench.store.requests import answers
-    from workbench.store.review import probe_reviews
 
     rows = answers.answered_with_follow_up(
         conn, study_id, model_id, stage="answer", follow_up="probe", judged_by="judge"

@@ -168,10 +168,9 @@ def reapply(conn: sqlite3.Connection, study_id: int) -> int:
 
 
 def studies_with_rankings(conn) -> list[tuple[int, str]]:
-    return [
-        tuple(r)
-        for r in conn.execute(
-            "SELECT id, name FROM studies s WHERE EXISTS (SELECT 1 FROM rankings k WHERE k.study_id = s.id) "
-            "ORDER BY name"
-        )
-    ]
+    """(id, name) of each study holding rankings, by name."""
+    from workbench.store.requests.studies import study_names_by_id
+
+    names = study_names_by_id(conn)
+    held = [row[0] for row in conn.execute("SELECT DISTINCT study_id FROM rankings")]
+    return sorted(((sid, names[sid]) for sid in held if sid in names), key=lambda found: found[1])

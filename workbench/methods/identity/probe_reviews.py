@@ -108,8 +108,10 @@ def items(conn: sqlite3.Connection, only: str = "all", study: str | None = None)
         where.append("o.probe_judge_label IS NOT NULL AND o.probe_judge_label != o.probe_rule_label")
     args: list[Any] = []
     if study is not None:
-        where.append("o.study_id = (SELECT id FROM studies WHERE name = ?)")
-        args.append(study)
+        from workbench.store.requests.studies import study_id
+
+        where.append("o.study_id = ?")
+        args.append(study_id(conn, study))  # None for a study not here: nothing to review
     rows = conn.execute(
         "SELECT o.request_key, o.model, o.grp AS 'group', o.condition, o.probe_rule_label AS rule_label, "
         "o.probe_judge_label AS judge_label, o.probe_label AS label, o.probe_label_source AS source, "
@@ -125,20 +127,17 @@ def detail(conn: sqlite3.Connection, request_key: str) -> dict[str, str]:
     """The conversation behind one probe label: prompt, answer, probe question and answer."""
     import json
 
-    payload, answer = conn.execute(
-        "SELECT r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key WHERE r.key = ?",
-        (request_key,),
-    ).fetchone()
-    probe = conn.execute(
-        "SELECT r.payload_json, p.text FROM requests r JOIN responses p ON p.request_key = r.key "
-        "WHERE r.parent_key = ? AND r.stage = 'probe'",
-        (request_key,),
-    ).fetchone()
+    from workbench.store.requests.answer_texts import answer_texts
+    from workbench.store.requests.answers import follow_ups, payloads
+
+    answered = [row for row in follow_ups(conn, request_key, "probe") if row["text"] is not None]
+    probe_key = answered[0]["key"] if answered else None
+    asked = payloads(conn, [request_key, *([probe_key] if probe_key else [])])
     return {
-        "prompt": json.loads(payload)["messages"][-1]["content"],
-        "answer": answer,
-        "probe": json.loads(probe[0])["messages"][-1]["content"] if probe else "",
-        "probe_answer": probe[1] if probe else "",
+        "prompt": json.loads(asked[request_key])["messages"][-1]["content"],
+        "answer": answer_texts(conn, [request_key])[request_key],
+        "probe": json.loads(asked[probe_key])["messages"][-1]["content"] if probe_key else "",
+        "probe_answer": answered[0]["text"] if answered else "",
     }
 
 
