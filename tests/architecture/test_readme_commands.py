@@ -182,6 +182,7 @@ def open_app(command: list[str], monkeypatch) -> None:
         await pilot.press("q")
 
     monkeypatch.setattr(App, "run", lambda self, **_: APP_RUN(self, headless=True, size=(120, 40), auto_pilot=drive))
+    monkeypatch.setattr("workbench.cli.tui.in_a_terminal", lambda: True)  # the app headless stands for one
     done = run_cli(*command)
     assert done.returncode == 0, done.stdout + done.stderr
     assert seen == [True], "the app did not show the metrics"

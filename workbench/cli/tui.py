@@ -26,6 +26,11 @@ from workbench.text.literal import literal_text
 from workbench.transfer.dispatch import kinds as transfer_kinds
 
 
+def in_a_terminal() -> bool:
+    """Whether the app can be drawn and read keys: standard input and output are a terminal."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
 def cmd_tui(args: argparse.Namespace) -> int:
     if args.study:
         load_study(args.study)  # a bad study file: one line from main(), before the screen opens
@@ -38,7 +43,7 @@ def cmd_tui(args: argparse.Namespace) -> int:
         reviewer = clean_reviewer(args.reviewer, "--reviewer")
     else:
         reviewer = clean_reviewer(default_reviewer(), "$USER")
-    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+    if not in_a_terminal():
         # Without a terminal the app would draw into a pipe or a file and wait for keys forever.
         raise UserError(
             "the app needs a terminal (standard input and output); without one, `workbench status`, "
