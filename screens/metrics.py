@@ -285,12 +285,13 @@ class MetricsScreen(CellEvidence, LiveStore, Screen):
 
     @work(thread=True, exclusive=True, group="compare-models", description="Reading the models to compare")
     def _read_comparable(self) -> None:
-        from workbench.analysis.compare import comparable_models
+        from workbench.analysis.compare import comparable_models, nothing_to_pair
         from workbench.store.db import reading
 
         try:
             with reading(self.app.db_path) as conn:
-                self.post_message(self.Comparable(comparable_models(conn)))
+                # a store of studies whose methods pair nothing: that, not "no model has answers"
+                self.post_message(self.Comparable(comparable_models(conn), nothing_to_pair(conn) or ""))
         except (UserFacingError, sqlite3.Error) as exc:
             self.post_message(self.Comparable({}, str(exc)))
 

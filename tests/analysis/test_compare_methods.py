@@ -155,3 +155,22 @@ def test_a_plugin_method_without_a_compare_module_and_one_not_installed_are_refu
         methods.unregister("unpaired")
     line = _refusal(run_cli("compare", "--db", str(db), "--study", "old", "--models", "a", "b"))
     assert line.startswith("error: study 'old' (method uninstalled, not installed here) is not paired"), line
+
+
+def test_a_store_of_studies_no_method_pairs_says_so(tmp_path):
+    """The Metrics screen's c on a store whose studies' methods pair nothing (cold-start's): that
+    reason, naming the methods that do, not "no study has a model with answers"."""
+    from workbench.analysis.compare import nothing_to_pair
+    from workbench.store.db import connect
+    from workbench.store.requests.studies import ensure_study
+
+    conn = connect(tmp_path / "a.db")
+    assert nothing_to_pair(conn) is None  # an empty store: the screen's own reason
+    ensure_study(conn, "cs", "coldstart")
+    said = nothing_to_pair(conn)
+    assert said.startswith("study 'cs' (method coldstart) is not paired by `workbench compare`: it compares ")
+    ensure_study(conn, "cs2", "coldstart")
+    assert nothing_to_pair(conn).startswith("no study here is of a method `workbench compare` pairs: it compares ")
+    ensure_study(conn, "ch", "choice")
+    assert nothing_to_pair(conn) is None  # a ChoiceEval study: its models are offered (or why not)
+    conn.close()

@@ -243,3 +243,19 @@ def test_a_lazy_part_that_cannot_be_imported_says_so_in_one_line():
     part_ = plugin.lazy("no_such_package.paired")
     with pytest.raises(plugin.UserFacingError, match=r"lazy\('no_such_package.paired'\) cannot be imported"):
         part_.paired_records  # noqa: B018 (the first use imports)
+
+
+def test_a_study_whose_method_is_not_installed_says_so(tmp_path):
+    """`workbench metrics` on a store holding a study of a method this installation lacks (its
+    plugin uninstalled) says so, instead of advising to finish a run that would refuse it."""
+    from helpers import run_cli
+
+    from workbench.store.db import connect
+    from workbench.store.requests.studies import ensure_study
+
+    db = tmp_path / "a.db"
+    conn = connect(db)
+    ensure_study(conn, "weird", "weird")
+    conn.close()
+    out = run_cli("metrics", "--db", str(db))
+    assert "weird (weird): no numbers yet: its method 'weird' is not installed here" in out.stdout + out.stderr

@@ -134,6 +134,20 @@ def _not_compared(conn: sqlite3.Connection, study: str) -> CompareError:
     )
 
 
+def nothing_to_pair(conn: sqlite3.Connection) -> str | None:
+    """Why no study of the store can be compared when none is of a method that pairs its units
+    (the Metrics screen's c), naming the methods that do; None when one is."""
+    from workbench.store.requests import studies
+
+    names = studies.study_names(conn)
+    if not names or any(_comparing(conn, study) is not None for study in names):
+        return None
+    if len(names) == 1:
+        return str(_not_compared(conn, names[0]))
+    said = str(_not_compared(conn, names[0]))
+    return "no study here is of a method `workbench compare` pairs: " + said.split(": ", 1)[1]
+
+
 def compare_study(conn: sqlite3.Connection, study: str, model_a: str, model_b: str) -> list[dict[str, Any]]:
     """The comparison `workbench compare` prints, from the study's method's compare module."""
 

@@ -1,6 +1,6 @@
 """What every surface asks of a method instead of naming one.
 
-Each hook has a default on `MethodBase` (workbench/methods/registry.py); a method that is
+Each hook has a default on the method base (workbench/methods/base.py); a method that is
 not a MethodBase is read with the same defaults. The responses export's columns, the
 report's parse rates, the app's help, the Review screen's extra views, what an empty
 Metrics table waits for and the help lines that name the methods all come from here, so
@@ -103,6 +103,10 @@ def _study_line(name: str, method: str, source: str | None, asked: int, answered
     on = f" --db {shlex.quote(str(db))}" if db else ""
     run = f"`workbench run {shlex.quote(source)}{on}`" if source else f"`workbench run STUDY.toml{on}`"
     head = f"{name} ({method}): no numbers yet"
+    if method not in registry.names():  # its numbers come from a method this installation lacks
+        why = registry.REFUSED.get(method)
+        installed = f"is installed but could not be loaded ({why})" if why else "is not installed here"
+        return f"{head}: its method {method!r} {installed}; install the package that provides it to read them."
     if not asked:
         return f"{head}: nothing asked or imported. Run it ({run}) or import its data (`workbench import`)."
     waits = waits_for(method)  # the method's hook: where its numbers come from once answers are in
