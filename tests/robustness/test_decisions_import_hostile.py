@@ -236,3 +236,40 @@ def test_a_merge_whose_entity_was_merged_with_a_third_here_is_refused_never_spli
         "with 'nike': made again, the merge would split it); nothing recorded for it" in said
     ), said
     assert entities(b) == before and "Nike,,4" in before
+
+
+def test_a_probe_label_moves_to_another_run_of_the_study_and_an_undo_here_stays(tmp_path, fake_server):
+    """Identity's probe labels are decisions of the log too (the method's `decision_kinds`): a
+    reviewer's label made in one run of a study is made again in another run by `import
+    decisions`, once; taken back there, importing the file again does not bring it back."""
+    from openai_server import ServerConfig
+
+    server = fake_server(ServerConfig(reply_text='[{"university": "MIT", "explanation": "strong STEM"}]'))
+    study = tmp_path / "id.toml"
+    study.write_text(
+        f'name = "unis"\nmethod = "identity"\nmodels = ["openai:m@{server.base_url}"]\n'
+        'template = "universities"\nper_group = 1\n'
+    )
+    first, second = tmp_path / "one.db", tmp_path / "two.db"
+    for db in (first, second):
+        ok("run", study, "--db", db, "--quiet")
+    listed = json.loads(ok("review", "probes", "--db", first, "--study", "unis", "--format", "json"))
+    key = listed[0]["request_key"]
+    other = next(label for label in ("admits", "denies") if label != listed[0]["label"])
+    ok("review", "label", "--db", first, "--study", "unis", "--key", key, "--label", other, "--who", "erin")
+    d = exported(first, tmp_path / "d.json")
+    assert [r["kind"] for r in log(first)] == ["probe label"]
+    assert "Recorded 1 decision from d.json: 1 correction" in ok("import", "decisions", d, "--db", second)
+
+    def label_in_second() -> tuple[str, str]:
+        rows = json.loads(ok("review", "probes", "--db", second, "--study", "unis", "--format", "json"))
+        row = next(r for r in rows if r["request_key"] == key)
+        return row["label"], row["source"]
+
+    assert label_in_second() == (other, "human")
+    assert ok("import", "decisions", d, "--db", second).startswith("Nothing new from d.json: every decision")
+    ok("review", "undo-label", "--db", second, "--who", "erin")
+    assert label_in_second()[1] != "human"
+    said = ok("import", "decisions", d, "--db", second)
+    assert said.startswith("Nothing new from d.json.") and "kept undone" in said, said
+    assert label_in_second()[1] != "human"

@@ -13,16 +13,14 @@ from workbench.text.literal import literal_text
 
 
 def offered(name: str):
-    """The part named `name` ("probe labels", "catalog matches") of whichever installed method
-    offers it (the method base's `parts`); refused in one line when none does."""
-    from workbench import methods
-    from workbench.methods.hooks import hook
+    """The part named `name` of whichever installed method offers it; refused in one line when
+    none does."""
+    from workbench.methods.hooks import offered as found
 
-    for method in methods.names():
-        found = hook(methods.get(method), "parts").get(name)
-        if found is not None:
-            return found
-    raise UserError(f"no installed method reviews {name}")
+    part = found(name)
+    if part is None:
+        raise UserError(f"no installed method reviews {name}")
+    return part
 
 
 def review_matches(conn, args: argparse.Namespace) -> int:

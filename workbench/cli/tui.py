@@ -58,7 +58,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     db = args.db or str(demo_db_path())
     study_path = str(files("workbench.assets").joinpath("studies/demo.toml"))
     seed_demo_regions(db)
-    if not args.no_tui and sys.stdin.isatty() and sys.stdout.isatty():
+    if not args.no_tui and in_a_terminal():
         from workbench.engines.resolve import default_model_path
 
         default_model_path(notify=console.print)  # assemble before the screen takes over

@@ -91,6 +91,10 @@ class MethodBase:
     compare: Comparing | None = None  # `workbench compare` and the Metrics screen's c
     planner: Sizing | None = None  # `workbench plan`
     evidence: EvidenceSource | None = None  # `workbench evidence`, Metrics' Enter, the report's appendix
+    # What the base's `load` and `plan` read a study file and plan it with: an object with
+    # `from_toml(data, path)` and `plan_requests(study, model_identity, params)`.
+    study_reader: Any = None
+    kind_source: Any = None  # what `import_kinds`, `export_kinds` read: an object with IMPORTS, EXPORTS
     # API 1's module paths, read where the part above is None (deprecated: set the part).
     study_module = ""
     kinds_module = ""
@@ -100,7 +104,7 @@ class MethodBase:
 
     def load(self, data: dict[str, Any], path: Path) -> Any:
         """The validated study (`StudyError` naming file and key otherwise)."""
-        return import_module(self.study_module).from_toml(data, path)
+        return _study_reader(self).from_toml(data, path)
 
     def plan_params(self, study: Any, spec: ModelSpec) -> dict[str, Any]:
         """The request parameters for one model: the study's [generation] with the spec's overrides."""
@@ -114,7 +118,7 @@ class MethodBase:
 
     def plan(self, study: Any, model_identity: str, params: dict[str, Any], context: Any):
         """The first-stage requests for one model, lazily (`PlannedRequest`s)."""
-        return import_module(self.study_module).plan_requests(study, model_identity, params)
+        return _study_reader(self).plan_requests(study, model_identity, params)
 
     def helper_model(self, study: Any) -> ModelSpec | None:
         """A model the later stages need besides the audited ones (an extractor, a judge)."""
@@ -146,15 +150,24 @@ class MethodBase:
     @property
     def import_kinds(self) -> tuple:
         """`ImportKind`s `workbench import` and the app's dialog offer."""
-        return self._kinds("IMPORTS")
+        return _kinds(self, "IMPORTS")
 
     @property
     def export_kinds(self) -> tuple:
         """`ExportKind`s `workbench export` and the app's dialog offer."""
-        return self._kinds("EXPORTS")
+        return _kinds(self, "EXPORTS")
 
-    def _kinds(self, which: str) -> tuple:
-        return getattr(import_module(self.kinds_module), which) if self.kinds_module else ()
+
+def _study_reader(method: Any) -> Any:
+    return getattr(method, "study_reader", None) or import_module(method.study_module)
+
+
+def _kinds(method: Any, which: str) -> tuple:
+    """A method's IMPORTS or EXPORTS: from its `kind_source`, or API 1's `kinds_module`, or none."""
+    source = getattr(method, "kind_source", None)
+    if source is None and getattr(method, "kinds_module", ""):
+        source = import_module(method.kinds_module)
+    return tuple(getattr(source, which, ())) if source is not None else ()
 
 
 # Every hook, for the documentation test: the base's public names, `name` (no default) among them.
@@ -169,9 +182,8 @@ def hook(method: Any, name: str) -> Any:
     default = getattr(MethodBase, name)
     if found is not _MISSING and not (found is None and callable(default)):  # None: "the default"
         return found
-    if isinstance(default, property):  # import_kinds, export_kinds: API 1's kinds_module, or none
-        path = getattr(method, "kinds_module", "")
-        return getattr(import_module(path), "IMPORTS" if name == "import_kinds" else "EXPORTS") if path else ()
+    if isinstance(default, property):  # import_kinds, export_kinds, read for a method that is no subclass
+        return default.fget(method)
     return functools.partial(default, method) if callable(default) and not isinstance(default, type) else default
 
 

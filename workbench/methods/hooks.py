@@ -44,6 +44,12 @@ def _all() -> list[Any]:
     return [registry.get(name) for name in registry.names()]
 
 
+def offered(name: str) -> Any:
+    """The part named `name` ("probe labels", "catalog matches") of the first installed method
+    that offers it (the method base's `parts`), or None when none does."""
+    return next((found for m in _all() if (found := hook(m, "parts").get(name)) is not None), None)
+
+
 def methods_line() -> str:
     """The methods as help names them: "choice (ChoiceEval), coldstart (catalog re-ranking), ..."."""
     return ", ".join(f"{m.name} ({title(m)})" if title(m) != m.name else m.name for m in _all())

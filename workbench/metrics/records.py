@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping
 from operator import attrgetter
 from typing import Any, Final
@@ -91,7 +92,7 @@ class Interval(_Flat):
 
     def __post_init__(self) -> None:
         ends = [end for end in (self.low, self.high) if end is not None]
-        if any(not isinstance(end, int | float) or math.isnan(end) for end in ends):
+        if any(not isinstance(end, numbers.Real) or math.isnan(end) for end in ends):
             raise ValueError(f"an interval's ends are numbers or None, not {self.low!r} and {self.high!r}")
         if len(ends) == 2 and self.low > self.high:
             raise ValueError(f"an interval's low end {self.low!r} is above its high end {self.high!r}")
@@ -181,8 +182,8 @@ def value_of(record: Any, key: str, default: Any = None) -> Any:
         return record.get(key, default)
     value = getattr(record, key, _ABSENT)
     if value is _ABSENT:
-        return as_row(record).get(key, default) if dataclasses.is_dataclass(record) else default
-    return default if value is UNSET else value
+        value = _nested_value(record, key)
+    return default if value is UNSET or value is _ABSENT else value
 
 
 def has(record: Any, key: str) -> bool:
@@ -191,8 +192,27 @@ def has(record: Any, key: str) -> bool:
         return key in record
     value = getattr(record, key, _ABSENT)
     if value is _ABSENT:
-        return dataclasses.is_dataclass(record) and key in as_row(record)
-    return value is not UNSET
+        value = _nested_value(record, key)
+    return value is not UNSET and value is not _ABSENT
+
+
+# Per record class, its fields declared with `nested()` (most classes: none, and the lookup of a
+# key a record lacks stays one getattr).
+_NESTED: dict[type, tuple[str, ...]] = {}
+
+
+def _nested_value(record: Any, key: str) -> Any:
+    """`key` in the record's nested values (`nested()` fields), or _ABSENT."""
+    kind = type(record)
+    names = _NESTED.get(kind)
+    if names is None:
+        fields = dataclasses.fields(record) if dataclasses.is_dataclass(record) else ()
+        names = _NESTED[kind] = tuple(f.name for f in fields if f.metadata.get(_SPLICE) == "")
+    for name in names:
+        nested_value = getattr(record, name)
+        if nested_value is not None and key in nested_value:
+            return nested_value[key]
+    return _ABSENT
 
 
 _ABSENT = object()

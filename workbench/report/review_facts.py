@@ -76,7 +76,9 @@ def _list_blocks(conn: sqlite3.Connection, study: str, study_id: int) -> list[Bl
 
 
 def _probe_blocks(conn: sqlite3.Connection, study: str) -> list[Block]:
-    probe_reviews = _offered("probe labels")
+    from workbench.methods.hooks import offered
+
+    probe_reviews = offered("probe labels")
     if probe_reviews is None:  # no installed method reviews probe labels
         return []
     result = probe_reviews.agreement(conn, study)
@@ -111,11 +113,3 @@ def _decision_blocks(conn: sqlite3.Connection, study: str) -> list[Block]:
         TableBlock("Standing decisions by person", ["who", "kind", "decisions"], by_who),
         note,
     ]
-
-
-def _offered(name: str):
-    """The part named `name` of whichever installed method offers it (the base's `parts`), or None."""
-    from workbench import methods
-    from workbench.methods.hooks import hook
-
-    return next((p for m in methods.names() if (p := hook(methods.get(m), "parts").get(name)) is not None), None)

@@ -11,6 +11,7 @@ from workbench.store.requests.file_questions import sync_file_questions
 @register
 class ChoiceMethod(MethodBase):
     name = "choice"
+    kind_source = lazy("workbench.methods.choice.kinds")  # its import and export kinds
     first_stage = "answer"
     summary = "ChoiceEval: personas x topics, repeated answers, multi-expert or gazetteer extraction"
     example_study = example_path("studies/demo.toml")
@@ -36,18 +37,6 @@ class ChoiceMethod(MethodBase):
             "  t / k    ChoiceEval: next topic / next cluster\n  ChoiceEval's PEIR is Eq. 5-6, its log-odds alpha 0.5."
         ),
     }
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.choice.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.choice.kinds import EXPORTS
-
-        return EXPORTS
 
     def report_sections(self, conn, study, records):
         from workbench.methods.choice.report_charts import report_panels  # its charts drawn, one per topic

@@ -11,6 +11,8 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class ColdStartMethod(MethodBase):
     name = "coldstart"
+    study_reader = lazy("workbench.methods.coldstart.study")  # from_toml, plan_requests
+    kind_source = lazy("workbench.methods.coldstart.kinds")  # its import and export kinds
     first_stage = "answer"
     summary = "cold-start re-ranking: top-k of a catalog for neutral vs sensitive-attribute users"
     example_study = example_path("studies/coldstart/movies.toml")
@@ -44,28 +46,6 @@ class ColdStartMethod(MethodBase):
         from workbench.methods.coldstart.data import held_rankings
 
         return held_rankings(conn, study_id)
-
-    def load(self, data, path):
-        from workbench.methods.coldstart.study import from_toml
-
-        return from_toml(data, path)
-
-    def plan(self, study, model_identity, params, context):
-        from workbench.methods.coldstart.study import plan_requests
-
-        return plan_requests(study, model_identity, params)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.coldstart.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.coldstart.kinds import EXPORTS
-
-        return EXPORTS
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.methods.coldstart.study import parse_answers

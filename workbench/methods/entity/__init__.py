@@ -10,6 +10,8 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class EntityMethod(MethodBase):
     name = "entity"
+    study_reader = lazy("workbench.methods.entity.study")  # from_toml, plan_requests
+    kind_source = lazy("workbench.methods.entity.kinds")  # its import and export kinds
     compare = lazy("workbench.methods.entity.paired")  # `workbench compare`: its units paired
     first_stage = "score"
     summary = "entity x template label probabilities: exact label log-probs, normalised bias per entity"
@@ -19,23 +21,6 @@ class EntityMethod(MethodBase):
     position, title = 4, "entity x template label probabilities"
     export_fields = ("entity", "template_id", "language", "variant")
     waits_for = "its label scores are read at the end of the run"
-
-    def load(self, data, path):
-        from workbench.methods.entity.study import from_toml
-
-        return from_toml(data, path)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.entity.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.entity.kinds import EXPORTS
-
-        return EXPORTS
 
     def plan_params(self, study, spec):
         from workbench.engines.registry import takes
@@ -51,11 +36,6 @@ class EntityMethod(MethodBase):
         if precision != "native":
             return {"precision": precision}
         return {"kernels": "invariant" if spec.options.get("invariant", True) else "fast"}
-
-    def plan(self, study, model_identity, params, context):
-        from workbench.methods.entity.study import plan_requests
-
-        return plan_requests(study, model_identity, params)
 
     async def after_answers(self, stages: Stages) -> None:
         from workbench.methods.entity.study import store_scores

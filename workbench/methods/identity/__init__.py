@@ -11,6 +11,8 @@ from workbench.methods.registry import MethodBase, Stages, example_path, registe
 @register
 class IdentityMethod(MethodBase):
     name = "identity"
+    study_reader = lazy("workbench.methods.identity.study")  # from_toml, plan_requests
+    kind_source = lazy("workbench.methods.identity.kinds")  # its import and export kinds
     compare = lazy("workbench.methods.identity.paired")  # `workbench compare`: its units paired
     first_stage = "answer"
     summary = "identity disclosure: implicit/explicit identity signals, JSON recommendations, a probe"
@@ -49,28 +51,6 @@ class IdentityMethod(MethodBase):
         from workbench.methods.identity.probe_decisions import ProbeLabels
 
         return (ProbeLabels(),)
-
-    def load(self, data, path):
-        from workbench.methods.identity.study import from_toml
-
-        return from_toml(data, path)
-
-    def plan(self, study, model_identity, params, context):
-        from workbench.methods.identity.study import plan_requests
-
-        return plan_requests(study, model_identity, params)
-
-    @property
-    def import_kinds(self):
-        from workbench.methods.identity.kinds import IMPORTS
-
-        return IMPORTS
-
-    @property
-    def export_kinds(self):
-        from workbench.methods.identity.kinds import EXPORTS
-
-        return EXPORTS
 
     @property
     def template_editing(self):
